@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+/** A free loopback TCP port, chosen by the kernel. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+
+export interface LocalNats {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a JetStream-enabled `nats-server` (Debian's package) on loopback, storing in `storeDir`.
+ * Used by `npm start` when NATS_URL is unset, and by tests.
+ */
+export const startLocalNats = async (opts: { storeDir: string; port?: number; binary?: string }): Promise<LocalNats> => {
+  const port = opts.port ?? (await freePort());
+  mkdirSync(opts.storeDir, { recursive: true });
+  const binary = opts.binary ?? process.env.NATS_SERVER_BIN ?? "nats-server";
+  const child = spawn(binary, ["-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let log = "";
+    const onData = (chunk: Buffer): void => {
+      log += chunk.toString();
+      if (log.includes("Server is ready")) {
+        child.stderr?.off("data", onData);
+        child.stderr?.resume();
+        resolve();
+      }
+    };
+    child.stderr?.on("data", onData);
+    child.once("error", (err) =>
+      reject(new Error(`Could not start ${binary}: ${err.message}. Install it with: apt-get install nats-server`)),
+    );
+    child.once("exit", (code) => reject(new Error(`nats-server exited (${code}) before it was ready:\n${log}`)));
+  });
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    process: child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+};

@@ -1,0 +1,8 @@
+export { openDatabase } from "./orm.ts";
+export type { Database, Em, Orm } from "./orm.ts";
+export {
+  postgresAuthorizationTokenStore,
+  postgresOAuthApplicationStore,
+  postgresOrganizationStore,
+  recordCredentialUse,
+} from "./postgres_credential_stores.ts";

@@ -1,0 +1,133 @@
+import { mkdirSync, openSync, closeSync, readFileSync, writeFileSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { MikroORM, type Options } from "@mikro-orm/core";
+import { Migrator } from "@mikro-orm/migrations";
+import type { AbstractSqlDriver, EntityManager } from "@mikro-orm/postgresql";
+import { PostgreSqlDriver } from "@mikro-orm/postgresql";
+import { PGliteDriver } from "mikro-orm-pglite";
+import { ENTITIES } from "./entities.ts";
+import { MIGRATIONS } from "./migrations/mod.ts";
+
+export type Orm = MikroORM<AbstractSqlDriver<any>>;
+export type Em = EntityManager;
+
+export interface Database {
+  orm: Orm;
+  /** A fresh EntityManager for one unit of work. */
+  em(): Em;
+  kind: "postgresql" | "pglite";
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const baseOptions = (): Options<AbstractSqlDriver<any>> => ({
+  entities: ENTITIES,
+  extensions: [Migrator],
+  migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+  discovery: { warnWhenNoEntities: false },
+  allowGlobalContext: false,
+  debug: false,
+  ensureDatabase: false,
+  // Dates stay Date objects; every timestamp column is timestamptz.
+  forceUtcTimezone: true,
+});
+
+/**
+ * Opens PostgreSQL at `databaseUrl`, or an embedded PGlite in `dataDir` when there is none, and
+ * brings the schema up to date. PGlite has a single connection and loses writes when two processes
+ * open one directory, so the directory is locked and a second opener is refused.
+ */
+export const openDatabase = async (opts: {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  pool?: { min: number; max: number };
+  migrate?: boolean;
+}): Promise<Database> => {
+  let orm: Orm;
+  let release = async (): Promise<void> => {};
+  let kind: Database["kind"];
+  if (opts.databaseUrl) {
+    kind = "postgresql";
+    orm = (await MikroORM.init<AbstractSqlDriver<any>>({
+      ...baseOptions(),
+      driver: PostgreSqlDriver,
+      clientUrl: opts.databaseUrl,
+      pool: opts.pool ?? { min: 1, max: 10 },
+    })) as Orm;
+  } else {
+    kind = "pglite";
+    const dir = join(opts.dataDir, "pglite");
+    mkdirSync(dir, { recursive: true });
+    const unlock = lockDirectory(opts.dataDir);
+    const pglite = new PGlite(dir);
+    await pglite.waitReady;
+    orm = (await MikroORM.init<AbstractSqlDriver<any>>({
+      ...baseOptions(),
+      driver: PGliteDriver as unknown as Options<AbstractSqlDriver<any>>["driver"],
+      dbName: "postgres",
+      driverOptions: { connection: { pglite: () => pglite } },
+    })) as Orm;
+    release = async () => {
+      await pglite.close();
+      unlock();
+    };
+  }
+  if (opts.migrate !== false) await orm.getMigrator().up();
+  return {
+    orm,
+    kind,
+    em: () => orm.em.fork({ clear: true }) as Em,
+    ping: async () => {
+      try {
+        await orm.em.fork().getConnection().execute("select 1");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      await orm.close(true);
+      await release();
+    },
+  };
+};
+
+/** An exclusive lock file holding our pid; a stale one (dead pid) is taken over. */
+const lockDirectory = (dataDir: string): (() => void) => {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, "pglite.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const pid = Number(readFileSync(path, "utf8"));
+      if (pid && pid !== process.pid && processAlive(pid)) {
+        throw new Error(
+          `The embedded database in ${dataDir} is in use by process ${pid}. Stop it, or set DATABASE_URL to share PostgreSQL between processes.`,
+        );
+      }
+      unlinkSync(path);
+    }
+  }
+  throw new Error(`Could not lock ${path}`);
+};
+
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};

@@ -1,0 +1,57 @@
+import { forbidden, type CoreError } from "../errors/mod.ts";
+import { addSeconds, DAY_SECONDS } from "../shared/mod.ts";
+import { flagsOf, type Credential, type Flags } from "./permissions.ts";
+
+/** Spec §4.3, §8: an authorization token lives 180 days unless rotated. */
+export const AUTHORIZATION_TOKEN_LIFETIME_SECONDS = 180 * DAY_SECONDS;
+
+/** Spec §2.4, §8: an access token lives 7200 s. */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 7200;
+
+export const authorizationTokenExpiry = (createdAt: Date): Date =>
+  addSeconds(createdAt, AUTHORIZATION_TOKEN_LIFETIME_SECONDS);
+
+export interface FlagRequest {
+  read_enabled?: boolean | undefined;
+  write_enabled?: boolean | undefined;
+  delete_enabled?: boolean | undefined;
+}
+
+/**
+ * The flags of a new token: each flag asked for is granted only if the creator holds it (403
+ * otherwise, spec §4.3); a flag not asked for is inherited from the creator (DESIGN §3).
+ */
+export const newTokenFlags = (creator: Credential, requested: FlagRequest): Flags | CoreError => {
+  const ceiling = flagsOf(creator, "authorization_tokens");
+  const result = { ...ceiling };
+  for (const key of ["read_enabled", "write_enabled", "delete_enabled"] as const) {
+    const wanted = requested[key];
+    if (wanted === undefined) continue;
+    if (wanted && !ceiling[key]) {
+      return forbidden(`Cannot create a token with ${key} when the requesting credential lacks it`);
+    }
+    result[key] = wanted;
+  }
+  return result;
+};
+
+/**
+ * Spec §4.3: a credential that lacks write or delete permission sees only the read-only tokens,
+ * so it never learns a value more powerful than itself.
+ */
+export const seesOnlyReadOnlyTokens = (creator: Credential): boolean => {
+  const f = flagsOf(creator, "authorization_tokens");
+  return !(f.write_enabled && f.delete_enabled);
+};
+
+export const isReadOnly = (flags: Flags): boolean => !flags.write_enabled && !flags.delete_enabled;
+
+/** A stored token is usable when not revoked and not past its expiry. */
+export const tokenUsable = (token: { expires_at: Date; revoked_at: Date | null }, now: Date): boolean =>
+  token.revoked_at === null && token.expires_at.getTime() > now.getTime();
+
+/** Rotation replaces the calling token (spec §4.3), so only an authorization token can rotate. */
+export const rotationCaller = (caller: Credential): { tokenId: string } | CoreError =>
+  caller.kind === "authorization_token"
+    ? { tokenId: caller.tokenId }
+    : forbidden("Rotation replaces the calling authorization token; call it with HTTP Basic");

@@ -1,0 +1,80 @@
+import { forbidden, type CoreError } from "../errors/mod.ts";
+import type { Scope } from "./scopes.ts";
+
+/** What a request does to a resource, from its HTTP method (DESIGN §3). */
+export type Action = "read" | "write" | "delete";
+
+export const actionForMethod = (method: string): Action => {
+  switch (method.toUpperCase()) {
+    case "GET":
+    case "HEAD":
+      return "read";
+    case "DELETE":
+      return "delete";
+    default:
+      return "write";
+  }
+};
+
+export interface Flags {
+  read_enabled: boolean;
+  write_enabled: boolean;
+  delete_enabled: boolean;
+}
+
+/** The caller of an API request, once its credential is verified. */
+export type Credential =
+  | {
+      kind: "oauth";
+      organizationId: string;
+      applicationId: number;
+      clientId: string;
+      jti: string;
+      scopes: readonly Scope[];
+    }
+  | ({ kind: "authorization_token"; organizationId: string; tokenId: string } & Flags);
+
+export const ALL_FLAGS: Flags = { read_enabled: true, write_enabled: true, delete_enabled: true };
+
+/**
+ * The flags a credential carries. An OAuth token that holds the family's scope may read, write and
+ * delete in it (spec §5.1: each scope grants all three); its flags elsewhere are none.
+ */
+export const flagsOf = (credential: Credential, family: Scope): Flags => {
+  if (credential.kind === "authorization_token") {
+    return {
+      read_enabled: credential.read_enabled,
+      write_enabled: credential.write_enabled,
+      delete_enabled: credential.delete_enabled,
+    };
+  }
+  return credential.scopes.includes(family)
+    ? ALL_FLAGS
+    : { read_enabled: false, write_enabled: false, delete_enabled: false };
+};
+
+const FLAG_FOR_ACTION: Record<Action, keyof Flags> = {
+  read: "read_enabled",
+  write: "write_enabled",
+  delete: "delete_enabled",
+};
+
+/**
+ * May `credential` do `action` on `family` in organization `organizationId`? A credential of another
+ * organization is refused with 403 (DESIGN §3), as is a missing scope or flag.
+ */
+export const authorize = (
+  credential: Credential,
+  request: { organizationId: string; family: Scope; action: Action },
+): CoreError | null => {
+  if (credential.organizationId !== request.organizationId) {
+    return forbidden("This credential belongs to another organization");
+  }
+  if (credential.kind === "oauth") {
+    return credential.scopes.includes(request.family)
+      ? null
+      : forbidden(`This access token lacks the ${request.family} scope`);
+  }
+  const flag = FLAG_FOR_ACTION[request.action];
+  return credential[flag] ? null : forbidden(`This authorization token is not ${flag.replace("_", " ")}`);
+};

@@ -1,0 +1,189 @@
+import { type Static, Type } from "typebox";
+import { MAX_PAGE } from "../shared/mod.ts";
+import { BADGE_STATES, REVOCATION_REASON_MAX } from "./badge_state.ts";
+import { Nullable } from "./output_schemas.ts";
+import { TEMPLATE_STATES } from "./template_state.ts";
+
+/**
+ * REST inputs. Every object refuses unknown keys so a misspelt field is a 422, not silently lost.
+ * Length limits are ours (the spec names none): generous for people, small enough for one row.
+ */
+const NAME_MAX = 255;
+const TEXT_MAX = 5000;
+const URL_MAX = 2048;
+
+/** http(s) only: `format: uri` alone admits `javascript:` and `data:` links that pages would render. */
+const HttpUrl = Type.String({ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://", maxLength: URL_MAX });
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
+/** Loose on purpose: the domain parser (`parseIssuedAt`) gives the precise message. */
+const TimestampInput = Type.String({ minLength: 1, maxLength: 64 });
+const Page = Type.Integer({ minimum: 1, maximum: MAX_PAGE });
+
+const AlignmentInput = Type.Object(
+  { name: Name, url: HttpUrl, description: Type.Optional(Nullable(Type.String({ maxLength: TEXT_MAX }))) },
+  { additionalProperties: false },
+);
+
+const templateFields = {
+  name: Name,
+  description: Type.String({ minLength: 1, maxLength: TEXT_MAX }),
+  skills: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 100 }),
+  image_url: Nullable(HttpUrl),
+  url: Nullable(HttpUrl),
+  vanity_slug: Nullable(Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" })),
+  public: Type.Boolean(),
+  criteria_url: Nullable(HttpUrl),
+  global_activity_url: Nullable(HttpUrl),
+  alignments: Type.Array(AlignmentInput, { maxItems: 50 }),
+  allow_duplicate_badges: Type.Boolean(),
+};
+
+/** A new template is a draft unless it asks to be `active` at once. */
+export const TemplateCreateBody = Type.Object(
+  {
+    name: templateFields.name,
+    description: templateFields.description,
+    skills: Type.Optional(templateFields.skills),
+    image_url: Type.Optional(templateFields.image_url),
+    url: Type.Optional(templateFields.url),
+    vanity_slug: Type.Optional(templateFields.vanity_slug),
+    state: Type.Optional(Type.Enum(["draft", "active"])),
+    public: Type.Optional(templateFields.public),
+    criteria_url: Type.Optional(templateFields.criteria_url),
+    global_activity_url: Type.Optional(templateFields.global_activity_url),
+    alignments: Type.Optional(templateFields.alignments),
+    allow_duplicate_badges: Type.Optional(templateFields.allow_duplicate_badges),
+  },
+  { additionalProperties: false },
+);
+export type TemplateCreateBody = Static<typeof TemplateCreateBody>;
+
+/** Every key optional; `state` is checked by `templateStateFromUpdate`. */
+export const TemplateUpdateBody = Type.Object(
+  {
+    name: Type.Optional(templateFields.name),
+    description: Type.Optional(templateFields.description),
+    skills: Type.Optional(templateFields.skills),
+    image_url: Type.Optional(templateFields.image_url),
+    url: Type.Optional(templateFields.url),
+    vanity_slug: Type.Optional(templateFields.vanity_slug),
+    state: Type.Optional(Type.Enum(TEMPLATE_STATES)),
+    public: Type.Optional(templateFields.public),
+    criteria_url: Type.Optional(templateFields.criteria_url),
+    global_activity_url: Type.Optional(templateFields.global_activity_url),
+    alignments: Type.Optional(templateFields.alignments),
+    allow_duplicate_badges: Type.Optional(templateFields.allow_duplicate_badges),
+  },
+  { additionalProperties: false },
+);
+export type TemplateUpdateBody = Static<typeof TemplateUpdateBody>;
+
+export const EvidenceInput = Type.Object(
+  {
+    type: Type.Literal("UrlEvidence"),
+    name: Name,
+    description: Type.Optional(Nullable(Type.String({ maxLength: TEXT_MAX }))),
+    value: HttpUrl,
+  },
+  { additionalProperties: false },
+);
+export type EvidenceInput = Static<typeof EvidenceInput>;
+
+const issueFields = {
+  badge_template_id: Type.String({ format: "uuid" }),
+  issued_at: TimestampInput,
+  issued_to_first_name: Name,
+  issued_to_middle_name: Type.Optional(Nullable(Type.String({ maxLength: NAME_MAX }))),
+  issued_to_last_name: Name,
+  recipient_email: Type.String({ format: "email", maxLength: 254 }),
+  expires_at: Type.Optional(Nullable(TimestampInput)),
+  evidence: Type.Optional(Type.Array(EvidenceInput, { maxItems: 50 })),
+  issuer_earner_id: Type.Optional(Nullable(Type.String({ maxLength: NAME_MAX }))),
+  locale: Type.Optional(Nullable(Type.String({ maxLength: 35, pattern: "^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$" }))),
+  suppress_badge_notification_email: Type.Optional(Type.Boolean()),
+};
+
+export const BadgeIssueBody = Type.Object(issueFields, { additionalProperties: false });
+export type BadgeIssueBody = Static<typeof BadgeIssueBody>;
+
+export const BATCH_MAX = 100;
+
+/** The documented batch body (OpenAPI). */
+export const BadgeBatchBody = Type.Object(
+  { badges: Type.Array(BadgeIssueBody, { minItems: 1, maxItems: BATCH_MAX }) },
+  { additionalProperties: false },
+);
+export type BadgeBatchBody = Static<typeof BadgeBatchBody>;
+
+/**
+ * The batch body as the route validates it: items are checked one by one with
+ * `checkBatchItems`, so one bad item is reported at its index instead of failing the others.
+ */
+export const BadgeBatchEnvelope = Type.Object(
+  { badges: Type.Array(Type.Unknown(), { minItems: 1, maxItems: BATCH_MAX }) },
+  { additionalProperties: false },
+);
+export type BadgeBatchEnvelope = Static<typeof BadgeBatchEnvelope>;
+
+export const BadgeRevokeBody = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: REVOCATION_REASON_MAX }),
+    suppress_revoke_notification_email: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type BadgeRevokeBody = Static<typeof BadgeRevokeBody>;
+
+/**
+ * A replacement is a new badge: the issue fields, where the template and recipient default to the
+ * replaced badge's (`replacementIssue`), and `issued_at` is still required.
+ */
+export const BadgeReplaceBody = Type.Object(
+  {
+    ...issueFields,
+    badge_template_id: Type.Optional(issueFields.badge_template_id),
+    issued_to_first_name: Type.Optional(issueFields.issued_to_first_name),
+    issued_to_last_name: Type.Optional(issueFields.issued_to_last_name),
+    recipient_email: Type.Optional(issueFields.recipient_email),
+  },
+  { additionalProperties: false },
+);
+export type BadgeReplaceBody = Static<typeof BadgeReplaceBody>;
+
+export const BADGE_SORTS = ["-issued_at", "issued_at", "-created_at"] as const;
+export type BadgeSort = (typeof BADGE_SORTS)[number];
+export const TEMPLATE_SORTS = ["-created_at", "created_at", "name", "-name"] as const;
+export type TemplateSort = (typeof TEMPLATE_SORTS)[number];
+
+export const BadgeListQuery = Type.Object(
+  {
+    state: Type.Optional(Type.Enum(BADGE_STATES)),
+    badge_template_id: Type.Optional(Type.String({ format: "uuid" })),
+    recipient_email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
+    sort: Type.Optional(Type.Enum(BADGE_SORTS, { default: "-issued_at" })),
+    page: Type.Optional(Page),
+  },
+  { additionalProperties: false },
+);
+export type BadgeListQuery = Static<typeof BadgeListQuery>;
+
+/** `skills` is comma-separated; a template matches when it has every listed skill. */
+export const TemplateListQuery = Type.Object(
+  {
+    state: Type.Optional(Type.Enum(TEMPLATE_STATES)),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
+    skills: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    sort: Type.Optional(Type.Enum(TEMPLATE_SORTS, { default: "-created_at" })),
+    page: Type.Optional(Page),
+  },
+  { additionalProperties: false },
+);
+export type TemplateListQuery = Static<typeof TemplateListQuery>;
+
+export const parseSkillsFilter = (skills: string | undefined): string[] =>
+  (skills ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");

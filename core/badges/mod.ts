@@ -1,0 +1,62 @@
+export { BADGE_ACTIONS, BADGE_STATES, isLiveBadgeState, LIVE_BADGE_STATES, REVOCATION_REASON_MAX, transitionBadge } from "./badge_state.ts";
+export type { BadgeAction, BadgeActionName, BadgeState } from "./badge_state.ts";
+export { TEMPLATE_ACTIONS, TEMPLATE_STATES, templateStateFromUpdate, transitionTemplate } from "./template_state.ts";
+export type { TemplateAction, TemplateState } from "./template_state.ts";
+export { isFieldError, parseIssuedAt } from "./issued_at.ts";
+export {
+  checkIssue,
+  DUPLICATE_BADGE_MESSAGE,
+  newBadgeRecord,
+  normalizeEmail,
+  normalizeIssue,
+  replacementIssue,
+} from "./issue_rules.ts";
+export type { NewBadgeContext, NormalizedIssue } from "./issue_rules.ts";
+export { checkBatchItems } from "./batch.ts";
+export type { BatchItemCheck } from "./batch.ts";
+export { schemaFieldErrors } from "./field_errors.ts";
+export {
+  applyBadgeAction,
+  applyTemplateAction,
+  applyTemplateUpdate,
+  newTemplateRecord,
+  setBadgePrivacy,
+} from "./record_changes.ts";
+export {
+  BADGE_SORTS,
+  BadgeBatchBody,
+  BadgeBatchEnvelope,
+  BadgeIssueBody,
+  BadgeListQuery,
+  BadgeReplaceBody,
+  BadgeRevokeBody,
+  BATCH_MAX,
+  EvidenceInput,
+  parseSkillsFilter,
+  TEMPLATE_SORTS,
+  TemplateCreateBody,
+  TemplateListQuery,
+  TemplateUpdateBody,
+} from "./input_schemas.ts";
+export type { BadgeSort, TemplateSort } from "./input_schemas.ts";
+export {
+  AlignmentSchema,
+  BadgeJsonSchema,
+  BadgeStandardShapeSchema,
+  BadgeStateSchema,
+  BadgeTemplateJsonSchema,
+  Nullable,
+  TemplateStateSchema,
+  UrlEvidenceSchema,
+} from "./output_schemas.ts";
+export type { BadgeJson, BadgeStandardShape, BadgeTemplateJson } from "./output_schemas.ts";
+export { acceptBadgeUrl, badgeUrl, organizationUrl } from "./records.ts";
+export type {
+  Alignment,
+  BadgeRecord,
+  BadgeTemplateRecord,
+  OrganizationRef,
+  ShapeUrls,
+  UrlEvidence,
+} from "./records.ts";
+export { badgeJson, badgeStandardShape, badgeTemplateJson, fullName } from "./shapes.ts";

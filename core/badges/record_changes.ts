@@ -1,0 +1,102 @@
+import { type CoreError, isCoreError, validationFailed } from "../errors/mod.ts";
+import { type BadgeAction, transitionBadge } from "./badge_state.ts";
+import type { TemplateCreateBody, TemplateUpdateBody } from "./input_schemas.ts";
+import type { BadgeRecord, BadgeTemplateRecord } from "./records.ts";
+import { type TemplateAction, templateStateFromUpdate, transitionTemplate } from "./template_state.ts";
+
+/** Rows after a change, built here so that adapters only persist them (and record the event). */
+
+export const newTemplateRecord = (
+  body: TemplateCreateBody,
+  ctx: { id: string; organization_id: string; now: Date },
+): BadgeTemplateRecord => ({
+  id: ctx.id,
+  organization_id: ctx.organization_id,
+  name: body.name.trim(),
+  description: body.description,
+  skills: [...new Set((body.skills ?? []).map((s) => s.trim()))],
+  image_url: body.image_url ?? null,
+  url: body.url ?? null,
+  vanity_slug: body.vanity_slug ?? null,
+  state: body.state ?? "draft",
+  public: body.public ?? true,
+  criteria_url: body.criteria_url ?? null,
+  global_activity_url: body.global_activity_url ?? null,
+  alignments: (body.alignments ?? []).map((a) => ({ name: a.name, url: a.url, description: a.description ?? null })),
+  allow_duplicate_badges: body.allow_duplicate_badges ?? false,
+  badges_count: 0,
+  created_at: ctx.now,
+  updated_at: ctx.now,
+});
+
+/** Applies a PUT: absent keys keep their value, `null` clears a nullable one. */
+export const applyTemplateUpdate = (
+  t: BadgeTemplateRecord,
+  body: TemplateUpdateBody,
+  now: Date,
+): BadgeTemplateRecord | CoreError => {
+  const state = templateStateFromUpdate(t.state, body.state);
+  if (isCoreError(state)) return state;
+  if (body.name !== undefined && body.name.trim() === "") {
+    return validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }]);
+  }
+  const pick = <K extends keyof TemplateUpdateBody & keyof BadgeTemplateRecord>(k: K, current: BadgeTemplateRecord[K]) =>
+    (body[k] === undefined ? current : body[k]) as BadgeTemplateRecord[K];
+  return {
+    ...t,
+    name: body.name?.trim() ?? t.name,
+    description: pick("description", t.description),
+    skills: body.skills ? [...new Set(body.skills.map((s) => s.trim()))] : t.skills,
+    image_url: pick("image_url", t.image_url),
+    url: pick("url", t.url),
+    vanity_slug: pick("vanity_slug", t.vanity_slug),
+    state,
+    public: pick("public", t.public),
+    criteria_url: pick("criteria_url", t.criteria_url),
+    global_activity_url: pick("global_activity_url", t.global_activity_url),
+    alignments: body.alignments
+      ? body.alignments.map((a) => ({ name: a.name, url: a.url, description: a.description ?? null }))
+      : t.alignments,
+    allow_duplicate_badges: pick("allow_duplicate_badges", t.allow_duplicate_badges),
+    updated_at: now,
+  };
+};
+
+export const applyTemplateAction = (
+  t: BadgeTemplateRecord,
+  action: TemplateAction,
+  now: Date,
+): BadgeTemplateRecord | CoreError => {
+  const state = transitionTemplate(t.state, action);
+  if (isCoreError(state)) return state;
+  return { ...t, state, updated_at: now };
+};
+
+/**
+ * The badge after an action. A replacement's id must be given with `replace` so the old row
+ * points at the new one (`replacement_badge_id`).
+ */
+export const applyBadgeAction = (
+  b: BadgeRecord,
+  action: BadgeAction,
+  now: Date,
+  replacementBadgeId: string | null = null,
+): BadgeRecord | CoreError => {
+  const state = transitionBadge(b.state, action);
+  if (isCoreError(state)) return state;
+  return {
+    ...b,
+    state,
+    revocation_reason: action.type === "revoke" ? action.reason.trim() : b.revocation_reason,
+    replacement_badge_id: action.type === "replace" ? replacementBadgeId : b.replacement_badge_id,
+    state_updated_at: now,
+    updated_at: now,
+  };
+};
+
+/** Privacy is the earner's choice and independent of state (event `badge.privacy.changed`). */
+export const setBadgePrivacy = (b: BadgeRecord, isPublic: boolean, now: Date): BadgeRecord => ({
+  ...b,
+  public: isPublic,
+  updated_at: now,
+});

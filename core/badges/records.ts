@@ -1,0 +1,96 @@
+import type { BadgeState } from "./badge_state.ts";
+import type { TemplateState } from "./template_state.ts";
+
+/**
+ * Plain rows as a store hands them to core: timestamps are `Date`, empty optional values `null`.
+ * Shapes for the wire are built from these by `shapes.ts`, never by the adapter.
+ */
+
+export interface Alignment {
+  name: string;
+  url: string;
+  description: string | null;
+}
+
+export interface UrlEvidence {
+  type: "UrlEvidence";
+  name: string;
+  description: string | null;
+  value: string;
+}
+
+/** The organization a template belongs to: the badge issuer and the OBI issuer profile. */
+export interface OrganizationRef {
+  id: string;
+  name: string;
+  /** The organization's own website, if it gave one (OBI issuer `url` falls back to its profile page). */
+  website_url: string | null;
+  image_url: string | null;
+  description: string | null;
+  /** Contact address published in the OBI issuer profile. */
+  email: string | null;
+}
+
+export interface BadgeTemplateRecord {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  skills: string[];
+  image_url: string | null;
+  url: string | null;
+  vanity_slug: string | null;
+  state: TemplateState;
+  public: boolean;
+  criteria_url: string | null;
+  global_activity_url: string | null;
+  alignments: Alignment[];
+  allow_duplicate_badges: boolean;
+  badges_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface BadgeRecord {
+  id: string;
+  organization_id: string;
+  badge_template_id: string;
+  state: BadgeState;
+  public: boolean;
+  issued_to_first_name: string;
+  issued_to_middle_name: string | null;
+  issued_to_last_name: string;
+  /** Stored as given (trimmed); OBI hashing lowercases it. */
+  recipient_email: string;
+  issued_at: Date;
+  expires_at: Date | null;
+  evidence: UrlEvidence[];
+  issuer_earner_id: string | null;
+  locale: string | null;
+  suppress_badge_notification_email: boolean;
+  revocation_reason: string | null;
+  replaces_badge_id: string | null;
+  replacement_badge_id: string | null;
+  /** The earner account the badge is linked to (by recipient e-mail), if any. */
+  user_id: string | null;
+  /** Per-badge salt of the hashed OBI recipient identity, chosen at issue and never changed. */
+  recipient_salt: string;
+  state_updated_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Base addresses the shapes are built from; the app derives them from its configuration so core
+ * never names a host. `publicBase` is the web face (badge pages, organization pages), without a
+ * trailing slash.
+ */
+export interface ShapeUrls {
+  publicBase: string;
+}
+
+export const badgeUrl = (urls: ShapeUrls, badgeId: string): string => `${urls.publicBase}/badges/${badgeId}`;
+export const acceptBadgeUrl = (urls: ShapeUrls, badgeId: string): string =>
+  `${urls.publicBase}/badges/${badgeId}/accept`;
+export const organizationUrl = (urls: ShapeUrls, organizationId: string): string =>
+  `${urls.publicBase}/organizations/${organizationId}`;

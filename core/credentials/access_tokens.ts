@@ -1,0 +1,78 @@
+import {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  type Credential,
+  formatScopes,
+  INVALID_CLIENT,
+  type OAuthError,
+  parseScopeParam,
+  type TokenRequest,
+} from "../auth/mod.ts";
+import type { AccessTokenClaims, AccessTokenSigner, Context, OAuthApplicationStore, SecretBox } from "./ports.ts";
+import type { OAuthApplicationRecord } from "./records.ts";
+import type { AccessToken } from "./shapes.ts";
+
+export interface AccessTokenDeps {
+  apps: Pick<OAuthApplicationStore, "findByUid">;
+  secrets: SecretBox;
+  signer: AccessTokenSigner;
+  issuer: string;
+}
+
+/** Sentinel digest compared when the client is unknown, so both failures cost the same. */
+const NO_CLIENT_DIGEST = "-";
+
+/**
+ * The `client_credentials` grant (spec §4.2, DESIGN §3): checks the client secret in constant time
+ * and signs a 7200-second access token for the application's organization.
+ */
+export const issueAccessToken = async (
+  deps: AccessTokenDeps,
+  ctx: Context,
+  request: TokenRequest,
+): Promise<{ ok: true; token: AccessToken; app: OAuthApplicationRecord } | { ok: false; error: OAuthError; app: OAuthApplicationRecord | null }> => {
+  const app = await deps.apps.findByUid(request.clientId);
+  const presented = deps.secrets.digest(request.clientSecret);
+  const matches = deps.secrets.equal(presented, app?.secret_digest ?? NO_CLIENT_DIGEST);
+  if (!app || !matches) return { ok: false, error: INVALID_CLIENT, app };
+  const iat = Math.floor(ctx.now.getTime() / 1000);
+  const scope = formatScopes(request.scopes);
+  const claims: AccessTokenClaims = {
+    iss: deps.issuer,
+    sub: app.organization_id,
+    client_id: app.uid,
+    scope,
+    jti: ctx.newId(),
+    iat,
+    exp: iat + ACCESS_TOKEN_LIFETIME_SECONDS,
+  };
+  return {
+    ok: true,
+    app,
+    token: {
+      access_token: await deps.signer.sign(claims),
+      token_type: "Bearer",
+      expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+      scope,
+      created_at: iat,
+    },
+  };
+};
+
+/** The caller behind verified access-token claims, or null when they are not ours. */
+export const accessTokenCredential = (
+  claims: Partial<Record<keyof AccessTokenClaims, unknown>>,
+  app: Pick<OAuthApplicationRecord, "id" | "organization_id" | "uid">,
+): Credential | null => {
+  if (typeof claims.scope !== "string" || typeof claims.jti !== "string") return null;
+  if (claims.sub !== app.organization_id || claims.client_id !== app.uid) return null;
+  const scopes = parseScopeParam(claims.scope);
+  if (!scopes.ok) return null;
+  return {
+    kind: "oauth",
+    organizationId: app.organization_id,
+    applicationId: app.id,
+    clientId: app.uid,
+    jti: claims.jti,
+    scopes: scopes.scopes,
+  };
+};

@@ -1,0 +1,143 @@
+import {
+  authorizationTokenExpiry,
+  type Credential,
+
+  newTokenFlags,
+  rotationCaller,
+  seesOnlyReadOnlyTokens,
+  tokenUsable,
+} from "../auth/mod.ts";
+import { isCoreError, unauthenticated } from "../errors/mod.ts";
+import { type OrganizationRecord, organizationUrl, type Urls } from "../organizations/mod.ts";
+import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
+import type { AuthorizationTokenStore, Context, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
+import type { AuthorizationTokenRecord } from "./records.ts";
+import type { AuthorizationToken, CreateAuthorizationTokenInput, RotateAuthorizationTokenInput } from "./shapes.ts";
+
+export interface AuthorizationTokenDeps {
+  tokens: AuthorizationTokenStore;
+  secrets: SecretBox;
+  revocations: RevocationBroadcast;
+}
+
+/** Spec §2.3; the list and creation responses both carry the value. */
+export const authorizationTokenJson = (
+  token: AuthorizationTokenRecord,
+  value: string,
+  org: OrganizationRecord,
+  urls: Urls,
+): AuthorizationToken => ({
+  id: token.id,
+  token: value,
+  owner_id: token.organization_id,
+  description: token.description,
+  write_enabled: token.write_enabled,
+  read_enabled: token.read_enabled,
+  delete_enabled: token.delete_enabled,
+  created_at: isoMillis(token.created_at),
+  expires_at: isoMillis(token.expires_at),
+  last_used_at: isoMillisOrNull(token.last_used_at),
+  last_successfully_used_at: isoMillisOrNull(token.last_successfully_used_at),
+  owner: { type: "Organization", id: org.id, name: org.name, url: organizationUrl(urls, org.id) },
+});
+
+/** Spec §4.3: a caller without write and delete sees only the read-only tokens. */
+export const listAuthorizationTokens = (
+  deps: Pick<AuthorizationTokenDeps, "tokens">,
+  caller: Credential,
+  page: PageRequest,
+): Promise<Page<AuthorizationTokenRecord>> =>
+  deps.tokens.list(caller.organizationId, page, { readOnly: seesOnlyReadOnlyTokens(caller) });
+
+const mint = (
+  deps: Pick<AuthorizationTokenDeps, "secrets">,
+  ctx: Context,
+  organizationId: string,
+  flags: { read_enabled: boolean; write_enabled: boolean; delete_enabled: boolean },
+  description: string,
+): { token: AuthorizationTokenRecord; value: string } => {
+  const value = deps.secrets.newSecret();
+  return {
+    value,
+    token: {
+      id: ctx.newId(),
+      organization_id: organizationId,
+      description,
+      ...flags,
+      token_digest: deps.secrets.digest(value),
+      token_sealed: deps.secrets.seal(value),
+      created_at: ctx.now,
+      expires_at: authorizationTokenExpiry(ctx.now),
+      revoked_at: null,
+      last_used_at: null,
+      last_successfully_used_at: null,
+    },
+  };
+};
+
+/** Creates a token no stronger than its creator (403 otherwise); the creator is unaffected. */
+export const createAuthorizationToken = async (
+  deps: Pick<AuthorizationTokenDeps, "tokens" | "secrets">,
+  ctx: Context,
+  caller: Credential,
+  input: CreateAuthorizationTokenInput,
+): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
+  const flags = newTokenFlags(caller, input);
+  if (isCoreError(flags)) throw flags;
+  const minted = mint(deps, ctx, caller.organizationId, flags, input.description ?? "");
+  await deps.tokens.insert(minted.token);
+  return minted;
+};
+
+/** A token made for an organization by an administrator: every permission (the CLI's first token). */
+export const createInitialAuthorizationToken = async (
+  deps: Pick<AuthorizationTokenDeps, "tokens" | "secrets">,
+  ctx: Context,
+  organizationId: string,
+  description: string,
+): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
+  const minted = mint(deps, ctx, organizationId, { read_enabled: true, write_enabled: true, delete_enabled: true }, description);
+  await deps.tokens.insert(minted.token);
+  return minted;
+};
+
+/**
+ * Replaces the calling token with one of the same permissions (spec §4.3); the caller stops working
+ * at once, on every process.
+ */
+export const rotateAuthorizationToken = async (
+  deps: AuthorizationTokenDeps,
+  ctx: Context,
+  caller: Credential,
+  current: AuthorizationTokenRecord,
+  input: RotateAuthorizationTokenInput,
+): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
+  const who = rotationCaller(caller);
+  if (isCoreError(who)) throw who;
+  const minted = mint(deps, ctx, current.organization_id, current, input.description ?? current.description);
+  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now))) {
+    throw unauthenticated("This authorization token has already been rotated");
+  }
+  await deps.revocations.tokenRevoked(current.token_digest);
+  return minted;
+};
+
+/** Finds the usable token behind an HTTP Basic username, or null. */
+export const findUsableToken = async (
+  deps: Pick<AuthorizationTokenDeps, "tokens" | "secrets">,
+  value: string,
+  now: Date,
+): Promise<AuthorizationTokenRecord | null> => {
+  const token = await deps.tokens.findByDigest(deps.secrets.digest(value));
+  return token && tokenUsable(token, now) ? token : null;
+};
+
+export const tokenCredential = (token: AuthorizationTokenRecord): Credential => ({
+  kind: "authorization_token",
+  organizationId: token.organization_id,
+  tokenId: token.id,
+  read_enabled: token.read_enabled,
+  write_enabled: token.write_enabled,
+  delete_enabled: token.delete_enabled,
+});
+

@@ -1,0 +1,103 @@
+import { notFound } from "../errors/mod.ts";
+import type { OrganizationRecord } from "../organizations/mod.ts";
+import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
+import type { Context, OAuthApplicationStore, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
+import type { OAuthApplicationRecord } from "./records.ts";
+import type { CreateOAuthApplicationInput, OAuthApplication, UpdateOAuthApplicationInput } from "./shapes.ts";
+
+/** Spec §2.2; `secret` is shown only in the response to creation. */
+export const oauthApplicationJson = (app: OAuthApplicationRecord, secret: string | null = null): OAuthApplication => ({
+  id: app.id,
+  name: app.name,
+  description: app.description,
+  created_at: isoMillis(app.created_at),
+  updated_at: isoMillis(app.updated_at),
+  last_used_at: isoMillisOrNull(app.last_used_at),
+  last_successfully_used_at: isoMillisOrNull(app.last_successfully_used_at),
+  uid: app.uid,
+  created_by_id: app.created_by_id,
+  created_by_type: app.created_by_type,
+  created_by_name: app.created_by_name,
+  creator_available: true,
+  secret,
+});
+
+export interface OAuthApplicationDeps {
+  apps: OAuthApplicationStore;
+  secrets: SecretBox;
+  revocations: RevocationBroadcast;
+}
+
+export const listOAuthApplications = (
+  deps: Pick<OAuthApplicationDeps, "apps">,
+  organizationId: string,
+  page: PageRequest,
+): Promise<Page<OAuthApplicationRecord>> => deps.apps.list(organizationId, page);
+
+export const getOAuthApplication = async (
+  deps: Pick<OAuthApplicationDeps, "apps">,
+  organizationId: string,
+  id: number,
+): Promise<OAuthApplicationRecord> => {
+  const app = await deps.apps.get(organizationId, id);
+  if (!app) throw notFound("OAuth application");
+  return app;
+};
+
+/**
+ * Creates an application. The organization is recorded as its creator (DESIGN: applications made
+ * through the API have no user behind them; see docs/decisions.md).
+ */
+export const createOAuthApplication = async (
+  deps: Pick<OAuthApplicationDeps, "apps" | "secrets">,
+  ctx: Context,
+  org: OrganizationRecord,
+  input: CreateOAuthApplicationInput,
+): Promise<{ app: OAuthApplicationRecord; secret: string }> => {
+  const secret = deps.secrets.newSecret();
+  const app = await deps.apps.insert({
+    organization_id: org.id,
+    name: input.name.trim(),
+    description: input.description ?? null,
+    uid: deps.secrets.newSecret(),
+    secret_digest: deps.secrets.digest(secret),
+    created_by_id: org.id,
+    created_by_type: "Organization",
+    created_by_name: org.name,
+    data_services_enabled: false,
+    created_at: ctx.now,
+    updated_at: ctx.now,
+    last_used_at: null,
+    last_successfully_used_at: null,
+  });
+  return { app, secret };
+};
+
+export const updateOAuthApplication = async (
+  deps: Pick<OAuthApplicationDeps, "apps">,
+  ctx: Context,
+  organizationId: string,
+  id: number,
+  input: UpdateOAuthApplicationInput,
+): Promise<OAuthApplicationRecord> => {
+  const app = await getOAuthApplication(deps, organizationId, id);
+  const next: OAuthApplicationRecord = {
+    ...app,
+    name: input.name === undefined ? app.name : input.name.trim(),
+    description: input.description === undefined ? app.description : input.description,
+    updated_at: ctx.now,
+  };
+  await deps.apps.update(next);
+  return next;
+};
+
+/** Deleting an application revokes its live access tokens on every API process (DESIGN §3). */
+export const deleteOAuthApplication = async (
+  deps: Pick<OAuthApplicationDeps, "apps" | "revocations">,
+  organizationId: string,
+  id: number,
+): Promise<void> => {
+  const app = await getOAuthApplication(deps, organizationId, id);
+  if (!(await deps.apps.remove(organizationId, id))) throw notFound("OAuth application");
+  await deps.revocations.applicationRevoked(app.uid);
+};

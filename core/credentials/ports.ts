@@ -1,0 +1,70 @@
+import type { PageRequest } from "../shared/mod.ts";
+import type { OrganizationRecord } from "../organizations/mod.ts";
+import type { AuthorizationTokenRecord, OAuthApplicationRecord } from "./records.ts";
+
+/** Secret handling, filled by the crypto adapter (HMAC-SHA-256 digests, AES-256-GCM sealing). */
+export interface SecretBox {
+  /** A fresh credential value: at least 256 random bits, base64url. */
+  newSecret(): string;
+  /** Keyed digest used to store and find a secret without keeping it. */
+  digest(secret: string): string;
+  seal(plain: string): string;
+  open(sealed: string): string;
+  /** Constant-time equality of two strings. */
+  equal(a: string, b: string): boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export interface OrganizationStore {
+  get(id: string): Promise<OrganizationRecord | null>;
+  list(page: PageRequest): Promise<Page<OrganizationRecord>>;
+  insert(org: OrganizationRecord): Promise<void>;
+}
+
+export interface OAuthApplicationStore {
+  list(organizationId: string, page: PageRequest): Promise<Page<OAuthApplicationRecord>>;
+  get(organizationId: string, id: number): Promise<OAuthApplicationRecord | null>;
+  findByUid(uid: string): Promise<OAuthApplicationRecord | null>;
+  insert(app: Omit<OAuthApplicationRecord, "id">): Promise<OAuthApplicationRecord>;
+  update(app: OAuthApplicationRecord): Promise<void>;
+  remove(organizationId: string, id: number): Promise<boolean>;
+}
+
+export interface AuthorizationTokenStore {
+  list(organizationId: string, page: PageRequest, filter: { readOnly: boolean }): Promise<Page<AuthorizationTokenRecord>>;
+  findByDigest(digest: string): Promise<AuthorizationTokenRecord | null>;
+  insert(token: AuthorizationTokenRecord): Promise<void>;
+  /** Atomically revokes `oldId` (if still unrevoked) and inserts `replacement`; false if it was already revoked. */
+  rotate(oldId: string, replacement: AuthorizationTokenRecord, now: Date): Promise<boolean>;
+}
+
+/** Claims of an access token (DESIGN §3). */
+export interface AccessTokenClaims {
+  iss: string;
+  sub: string;
+  client_id: string;
+  scope: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export interface AccessTokenSigner {
+  sign(claims: AccessTokenClaims): Promise<string>;
+}
+
+/** Tells every API process that a credential stopped working, so caches drop it at once. */
+export interface RevocationBroadcast {
+  applicationRevoked(clientId: string): Promise<void>;
+  tokenRevoked(digest: string): Promise<void>;
+}
+
+/** The clock and the id source of a use case: core never reads them itself. */
+export interface Context {
+  now: Date;
+  newId: () => string;
+}

@@ -1,0 +1,86 @@
+import { Type, type Static } from "typebox";
+
+const Timestamp = Type.String({ description: "ISO 8601, UTC, milliseconds" });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+/** Spec §2.2. */
+export const OAuthApplication = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  last_used_at: NullableTimestamp,
+  last_successfully_used_at: NullableTimestamp,
+  uid: Type.String(),
+  created_by_id: Type.String(),
+  created_by_type: Type.String(),
+  created_by_name: Type.String(),
+  creator_available: Type.Boolean(),
+  secret: Type.Union([Type.String(), Type.Null()]),
+});
+export type OAuthApplication = Static<typeof OAuthApplication>;
+
+/** Spec §2.3. */
+export const AuthorizationToken = Type.Object({
+  id: Type.String({ format: "uuid" }),
+  token: Type.String(),
+  owner_id: Type.String({ format: "uuid" }),
+  description: Type.String(),
+  write_enabled: Type.Boolean(),
+  read_enabled: Type.Boolean(),
+  delete_enabled: Type.Boolean(),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  last_used_at: NullableTimestamp,
+  last_successfully_used_at: NullableTimestamp,
+  owner: Type.Object({
+    type: Type.Literal("Organization"),
+    id: Type.String({ format: "uuid" }),
+    name: Type.String(),
+    url: Type.String(),
+  }),
+});
+export type AuthorizationToken = Static<typeof AuthorizationToken>;
+
+/** Spec §2.4. */
+export const AccessToken = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal("Bearer"),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+  created_at: Type.Integer(),
+});
+export type AccessToken = Static<typeof AccessToken>;
+
+const Name = Type.String({ minLength: 1, maxLength: 255, pattern: "\\S" });
+const Description = Type.String({ maxLength: 2000 });
+
+export const CreateOAuthApplicationInput = Type.Object(
+  { name: Name, description: Type.Optional(Type.Union([Description, Type.Null()])) },
+  { additionalProperties: false },
+);
+export type CreateOAuthApplicationInput = Static<typeof CreateOAuthApplicationInput>;
+
+export const UpdateOAuthApplicationInput = Type.Object(
+  { name: Type.Optional(Name), description: Type.Optional(Type.Union([Description, Type.Null()])) },
+  { additionalProperties: false },
+);
+export type UpdateOAuthApplicationInput = Static<typeof UpdateOAuthApplicationInput>;
+
+export const CreateAuthorizationTokenInput = Type.Object(
+  {
+    description: Type.Optional(Description),
+    read_enabled: Type.Optional(Type.Boolean()),
+    write_enabled: Type.Optional(Type.Boolean()),
+    delete_enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type CreateAuthorizationTokenInput = Static<typeof CreateAuthorizationTokenInput>;
+
+export const RotateAuthorizationTokenInput = Type.Object(
+  { description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+export type RotateAuthorizationTokenInput = Static<typeof RotateAuthorizationTokenInput>;

@@ -1,0 +1,46 @@
+/**
+ * Errors are values with a stable `code` from a closed union. Each adapter maps every code to its
+ * transport in one table typed `satisfies Record<CoreErrorCode, ...>`, so a new code cannot go unmapped.
+ */
+export const CORE_ERROR_CODES = [
+  "bad_request", // the request cannot be read: malformed JSON, a path id that is not a UUID
+  "unauthenticated", // no credential, or one that is unknown, expired or revoked
+  "forbidden", // a valid credential that may not do this (scope, flag, ceiling, other organization)
+  "not_found",
+  "validation_failed", // readable input that fails a schema or a domain rule (field errors attached)
+  "payload_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "unavailable", // a dependency (database, bus) cannot be reached
+] as const;
+
+export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
+
+/** One problem with one input field; `field` is a dotted path such as `badges.3.recipient_email`. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class CoreError extends Error {
+  readonly code: CoreErrorCode;
+  readonly errors: FieldError[];
+
+  constructor(code: CoreErrorCode, message: string, options: { errors?: FieldError[]; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CoreError";
+    this.code = code;
+    this.errors = options.errors ?? [];
+  }
+}
+
+export const isCoreError = (value: unknown): value is CoreError => value instanceof CoreError;
+
+export const badRequest = (message: string, errors: FieldError[] = []): CoreError =>
+  new CoreError("bad_request", message, { errors });
+export const validationFailed = (message: string, errors: FieldError[] = []): CoreError =>
+  new CoreError("validation_failed", message, { errors });
+export const notFound = (what: string): CoreError => new CoreError("not_found", `${what} not found`);
+export const forbidden = (message: string): CoreError => new CoreError("forbidden", message);
+export const unauthenticated = (message = "Authentication required"): CoreError =>
+  new CoreError("unauthenticated", message);

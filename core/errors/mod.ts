@@ -1,0 +1,11 @@
+export {
+  badRequest,
+  CORE_ERROR_CODES,
+  CoreError,
+  forbidden,
+  isCoreError,
+  notFound,
+  unauthenticated,
+  validationFailed,
+} from "./errors.ts";
+export type { CoreErrorCode, FieldError } from "./errors.ts";

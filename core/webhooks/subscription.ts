@@ -1,0 +1,66 @@
+import type { FieldError } from "../errors/mod.ts";
+
+/**
+ * Who gets which event posted (spec §6.1, DESIGN §4). Event kinds are plain strings here; the
+ * caller passes the known kinds (core/events `EVENT_TYPES`) where a list must be checked.
+ */
+
+/** The event kinds an organization chose: a list, or every kind (including kinds added later). */
+export type EventTypeSelection = readonly string[] | "all";
+
+export const NOT_DELIVERED_REASONS = ["no_webhook_url", "not_subscribed", "no_data_services"] as const;
+export type NotDeliveredReason = (typeof NOT_DELIVERED_REASONS)[number];
+
+export interface DeliveryRuleInput {
+  webhookUrl: string | null | undefined;
+  subscribedEventTypes: EventTypeSelection;
+  eventType: string;
+  /** One of the organization's OAuth applications has data services enabled. */
+  hasDataServicesApplication: boolean;
+}
+
+/** Why an event is not posted, or null when it is. The event is recorded and listed either way. */
+export const notDeliveredReason = (r: DeliveryRuleInput): NotDeliveredReason | null => {
+  if (!r.webhookUrl) return "no_webhook_url";
+  if (r.subscribedEventTypes !== "all" && !r.subscribedEventTypes.includes(r.eventType)) return "not_subscribed";
+  if (!r.hasDataServicesApplication) return "no_data_services";
+  return null;
+};
+
+/**
+ * All conditions of spec §6.1: a webhook_url, the kind chosen, a data-services application.
+ *
+ * @example shouldDeliver({ webhookUrl: "https://x.example/h", subscribedEventTypes: "all", eventType: "badge.created", hasDataServicesApplication: true }) // true
+ */
+export const shouldDeliver = (r: DeliveryRuleInput): boolean => notDeliveredReason(r) === null;
+
+/**
+ * Checks a chosen list against the known kinds: duplicates dropped, sorted; unknown kinds are field
+ * errors (`event_types.2`).
+ */
+export const normalizeEventTypes = (
+  selection: EventTypeSelection,
+  known: readonly string[],
+  field = "event_types",
+): { eventTypes: EventTypeSelection; errors: FieldError[] } => {
+  if (selection === "all") return { eventTypes: "all", errors: [] };
+  const errors: FieldError[] = [];
+  selection.forEach((t, i) => {
+    if (!known.includes(t)) errors.push({ field: `${field}.${i}`, message: `unknown event type "${t}"` });
+  });
+  return { eventTypes: [...new Set(selection)].sort(), errors };
+};
+
+/**
+ * Reads the CLI's `--events` value: `all`, or kinds separated by commas (blanks ignored).
+ *
+ * @example parseEventTypeList("badge.created, badge.state.changed") // ["badge.created", "badge.state.changed"]
+ */
+export const parseEventTypeList = (text: string): EventTypeSelection => {
+  const trimmed = text.trim();
+  if (trimmed.toLowerCase() === "all") return "all";
+  return trimmed
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+};

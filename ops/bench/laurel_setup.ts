@@ -1,0 +1,106 @@
+// How the benchmark starts Laurel and prepares the data it measures.
+//
+// ┌──────────────────────────────────────────────────────────────────────────────────────────┐
+// │ STUB — to be filled in by the server's author. `laurelLaunch` has a working default;     │
+// │ `setupLaurel` throws until it is implemented. Until then run the peers only:             │
+// │   BENCH_ONLY_PEERS=1 npx tsx ops/bench/run.ts                                            │
+// └──────────────────────────────────────────────────────────────────────────────────────────┘
+
+/** What run.ts knows when it starts Laurel. */
+export interface LaurelLaunchContext {
+  /** Free loopback port chosen by run.ts. */
+  port: number;
+  /** A fresh temporary directory, removed after the run. */
+  dataDir: string;
+  /** Random admin token run.ts generated; passed as LAUREL_ADMIN_TOKEN. */
+  adminToken: string;
+}
+
+/** How to start the Laurel API server as one child process (its pid is the one measured). */
+export interface LaurelLaunch {
+  command: string;
+  args: string[];
+  /** Added to run.ts's own environment (DATABASE_URL and NATS_URL are inherited from it). */
+  env: Record<string, string>;
+  /** A stdout/stderr line matching this means ready (default /listening/i). */
+  ready?: RegExp;
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Default: `node --import tsx apps/server.ts` (one process, so its pid is the server's), or
+ * `node <file>` when LAUREL_ENTRY names a built `.js` file (e.g. `dist/apps/server.js`).
+ * Adjust freely; keep it a single process so the RSS reading means something.
+ */
+export function laurelLaunch(context: LaurelLaunchContext): LaurelLaunch {
+  const entry = process.env.LAUREL_ENTRY ?? "apps/server.ts";
+  const origin = `http://127.0.0.1:${context.port}`;
+  return {
+    command: process.execPath,
+    args: entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry],
+    env: {
+      PORT: String(context.port),
+      BASE_URL: `${origin}/v1`,
+      AUTH_URL: origin,
+      DATA_DIR: context.dataDir,
+      LAUREL_ADMIN_TOKEN: context.adminToken,
+    },
+    ready: /listening/i,
+    readyTimeoutMs: 120_000,
+  };
+}
+
+/** What run.ts passes to `setupLaurel` besides the origin. */
+export interface LaurelSetupContext {
+  /** `${origin}/v1` — the REST base URL (BASE_URL). */
+  apiUrl: string;
+  /** Same as the origin — where POST /oauth/token lives (AUTH_URL). */
+  authUrl: string;
+  /** The admin token the server was started with (for tRPC `/trpc` calls). */
+  adminToken: string;
+  dataDir: string;
+}
+
+/** The credentials and list the benchmark uses; everything must already exist in Laurel. */
+export interface LaurelFixture {
+  /**
+   * An authorization token value with read_enabled, of the organization owning the list. Sent as
+   * `Authorization: Basic base64(basicToken + ":")` (spec §5.2).
+   */
+  basicToken: string;
+  /** An OAuth application's `uid` (spec §4.1) in that organization. */
+  clientId: string;
+  /** That application's `secret`. */
+  clientSecret: string;
+  /**
+   * Path from the origin of a list holding exactly 50 items (one full page), readable with
+   * `basicToken` and with an access token of `scope`, e.g.
+   * `/v1/organizations/<org id>/oauth_applications`.
+   */
+  listPath: string;
+  /**
+   * ONE scope (spec §5.1) requested in the token benchmark (`grant_type=client_credentials&scope=<scope>`)
+   * and carried by the Bearer token used on `listPath`, so it must grant reading that list
+   * (e.g. `oauth_applications` for the list above).
+   */
+  scope: string;
+}
+
+/**
+ * Prepares Laurel for the benchmark, given its origin (e.g. `http://127.0.0.1:41234`):
+ * creates an organization with a read/write/delete authorization token, an OAuth application,
+ * and enough items that `listPath` returns a full page of 50.
+ */
+export async function setupLaurel(baseUrl: string, context: LaurelSetupContext): Promise<LaurelFixture> {
+  // STUB: replace this body. Sketch of an implementation:
+  //   1. tRPC (admin token) — organizations.create({ name: "Bench" }) → { organization, authorization_token }
+  //   2. REST with Basic authorization_token.token — POST /v1/organizations/<id>/oauth_applications
+  //      50 times (the first one's uid/secret become clientId/clientSecret)
+  //   3. return { basicToken, clientId, clientSecret,
+  //               listPath: `/v1/organizations/<id>/oauth_applications`, scope: "oauth_applications" }
+  void context;
+  throw new Error(
+    `ops/bench/laurel_setup.ts: setupLaurel() is a stub (Laurel at ${baseUrl} was started but not set up). ` +
+      "Implement it, or run the peers only with BENCH_ONLY_PEERS=1.",
+  );
+}
