@@ -1,0 +1,38 @@
+import type { FastifyInstance } from "fastify";
+import type {
+  AccessTokenSigner,
+  AuthorizationTokenStore,
+  Context,
+  OAuthApplicationStore,
+  OrganizationStore,
+  RevocationBroadcast,
+  SecretBox,
+} from "../../core/credentials/mod.ts";
+import type { Urls } from "../../core/organizations/mod.ts";
+import type { Authenticator } from "./authenticator.ts";
+
+/** Everything the REST adapter needs, passed in by the app that wires it. */
+export interface RestDeps {
+  /** `{base_url}`, such as `http://localhost:3000/v1`. */
+  baseUrl: string;
+  /** `{auth_url}`, such as `http://localhost:3000`. */
+  authUrl: string;
+  clock: () => Date;
+  newId: () => string;
+  organizations: OrganizationStore;
+  apps: OAuthApplicationStore;
+  tokens: AuthorizationTokenStore;
+  secrets: SecretBox;
+  revocations: RevocationBroadcast;
+  authenticator: Authenticator;
+  signer: AccessTokenSigner;
+  jwks: { keys: object[] };
+  health(): Promise<Record<string, boolean>>;
+  metrics?(): Promise<string> | string;
+  /** Further route plugins (badges, events, tRPC...), registered at the root. */
+  plugins?: Array<(app: FastifyInstance) => Promise<void>>;
+}
+
+export const contextOf = (deps: Pick<RestDeps, "clock" | "newId">): Context => ({ now: deps.clock(), newId: deps.newId });
+
+export const urlsOf = (deps: Pick<RestDeps, "baseUrl">): Urls => ({ api: deps.baseUrl });

@@ -1,0 +1,28 @@
+import { type TSchema, Type } from "typebox";
+import { PageMetadata, type PageMetadata as PageMetadataT } from "../../core/shared/mod.ts";
+
+/** `{ data, metadata: {} }` of spec §2.1 for one resource. */
+export const One = <T extends TSchema>(data: T) => Type.Object({ data, metadata: Type.Object({}) });
+
+/** `{ data: [...], metadata: page }` of spec §2.1 for a list. */
+export const Many = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), metadata: PageMetadata });
+
+export const one = <T>(data: T): { data: T; metadata: Record<string, never> } => ({ data, metadata: {} });
+
+export const many = <T>(data: T[], metadata: PageMetadataT): { data: T[]; metadata: PageMetadataT } => ({ data, metadata });
+
+/** The absolute address of another page of the list at `requestUrl` (path and query as received). */
+export const pageUrlFor =
+  (origin: string, requestUrl: string) =>
+  (page: number): string => {
+    const url = new URL(requestUrl, origin);
+    url.searchParams.set("page", String(page));
+    return url.toString();
+  };
+
+export const PageQuery = Type.Object(
+  { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) },
+  { additionalProperties: false },
+);
+
+export const OrganizationParams = Type.Object({ organization_id: Type.String({ format: "uuid" }) });

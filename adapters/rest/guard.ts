@@ -1,0 +1,36 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { type Action, actionForMethod, authorize, type Scope } from "../../core/auth/mod.ts";
+import { forbidden, unauthenticated } from "../../core/errors/mod.ts";
+import type { Authenticated, Authenticator } from "./authenticator.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    auth: Authenticated | null;
+  }
+}
+
+/**
+ * An onRequest hook: authenticates the caller (401) and checks the family's scope or flag and the
+ * path's organization (403) before the body is even read.
+ */
+export const guard =
+  (authenticator: Authenticator, clock: () => Date, family: Scope, action?: Action) =>
+  async function guardRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const now = clock();
+    const auth = await authenticator.authenticate(request.headers.authorization, now);
+    if (!auth) throw unauthenticated("A valid authorization token (HTTP Basic) or access token (Bearer) is required");
+    const organizationId = (request.params as { organization_id?: string }).organization_id ?? "";
+    const refused = authorize(auth.credential, {
+      organizationId,
+      family,
+      action: action ?? actionForMethod(request.method),
+    });
+    authenticator.recordUse(auth.ref, refused === null, now);
+    if (refused) throw refused;
+    request.auth = auth;
+  };
+
+export const callerOf = (request: FastifyRequest): Authenticated => {
+  if (!request.auth) throw forbidden("No authenticated caller");
+  return request.auth;
+};

@@ -1,0 +1,102 @@
+import type { FastifyInstance } from "fastify";
+import {
+  AuthorizationToken,
+  authorizationTokenJson,
+  CreateAuthorizationTokenInput,
+  createAuthorizationToken,
+  listAuthorizationTokens,
+  RotateAuthorizationTokenInput,
+  rotateAuthorizationToken,
+} from "../../../core/credentials/mod.ts";
+import { forbidden, notFound } from "../../../core/errors/mod.ts";
+import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { contextOf, type RestDeps, urlsOf } from "../deps.ts";
+import { Many, many, One, one, OrganizationParams, PageQuery, pageUrlFor } from "../envelope.ts";
+import { ErrorBody } from "../errors.ts";
+import { callerOf, guard } from "../guard.ts";
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody, 422: ErrorBody };
+const tags = ["Authorization tokens"];
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+
+/** Spec §4.3, scope `authorization_tokens`. */
+export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+  const onRequest = guard(deps.authenticator, deps.clock, "authorization_tokens");
+  const base = "/organizations/:organization_id/authorization_tokens";
+  const organization = async (id: string) => {
+    const org = await deps.organizations.get(id);
+    if (!org) throw notFound("Organization");
+    return org;
+  };
+
+  app.get(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "List authorization tokens (read-only ones only, for a caller without write and delete)",
+      params: OrganizationParams,
+      querystring: PageQuery,
+      response: { 200: Many(AuthorizationToken), ...errors },
+    },
+    handler: async (request) => {
+      const caller = callerOf(request).credential;
+      const req = pageRequest((request.query as { page?: number }).page);
+      const [org, page] = await Promise.all([organization(caller.organizationId), listAuthorizationTokens(deps, caller, req)]);
+      return many(
+        page.items.map((t) => authorizationTokenJson(t, deps.secrets.open(t.token_sealed), org, urlsOf(deps))),
+        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+      );
+    },
+  });
+
+  app.post(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Create an authorization token, no stronger than the caller (180 days)",
+      params: OrganizationParams,
+      body: CreateAuthorizationTokenInput,
+      response: { 201: One(AuthorizationToken), ...errors },
+    },
+    handler: async (request, reply) => {
+      const caller = callerOf(request).credential;
+      const org = await organization(caller.organizationId);
+      const { token, value } = await createAuthorizationToken(
+        deps,
+        contextOf(deps),
+        caller,
+        (request.body ?? {}) as CreateAuthorizationTokenInput,
+      );
+      reply.code(201);
+      return one(authorizationTokenJson(token, value, org, urlsOf(deps)));
+    },
+  });
+
+  app.post(`${base}/rotate`, {
+    onRequest,
+    schema: {
+      tags,
+      security: [{ basic: [] }],
+      summary: "Replace the calling authorization token; the caller stops working at once",
+      params: OrganizationParams,
+      body: RotateAuthorizationTokenInput,
+      response: { 201: One(AuthorizationToken), ...errors },
+    },
+    handler: async (request, reply) => {
+      const auth = callerOf(request);
+      if (!auth.token) throw forbidden("Rotation replaces the calling authorization token; call it with HTTP Basic");
+      const org = await organization(auth.credential.organizationId);
+      const { token, value } = await rotateAuthorizationToken(
+        deps,
+        contextOf(deps),
+        auth.credential,
+        auth.token,
+        (request.body ?? {}) as RotateAuthorizationTokenInput,
+      );
+      reply.code(201);
+      return one(authorizationTokenJson(token, value, org, urlsOf(deps)));
+    },
+  });
+};

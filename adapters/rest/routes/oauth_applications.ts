@@ -1,0 +1,110 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import {
+  CreateOAuthApplicationInput,
+  createOAuthApplication,
+  deleteOAuthApplication,
+  getOAuthApplication,
+  listOAuthApplications,
+  OAuthApplication,
+  oauthApplicationJson,
+  UpdateOAuthApplicationInput,
+  updateOAuthApplication,
+} from "../../../core/credentials/mod.ts";
+import { notFound } from "../../../core/errors/mod.ts";
+import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { type RestDeps, contextOf } from "../deps.ts";
+import { Many, many, One, one, OrganizationParams, PageQuery, pageUrlFor } from "../envelope.ts";
+import { ErrorBody } from "../errors.ts";
+import { guard } from "../guard.ts";
+
+const AppParams = Type.Object({
+  organization_id: Type.String({ format: "uuid" }),
+  oauth_application_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+});
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+const tags = ["OAuth applications"];
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+
+/** Spec §4.1, scope `oauth_applications`. */
+export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+  const onRequest = guard(deps.authenticator, deps.clock, "oauth_applications");
+  const base = "/organizations/:organization_id/oauth_applications";
+
+  app.get(base, {
+    onRequest,
+    schema: { tags, security, summary: "List OAuth applications", params: OrganizationParams, querystring: PageQuery, response: { 200: Many(OAuthApplication), ...errors } },
+    handler: async (request) => {
+      const { organization_id } = request.params as { organization_id: string };
+      const req = pageRequest((request.query as { page?: number }).page);
+      const page = await listOAuthApplications(deps, organization_id, req);
+      return many(
+        page.items.map((a) => oauthApplicationJson(a)),
+        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+      );
+    },
+  });
+
+  app.get(`${base}/:oauth_application_id`, {
+    onRequest,
+    schema: { tags, security, summary: "Get an OAuth application", params: AppParams, response: { 200: One(OAuthApplication), ...errors } },
+    handler: async (request) => {
+      const p = request.params as { organization_id: string; oauth_application_id: number };
+      return one(oauthApplicationJson(await getOAuthApplication(deps, p.organization_id, p.oauth_application_id)));
+    },
+  });
+
+  app.post(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Create an OAuth application (the only response that shows its secret)",
+      params: OrganizationParams,
+      body: CreateOAuthApplicationInput,
+      response: { 201: One(OAuthApplication), ...errors, 413: ErrorBody, 415: ErrorBody },
+    },
+    handler: async (request, reply) => {
+      const { organization_id } = request.params as { organization_id: string };
+      const org = await deps.organizations.get(organization_id);
+      if (!org) throw notFound("Organization");
+      const { app: created, secret } = await createOAuthApplication(deps, contextOf(deps), org, request.body as CreateOAuthApplicationInput);
+      reply.code(201).header("location", `${deps.baseUrl}/organizations/${organization_id}/oauth_applications/${created.id}`);
+      return one(oauthApplicationJson(created, secret));
+    },
+  });
+
+  app.put(`${base}/:oauth_application_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Update an OAuth application",
+      params: AppParams,
+      body: UpdateOAuthApplicationInput,
+      response: { 200: One(OAuthApplication), ...errors, 413: ErrorBody, 415: ErrorBody },
+    },
+    handler: async (request) => {
+      const p = request.params as { organization_id: string; oauth_application_id: number };
+      const updated = await updateOAuthApplication(
+        deps,
+        contextOf(deps),
+        p.organization_id,
+        p.oauth_application_id,
+        (request.body ?? {}) as UpdateOAuthApplicationInput,
+      );
+      return one(oauthApplicationJson(updated));
+    },
+  });
+
+  app.delete(`${base}/:oauth_application_id`, {
+    onRequest,
+    schema: { tags, security, summary: "Delete an OAuth application; its access tokens stop working at once", params: AppParams, response: { 204: Type.Null(), ...errors } },
+    handler: async (request, reply) => {
+      const p = request.params as { organization_id: string; oauth_application_id: number };
+      await deleteOAuthApplication(deps, p.organization_id, p.oauth_application_id);
+      return reply.code(204).send();
+    },
+  });
+};

@@ -1,0 +1,58 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { type CoreErrorCode, isCoreError } from "../../core/errors/mod.ts";
+import type { AuthorizationTokenStore, OAuthApplicationStore, OrganizationStore, RevocationBroadcast, SecretBox } from "../../core/credentials/mod.ts";
+
+/** What internal procedures can reach; filled by the app, transport-free so tests use createCaller. */
+export interface TrpcDeps {
+  baseUrl: string;
+  clock: () => Date;
+  newId: () => string;
+  organizations: OrganizationStore;
+  apps: OAuthApplicationStore;
+  tokens: AuthorizationTokenStore;
+  secrets: SecretBox;
+  revocations: RevocationBroadcast;
+}
+
+export interface TrpcContext {
+  deps: TrpcDeps;
+  /** True when the request carried the admin token. */
+  admin: boolean;
+}
+
+export const createContextInner = (deps: TrpcDeps, admin: boolean): TrpcContext => ({ deps, admin });
+
+const t = initTRPC.context<TrpcContext>().create();
+
+/** The one table from core codes to tRPC codes. */
+const TRPC_CODE = {
+  bad_request: "BAD_REQUEST",
+  unauthenticated: "UNAUTHORIZED",
+  forbidden: "FORBIDDEN",
+  not_found: "NOT_FOUND",
+  validation_failed: "UNPROCESSABLE_CONTENT",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
+  rate_limited: "TOO_MANY_REQUESTS",
+  unavailable: "SERVICE_UNAVAILABLE",
+} as const satisfies Record<CoreErrorCode, TRPC_ERROR_CODE_KEY>;
+
+const coreErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isCoreError(result.error.cause)) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+
+/** Every internal procedure needs the admin token. */
+export const adminProcedure = t.procedure.use(({ ctx, next }) => {
+  if (!ctx.admin) throw new TRPCError({ code: "UNAUTHORIZED", message: "The admin token is required" });
+  return next();
+}).use(coreErrors);
+
+export const createCallerFactory = t.createCallerFactory;

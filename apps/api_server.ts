@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { natsHealthy, natsRevocationBroadcast, type NatsConnection, subscribeRevocations } from "../adapters/bus/mod.ts";
+import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
+import {
+  type Database,
+  postgresAuthorizationTokenStore,
+  postgresOAuthApplicationStore,
+  postgresOrganizationStore,
+  recordCredentialUse,
+} from "../adapters/db/mod.ts";
+import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
+import { trpcPlugin } from "../adapters/trpc/mod.ts";
+import { loadAdminToken } from "./admin_token.ts";
+import type { Config } from "./config.ts";
+
+export interface ApiServer {
+  app: FastifyInstance;
+  adminToken: string;
+  close(): Promise<void>;
+}
+
+/** Wires the HTTP server (REST, token endpoint, tRPC) from its parts, with plain arguments. */
+export const buildApiServer = async (config: Config, db: Database, nc: NatsConnection, logger: object | boolean): Promise<ApiServer> => {
+  const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  const secrets = nodeSecretBox(keys);
+  const jwt = await accessTokenKeys(keys, config.authUrl);
+  const organizations = postgresOrganizationStore(db);
+  const apps = postgresOAuthApplicationStore(db);
+  const tokens = postgresAuthorizationTokenStore(db);
+  const clock = (): Date => new Date();
+  const newId = (): string => randomUUID();
+  let log: { error(o: object, m: string): void } = console;
+  const authenticator = cachingAuthenticator({
+    tokens,
+    apps,
+    secrets,
+    verifyAccessToken: jwt.verify,
+    writeUse: (ref, at, allowed) => recordCredentialUse(db, ref, at, allowed),
+    onWriteError: (err) => log.error({ err }, "could not record credential use"),
+  });
+  const revocations = natsRevocationBroadcast(nc, authenticator.revoke);
+  const unsubscribe = subscribeRevocations(nc, authenticator.revoke);
+  const adminToken = loadAdminToken(config.adminToken, config.dataDir);
+  const deps = {
+    baseUrl: config.baseUrl,
+    authUrl: config.authUrl,
+    clock,
+    newId,
+    organizations,
+    apps,
+    tokens,
+    secrets,
+    revocations,
+    authenticator,
+    signer: jwt.signer,
+    jwks: jwt.jwks,
+    health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
+  };
+  const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken)] }, { logger });
+  log = app.log;
+  return {
+    app,
+    adminToken,
+    close: async () => {
+      unsubscribe();
+      await app.close();
+    },
+  };
+};

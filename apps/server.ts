@@ -1,0 +1,23 @@
+import { connectNats } from "../adapters/bus/mod.ts";
+import { openDatabase } from "../adapters/db/mod.ts";
+import { buildApiServer } from "./api_server.ts";
+import { readConfig } from "./config.ts";
+import { loggerOptions } from "./logger.ts";
+import { onShutdown } from "./shutdown.ts";
+
+/** The API process for production: PostgreSQL (DATABASE_URL) and NATS (NATS_URL) are required. */
+const config = readConfig();
+if (!config.databaseUrl || !config.natsUrl) {
+  console.error("apps/server needs DATABASE_URL and NATS_URL; for a single self-contained process use `npm start`.");
+  process.exit(2);
+}
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pool: { min: 1, max: config.dbPoolMax } });
+const nc = await connectNats(config.natsUrl, "laurel-server");
+const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel));
+await server.app.listen({ port: config.port, host: config.host });
+server.app.log.info(`listening on ${config.port}; REST at ${config.baseUrl}`);
+onShutdown(async () => {
+  await server.close();
+  await nc.drain();
+  await db.close();
+});

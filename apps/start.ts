@@ -1,0 +1,31 @@
+import { join } from "node:path";
+import { connectNats, type LocalNats, startLocalNats } from "../adapters/bus/mod.ts";
+import { openDatabase } from "../adapters/db/mod.ts";
+import { buildApiServer } from "./api_server.ts";
+import { readConfig } from "./config.ts";
+import { loggerOptions } from "./logger.ts";
+import { onShutdown } from "./shutdown.ts";
+
+/**
+ * `npm start`: everything in one process. Embedded PGlite in DATA_DIR when DATABASE_URL is unset,
+ * and a local JetStream server (Debian's nats-server) when NATS_URL is unset.
+ */
+const config = readConfig();
+let localNats: LocalNats | undefined;
+if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
+const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const nc = await connectNats(natsUrl, "laurel-all-in-one");
+const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel));
+await server.app.listen({ port: config.port, host: config.host });
+server.app.log.info(
+  `Laurel listening on ${config.port}: REST ${config.baseUrl}, token endpoint ${config.authUrl}/oauth/token, docs /docs; ` +
+    `database ${db.kind}${db.kind === "pglite" ? ` in ${config.dataDir}` : ""}, NATS ${localNats ? "local" : natsUrl}; ` +
+    `admin token in ${config.adminToken ? "LAUREL_ADMIN_TOKEN" : join(config.dataDir, "admin-token")}`,
+);
+onShutdown(async () => {
+  await server.close();
+  await nc.drain();
+  await db.close();
+  await localNats?.stop();
+});
