@@ -1,0 +1,99 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import type { AppRouter } from "../adapters/trpc/mod.ts";
+
+/**
+ * The admin CLI: a tRPC client of a running server (LAUREL_URL, default http://localhost:3000),
+ * authenticated by LAUREL_ADMIN_TOKEN or DATA_DIR/admin-token.
+ */
+const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
+
+  organizations create --name <name> [--description <text>] [--email <e>] [--website-url <url>]
+  organizations list [--page <n>]
+
+Environment: LAUREL_URL (default http://localhost:3000), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
+
+const fail = (message: string, code = 2): never => {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+};
+
+const adminToken = (): string => {
+  if (process.env.LAUREL_ADMIN_TOKEN) return process.env.LAUREL_ADMIN_TOKEN;
+  const path = join(resolve(process.env.DATA_DIR ?? "./data"), "admin-token");
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return fail(`No admin token: set LAUREL_ADMIN_TOKEN, or start the server once so it writes ${path}.`);
+  }
+};
+
+export type Output = { json: unknown; text: string };
+
+type Handler = (client: ReturnType<typeof createTRPCClient<AppRouter>>, opts: Record<string, string | boolean | undefined>) => Promise<Output>;
+
+const table = (rows: Array<Record<string, unknown>>, columns: string[]): string =>
+  rows.length === 0 ? "(none)" : rows.map((r) => columns.map((c) => `${c}: ${String(r[c])}`).join("  ")).join("\n");
+
+const HANDLERS: Record<string, Handler> = {
+  "organizations create": async (client, o) => {
+    if (typeof o.name !== "string") return fail("organizations create needs --name");
+    const result = await client.organizations.create.mutate({
+      name: o.name,
+      ...(typeof o.description === "string" ? { description: o.description } : {}),
+      ...(typeof o.email === "string" ? { email: o.email } : {}),
+      ...(typeof o["website-url"] === "string" ? { website_url: o["website-url"] } : {}),
+    });
+    const t = result.authorization_token;
+    return {
+      json: result,
+      text: `Organization ${result.organization.name} (${result.organization.id})\nAuthorization token (read, write, delete; expires ${t.expires_at}):\n  ${t.token}\nUse it as the HTTP Basic username with an empty password.`,
+    };
+  },
+  "organizations list": async (client, o) => {
+    const result = await client.organizations.list.query(typeof o.page === "string" ? { page: Number(o.page) } : {});
+    return { json: result, text: table(result.data, ["id", "name", "created_at"]) };
+  },
+};
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  name: { type: "string" },
+  description: { type: "string" },
+  email: { type: "string" },
+  "website-url": { type: "string" },
+  page: { type: "string" },
+} as const;
+
+export const main = async (argv: string[], extra: Record<string, Handler> = {}, extraOptions: Record<string, { type: "string" | "boolean" }> = {}): Promise<void> => {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...OPTIONS, ...extraOptions }, allowPositionals: true, strict: true });
+  } catch (err) {
+    return fail(`${(err as Error).message}\n\n${USAGE}`);
+  }
+  const [resource, action] = parsed.positionals;
+  const handler = { ...HANDLERS, ...extra }[`${resource} ${action}`];
+  if (parsed.values.help || !handler) return fail(USAGE, parsed.values.help ? 0 : 2);
+  const url = (process.env.LAUREL_URL ?? "http://localhost:3000").replace(/\/+$/, "");
+  const client = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${adminToken()}` }) })],
+  });
+  try {
+    const out = await handler(client, parsed.values as Record<string, string | boolean | undefined>);
+    process.stdout.write(`${parsed.values.json ? JSON.stringify(out.json) : out.text}\n`);
+  } catch (err) {
+    if (err instanceof TRPCClientError) {
+      const detail = (err.data as { code?: string } | undefined)?.code;
+      return fail(`Error${detail ? ` (${detail})` : ""}: ${err.message}`, 1);
+    }
+    return fail(`Cannot reach Laurel at ${url}: ${(err as Error).message}`, 1);
+  }
+};
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("apps/cli.ts")) {
+  await main(process.argv.slice(2));
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs and starts what Laurel needs on a Debian machine, idempotently.
+#   ops/prepare.sh start   -> npm packages + nats-server (npm start uses PGlite unless DATABASE_URL is set)
+#   ops/prepare.sh test    -> the above + a running PostgreSQL with a `laurel` role allowed to create databases
+# Only Debian's packages and the npm registry are used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-start}"
+
+say() { printf '[prepare] %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else say "need root for: $*"; return 1; fi; }
+
+apt_updated=""
+apt_install() {
+  if [ -z "$apt_updated" ]; then as_root apt-get update -qq >&2; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+ensure_node_modules() {
+  # Reinstall when the lock file changed since the last install.
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "installing npm packages (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error >&2
+  fi
+}
+
+ensure_nats_server() {
+  if ! command -v nats-server >/dev/null && [ ! -x /usr/sbin/nats-server ]; then
+    say "installing Debian's nats-server"
+    apt_install nats-server
+  fi
+}
+
+pg_version() { ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1; }
+
+ensure_postgres() {
+  if [ -z "$(pg_version)" ] || ! command -v pg_ctlcluster >/dev/null; then
+    say "installing Debian's postgresql"
+    apt_install postgresql
+  fi
+  local v; v="$(pg_version)"
+  if ! pg_lsclusters -h 2>/dev/null | awk '{print $1" "$2}' | grep -qx "$v main"; then
+    say "creating PostgreSQL $v cluster 'main'"
+    as_root pg_createcluster "$v" main >&2
+  fi
+  if ! pg_lsclusters -h | awk -v v="$v" '$1==v && $2=="main" {print $4}' | grep -q online; then
+    say "starting PostgreSQL $v"
+    as_root pg_ctlcluster "$v" main start >&2
+  fi
+  local port; port="$(pg_lsclusters -h | awk -v v="$v" '$1==v && $2=="main" {print $3}')"
+  for _ in $(seq 1 50); do pg_isready -q -h 127.0.0.1 -p "$port" && break; sleep 0.2; done
+  as_root runuser -u postgres -- psql -q -p "$port" -v ON_ERROR_STOP=1 >&2 <<'SQL'
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'laurel') THEN
+    CREATE ROLE laurel LOGIN CREATEDB PASSWORD 'laurel';
+  END IF;
+END $$;
+SQL
+  if ! as_root runuser -u postgres -- psql -p "$port" -tAc "select 1 from pg_database where datname='laurel'" | grep -q 1; then
+    as_root runuser -u postgres -- createdb -p "$port" -O laurel laurel >&2
+  fi
+  echo "postgres://laurel:laurel@127.0.0.1:${port}/laurel"
+}
+
+case "$mode" in
+  start) ensure_node_modules; ensure_nats_server ;;
+  test) ensure_node_modules; ensure_nats_server; ensure_postgres ;;
+  postgres) ensure_postgres ;;
+  *) say "usage: ops/prepare.sh start|test|postgres"; exit 2 ;;
+esac

@@ -1,0 +1,130 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/mod.ts";
+import { type Database, openDatabase } from "../../adapters/db/mod.ts";
+import { buildApiServer, type ApiServer } from "../../apps/api_server.ts";
+import { readConfig } from "../../apps/config.ts";
+import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
+
+export interface OrganizationWithToken {
+  organization: { id: string; name: string };
+  authorization_token: { id: string; token: string; read_enabled: boolean; write_enabled: boolean; delete_enabled: boolean };
+}
+
+export interface TestLaurel {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  baseUrl: string;
+  authUrl: string;
+  server: ApiServer;
+  db: Database;
+  nc: NatsConnection;
+  nats: TestNats;
+  database: TestDatabase | null;
+  dataDir: string;
+  createOrganization(name?: string): Promise<OrganizationWithToken>;
+  close(): Promise<void>;
+}
+
+/** Calls a tRPC mutation over HTTP with the admin token, as the CLI does. */
+export const trpcMutation = async (origin: string, adminToken: string, path: string, input: unknown): Promise<unknown> => {
+  const res = await fetch(`${origin}/trpc/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { result?: { data: unknown }; error?: unknown };
+  if (!res.ok || !body.result) throw new Error(`tRPC ${path} failed: ${res.status} ${JSON.stringify(body.error)}`);
+  return body.result.data;
+};
+
+/**
+ * A whole Laurel API server in this process, listening on loopback, on a fresh PostgreSQL database
+ * (or PGlite) and its own nats-server. Everything is real; `close()` removes it all.
+ */
+export const startLaurel = async (opts: { database?: "postgresql" | "pglite"; nats?: TestNats; dataDir?: string } = {}): Promise<TestLaurel> => {
+  const database = opts.database === "pglite" ? null : await createTestDatabase();
+  const nats = opts.nats ?? (await startTestNats());
+  const dir = opts.dataDir ? null : tempDir();
+  const dataDir = opts.dataDir ?? (dir as { path: string }).path;
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const config = readConfig({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    BASE_URL: `${origin}/v1`,
+    AUTH_URL: origin,
+    DATA_DIR: dataDir,
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    NATS_URL: nats.url,
+  });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const nc = await connectNats(nats.url, "laurel-test");
+  const server = await buildApiServer(config, db, nc, false);
+  await server.app.listen({ port, host: "127.0.0.1" });
+  return {
+    origin,
+    baseUrl: config.baseUrl,
+    authUrl: config.authUrl,
+    server,
+    db,
+    nc,
+    nats,
+    database,
+    dataDir,
+    createOrganization: async (name = "Acme") =>
+      (await trpcMutation(origin, server.adminToken, "organizations.create", { name })) as OrganizationWithToken,
+    close: async () => {
+      await server.close();
+      await nc.close();
+      await db.close();
+      if (!opts.nats) await nats.stop();
+      await database?.drop();
+      dir?.remove();
+    },
+  };
+};
+
+export interface SpawnedServer {
+  origin: string;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** `apps/server.ts` as its own OS process, as in production. */
+export const spawnServer = async (env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string }): Promise<SpawnedServer> => {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/server.ts"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", BASE_URL: `${origin}/v1`, AUTH_URL: origin, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    try {
+      const res = await fetch(`${origin}/healthz`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    origin,
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+};
+
+export const basic = (token: string): string => `Basic ${Buffer.from(`${token}:`).toString("base64")}`;
