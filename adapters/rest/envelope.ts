@@ -26,3 +26,8 @@ export const PageQuery = Type.Object(
 );
 
 export const OrganizationParams = Type.Object({ organization_id: Type.String({ format: "uuid" }) });
+
+/** For routes whose JSON body is optional (spec §4.3): no body reads as `{}`. */
+export const optionalBody = async (request: { body: unknown }): Promise<void> => {
+  if (request.body === undefined || request.body === null) request.body = {};
+};

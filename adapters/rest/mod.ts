@@ -4,5 +4,5 @@ export type { Authenticated, Authenticator, AuthenticatorDeps, CredentialRef } f
 export type { RestDeps } from "./deps.ts";
 export { ErrorBody, errorBody, STATUS_FOR_CODE } from "./errors.ts";
 export { guard, callerOf } from "./guard.ts";
-export { Many, many, One, one, OrganizationParams, PageQuery, pageUrlFor } from "./envelope.ts";
+export { Many, many, One, one, OrganizationParams, optionalBody, PageQuery, pageUrlFor } from "./envelope.ts";
 export { contextOf, urlsOf } from "./deps.ts";

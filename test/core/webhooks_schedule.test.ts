@@ -51,8 +51,14 @@ for (const [label, r] of [
     const last = (starts[starts.length - 1] as number) / 1000;
     t.ok(last <= RETRY_WINDOW_SECONDS, "no attempt after 25 days");
     t.ok(last > RETRY_WINDOW_SECONDS - 1.2 * DAY, "the last attempt is in the last day or so of the window");
-    t.ok(gaps.some((g) => g >= 0.85 * DAY * 1000), "reaches about daily");
-    t.ok(gaps.every((g) => g <= (1.15 * DAY + 15) * 1000), "never waits more than a day plus jitter");
+    t.ok(
+      gaps.some((g) => g >= 0.85 * DAY * 1000),
+      "reaches about daily",
+    );
+    t.ok(
+      gaps.every((g) => g <= (1.15 * DAY + 15) * 1000),
+      "never waits more than a day plus jitter",
+    );
     t.ok(starts.length >= 25 && starts.length <= 40, `a sensible number of attempts (${starts.length})`);
     t.end();
   });
@@ -75,7 +81,10 @@ t.test("jitter stays within ±jitter of the base interval, for every attempt num
 t.test("intervals grow even in the worst jitter case", (t) => {
   const s = DEFAULT_SCHEDULE;
   for (let n = 1; n <= s.intervalsSeconds.length; n++) {
-    t.ok(retryDelaySeconds(s, n, 0.9999999) < retryDelaySeconds(s, n + 1, 0), `longest wait ${n} < shortest wait ${n + 1}`);
+    t.ok(
+      retryDelaySeconds(s, n, 0.9999999) < retryDelaySeconds(s, n + 1, 0),
+      `longest wait ${n} < shortest wait ${n + 1}`,
+    );
   }
   t.end();
 });

@@ -92,12 +92,17 @@ export interface SpawnedServer {
 }
 
 /** `apps/server.ts` as its own OS process, as in production. */
-export const spawnServer = async (env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string }): Promise<SpawnedServer> => {
+export const spawnServer = async (
+  env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string },
+  /** The address clients use, shared by every process behind one load balancer. */
+  publicOrigin?: string,
+): Promise<SpawnedServer> => {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const pub = publicOrigin ?? origin;
   const child = spawn(process.execPath, ["--import", "tsx", "apps/server.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", BASE_URL: `${origin}/v1`, AUTH_URL: origin, LOG_LEVEL: "warn" },
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", BASE_URL: `${pub}/v1`, AUTH_URL: pub, LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -11,7 +11,7 @@ import {
 import { forbidden, notFound } from "../../../core/errors/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps, urlsOf } from "../deps.ts";
-import { Many, many, One, one, OrganizationParams, PageQuery, pageUrlFor } from "../envelope.ts";
+import { Many, many, One, one, OrganizationParams, optionalBody, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { callerOf, guard } from "../guard.ts";
 
@@ -52,6 +52,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
 
   app.post(base, {
     onRequest,
+    preValidation: optionalBody,
     schema: {
       tags,
       security,
@@ -76,6 +77,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
 
   app.post(`${base}/rotate`, {
     onRequest,
+    preValidation: optionalBody,
     schema: {
       tags,
       security: [{ basic: [] }],

@@ -1,0 +1,68 @@
+import t from "tap";
+import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
+import { basic, spawnServer, trpcMutation, type OrganizationWithToken } from "../support/laurel.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Two API processes on one PostgreSQL and one NATS: a credential revoked through one stops working
+ * on the other at once, even though the other had it cached (DESIGN §3).
+ */
+t.test("rotation and application deletion reach every API process", async (t) => {
+  const database = await createTestDatabase();
+  const nats = await startTestNats();
+  const dir = tempDir();
+  const env = { DATABASE_URL: database.url, NATS_URL: nats.url, DATA_DIR: dir.path };
+  // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).
+  const a = await spawnServer(env, "https://laurel.example");
+  const b = await spawnServer(env, "https://laurel.example");
+  t.teardown(async () => {
+    await Promise.all([a.stop(), b.stop()]);
+    await nats.stop();
+    await database.drop();
+    dir.remove();
+  });
+
+  const adminToken = readFileSync(join(dir.path, "admin-token"), "utf8").trim();
+  const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
+    name: "Two Process Org",
+  })) as OrganizationWithToken;
+  const tokens = `/v1/organizations/${organization.id}/authorization_tokens`;
+  const get = (origin: string, path: string, auth: string) => fetch(`${origin}${path}`, { headers: { authorization: auth } });
+
+  // B caches the token by using it.
+  const old = basic(authorization_token.token);
+  t.equal((await get(b.origin, tokens, old)).status, 200, "B accepts the token");
+  t.equal((await get(b.origin, tokens, old)).status, 200, "and has it cached");
+
+  const rotated = await fetch(`${a.origin}${tokens}/rotate`, { method: "POST", headers: { authorization: old } });
+  t.equal(rotated.status, 201, "rotated through A");
+  const fresh = basic(((await rotated.json()) as { data: { token: string } }).data.token);
+  t.equal((await get(b.origin, tokens, old)).status, 401, "B refuses the old token at once");
+  t.equal((await get(a.origin, tokens, old)).status, 401, "so does A");
+  t.equal((await get(b.origin, tokens, fresh)).status, 200, "B accepts the new token");
+
+  // An OAuth application's access token, cached on B, stops when A deletes the application.
+  const appRes = await fetch(`${a.origin}/v1/organizations/${organization.id}/oauth_applications`, {
+    method: "POST",
+    headers: { authorization: fresh, "content-type": "application/json" },
+    body: JSON.stringify({ name: "revoked soon" }),
+  });
+  const app = ((await appRes.json()) as { data: { id: number; uid: string; secret: string } }).data;
+  const tokenRes = await fetch(`${b.origin}/oauth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(`${app.uid}:${app.secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+    body: "grant_type=client_credentials&scope=authorization_tokens",
+  });
+  t.equal(tokenRes.status, 200, "token issued by B");
+  const bearer = `Bearer ${((await tokenRes.json()) as { access_token: string }).access_token}`;
+  t.equal((await get(a.origin, tokens, bearer)).status, 200, "A accepts B's access token (shared keys)");
+  t.equal((await get(b.origin, tokens, bearer)).status, 200, "B accepts and caches it");
+  const deleted = await fetch(`${a.origin}/v1/organizations/${organization.id}/oauth_applications/${app.id}`, {
+    method: "DELETE",
+    headers: { authorization: fresh },
+  });
+  t.equal(deleted.status, 204, "application deleted through A");
+  t.equal((await get(b.origin, tokens, bearer)).status, 401, "B refuses the access token at once");
+  t.equal((await get(a.origin, tokens, bearer)).status, 401, "so does A");
+});
