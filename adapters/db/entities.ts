@@ -61,4 +61,4 @@ export const AuthorizationTokenEntity = new EntitySchema<AuthorizationTokenRecor
   },
 });
 
-export const ENTITIES = [OrganizationEntity, OAuthApplicationEntity, AuthorizationTokenEntity];
+export const FOUNDATION_ENTITIES = [OrganizationEntity, OAuthApplicationEntity, AuthorizationTokenEntity];

@@ -6,3 +6,4 @@ export {
   postgresOrganizationStore,
   recordCredentialUse,
 } from "./postgres_credential_stores.ts";
+export { appendEvents } from "./postgres_event_log.ts";

@@ -6,7 +6,7 @@ import { Migrator } from "@mikro-orm/migrations";
 import type { AbstractSqlDriver, EntityManager } from "@mikro-orm/postgresql";
 import { PostgreSqlDriver } from "@mikro-orm/postgresql";
 import { PGliteDriver } from "mikro-orm-pglite";
-import { ENTITIES } from "./entities.ts";
+import { FOUNDATION_ENTITIES } from "./entities.ts";
 import { MIGRATIONS } from "./migrations/mod.ts";
 
 export type Orm = MikroORM<AbstractSqlDriver<any>>;
@@ -20,6 +20,9 @@ export interface Database {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** Every entity schema; each feature's entity file adds its list here. */
+const ENTITIES = [...FOUNDATION_ENTITIES];
 
 const baseOptions = (): Options<AbstractSqlDriver<any>> => ({
   entities: ENTITIES,
