@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import { natsHealthy, natsRevocationBroadcast, type NatsConnection, subscribeRevocations } from "../adapters/bus/mod.ts";
+import {
+  type NatsConnection,
+  natsHealthy,
+  natsRevocationBroadcast,
+  subscribeRevocations,
+} from "../adapters/bus/mod.ts";
 import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import {
   type Database,
@@ -21,7 +26,12 @@ export interface ApiServer {
 }
 
 /** Wires the HTTP server (REST, token endpoint, tRPC) from its parts, with plain arguments. */
-export const buildApiServer = async (config: Config, db: Database, nc: NatsConnection, logger: object | boolean): Promise<ApiServer> => {
+export const buildApiServer = async (
+  config: Config,
+  db: Database,
+  nc: NatsConnection,
+  logger: object | boolean,
+): Promise<ApiServer> => {
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   const secrets = nodeSecretBox(keys);
   const jwt = await accessTokenKeys(keys, config.authUrl);

@@ -32,7 +32,10 @@ const adminToken = (): string => {
 
 export type Output = { json: unknown; text: string };
 
-type Handler = (client: ReturnType<typeof createTRPCClient<AppRouter>>, opts: Record<string, string | boolean | undefined>) => Promise<Output>;
+type Handler = (
+  client: ReturnType<typeof createTRPCClient<AppRouter>>,
+  opts: Record<string, string | boolean | undefined>,
+) => Promise<Output>;
 
 const table = (rows: Array<Record<string, unknown>>, columns: string[]): string =>
   rows.length === 0 ? "(none)" : rows.map((r) => columns.map((c) => `${c}: ${String(r[c])}`).join("  ")).join("\n");
@@ -68,7 +71,11 @@ const OPTIONS = {
   page: { type: "string" },
 } as const;
 
-export const main = async (argv: string[], extra: Record<string, Handler> = {}, extraOptions: Record<string, { type: "string" | "boolean" }> = {}): Promise<void> => {
+export const main = async (
+  argv: string[],
+  extra: Record<string, Handler> = {},
+  extraOptions: Record<string, { type: "string" | "boolean" }> = {},
+): Promise<void> => {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options: { ...OPTIONS, ...extraOptions }, allowPositionals: true, strict: true });

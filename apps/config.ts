@@ -24,7 +24,10 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const origin = `http://localhost:${port}`;
   const baseUrl = trimSlash(env.BASE_URL ?? `${origin}/v1`);
   const authUrl = trimSlash(env.AUTH_URL ?? origin);
-  for (const [name, value] of [["BASE_URL", baseUrl], ["AUTH_URL", authUrl]] as const) {
+  for (const [name, value] of [
+    ["BASE_URL", baseUrl],
+    ["AUTH_URL", authUrl],
+  ] as const) {
     if (!URL.canParse(value)) throw new Error(`${name} must be an absolute URL, not ${value}`);
   }
   return {

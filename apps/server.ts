@@ -11,7 +11,11 @@ if (!config.databaseUrl || !config.natsUrl) {
   console.error("apps/server needs DATABASE_URL and NATS_URL; for a single self-contained process use `npm start`.");
   process.exit(2);
 }
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pool: { min: 1, max: config.dbPoolMax } });
+const db = await openDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  pool: { min: 1, max: config.dbPoolMax },
+});
 const nc = await connectNats(config.natsUrl, "laurel-server");
 const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel));
 await server.app.listen({ port: config.port, host: config.host });

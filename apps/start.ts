@@ -11,10 +11,11 @@ import { onShutdown } from "./shutdown.ts";
  * and a local JetStream server (Debian's nats-server) when NATS_URL is unset.
  */
 const config = readConfig();
+// The database first: it refuses a second process on the same DATA_DIR before anything starts.
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let localNats: LocalNats | undefined;
 if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
 const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const nc = await connectNats(natsUrl, "laurel-all-in-one");
 const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel));
 await server.app.listen({ port: config.port, host: config.host });

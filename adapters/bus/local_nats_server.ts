@@ -24,13 +24,22 @@ export interface LocalNats {
  * Starts a JetStream-enabled `nats-server` (Debian's package) on loopback, storing in `storeDir`.
  * Used by `npm start` when NATS_URL is unset, and by tests.
  */
-export const startLocalNats = async (opts: { storeDir: string; port?: number; binary?: string }): Promise<LocalNats> => {
+export const startLocalNats = async (opts: {
+  storeDir: string;
+  port?: number;
+  binary?: string;
+}): Promise<LocalNats> => {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
   const binary = opts.binary ?? process.env.NATS_SERVER_BIN ?? "nats-server";
   const child = spawn(binary, ["-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)], {
     stdio: ["ignore", "ignore", "pipe"],
   });
+  // The server is ours alone: it must not outlive this process, however this process ends.
+  const killChild = (): void => {
+    if (child.exitCode === null) child.kill("SIGTERM");
+  };
+  process.once("exit", killChild);
   await new Promise<void>((resolve, reject) => {
     let log = "";
     const onData = (chunk: Buffer): void => {
@@ -52,6 +61,7 @@ export const startLocalNats = async (opts: { storeDir: string; port?: number; bi
     process: child,
     stop: () =>
       new Promise((resolve) => {
+        process.off("exit", killChild);
         if (child.exitCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");

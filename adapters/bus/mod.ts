@@ -1,6 +1,6 @@
-export { freePort, startLocalNats } from "./local_nats_server.ts";
 export type { LocalNats } from "./local_nats_server.ts";
-export { connectNats, natsHealthy } from "./nats_connection.ts";
+export { freePort, startLocalNats } from "./local_nats_server.ts";
 export type { NatsConnection } from "./nats_connection.ts";
-export { natsRevocationBroadcast, REVOCATIONS_SUBJECT, subscribeRevocations } from "./nats_revocations.ts";
+export { connectNats, natsHealthy } from "./nats_connection.ts";
 export type { Revocation } from "./nats_revocations.ts";
+export { natsRevocationBroadcast, REVOCATIONS_SUBJECT, subscribeRevocations } from "./nats_revocations.ts";

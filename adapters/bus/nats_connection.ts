@@ -4,7 +4,13 @@ export type { NatsConnection };
 
 /** Connects with endless reconnects: a NATS restart must not end the process. */
 export const connectNats = (url: string, name: string): Promise<NatsConnection> =>
-  connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true });
+  connect({
+    servers: url.split(","),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+  });
 
 /** Reachable now: connected (not reconnecting) and answering a round trip. */
 export const natsHealthy = async (nc: NatsConnection): Promise<boolean> => {

@@ -10,7 +10,10 @@ export interface AccessTokenKeys {
 }
 
 /** EdDSA (Ed25519) access tokens with jose; the public key is published as a JWKS. */
-export const accessTokenKeys = async (keys: Pick<ServerKeys, "signingKey" | "publicKey">, issuer: string): Promise<AccessTokenKeys> => {
+export const accessTokenKeys = async (
+  keys: Pick<ServerKeys, "signingKey" | "publicKey">,
+  issuer: string,
+): Promise<AccessTokenKeys> => {
   const jwk = await exportJWK(keys.publicKey);
   const kid = await calculateJwkThumbprint(jwk);
   const publicJwk: JWK = { ...jwk, kid, alg: "EdDSA", use: "sig" };

@@ -1,4 +1,11 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, type KeyObject, randomBytes } from "node:crypto";
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  hkdfSync,
+  type KeyObject,
+  randomBytes,
+} from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
@@ -21,7 +28,8 @@ const fromStored = (stored: StoredKeys): ServerKeys => {
   const root = Buffer.from(stored.secret, "base64url");
   if (root.length < 32) throw new Error("LAUREL_SECRET_KEY must be at least 32 bytes, base64url-encoded");
   const signingKey = createPrivateKey(stored.signing_key_pem);
-  if (signingKey.asymmetricKeyType !== "ed25519") throw new Error("LAUREL_SIGNING_KEY must be an Ed25519 private key (PKCS#8 PEM)");
+  if (signingKey.asymmetricKeyType !== "ed25519")
+    throw new Error("LAUREL_SIGNING_KEY must be an Ed25519 private key (PKCS#8 PEM)");
   return {
     hmacKey: derive(root, "laurel/hmac-sha256/v1"),
     aesKey: derive(root, "laurel/aes-256-gcm/v1"),
@@ -39,8 +47,12 @@ const generate = (): StoredKeys => ({
  * Keys from the environment (`LAUREL_SECRET_KEY`, `LAUREL_SIGNING_KEY`), or else generated once into
  * `DATA_DIR/keys.json` (mode 0600), which every process sharing that directory then reads.
  */
-export const loadServerKeys = (env: { secretKey?: string | undefined; signingKeyPem?: string | undefined }, dataDir: string): ServerKeys => {
-  if (env.secretKey && env.signingKeyPem) return fromStored({ secret: env.secretKey, signing_key_pem: env.signingKeyPem });
+export const loadServerKeys = (
+  env: { secretKey?: string | undefined; signingKeyPem?: string | undefined },
+  dataDir: string,
+): ServerKeys => {
+  if (env.secretKey && env.signingKeyPem)
+    return fromStored({ secret: env.secretKey, signing_key_pem: env.signingKeyPem });
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, "keys.json");
   let stored: StoredKeys;

@@ -1,15 +1,19 @@
-import { mkdirSync, openSync, closeSync, readFileSync, writeFileSync, unlinkSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { MikroORM, type Options } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
-import type { AbstractSqlDriver, EntityManager } from "@mikro-orm/postgresql";
+import type { AbstractSqlConnection, AbstractSqlDriver, EntityManager } from "@mikro-orm/postgresql";
+
+/** One driver type for PostgreSQL and PGlite alike (DESIGN §5). */
+type SqlDriver = AbstractSqlDriver<AbstractSqlConnection>;
+
 import { PostgreSqlDriver } from "@mikro-orm/postgresql";
 import { PGliteDriver } from "mikro-orm-pglite";
 import { FOUNDATION_ENTITIES } from "./entities.ts";
 import { MIGRATIONS } from "./migrations/mod.ts";
 
-export type Orm = MikroORM<AbstractSqlDriver<any>>;
+export type Orm = MikroORM<SqlDriver>;
 export type Em = EntityManager;
 
 export interface Database {
@@ -24,7 +28,7 @@ export interface Database {
 /** Every entity schema; each feature's entity file adds its list here. */
 const ENTITIES = [...FOUNDATION_ENTITIES];
 
-const baseOptions = (): Options<AbstractSqlDriver<any>> => ({
+const baseOptions = (): Options<SqlDriver> => ({
   entities: ENTITIES,
   extensions: [Migrator],
   migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, silent: true },
@@ -52,7 +56,7 @@ export const openDatabase = async (opts: {
   let kind: Database["kind"];
   if (opts.databaseUrl) {
     kind = "postgresql";
-    orm = (await MikroORM.init<AbstractSqlDriver<any>>({
+    orm = (await MikroORM.init<SqlDriver>({
       ...baseOptions(),
       driver: PostgreSqlDriver,
       clientUrl: opts.databaseUrl,
@@ -65,9 +69,9 @@ export const openDatabase = async (opts: {
     const unlock = lockDirectory(opts.dataDir);
     const pglite = new PGlite(dir);
     await pglite.waitReady;
-    orm = (await MikroORM.init<AbstractSqlDriver<any>>({
+    orm = (await MikroORM.init<SqlDriver>({
       ...baseOptions(),
-      driver: PGliteDriver as unknown as Options<AbstractSqlDriver<any>>["driver"],
+      driver: PGliteDriver as unknown as Options<SqlDriver>["driver"],
       dbName: "postgres",
       driverOptions: { connection: { pglite: () => pglite } },
     })) as Orm;

@@ -20,7 +20,11 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
   async list(page) {
     const [items, total] = await db
       .em()
-      .findAndCount(OrganizationEntity, {}, { orderBy: { created_at: "desc", id: "desc" }, limit: page.per, offset: page.offset });
+      .findAndCount(
+        OrganizationEntity,
+        {},
+        { orderBy: { created_at: "desc", id: "desc" }, limit: page.per, offset: page.offset },
+      );
     return { items: items.map(plain), total };
   },
   async insert(org: OrganizationRecord) {
@@ -30,11 +34,13 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
 
 export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationStore => ({
   async list(organizationId, page) {
-    const [items, total] = await db.em().findAndCount(
-      OAuthApplicationEntity,
-      { organization_id: organizationId },
-      { orderBy: { id: "desc" }, limit: page.per, offset: page.offset },
-    );
+    const [items, total] = await db
+      .em()
+      .findAndCount(
+        OAuthApplicationEntity,
+        { organization_id: organizationId },
+        { orderBy: { id: "desc" }, limit: page.per, offset: page.offset },
+      );
     return { items: items.map(plain), total };
   },
   async get(organizationId, id) {
@@ -81,7 +87,11 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
   },
   async rotate(oldId, replacement, now) {
     return db.em().transactional(async (em) => {
-      const revoked = await em.nativeUpdate(AuthorizationTokenEntity, { id: oldId, revoked_at: null }, { revoked_at: now });
+      const revoked = await em.nativeUpdate(
+        AuthorizationTokenEntity,
+        { id: oldId, revoked_at: null },
+        { revoked_at: now },
+      );
       if (revoked === 0) return false;
       await em.insert(AuthorizationTokenEntity, replacement);
       return true;

@@ -1,7 +1,7 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { registerAjvFormats, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import secureJson from "secure-json-parse";
 import { type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
 import type { RestDeps } from "./deps.ts";
@@ -49,7 +49,8 @@ const fieldErrors = (issues: ValidationIssue[], context: string | undefined): Fi
     let field = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
     const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
     const extra = issue.params?.additionalProperties ?? issue.params?.additionalProperty;
-    if (Array.isArray(missing) || typeof missing === "string") field = [field, [missing].flat()[0]].filter(Boolean).join(".");
+    if (Array.isArray(missing) || typeof missing === "string")
+      field = [field, [missing].flat()[0]].filter(Boolean).join(".");
     if (Array.isArray(extra) || typeof extra === "string") {
       const name = [extra].flat()[0];
       return { field: [field, name].filter(Boolean).join("."), message: "is not a known field" };
@@ -61,13 +62,20 @@ const fieldErrors = (issues: ValidationIssue[], context: string | undefined): Fi
   return all.filter((e) => !(unknown.has(e.field) && e.message !== "is not a known field"));
 };
 
-const PART_NAMES: Record<string, string> = { querystring: "query string", params: "path parameters", headers: "headers" };
+const PART_NAMES: Record<string, string> = {
+  querystring: "query string",
+  params: "path parameters",
+  headers: "headers",
+};
 
 /**
  * The HTTP face of Laurel: REST under `{base_url}`, the token endpoint and JWKS under `{auth_url}`,
  * health and metrics at the root, and the OpenAPI document with a reference page.
  */
-export const buildRestApp = async (deps: RestDeps, options: { logger?: FastifyServerOptions["logger"] } = {}): Promise<FastifyInstance> => {
+export const buildRestApp = async (
+  deps: RestDeps,
+  options: { logger?: FastifyServerOptions["logger"] } = {},
+): Promise<FastifyInstance> => {
   const app: FastifyInstance = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -94,37 +102,46 @@ export const buildRestApp = async (deps: RestDeps, options: { logger?: FastifySe
     }
   });
 
-  app.setErrorHandler((err: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }, request, reply) => {
-    let code: CoreErrorCode;
-    let message: string;
-    let errors: FieldError[] = [];
-    if (isCoreError(err)) {
-      ({ code, message, errors } = err);
-    } else if (err.validation) {
-      const inBody = err.validationContext === "body";
-      code = inBody ? "validation_failed" : "bad_request";
-      message = inBody ? "The request body is invalid" : `The request's ${PART_NAMES[err.validationContext ?? ""] ?? "parameters"} are invalid`;
-      errors = fieldErrors(err.validation, err.validationContext);
-    } else if (err.code && FRAMEWORK_CODES[err.code]) {
-      code = FRAMEWORK_CODES[err.code] as CoreErrorCode;
-      message =
-        code === "unsupported_media_type"
-          ? "Send the request body as application/json"
-          : code === "payload_too_large"
-            ? `The request body is larger than ${BODY_LIMIT} bytes`
-            : err.message;
-    } else if (err.statusCode && err.statusCode < 500 && CODE_FOR_STATUS[err.statusCode]) {
-      code = CODE_FOR_STATUS[err.statusCode] as CoreErrorCode;
-      message = err.message;
-    } else {
-      request.log.error({ err }, "request failed");
-      const unavailable = /ECONNREFUSED|connection|timeout|terminat/i.test(String(err.message));
-      reply.code(unavailable ? 503 : 500);
-      return reply.send(errorBody(unavailable ? "unavailable" : ("internal_error" as CoreErrorCode), unavailable ? "A service Laurel depends on is unavailable; try again shortly" : "Internal error"));
-    }
-    if (code === "unauthenticated") reply.header("www-authenticate", WWW_AUTHENTICATE);
-    return reply.code(STATUS_FOR_CODE[code]).send(errorBody(code, message, errors));
-  });
+  app.setErrorHandler(
+    (err: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }, request, reply) => {
+      let code: CoreErrorCode;
+      let message: string;
+      let errors: FieldError[] = [];
+      if (isCoreError(err)) {
+        ({ code, message, errors } = err);
+      } else if (err.validation) {
+        const inBody = err.validationContext === "body";
+        code = inBody ? "validation_failed" : "bad_request";
+        message = inBody
+          ? "The request body is invalid"
+          : `The request's ${PART_NAMES[err.validationContext ?? ""] ?? "parameters"} are invalid`;
+        errors = fieldErrors(err.validation, err.validationContext);
+      } else if (err.code && FRAMEWORK_CODES[err.code]) {
+        code = FRAMEWORK_CODES[err.code] as CoreErrorCode;
+        message =
+          code === "unsupported_media_type"
+            ? "Send the request body as application/json"
+            : code === "payload_too_large"
+              ? `The request body is larger than ${BODY_LIMIT} bytes`
+              : err.message;
+      } else if (err.statusCode && err.statusCode < 500 && CODE_FOR_STATUS[err.statusCode]) {
+        code = CODE_FOR_STATUS[err.statusCode] as CoreErrorCode;
+        message = err.message;
+      } else {
+        request.log.error({ err }, "request failed");
+        const unavailable = /ECONNREFUSED|connection|timeout|terminat/i.test(String(err.message));
+        reply.code(unavailable ? 503 : 500);
+        return reply.send(
+          errorBody(
+            unavailable ? "unavailable" : ("internal_error" as CoreErrorCode),
+            unavailable ? "A service Laurel depends on is unavailable; try again shortly" : "Internal error",
+          ),
+        );
+      }
+      if (code === "unauthenticated") reply.header("www-authenticate", WWW_AUTHENTICATE);
+      return reply.code(STATUS_FOR_CODE[code]).send(errorBody(code, message, errors));
+    },
+  );
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody("not_found", `No route for ${request.method} ${request.url.split("?")[0]}`)),
@@ -134,7 +151,11 @@ export const buildRestApp = async (deps: RestDeps, options: { logger?: FastifySe
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "Laurel credentialing API", version: "1.0.0", description: "Digital badges, OAuth applications, authorization tokens and events." },
+      info: {
+        title: "Laurel credentialing API",
+        version: "1.0.0",
+        description: "Digital badges, OAuth applications, authorization tokens and events.",
+      },
       servers: [{ url: apiBase.origin }],
       components: {
         securitySchemes: {

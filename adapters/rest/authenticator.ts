@@ -2,12 +2,12 @@ import { type Credential, tokenUsable } from "../../core/auth/mod.ts";
 import {
   type AccessTokenClaims,
   type AuthorizationTokenRecord,
+  type AuthorizationTokenStore,
   accessTokenCredential,
   type OAuthApplicationRecord,
   type OAuthApplicationStore,
   type SecretBox,
   tokenCredential,
-  type AuthorizationTokenStore,
 } from "../../core/credentials/mod.ts";
 import type { Revocation } from "../bus/mod.ts";
 

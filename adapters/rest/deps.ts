@@ -33,6 +33,9 @@ export interface RestDeps {
   plugins?: Array<(app: FastifyInstance) => Promise<void>>;
 }
 
-export const contextOf = (deps: Pick<RestDeps, "clock" | "newId">): Context => ({ now: deps.clock(), newId: deps.newId });
+export const contextOf = (deps: Pick<RestDeps, "clock" | "newId">): Context => ({
+  now: deps.clock(),
+  newId: deps.newId,
+});
 
 export const urlsOf = (deps: Pick<RestDeps, "baseUrl">): Urls => ({ api: deps.baseUrl });

@@ -9,7 +9,10 @@ export const Many = <T extends TSchema>(item: T) => Type.Object({ data: Type.Arr
 
 export const one = <T>(data: T): { data: T; metadata: Record<string, never> } => ({ data, metadata: {} });
 
-export const many = <T>(data: T[], metadata: PageMetadataT): { data: T[]; metadata: PageMetadataT } => ({ data, metadata });
+export const many = <T>(data: T[], metadata: PageMetadataT): { data: T[]; metadata: PageMetadataT } => ({
+  data,
+  metadata,
+});
 
 /** The absolute address of another page of the list at `requestUrl` (path and query as received). */
 export const pageUrlFor =

@@ -13,8 +13,7 @@ declare module "fastify" {
  * An onRequest hook: authenticates the caller (401) and checks the family's scope or flag and the
  * path's organization (403) before the body is even read.
  */
-export const guard =
-  (authenticator: Authenticator, clock: () => Date, family: Scope, action?: Action) =>
+export const guard = (authenticator: Authenticator, clock: () => Date, family: Scope, action?: Action) =>
   async function guardRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const now = clock();
     const auth = await authenticator.authenticate(request.headers.authorization, now);

@@ -1,7 +1,13 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import type {
+  AuthorizationTokenStore,
+  OAuthApplicationStore,
+  OrganizationStore,
+  RevocationBroadcast,
+  SecretBox,
+} from "../../core/credentials/mod.ts";
 import { type CoreErrorCode, isCoreError } from "../../core/errors/mod.ts";
-import type { AuthorizationTokenStore, OAuthApplicationStore, OrganizationStore, RevocationBroadcast, SecretBox } from "../../core/credentials/mod.ts";
 
 /** What internal procedures can reach; filled by the app, transport-free so tests use createCaller. */
 export interface TrpcDeps {
@@ -50,9 +56,11 @@ const coreErrors = t.middleware(async ({ next }) => {
 export const router = t.router;
 
 /** Every internal procedure needs the admin token. */
-export const adminProcedure = t.procedure.use(({ ctx, next }) => {
-  if (!ctx.admin) throw new TRPCError({ code: "UNAUTHORIZED", message: "The admin token is required" });
-  return next();
-}).use(coreErrors);
+export const adminProcedure = t.procedure
+  .use(({ ctx, next }) => {
+    if (!ctx.admin) throw new TRPCError({ code: "UNAUTHORIZED", message: "The admin token is required" });
+    return next();
+  })
+  .use(coreErrors);
 
 export const createCallerFactory = t.createCallerFactory;

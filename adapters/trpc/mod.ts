@@ -1,6 +1,6 @@
-export { appRouter } from "./app_router.ts";
 export type { AppRouter } from "./app_router.ts";
-export { adminProcedure, createCallerFactory, createContextInner, router } from "./context.ts";
+export { appRouter } from "./app_router.ts";
 export type { TrpcContext, TrpcDeps } from "./context.ts";
+export { adminProcedure, createCallerFactory, createContextInner, router } from "./context.ts";
 export { trpcPlugin } from "./fastify_plugin.ts";
 export { standard } from "./standard_schema.ts";

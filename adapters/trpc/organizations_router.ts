@@ -5,7 +5,10 @@ import { pageMetadata, pageRequest } from "../../core/shared/mod.ts";
 import { adminProcedure, router } from "./context.ts";
 import { standard } from "./standard_schema.ts";
 
-const ListInput = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) }, { additionalProperties: false });
+const ListInput = Type.Object(
+  { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) },
+  { additionalProperties: false },
+);
 
 export const organizationsRouter = router({
   /** Creates an organization and its first authorization token (read, write and delete). */
@@ -14,9 +17,17 @@ export const organizationsRouter = router({
     const now = deps.clock();
     const org = newOrganization(input, deps.newId(), now);
     await deps.organizations.insert(org);
-    const { token, value } = await createInitialAuthorizationToken(deps, { now, newId: deps.newId }, org.id, "Created with the organization");
+    const { token, value } = await createInitialAuthorizationToken(
+      deps,
+      { now, newId: deps.newId },
+      org.id,
+      "Created with the organization",
+    );
     const urls = { api: deps.baseUrl };
-    return { organization: organizationJson(org, urls), authorization_token: authorizationTokenJson(token, value, org, urls) };
+    return {
+      organization: organizationJson(org, urls),
+      authorization_token: authorizationTokenJson(token, value, org, urls),
+    };
   }),
   list: adminProcedure.input(standard(ListInput)).query(async ({ ctx, input }) => {
     const req = pageRequest(input.page);

@@ -1,6 +1,6 @@
-import { forbidden, type CoreError } from "../errors/mod.ts";
+import { type CoreError, forbidden } from "../errors/mod.ts";
 import { addSeconds, DAY_SECONDS } from "../shared/mod.ts";
-import { flagsOf, type Credential, type Flags } from "./permissions.ts";
+import { type Credential, type Flags, flagsOf } from "./permissions.ts";
 
 /** Spec §4.3, §8: an authorization token lives 180 days unless rotated. */
 export const AUTHORIZATION_TOKEN_LIFETIME_SECONDS = 180 * DAY_SECONDS;

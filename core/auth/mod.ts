@@ -1,3 +1,4 @@
+export type { FlagRequest } from "./authorization_tokens.ts";
 export {
   ACCESS_TOKEN_LIFETIME_SECONDS,
   AUTHORIZATION_TOKEN_LIFETIME_SECONDS,
@@ -8,10 +9,9 @@ export {
   seesOnlyReadOnlyTokens,
   tokenUsable,
 } from "./authorization_tokens.ts";
-export type { FlagRequest } from "./authorization_tokens.ts";
-export { ALL_FLAGS, actionForMethod, authorize, flagsOf } from "./permissions.ts";
 export type { Action, Credential, Flags } from "./permissions.ts";
-export { formatScopes, isScope, parseScopeParam, SCOPES } from "./scopes.ts";
+export { ALL_FLAGS, actionForMethod, authorize, flagsOf } from "./permissions.ts";
 export type { Scope } from "./scopes.ts";
-export { INVALID_CLIENT, oauthErrorStatus, parseTokenRequest } from "./token_request.ts";
+export { formatScopes, isScope, parseScopeParam, SCOPES } from "./scopes.ts";
 export type { OAuthError, OAuthErrorCode, TokenRequest } from "./token_request.ts";
+export { INVALID_CLIENT, oauthErrorStatus, parseTokenRequest } from "./token_request.ts";

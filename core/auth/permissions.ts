@@ -1,4 +1,4 @@
-import { forbidden, type CoreError } from "../errors/mod.ts";
+import { type CoreError, forbidden } from "../errors/mod.ts";
 import type { Scope } from "./scopes.ts";
 
 /** What a request does to a resource, from its HTTP method (DESIGN §3). */

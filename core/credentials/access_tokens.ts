@@ -29,7 +29,10 @@ export const issueAccessToken = async (
   deps: AccessTokenDeps,
   ctx: Context,
   request: TokenRequest,
-): Promise<{ ok: true; token: AccessToken; app: OAuthApplicationRecord } | { ok: false; error: OAuthError; app: OAuthApplicationRecord | null }> => {
+): Promise<
+  | { ok: true; token: AccessToken; app: OAuthApplicationRecord }
+  | { ok: false; error: OAuthError; app: OAuthApplicationRecord | null }
+> => {
   const app = await deps.apps.findByUid(request.clientId);
   const presented = deps.secrets.digest(request.clientSecret);
   const matches = deps.secrets.equal(presented, app?.secret_digest ?? NO_CLIENT_DIGEST);

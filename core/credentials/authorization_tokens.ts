@@ -1,7 +1,6 @@
 import {
   authorizationTokenExpiry,
   type Credential,
-
   newTokenFlags,
   rotationCaller,
   seesOnlyReadOnlyTokens,
@@ -98,7 +97,13 @@ export const createInitialAuthorizationToken = async (
   organizationId: string,
   description: string,
 ): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
-  const minted = mint(deps, ctx, organizationId, { read_enabled: true, write_enabled: true, delete_enabled: true }, description);
+  const minted = mint(
+    deps,
+    ctx,
+    organizationId,
+    { read_enabled: true, write_enabled: true, delete_enabled: true },
+    description,
+  );
   await deps.tokens.insert(minted.token);
   return minted;
 };
@@ -142,4 +147,3 @@ export const tokenCredential = (token: AuthorizationTokenRecord): Credential => 
   write_enabled: token.write_enabled,
   delete_enabled: token.delete_enabled,
 });
-

@@ -1,5 +1,6 @@
-export { accessTokenCredential, issueAccessToken } from "./access_tokens.ts";
 export type { AccessTokenDeps } from "./access_tokens.ts";
+export { accessTokenCredential, issueAccessToken } from "./access_tokens.ts";
+export type { AuthorizationTokenDeps } from "./authorization_tokens.ts";
 export {
   authorizationTokenJson,
   createAuthorizationToken,
@@ -9,7 +10,7 @@ export {
   rotateAuthorizationToken,
   tokenCredential,
 } from "./authorization_tokens.ts";
-export type { AuthorizationTokenDeps } from "./authorization_tokens.ts";
+export type { OAuthApplicationDeps } from "./oauth_applications.ts";
 export {
   createOAuthApplication,
   deleteOAuthApplication,
@@ -18,7 +19,6 @@ export {
   oauthApplicationJson,
   updateOAuthApplication,
 } from "./oauth_applications.ts";
-export type { OAuthApplicationDeps } from "./oauth_applications.ts";
 export type {
   AccessTokenClaims,
   AccessTokenSigner,

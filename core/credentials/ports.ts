@@ -1,5 +1,5 @@
-import type { PageRequest } from "../shared/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
+import type { PageRequest } from "../shared/mod.ts";
 import type { AuthorizationTokenRecord, OAuthApplicationRecord } from "./records.ts";
 
 /** Secret handling, filled by the crypto adapter (HMAC-SHA-256 digests, AES-256-GCM sealing). */
@@ -35,7 +35,11 @@ export interface OAuthApplicationStore {
 }
 
 export interface AuthorizationTokenStore {
-  list(organizationId: string, page: PageRequest, filter: { readOnly: boolean }): Promise<Page<AuthorizationTokenRecord>>;
+  list(
+    organizationId: string,
+    page: PageRequest,
+    filter: { readOnly: boolean },
+  ): Promise<Page<AuthorizationTokenRecord>>;
   findByDigest(digest: string): Promise<AuthorizationTokenRecord | null>;
   insert(token: AuthorizationTokenRecord): Promise<void>;
   /** Atomically revokes `oldId` (if still unrevoked) and inserts `replacement`; false if it was already revoked. */

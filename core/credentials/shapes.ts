@@ -1,4 +1,4 @@
-import { Type, type Static } from "typebox";
+import { type Static, Type } from "typebox";
 
 const Timestamp = Type.String({ description: "ISO 8601, UTC, milliseconds" });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);

@@ -1,3 +1,4 @@
+export type { CoreErrorCode, FieldError } from "./errors.ts";
 export {
   badRequest,
   CORE_ERROR_CODES,
@@ -8,4 +9,3 @@ export {
   unauthenticated,
   validationFailed,
 } from "./errors.ts";
-export type { CoreErrorCode, FieldError } from "./errors.ts";

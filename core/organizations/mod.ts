@@ -1,2 +1,8 @@
-export { CreateOrganizationInput, newOrganization, Organization, organizationJson, organizationUrl } from "./organizations.ts";
 export type { OrganizationRecord, Urls } from "./organizations.ts";
+export {
+  CreateOrganizationInput,
+  newOrganization,
+  Organization,
+  organizationJson,
+  organizationUrl,
+} from "./organizations.ts";

@@ -1,4 +1,4 @@
-import { Type, type Static } from "typebox";
+import { type Static, Type } from "typebox";
 import { isoMillis } from "../shared/mod.ts";
 
 export interface OrganizationRecord {

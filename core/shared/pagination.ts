@@ -1,4 +1,4 @@
-import { Type, type Static } from "typebox";
+import { type Static, Type } from "typebox";
 
 /** Every list is 50 a page (spec §2.1, §8). */
 export const PAGE_SIZE = 50;

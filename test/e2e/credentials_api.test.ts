@@ -11,7 +11,10 @@ t.teardown(() => laurel.close());
 const api = async (method: string, path: string, auth: string | null, body?: unknown) => {
   const res = await fetch(`${laurel.baseUrl}${path}`, {
     method,
-    headers: { ...(auth ? { authorization: auth } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      ...(auth ? { authorization: auth } : {}),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
@@ -34,7 +37,13 @@ t.test("OAuth applications: create, list, get, update, delete", async (t) => {
 
   const created = await api("POST", base, auth, { name: "Importer", description: "nightly sync" });
   t.equal(created.status, 201);
-  t.match(created.body.data, { name: "Importer", description: "nightly sync", secret: String, uid: String, last_used_at: null });
+  t.match(created.body.data, {
+    name: "Importer",
+    description: "nightly sync",
+    secret: String,
+    uid: String,
+    last_used_at: null,
+  });
   t.ok(created.body.data.secret.length >= 43, "secret carries at least 256 bits");
   t.same(created.body.metadata, {});
   const id = created.body.data.id;
@@ -44,7 +53,15 @@ t.test("OAuth applications: create, list, get, update, delete", async (t) => {
   t.equal(listed.status, 200);
   t.equal(listed.body.data.length, 1);
   t.equal(listed.body.data[0].secret, null, "secret is never shown again");
-  t.match(listed.body.metadata, { count: 1, current_page: 1, total_count: 1, total_pages: 1, per: 50, previous_page_url: null, next_page_url: null });
+  t.match(listed.body.metadata, {
+    count: 1,
+    current_page: 1,
+    total_count: 1,
+    total_pages: 1,
+    per: 50,
+    previous_page_url: null,
+    next_page_url: null,
+  });
 
   const got = await api("GET", `${base}/${id}`, auth);
   t.equal(got.body.data.secret, null);
@@ -90,7 +107,13 @@ t.test("authorization tokens: ceiling, inheritance, truncated list, rotation", a
 
   const inherited = await api("POST", base, admin, { description: "inherits" });
   t.equal(inherited.status, 201);
-  t.match(inherited.body.data, { read_enabled: true, write_enabled: true, delete_enabled: true, description: "inherits", owner: { type: "Organization", id: organization.id } });
+  t.match(inherited.body.data, {
+    read_enabled: true,
+    write_enabled: true,
+    delete_enabled: true,
+    description: "inherits",
+    owner: { type: "Organization", id: organization.id },
+  });
   const created = Date.parse(inherited.body.data.created_at);
   t.equal(Date.parse(inherited.body.data.expires_at) - created, 180 * 86_400_000, "expires after 180 days");
 
@@ -109,7 +132,11 @@ t.test("authorization tokens: ceiling, inheritance, truncated list, rotation", a
   const full = await api("GET", base, admin);
   t.equal(full.body.metadata.total_count, 4);
   const truncated = await api("GET", base, writerAuth);
-  t.same(truncated.body.data.map((x: { description: string }) => x.description), ["reader"], "a caller without delete sees read-only tokens only");
+  t.same(
+    truncated.body.data.map((x: { description: string }) => x.description),
+    ["reader"],
+    "a caller without delete sees read-only tokens only",
+  );
   t.equal(truncated.body.data[0].token, reader.body.data.token, "the list shows the value");
 
   t.equal((await api("POST", base, readerAuth, {})).status, 403, "creating needs write permission");
@@ -132,7 +159,8 @@ t.test("authorization tokens: ceiling, inheritance, truncated list, rotation", a
 t.test("OAuth access tokens: scopes enforced per family; deleting the application stops them", async (t) => {
   const { organization, authorization_token } = await laurel.createOrganization("Bearer Org");
   const admin = basic(authorization_token.token);
-  const app = (await api("POST", `/organizations/${organization.id}/oauth_applications`, admin, { name: "bearer" })).body.data;
+  const app = (await api("POST", `/organizations/${organization.id}/oauth_applications`, admin, { name: "bearer" }))
+    .body.data;
 
   const issued = await token(app.uid, app.secret, "authorization_tokens");
   t.equal(issued.status, 200);
@@ -141,17 +169,31 @@ t.test("OAuth access tokens: scopes enforced per family; deleting the applicatio
   const bearer = `Bearer ${issued.body.access_token}`;
 
   t.equal((await api("GET", `/organizations/${organization.id}/authorization_tokens`, bearer)).status, 200);
-  t.equal((await api("GET", `/organizations/${organization.id}/oauth_applications`, bearer)).status, 403, "no oauth_applications scope");
-  const minted = await api("POST", `/organizations/${organization.id}/authorization_tokens`, bearer, { delete_enabled: true });
+  t.equal(
+    (await api("GET", `/organizations/${organization.id}/oauth_applications`, bearer)).status,
+    403,
+    "no oauth_applications scope",
+  );
+  const minted = await api("POST", `/organizations/${organization.id}/authorization_tokens`, bearer, {
+    delete_enabled: true,
+  });
   t.equal(minted.status, 201, "an OAuth token with the scope may create any token");
-  t.equal((await api("POST", `/organizations/${organization.id}/authorization_tokens/rotate`, bearer, {})).status, 403, "rotation needs Basic");
+  t.equal(
+    (await api("POST", `/organizations/${organization.id}/authorization_tokens/rotate`, bearer, {})).status,
+    403,
+    "rotation needs Basic",
+  );
 
   const listed = await api("GET", `/organizations/${organization.id}/oauth_applications/${app.id}`, admin);
   t.type(listed.body.data.last_used_at, "string", "use of the application is recorded");
   t.type(listed.body.data.last_successfully_used_at, "string");
 
   t.equal((await api("DELETE", `/organizations/${organization.id}/oauth_applications/${app.id}`, admin)).status, 204);
-  t.equal((await api("GET", `/organizations/${organization.id}/authorization_tokens`, bearer)).status, 401, "its token stops at once");
+  t.equal(
+    (await api("GET", `/organizations/${organization.id}/authorization_tokens`, bearer)).status,
+    401,
+    "its token stops at once",
+  );
   t.equal((await token(app.uid, app.secret, "events")).status, 401, "and it cannot get new ones");
 });
 
@@ -160,7 +202,8 @@ t.test("tenant isolation: another organization's credential gets 403, its resour
   const b = await laurel.createOrganization("Tenant B");
   const authA = basic(a.authorization_token.token);
   const authB = basic(b.authorization_token.token);
-  const appB = (await api("POST", `/organizations/${b.organization.id}/oauth_applications`, authB, { name: "b's" })).body.data;
+  const appB = (await api("POST", `/organizations/${b.organization.id}/oauth_applications`, authB, { name: "b's" }))
+    .body.data;
   for (const [method, path] of [
     ["GET", `/organizations/${b.organization.id}/oauth_applications`],
     ["GET", `/organizations/${b.organization.id}/oauth_applications/${appB.id}`],
@@ -178,7 +221,8 @@ t.test("tenant isolation: another organization's credential gets 403, its resour
   const bApps = await api("GET", `/organizations/${b.organization.id}/oauth_applications/${appB.id}`, authB);
   t.equal(bApps.body.data.name, "b's", "B's application is untouched");
 
-  const appA = (await api("POST", `/organizations/${a.organization.id}/oauth_applications`, authA, { name: "a's" })).body.data;
+  const appA = (await api("POST", `/organizations/${a.organization.id}/oauth_applications`, authA, { name: "a's" }))
+    .body.data;
   const bearerA = `Bearer ${(await token(appA.uid, appA.secret, "oauth_applications")).body.access_token}`;
   t.equal((await api("GET", `/organizations/${b.organization.id}/oauth_applications`, bearerA)).status, 403);
 });
@@ -189,13 +233,39 @@ t.test("flags by method: read, write and delete", async (t) => {
   const base = `/organizations/${organization.id}/oauth_applications`;
   const app = (await api("POST", base, admin, { name: "x" })).body.data;
   const cases = [
-    { flags: { read_enabled: false, write_enabled: false, delete_enabled: false }, get: 403, post: 403, put: 403, del: 403 },
-    { flags: { read_enabled: true, write_enabled: false, delete_enabled: false }, get: 200, post: 403, put: 403, del: 403 },
-    { flags: { read_enabled: false, write_enabled: true, delete_enabled: false }, get: 403, post: 201, put: 200, del: 403 },
-    { flags: { read_enabled: false, write_enabled: false, delete_enabled: true }, get: 403, post: 403, put: 403, del: 404 },
+    {
+      flags: { read_enabled: false, write_enabled: false, delete_enabled: false },
+      get: 403,
+      post: 403,
+      put: 403,
+      del: 403,
+    },
+    {
+      flags: { read_enabled: true, write_enabled: false, delete_enabled: false },
+      get: 200,
+      post: 403,
+      put: 403,
+      del: 403,
+    },
+    {
+      flags: { read_enabled: false, write_enabled: true, delete_enabled: false },
+      get: 403,
+      post: 201,
+      put: 200,
+      del: 403,
+    },
+    {
+      flags: { read_enabled: false, write_enabled: false, delete_enabled: true },
+      get: 403,
+      post: 403,
+      put: 403,
+      del: 404,
+    },
   ];
   for (const c of cases) {
-    const tok = basic((await api("POST", `/organizations/${organization.id}/authorization_tokens`, admin, c.flags)).body.data.token);
+    const tok = basic(
+      (await api("POST", `/organizations/${organization.id}/authorization_tokens`, admin, c.flags)).body.data.token,
+    );
     const label = JSON.stringify(c.flags);
     t.equal((await api("GET", `${base}/${app.id}`, tok)).status, c.get, `GET ${label}`);
     t.equal((await api("POST", base, tok, { name: "y" })).status, c.post, `POST ${label}`);

@@ -1,6 +1,6 @@
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import * as oauth from "oauth4webapi";
 import t from "tap";
-import { decodeJwt, decodeProtectedHeader, createRemoteJWKSet, jwtVerify } from "jose";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 
 /** A real OAuth 2.0 client library (oauth4webapi) obtains a token and uses it. */
@@ -27,7 +27,13 @@ t.test("oauth4webapi client_credentials against the token endpoint", async (t) =
     ["client_secret_basic", oauth.ClientSecretBasic(app.secret)],
     ["client_secret_post", oauth.ClientSecretPost(app.secret)],
   ] as const) {
-    const response = await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams({ scope: "oauth_applications events" }), options);
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      client,
+      auth,
+      new URLSearchParams({ scope: "oauth_applications events" }),
+      options,
+    );
     const result = await oauth.processClientCredentialsResponse(as, client, response);
     t.equal(result.token_type, "bearer", `${name}: token type (normalized by the library)`);
     t.equal(result.expires_in, 7200);
@@ -40,7 +46,7 @@ t.test("oauth4webapi client_credentials against the token endpoint", async (t) =
     // The signature verifies against the published JWKS.
     const jwks = createRemoteJWKSet(new URL(`${laurel.authUrl}/.well-known/jwks.json`));
     const verified = await jwtVerify(result.access_token, jwks, { issuer: laurel.authUrl });
-    t.equal(verified.payload.exp! - verified.payload.iat!, 7200);
+    t.equal((verified.payload.exp ?? 0) - (verified.payload.iat ?? 0), 7200);
 
     const res = await oauth.protectedResourceRequest(
       result.access_token,
@@ -53,7 +59,13 @@ t.test("oauth4webapi client_credentials against the token endpoint", async (t) =
     t.equal(res.status, 200, `${name}: the token works on the API`);
   }
 
-  const bad = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic("wrong"), new URLSearchParams({ scope: "events" }), options);
+  const bad = await oauth.clientCredentialsGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic("wrong"),
+    new URLSearchParams({ scope: "events" }),
+    options,
+  );
   t.equal(bad.status, 401);
   t.same(await bad.clone().json(), { error: "invalid_client", error_description: "Client authentication failed" });
   await t.rejects(oauth.processClientCredentialsResponse(as, client, bad), oauth.WWWAuthenticateChallengeError);

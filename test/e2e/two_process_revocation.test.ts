@@ -1,8 +1,8 @@
-import t from "tap";
-import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
-import { basic, spawnServer, trpcMutation, type OrganizationWithToken } from "../support/laurel.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import t from "tap";
+import { basic, type OrganizationWithToken, spawnServer, trpcMutation } from "../support/laurel.ts";
+import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
 
 /**
  * Two API processes on one PostgreSQL and one NATS: a credential revoked through one stops working
@@ -28,7 +28,8 @@ t.test("rotation and application deletion reach every API process", async (t) =>
     name: "Two Process Org",
   })) as OrganizationWithToken;
   const tokens = `/v1/organizations/${organization.id}/authorization_tokens`;
-  const get = (origin: string, path: string, auth: string) => fetch(`${origin}${path}`, { headers: { authorization: auth } });
+  const get = (origin: string, path: string, auth: string) =>
+    fetch(`${origin}${path}`, { headers: { authorization: auth } });
 
   // B caches the token by using it.
   const old = basic(authorization_token.token);
@@ -51,7 +52,10 @@ t.test("rotation and application deletion reach every API process", async (t) =>
   const app = ((await appRes.json()) as { data: { id: number; uid: string; secret: string } }).data;
   const tokenRes = await fetch(`${b.origin}/oauth/token`, {
     method: "POST",
-    headers: { authorization: `Basic ${Buffer.from(`${app.uid}:${app.secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${app.uid}:${app.secret}`).toString("base64")}`,
+      "content-type": "application/x-www-form-urlencoded",
+    },
     body: "grant_type=client_credentials&scope=authorization_tokens",
   });
   t.equal(tokenRes.status, 200, "token issued by B");

@@ -1,13 +1,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/mod.ts";
 import { type Database, openDatabase } from "../../adapters/db/mod.ts";
-import { buildApiServer, type ApiServer } from "../../apps/api_server.ts";
+import { type ApiServer, buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
 import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
 
 export interface OrganizationWithToken {
   organization: { id: string; name: string };
-  authorization_token: { id: string; token: string; read_enabled: boolean; write_enabled: boolean; delete_enabled: boolean };
+  authorization_token: {
+    id: string;
+    token: string;
+    read_enabled: boolean;
+    write_enabled: boolean;
+    delete_enabled: boolean;
+  };
 }
 
 export interface TestLaurel {
@@ -26,7 +32,12 @@ export interface TestLaurel {
 }
 
 /** Calls a tRPC mutation over HTTP with the admin token, as the CLI does. */
-export const trpcMutation = async (origin: string, adminToken: string, path: string, input: unknown): Promise<unknown> => {
+export const trpcMutation = async (
+  origin: string,
+  adminToken: string,
+  path: string,
+  input: unknown,
+): Promise<unknown> => {
   const res = await fetch(`${origin}/trpc/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
@@ -41,7 +52,9 @@ export const trpcMutation = async (origin: string, adminToken: string, path: str
  * A whole Laurel API server in this process, listening on loopback, on a fresh PostgreSQL database
  * (or PGlite) and its own nats-server. Everything is real; `close()` removes it all.
  */
-export const startLaurel = async (opts: { database?: "postgresql" | "pglite"; nats?: TestNats; dataDir?: string } = {}): Promise<TestLaurel> => {
+export const startLaurel = async (
+  opts: { database?: "postgresql" | "pglite"; nats?: TestNats; dataDir?: string } = {},
+): Promise<TestLaurel> => {
   const database = opts.database === "pglite" ? null : await createTestDatabase();
   const nats = opts.nats ?? (await startTestNats());
   const dir = opts.dataDir ? null : tempDir();
@@ -102,7 +115,15 @@ export const spawnServer = async (
   const pub = publicOrigin ?? origin;
   const child = spawn(process.execPath, ["--import", "tsx", "apps/server.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", BASE_URL: `${pub}/v1`, AUTH_URL: pub, LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `${pub}/v1`,
+      AUTH_URL: pub,
+      LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

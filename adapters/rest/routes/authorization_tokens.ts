@@ -11,11 +11,19 @@ import {
 import { forbidden, notFound } from "../../../core/errors/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps, urlsOf } from "../deps.ts";
-import { Many, many, One, one, OrganizationParams, optionalBody, PageQuery, pageUrlFor } from "../envelope.ts";
+import { Many, many, One, OrganizationParams, one, optionalBody, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { callerOf, guard } from "../guard.ts";
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody, 422: ErrorBody };
+const errors = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  413: ErrorBody,
+  415: ErrorBody,
+  422: ErrorBody,
+};
 const tags = ["Authorization tokens"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
@@ -42,7 +50,10 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
     handler: async (request) => {
       const caller = callerOf(request).credential;
       const req = pageRequest((request.query as { page?: number }).page);
-      const [org, page] = await Promise.all([organization(caller.organizationId), listAuthorizationTokens(deps, caller, req)]);
+      const [org, page] = await Promise.all([
+        organization(caller.organizationId),
+        listAuthorizationTokens(deps, caller, req),
+      ]);
       return many(
         page.items.map((t) => authorizationTokenJson(t, deps.secrets.open(t.token_sealed), org, urlsOf(deps))),
         pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),

@@ -13,8 +13,8 @@ import {
 } from "../../../core/credentials/mod.ts";
 import { notFound } from "../../../core/errors/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
-import { type RestDeps, contextOf } from "../deps.ts";
-import { Many, many, One, one, OrganizationParams, PageQuery, pageUrlFor } from "../envelope.ts";
+import { contextOf, type RestDeps } from "../deps.ts";
+import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 
@@ -34,7 +34,14 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
 
   app.get(base, {
     onRequest,
-    schema: { tags, security, summary: "List OAuth applications", params: OrganizationParams, querystring: PageQuery, response: { 200: Many(OAuthApplication), ...errors } },
+    schema: {
+      tags,
+      security,
+      summary: "List OAuth applications",
+      params: OrganizationParams,
+      querystring: PageQuery,
+      response: { 200: Many(OAuthApplication), ...errors },
+    },
     handler: async (request) => {
       const { organization_id } = request.params as { organization_id: string };
       const req = pageRequest((request.query as { page?: number }).page);
@@ -48,7 +55,13 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
 
   app.get(`${base}/:oauth_application_id`, {
     onRequest,
-    schema: { tags, security, summary: "Get an OAuth application", params: AppParams, response: { 200: One(OAuthApplication), ...errors } },
+    schema: {
+      tags,
+      security,
+      summary: "Get an OAuth application",
+      params: AppParams,
+      response: { 200: One(OAuthApplication), ...errors },
+    },
     handler: async (request) => {
       const p = request.params as { organization_id: string; oauth_application_id: number };
       return one(oauthApplicationJson(await getOAuthApplication(deps, p.organization_id, p.oauth_application_id)));
@@ -69,8 +82,15 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       const { organization_id } = request.params as { organization_id: string };
       const org = await deps.organizations.get(organization_id);
       if (!org) throw notFound("Organization");
-      const { app: created, secret } = await createOAuthApplication(deps, contextOf(deps), org, request.body as CreateOAuthApplicationInput);
-      reply.code(201).header("location", `${deps.baseUrl}/organizations/${organization_id}/oauth_applications/${created.id}`);
+      const { app: created, secret } = await createOAuthApplication(
+        deps,
+        contextOf(deps),
+        org,
+        request.body as CreateOAuthApplicationInput,
+      );
+      reply
+        .code(201)
+        .header("location", `${deps.baseUrl}/organizations/${organization_id}/oauth_applications/${created.id}`);
       return one(oauthApplicationJson(created, secret));
     },
   });
@@ -100,7 +120,13 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
 
   app.delete(`${base}/:oauth_application_id`, {
     onRequest,
-    schema: { tags, security, summary: "Delete an OAuth application; its access tokens stop working at once", params: AppParams, response: { 204: Type.Null(), ...errors } },
+    schema: {
+      tags,
+      security,
+      summary: "Delete an OAuth application; its access tokens stop working at once",
+      params: AppParams,
+      response: { 204: Type.Null(), ...errors },
+    },
     handler: async (request, reply) => {
       const p = request.params as { organization_id: string; oauth_application_id: number };
       await deleteOAuthApplication(deps, p.organization_id, p.oauth_application_id);

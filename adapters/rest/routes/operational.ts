@@ -6,7 +6,10 @@ export const operationalRoutes = (deps: RestDeps) => async (app: FastifyInstance
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     const checks = await deps.health();
     const ok = Object.values(checks).every(Boolean);
-    return reply.code(ok ? 200 : 503).header("cache-control", "no-store").send({ status: ok ? "ok" : "unavailable", checks });
+    return reply
+      .code(ok ? 200 : 503)
+      .header("cache-control", "no-store")
+      .send({ status: ok ? "ok" : "unavailable", checks });
   });
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) =>
     reply.header("content-type", "text/plain; version=0.0.4").send(deps.metrics ? await deps.metrics() : ""),

@@ -41,9 +41,17 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       reply.log.error({ err }, "token endpoint failure");
-      return reply.code(503).header("cache-control", "no-store").send({ error: "temporarily_unavailable", error_description: "Try again later" });
+      return reply
+        .code(503)
+        .header("cache-control", "no-store")
+        .send({ error: "temporarily_unavailable", error_description: "Try again later" });
     }
-    const description = status === 415 ? "Send application/x-www-form-urlencoded or application/json" : status === 413 ? "Request too large" : "Malformed request body";
+    const description =
+      status === 415
+        ? "Send application/x-www-form-urlencoded or application/json"
+        : status === 413
+          ? "Request too large"
+          : "Malformed request body";
     return fail(reply, { error: "invalid_request", error_description: description });
   });
 

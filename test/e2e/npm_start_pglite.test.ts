@@ -1,0 +1,88 @@
+import t from "tap";
+import { freePort } from "../../adapters/bus/mod.ts";
+import { basic } from "../support/laurel.ts";
+import { runTs, startTs } from "../support/processes.ts";
+import { tempDir } from "../support/services.ts";
+
+/**
+ * The README's walk-through as a new user runs it: `npm start`'s process (apps/start.ts) with no
+ * DATABASE_URL and no NATS_URL (embedded PGlite, a local nats-server it starts), then the admin CLI
+ * and the REST API with curl's requests.
+ */
+t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t) => {
+  const dir = tempDir();
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  const env = { DATA_DIR: dir.path, PORT: String(port), DATABASE_URL: "", NATS_URL: "", LOG_LEVEL: "info" };
+  const server = await startTs("apps/start.ts", env, (out) => out.includes("Laurel listening"));
+  t.teardown(async () => {
+    await server.stop();
+    dir.remove();
+  });
+  t.match(server.output(), /database pglite/);
+
+  const health = await fetch(`${origin}/healthz`);
+  t.equal(health.status, 200);
+  t.same(await health.json(), { status: "ok", checks: { database: true, nats: true } });
+
+  const cli = await runTs("apps/cli.ts", ["organizations", "create", "--name", "Acme", "--json"], {
+    LAUREL_URL: origin,
+    DATA_DIR: dir.path,
+  });
+  t.equal(cli.code, 0, cli.stderr);
+  const created = JSON.parse(cli.stdout);
+  t.match(created, {
+    organization: { id: String, name: "Acme" },
+    authorization_token: {
+      token: String,
+      read_enabled: true,
+      write_enabled: true,
+      delete_enabled: true,
+      owner: { type: "Organization", name: "Acme" },
+    },
+  });
+  const org = created.organization.id as string;
+
+  const human = await runTs("apps/cli.ts", ["organizations", "list"], { LAUREL_URL: origin, DATA_DIR: dir.path });
+  t.equal(human.code, 0);
+  t.match(human.stdout, new RegExp(`id: ${org}\\s+name: Acme`));
+
+  const noToken = await runTs("apps/cli.ts", ["organizations", "list"], {
+    LAUREL_URL: origin,
+    LAUREL_ADMIN_TOKEN: "wrong",
+  });
+  t.equal(noToken.code, 1, "a wrong admin token is refused");
+  t.match(noToken.stderr, /UNAUTHORIZED/);
+
+  const appRes = await fetch(`${origin}/v1/organizations/${org}/oauth_applications`, {
+    method: "POST",
+    headers: { authorization: basic(created.authorization_token.token), "content-type": "application/json" },
+    body: JSON.stringify({ name: "walk-through" }),
+  });
+  t.equal(appRes.status, 201);
+  const app = ((await appRes.json()) as { data: { uid: string; secret: string } }).data;
+  const tokenRes = await fetch(`${origin}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: app.uid,
+      client_secret: app.secret,
+      scope: "oauth_applications",
+    }),
+  });
+  t.equal(tokenRes.status, 200);
+  const { access_token } = (await tokenRes.json()) as { access_token: string };
+  const list = await fetch(`${origin}/v1/organizations/${org}/oauth_applications`, {
+    headers: { authorization: `Bearer ${access_token}` },
+  });
+  t.equal(list.status, 200);
+  t.equal(((await list.json()) as { data: unknown[] }).data.length, 1);
+
+  // A second process on the same embedded database is refused with a clear message.
+  const second = await runTs("apps/start.ts", [], { ...env, PORT: String(await freePort()) });
+  t.not(second.code, 0);
+  t.match(second.stdout + second.stderr, /in use by process/);
+
+  t.equal(await server.stop(), 0, "stops cleanly on SIGTERM");
+});

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from "node:child_process";
+
+export const ROOT = new URL("../..", import.meta.url).pathname;
+
+/** Runs a TypeScript entry point of the project (`apps/cli.ts` ...) to completion. */
+export const runTs = (
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+
+/** Starts a long-running entry point and waits until `ready(output)` says so. */
+export const startTs = async (
+  entry: string,
+  env: Record<string, string>,
+  ready: (output: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<{ child: ChildProcess; output(): string; stop(signal?: NodeJS.Signals): Promise<number | null> }> => {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const deadline = Date.now() + timeoutMs;
+  while (!ready(output)) {
+    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${entry} not ready after ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    output: () => output,
+    stop: (signal = "SIGTERM") =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once("exit", (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+};
