@@ -45,7 +45,8 @@ export const transitionBadge = (state: BadgeState, action: BadgeAction): BadgeSt
   }
   if (action.type === "revoke") {
     const reason = action.reason.trim();
-    if (reason === "") return validationFailed("A revocation reason is required", [{ field: "reason", message: "is required" }]);
+    if (reason === "")
+      return validationFailed("A revocation reason is required", [{ field: "reason", message: "is required" }]);
     if (reason.length > REVOCATION_REASON_MAX) {
       return validationFailed("The revocation reason is too long", [
         { field: "reason", message: `must be at most ${REVOCATION_REASON_MAX} characters` },

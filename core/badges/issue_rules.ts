@@ -18,7 +18,7 @@ export const checkIssue = (
   recipientHasLiveBadge: boolean,
 ): CoreError | null => {
   if (template.state !== "active") {
-    return validationFailed(`Badges cannot be issued from a ${template.state} badge template`, [
+    return validationFailed(`The badge template is ${template.state}; only an active template can issue badges`, [
       { field: "badge_template_id", message: `badge template is ${template.state}, not active` },
     ]);
   }

@@ -24,7 +24,14 @@ export const parseIssuedAt = (value: string, field = "issued_at"): number | Fiel
   const bad = (why: string): FieldError => ({ field, message: why });
   const m = PATTERN.exec(value.trim());
   if (!m) return bad("must be an ISO 8601 timestamp with a time zone offset, such as 2024-01-02T03:04:05+05:30");
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return bad("is not a valid calendar date");
   if (hour > 23 || minute > 59 || second > 59) return bad("is not a valid time of day");
   let offsetMinutes = 0;

@@ -1,8 +1,33 @@
-export { BADGE_ACTIONS, BADGE_STATES, isLiveBadgeState, LIVE_BADGE_STATES, REVOCATION_REASON_MAX, transitionBadge } from "./badge_state.ts";
 export type { BadgeAction, BadgeActionName, BadgeState } from "./badge_state.ts";
-export { TEMPLATE_ACTIONS, TEMPLATE_STATES, templateStateFromUpdate, transitionTemplate } from "./template_state.ts";
-export type { TemplateAction, TemplateState } from "./template_state.ts";
-export { isFieldError, parseIssuedAt } from "./issued_at.ts";
+export {
+  BADGE_ACTIONS,
+  BADGE_STATES,
+  isLiveBadgeState,
+  LIVE_BADGE_STATES,
+  REVOCATION_REASON_MAX,
+  transitionBadge,
+} from "./badge_state.ts";
+export type { BatchItemCheck } from "./batch.ts";
+export { checkBatchItems } from "./batch.ts";
+export { schemaFieldErrors } from "./field_errors.ts";
+export type { BadgeSort, TemplateSort } from "./input_schemas.ts";
+export {
+  BADGE_SORTS,
+  BATCH_MAX,
+  BadgeBatchBody,
+  BadgeBatchEnvelope,
+  BadgeIssueBody,
+  BadgeListQuery,
+  BadgeReplaceBody,
+  BadgeRevokeBody,
+  EvidenceInput,
+  parseSkillsFilter,
+  TEMPLATE_SORTS,
+  TemplateCreateBody,
+  TemplateListQuery,
+  TemplateUpdateBody,
+} from "./input_schemas.ts";
+export type { NewBadgeContext, NormalizedIssue } from "./issue_rules.ts";
 export {
   checkIssue,
   DUPLICATE_BADGE_MESSAGE,
@@ -11,34 +36,8 @@ export {
   normalizeIssue,
   replacementIssue,
 } from "./issue_rules.ts";
-export type { NewBadgeContext, NormalizedIssue } from "./issue_rules.ts";
-export { checkBatchItems } from "./batch.ts";
-export type { BatchItemCheck } from "./batch.ts";
-export { schemaFieldErrors } from "./field_errors.ts";
-export {
-  applyBadgeAction,
-  applyTemplateAction,
-  applyTemplateUpdate,
-  newTemplateRecord,
-  setBadgePrivacy,
-} from "./record_changes.ts";
-export {
-  BADGE_SORTS,
-  BadgeBatchBody,
-  BadgeBatchEnvelope,
-  BadgeIssueBody,
-  BadgeListQuery,
-  BadgeReplaceBody,
-  BadgeRevokeBody,
-  BATCH_MAX,
-  EvidenceInput,
-  parseSkillsFilter,
-  TEMPLATE_SORTS,
-  TemplateCreateBody,
-  TemplateListQuery,
-  TemplateUpdateBody,
-} from "./input_schemas.ts";
-export type { BadgeSort, TemplateSort } from "./input_schemas.ts";
+export { isFieldError, parseIssuedAt } from "./issued_at.ts";
+export type { BadgeJson, BadgeStandardShape, BadgeTemplateJson } from "./output_schemas.ts";
 export {
   AlignmentSchema,
   BadgeJsonSchema,
@@ -49,8 +48,13 @@ export {
   TemplateStateSchema,
   UrlEvidenceSchema,
 } from "./output_schemas.ts";
-export type { BadgeJson, BadgeStandardShape, BadgeTemplateJson } from "./output_schemas.ts";
-export { acceptBadgeUrl, badgeUrl, organizationUrl } from "./records.ts";
+export {
+  applyBadgeAction,
+  applyTemplateAction,
+  applyTemplateUpdate,
+  newTemplateRecord,
+  setBadgePrivacy,
+} from "./record_changes.ts";
 export type {
   Alignment,
   BadgeRecord,
@@ -59,4 +63,7 @@ export type {
   ShapeUrls,
   UrlEvidence,
 } from "./records.ts";
+export { acceptBadgeUrl, badgeUrl, organizationUrl } from "./records.ts";
 export { badgeJson, badgeStandardShape, badgeTemplateJson, fullName } from "./shapes.ts";
+export type { TemplateAction, TemplateState } from "./template_state.ts";
+export { TEMPLATE_ACTIONS, TEMPLATE_STATES, templateStateFromUpdate, transitionTemplate } from "./template_state.ts";

@@ -40,8 +40,10 @@ export const applyTemplateUpdate = (
   if (body.name !== undefined && body.name.trim() === "") {
     return validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }]);
   }
-  const pick = <K extends keyof TemplateUpdateBody & keyof BadgeTemplateRecord>(k: K, current: BadgeTemplateRecord[K]) =>
-    (body[k] === undefined ? current : body[k]) as BadgeTemplateRecord[K];
+  const pick = <K extends keyof TemplateUpdateBody & keyof BadgeTemplateRecord>(
+    k: K,
+    current: BadgeTemplateRecord[K],
+  ) => (body[k] === undefined ? current : body[k]) as BadgeTemplateRecord[K];
   return {
     ...t,
     name: body.name?.trim() ?? t.name,

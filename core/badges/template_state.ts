@@ -50,6 +50,12 @@ export const templateStateFromUpdate = (
 ): TemplateState | CoreError => {
   if (requested === undefined || requested === current) return current;
   const action: TemplateAction =
-    requested === "active" ? (current === "archived" ? "unarchive" : "activate") : requested === "archived" ? "archive" : "deactivate";
+    requested === "active"
+      ? current === "archived"
+        ? "unarchive"
+        : "activate"
+      : requested === "archived"
+        ? "archive"
+        : "deactivate";
   return transitionTemplate(current, action);
 };

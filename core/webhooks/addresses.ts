@@ -133,7 +133,8 @@ export const parseCidr = (text: string): Cidr | undefined => {
 export const formatCidr = (cidr: Cidr): string => {
   if (cidr.version === 4) return `${cidr.bytes.join(".")}/${cidr.prefix}`;
   const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((((cidr.bytes[i] as number) << 8) | (cidr.bytes[i + 1] as number)).toString(16));
+  for (let i = 0; i < 16; i += 2)
+    groups.push((((cidr.bytes[i] as number) << 8) | (cidr.bytes[i + 1] as number)).toString(16));
   return `${groups.join(":")}/${cidr.prefix}`;
 };
 

@@ -1,3 +1,4 @@
+export type { AddressBlockReason, Cidr, IpAddress } from "./addresses.ts";
 export {
   ADDRESS_BLOCK_REASONS,
   addressBlockReason,
@@ -8,16 +9,6 @@ export {
   parseCidr,
   parseIp,
 } from "./addresses.ts";
-export type { AddressBlockReason, Cidr, IpAddress } from "./addresses.ts";
-export {
-  ATTEMPT_OUTCOMES,
-  DELIVERY_STATUSES,
-  DELIVERY_TRANSITIONS,
-  afterAttempt,
-  canTransition,
-  classifyResponse,
-  newDeliveryProgress,
-} from "./delivery.ts";
 export type {
   AttemptClassification,
   AttemptOutcome,
@@ -26,15 +17,24 @@ export type {
   DeliveryProgress,
   DeliveryStatus,
 } from "./delivery.ts";
+export {
+  ATTEMPT_OUTCOMES,
+  afterAttempt,
+  canTransition,
+  classifyResponse,
+  DELIVERY_STATUSES,
+  DELIVERY_TRANSITIONS,
+  newDeliveryProgress,
+} from "./delivery.ts";
 export { RESPONSE_EXCERPT_BYTES, responseExcerpt } from "./excerpt.ts";
+export type { NextAttemptInput, RetrySchedule } from "./retry_schedule.ts";
 export {
   DEFAULT_SCHEDULE,
-  RETRY_WINDOW_SECONDS,
   nextAttemptAt,
   parseRetryAfter,
+  RETRY_WINDOW_SECONDS,
   retryDelaySeconds,
 } from "./retry_schedule.ts";
-export type { NextAttemptInput, RetrySchedule } from "./retry_schedule.ts";
 export {
   AttemptOutcomeSchema,
   DeliveryStatusSchema,
@@ -45,20 +45,21 @@ export {
   WebhookSettings,
   WebhookSettingsInput,
 } from "./shapes.ts";
+export type { SigningSecrets } from "./signing.ts";
 export {
-  SECRET_ROTATION_OVERLAP_SECONDS,
-  WEBHOOK_SECRET_BYTES,
-  WEBHOOK_SECRET_PREFIX,
   activeSecrets,
   formatSignatureHeader,
   formatWebhookSecret,
   parseWebhookSecret,
   rotateSecrets,
+  SECRET_ROTATION_OVERLAP_SECONDS,
   signingInput,
+  WEBHOOK_SECRET_BYTES,
+  WEBHOOK_SECRET_PREFIX,
   webhookHeaders,
   webhookTimestamp,
 } from "./signing.ts";
-export type { SigningSecrets } from "./signing.ts";
+export type { DeliveryRuleInput, EventTypeSelection, NotDeliveredReason } from "./subscription.ts";
 export {
   NOT_DELIVERED_REASONS,
   normalizeEventTypes,
@@ -66,13 +67,12 @@ export {
   parseEventTypeList,
   shouldDeliver,
 } from "./subscription.ts";
-export type { DeliveryRuleInput, EventTypeSelection, NotDeliveredReason } from "./subscription.ts";
+export type { WebhookUrlParts } from "./url.ts";
 export {
-  DEFAULT_MAX_CONCURRENT_PER_DESTINATION,
-  WEBHOOK_URL_MAX_LENGTH,
   assertWebhookUrl,
+  DEFAULT_MAX_CONCURRENT_PER_DESTINATION,
   destinationKey,
   parseWebhookUrl,
   validateWebhookUrl,
+  WEBHOOK_URL_MAX_LENGTH,
 } from "./url.ts";
-export type { WebhookUrlParts } from "./url.ts";

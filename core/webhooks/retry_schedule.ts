@@ -100,7 +100,8 @@ const parseHttpDate = (text: string, now: Date): number | undefined => {
     return utc(year, m[2] as string, m[1] as string, m[4] as string, m[5] as string, m[6] as string);
   }
   m = ASCTIME.exec(s);
-  if (m) return utc(Number(m[6]), m[1] as string, (m[2] as string).trim(), m[3] as string, m[4] as string, m[5] as string);
+  if (m)
+    return utc(Number(m[6]), m[1] as string, (m[2] as string).trim(), m[3] as string, m[4] as string, m[5] as string);
   return undefined;
 };
 

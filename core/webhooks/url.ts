@@ -31,7 +31,8 @@ const parse = (url: string): Parsed => {
     return { ok: false, message: `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters` };
   }
   // Whitespace, control characters and non-ASCII are refused rather than silently re-encoded.
-  if (/[^\x21-\x7e]/.test(url)) return { ok: false, message: "must not contain spaces, control or non-ASCII characters" };
+  if (/[^\x21-\x7e]/.test(url))
+    return { ok: false, message: "must not contain spaces, control or non-ASCII characters" };
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^#]*)(#.*)?$/.exec(url);
   if (!m) return { ok: false, message: "must be an absolute URL such as https://example.com/webhooks" };
   const scheme = (m[1] as string).toLowerCase();
@@ -48,7 +49,7 @@ const parse = (url: string): Parsed => {
     hostText = bracket[1] as string;
     portText = bracket[2];
     const ip = parseIp(hostText);
-    if (!ip || ip.version !== 6 || hostText.includes("%")) return { ok: false, message: "has an invalid IPv6 host" };
+    if (ip?.version !== 6 || hostText.includes("%")) return { ok: false, message: "has an invalid IPv6 host" };
   } else {
     const colon = authority.lastIndexOf(":");
     hostText = colon >= 0 ? authority.slice(0, colon) : authority;
@@ -104,7 +105,10 @@ export const validateWebhookUrl = (
 };
 
 /** Throws `validation_failed` with the errors of {@link validateWebhookUrl}. */
-export const assertWebhookUrl = (url: string, options: { allowedNetworks?: readonly Cidr[]; field?: string } = {}): void => {
+export const assertWebhookUrl = (
+  url: string,
+  options: { allowedNetworks?: readonly Cidr[]; field?: string } = {},
+): void => {
   const errors = validateWebhookUrl(url, options);
   if (errors.length > 0) throw validationFailed("Invalid webhook URL", errors);
 };

@@ -1,0 +1,48 @@
+export {
+  accountMergedEvent,
+  badgeEvent,
+  badgeTemplateEvent,
+  connectAccessRemovedEvent,
+  employmentBadgeEvent,
+  employmentEvent,
+  pendingBadgeNotificationEvent,
+  publicBadgesEvent,
+} from "./builders.ts";
+export type { DetailOptions, EventDetail } from "./detail.ts";
+export {
+  AccountMergedEventDetailSchema,
+  BadgeEventDetailSchema,
+  BadgeTemplateEventDetailSchema,
+  ConnectAccessRemovedEventDetailSchema,
+  EmploymentEventDetailSchema,
+  EventDetailSchema,
+  eventDetail,
+  PendingNotificationEventDetailSchema,
+  PublicBadgesEventDetailSchema,
+} from "./detail.ts";
+export type { Employment, ReducedEmployment } from "./employment.ts";
+export { EmploymentSchema, ReducedEmploymentSchema, reduceEmployment } from "./employment.ts";
+export type { EventContext, EventRecord } from "./event_record.ts";
+export type {
+  BadgeEventType,
+  BadgeTemplateEventType,
+  EmploymentBadgeEventType,
+  EmploymentEventType,
+  EventFamily,
+  EventType,
+  PendingNotificationEventType,
+  PublicBadgesEventType,
+} from "./event_types.ts";
+export {
+  BADGE_EVENT_TYPES,
+  BADGE_TEMPLATE_EVENT_TYPES,
+  EMPLOYMENT_EVENT_TYPES,
+  EVENT_FAMILIES,
+  EVENT_TYPES,
+  eventFamily,
+  isEventType,
+  PENDING_NOTIFICATION_EVENT_TYPES,
+  PUBLIC_BADGES_EVENT_TYPES,
+} from "./event_types.ts";
+export type { WebhookSummary } from "./webhook_summary.ts";
+export { WebhookSummarySchema, webhookSummary } from "./webhook_summary.ts";

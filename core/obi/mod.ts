@@ -1,0 +1,30 @@
+export {
+  assertionUrl,
+  badgeClassUrl,
+  issuerUrl,
+  OB_V3_CONTEXT,
+  OBI_V2_CONTEXT,
+  VC_V2_CONTEXT,
+} from "./context.ts";
+export { recipientHashInput, recipientIdentity } from "./recipient.ts";
+export type { BadgeClassOptions, ObiUrls } from "./v2_documents.ts";
+export { assertionDocument, badgeClassDocument, issuerDocument, revokedAssertionDocument } from "./v2_documents.ts";
+export type {
+  AssertionDocument,
+  BadgeClassDocument,
+  EmbeddedIssuer,
+  IssuerDocument,
+  RevokedAssertionDocument,
+} from "./v2_schemas.ts";
+export {
+  AssertionDocumentSchema,
+  BadgeClassDocumentSchema,
+  EmbeddedIssuerSchema,
+  EvidenceDocumentSchema,
+  IssuerDocumentSchema,
+  RevokedAssertionDocumentSchema,
+} from "./v2_schemas.ts";
+export type { OpenBadgeCredentialPayload, V3Urls } from "./v3_credential.ts";
+export { credentialUrl, openBadgeCredentialPayload } from "./v3_credential.ts";
+export type { ObiVisibility } from "./visibility.ts";
+export { OBI_VISIBILITY, obiTemplateVisibility, obiVisibility } from "./visibility.ts";

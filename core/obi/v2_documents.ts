@@ -1,0 +1,135 @@
+import { type BadgeRecord, type BadgeTemplateRecord, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import { isoMillis } from "../shared/mod.ts";
+import { assertionUrl, badgeClassUrl, issuerUrl, OBI_V2_CONTEXT } from "./context.ts";
+import { recipientIdentity } from "./recipient.ts";
+import type {
+  AssertionDocument,
+  BadgeClassDocument,
+  EmbeddedIssuer,
+  IssuerDocument,
+  RevokedAssertionDocument,
+} from "./v2_schemas.ts";
+
+/**
+ * Addresses the documents are built from. `obiBase`: absolute prefix the OBI routes are served
+ * under (`https://host/v1/obi/v2`). `publicBase`: the web face, for the issuer `url` of an
+ * organization that gave no website.
+ */
+export interface ObiUrls {
+  obiBase: string;
+  publicBase: string;
+}
+
+/**
+ * Optional values are left out rather than sent as null: OB 2.0 validators type-check every
+ * property present (`expires: null` is not a DateTime), unlike the REST shapes of spec §2.
+ */
+export const assertionDocument = (
+  badge: BadgeRecord,
+  recipientSha256Hex: string,
+  obiBase: string,
+): AssertionDocument => ({
+  "@context": OBI_V2_CONTEXT,
+  type: "Assertion",
+  id: assertionUrl(obiBase, badge.id),
+  badge: badgeClassUrl(obiBase, badge.badge_template_id),
+  issuedOn: isoMillis(badge.issued_at),
+  ...(badge.expires_at ? { expires: isoMillis(badge.expires_at) } : {}),
+  evidence: badge.evidence.map((e) => ({
+    "@context": OBI_V2_CONTEXT,
+    type: "Evidence",
+    id: e.value,
+    name: e.name,
+    ...(e.description ? { description: e.description } : {}),
+    genre: "UrlEvidence",
+  })),
+  recipient: {
+    type: "email",
+    identity: recipientIdentity(recipientSha256Hex),
+    hashed: true,
+    salt: badge.recipient_salt,
+  },
+  verification: { type: "hosted" },
+});
+
+/** Spec §2.5 leaves the 410 body open; DESIGN §3 fixes it to what OB 2.0 verifiers read. */
+export const revokedAssertionDocument = (
+  badge: Pick<BadgeRecord, "id" | "revocation_reason">,
+  obiBase: string,
+): RevokedAssertionDocument => ({
+  "@context": OBI_V2_CONTEXT,
+  type: "Assertion",
+  id: assertionUrl(obiBase, badge.id),
+  revoked: true,
+  revocationReason: badge.revocation_reason ?? "Revoked by the issuer",
+});
+
+/** `scheme://host[:port]/...` -> `host[:port]`, the form `allowedOrigins` takes. */
+const authority = (absoluteUrl: string): string =>
+  /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]+)/.exec(absoluteUrl)?.[1] ?? "";
+
+/**
+ * The hosted-verification policy is stated rather than left to a validator's default: the
+ * organization's website (`url`) is usually on another host than the one serving its assertions.
+ */
+const profile = (org: OrganizationRef, urls: ObiUrls) => ({
+  "@context": OBI_V2_CONTEXT,
+  id: issuerUrl(urls.obiBase, org.id),
+  name: org.name,
+  ...(org.description ? { description: org.description } : {}),
+  ...(org.email ? { email: org.email } : {}),
+  ...(org.image_url ? { image: org.image_url } : {}),
+  url: org.website_url ?? organizationUrl({ publicBase: urls.publicBase }, org.id),
+  verification: { type: "VerificationObject" as const, allowedOrigins: authority(urls.obiBase) },
+});
+
+/** Spec §2.7; OB 2.0 reads `Issuer` as an alias of `Profile`. */
+export const issuerDocument = (org: OrganizationRef, urls: ObiUrls): IssuerDocument => ({
+  ...profile(org, urls),
+  type: "Issuer",
+});
+
+export interface BadgeClassOptions {
+  /**
+   * `url` (default): `issuer` is the issuer's address, which every OB 2.0 verifier resolves
+   * and checks on its own (type, origin), and there is one source of truth for the profile.
+   * `embedded`: the `Profile` object spec §2.6 shows, for clients that read it in place.
+   */
+  issuer?: "url" | "embedded";
+  /** Image used when the template has none: OB 2.0 requires a BadgeClass image. */
+  defaultImageUrl?: string;
+}
+
+/**
+ * Spec §2.6. `criteria.narrative` is the template description (templates carry no separate
+ * criteria text); `criteria.id` is `criteria_url` when set.
+ */
+export const badgeClassDocument = (
+  template: BadgeTemplateRecord,
+  issuer: OrganizationRef,
+  urls: ObiUrls,
+  options: BadgeClassOptions = {},
+): BadgeClassDocument => {
+  const image = template.image_url ?? options.defaultImageUrl;
+  const embedded: EmbeddedIssuer = { ...profile(issuer, urls), type: "Profile" };
+  return {
+    "@context": OBI_V2_CONTEXT,
+    type: "BadgeClass",
+    id: badgeClassUrl(urls.obiBase, template.id),
+    name: template.name,
+    description: template.description,
+    criteria: {
+      "@context": OBI_V2_CONTEXT,
+      ...(template.criteria_url ? { id: template.criteria_url } : {}),
+      narrative: template.description,
+    },
+    ...(image ? { image: { "@context": OBI_V2_CONTEXT, id: image } } : {}),
+    issuer: options.issuer === "embedded" ? embedded : issuerUrl(urls.obiBase, issuer.id),
+    alignment: template.alignments.map((a) => ({
+      targetName: a.name,
+      targetUrl: a.url,
+      ...(a.description ? { targetDescription: a.description } : {}),
+    })),
+    tags: [...template.skills],
+  };
+};

@@ -1,0 +1,120 @@
+import { type BadgeRecord, type BadgeTemplateRecord, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import { isoSeconds } from "../shared/mod.ts";
+import { badgeClassUrl, issuerUrl, OB_V3_CONTEXT, VC_V2_CONTEXT } from "./context.ts";
+import { recipientIdentity } from "./recipient.ts";
+import type { ObiUrls } from "./v2_documents.ts";
+
+/**
+ * Open Badges 3.0 (beyond the spec). The VC-JWT payload is the credential itself with the
+ * registered claims beside it (OB 3.0 §8.2): `iss` = issuer id, `jti` = credential id,
+ * `nbf`/`exp` = validFrom/validUntil in seconds. There is no `sub`: the recipient is known by a
+ * hashed e-mail, not by an identifier of its own. `validFrom` is written to the second so it
+ * equals `nbf` exactly.
+ */
+export interface OpenBadgeCredentialPayload {
+  "@context": [typeof VC_V2_CONTEXT, typeof OB_V3_CONTEXT];
+  id: string;
+  type: ["VerifiableCredential", "OpenBadgeCredential"];
+  name: string;
+  issuer: { id: string; type: ["Profile"]; name: string; url: string };
+  validFrom: string;
+  validUntil?: string;
+  credentialSubject: {
+    type: ["AchievementSubject"];
+    identifier: [
+      { type: "IdentityObject"; identityHash: string; identityType: "emailAddress"; hashed: true; salt: string },
+    ];
+    achievement: {
+      id: string;
+      type: ["Achievement"];
+      name: string;
+      description: string;
+      criteria: { id?: string; narrative: string };
+      image?: { id: string; type: "Image" };
+      tag?: string[];
+    };
+  };
+  evidence?: { id: string; type: ["Evidence"]; name: string; description?: string }[];
+  iss: string;
+  jti: string;
+  nbf: number;
+  exp?: number;
+}
+
+export interface V3Urls extends ObiUrls {
+  /** Absolute prefix of the v3 routes, e.g. `https://host/v1/obi/v3`; the credential id lives there. */
+  v3Base: string;
+}
+
+export const credentialUrl = (v3Base: string, badgeId: string): string => `${v3Base}/credentials/${badgeId}`;
+
+const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
+
+/**
+ * The issuer and achievement ids are the hosted OB 2.0 issuer and badge class addresses: they
+ * resolve to a description of the same things, and a v2 verifier and a v3 verifier then agree on
+ * who issued what. The assertion address is not used as the credential id because a v2 document
+ * is served there.
+ */
+export const openBadgeCredentialPayload = (
+  badge: BadgeRecord,
+  template: BadgeTemplateRecord,
+  issuer: OrganizationRef,
+  recipientSha256Hex: string,
+  urls: V3Urls,
+): OpenBadgeCredentialPayload => {
+  const id = credentialUrl(urls.v3Base, badge.id);
+  const issuerId = issuerUrl(urls.obiBase, issuer.id);
+  return {
+    "@context": [VC_V2_CONTEXT, OB_V3_CONTEXT],
+    id,
+    type: ["VerifiableCredential", "OpenBadgeCredential"],
+    name: template.name,
+    issuer: {
+      id: issuerId,
+      type: ["Profile"],
+      name: issuer.name,
+      url: issuer.website_url ?? organizationUrl({ publicBase: urls.publicBase }, issuer.id),
+    },
+    validFrom: isoSeconds(badge.issued_at),
+    ...(badge.expires_at ? { validUntil: isoSeconds(badge.expires_at) } : {}),
+    credentialSubject: {
+      type: ["AchievementSubject"],
+      identifier: [
+        {
+          type: "IdentityObject",
+          identityHash: recipientIdentity(recipientSha256Hex),
+          identityType: "emailAddress",
+          hashed: true,
+          salt: badge.recipient_salt,
+        },
+      ],
+      achievement: {
+        id: badgeClassUrl(urls.obiBase, template.id),
+        type: ["Achievement"],
+        name: template.name,
+        description: template.description,
+        criteria: {
+          ...(template.criteria_url ? { id: template.criteria_url } : {}),
+          narrative: template.description,
+        },
+        ...(template.image_url ? { image: { id: template.image_url, type: "Image" as const } } : {}),
+        ...(template.skills.length > 0 ? { tag: [...template.skills] } : {}),
+      },
+    },
+    ...(badge.evidence.length > 0
+      ? {
+          evidence: badge.evidence.map((e) => ({
+            id: e.value,
+            type: ["Evidence"] as ["Evidence"],
+            name: e.name,
+            ...(e.description ? { description: e.description } : {}),
+          })),
+        }
+      : {}),
+    iss: issuerId,
+    jti: id,
+    nbf: seconds(badge.issued_at),
+    ...(badge.expires_at ? { exp: seconds(badge.expires_at) } : {}),
+  };
+};

@@ -1,0 +1,31 @@
+import type { BadgeState, TemplateState } from "../badges/mod.ts";
+
+export const OBI_VISIBILITY = { served: 200, not_found: 404, gone: 410 } as const;
+export type ObiVisibility = keyof typeof OBI_VISIBILITY;
+
+/**
+ * Whether a hosted assertion is served. Pending and rejected badges were never awarded in the
+ * earner's eyes, so they do not exist publicly (404, like a deleted badge). Revoked answers 410
+ * with the revocation document, which is how OB 2.0 verifiers learn of a revocation.
+ * Replaced stays served: the earner did earn it, and the replacement is a separate assertion; a
+ * 410 would make verifiers report a revocation that never happened.
+ */
+export const obiVisibility = (state: BadgeState): ObiVisibility => {
+  switch (state) {
+    case "accepted":
+    case "replaced":
+      return "served";
+    case "revoked":
+      return "gone";
+    case "pending":
+    case "rejected":
+      return "not_found";
+  }
+};
+
+/**
+ * A badge class is served once its template has been usable: archived templates still back the
+ * assertions issued from them. Drafts were never published.
+ */
+export const obiTemplateVisibility = (state: TemplateState): ObiVisibility =>
+  state === "draft" ? "not_found" : "served";
