@@ -1,16 +1,52 @@
+import { type EntitySchema, type FilterQuery, type QueryOrderMap, raw } from "@mikro-orm/core";
 import type {
   AuthorizationTokenRecord,
   AuthorizationTokenStore,
   OAuthApplicationRecord,
   OAuthApplicationStore,
   OrganizationStore,
+  Page,
 } from "../../core/credentials/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
+import type { PageRequest } from "../../core/shared/mod.ts";
 import { AuthorizationTokenEntity, OAuthApplicationEntity, OrganizationEntity } from "./entities.ts";
 import type { Database } from "./orm.ts";
 
 /** Copies an entity's own fields into a plain record, so nothing outside sees ORM state. */
 const plain = <T extends object>(entity: T): T => ({ ...entity });
+
+/**
+ * One page and the total in one round trip (`count(*) over ()`), mapped to plain records without
+ * entity hydration: lists are the API's hottest reads. A page past the end has no row to carry the
+ * total, so that case counts separately.
+ */
+const page = async <T extends object>(
+  db: Database,
+  entity: EntitySchema<T>,
+  where: FilterQuery<T>,
+  orderBy: QueryOrderMap<T>,
+  req: PageRequest,
+): Promise<Page<T>> => {
+  const rows = (await db
+    .em()
+    .createQueryBuilder(entity)
+    .select(["*", raw("count(*) over () as page_total")])
+    .where(where)
+    .orderBy(orderBy)
+    .limit(req.per)
+    .offset(req.offset)
+    .execute("all", true)) as Array<T & { page_total?: string | number }>;
+  const first = rows[0];
+  if (!first) {
+    const total = req.offset === 0 ? 0 : await db.em().count(entity, where);
+    return { items: [], total };
+  }
+  const total = Number(first.page_total);
+  return {
+    total,
+    items: rows.map(({ page_total: _, ...rest }) => rest as unknown as T),
+  };
+};
 
 export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
   async get(id) {
@@ -33,16 +69,8 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
 });
 
 export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationStore => ({
-  async list(organizationId, page) {
-    const [items, total] = await db
-      .em()
-      .findAndCount(
-        OAuthApplicationEntity,
-        { organization_id: organizationId },
-        { orderBy: { id: "desc" }, limit: page.per, offset: page.offset },
-      );
-    return { items: items.map(plain), total };
-  },
+  list: (organizationId, req) =>
+    page(db, OAuthApplicationEntity, { organization_id: organizationId }, { id: "desc" }, req),
   async get(organizationId, id) {
     const app = await db.em().findOne(OAuthApplicationEntity, { id, organization_id: organizationId });
     return app ? plain(app) : null;
@@ -65,19 +93,18 @@ export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationSto
 });
 
 export const postgresAuthorizationTokenStore = (db: Database): AuthorizationTokenStore => ({
-  async list(organizationId, page, filter) {
-    const where = {
-      organization_id: organizationId,
-      revoked_at: null,
-      ...(filter.readOnly ? { write_enabled: false, delete_enabled: false } : {}),
-    };
-    const [items, total] = await db.em().findAndCount(AuthorizationTokenEntity, where, {
-      orderBy: { created_at: "desc", id: "desc" },
-      limit: page.per,
-      offset: page.offset,
-    });
-    return { items: items.map(plain), total };
-  },
+  list: (organizationId, req, filter) =>
+    page(
+      db,
+      AuthorizationTokenEntity,
+      {
+        organization_id: organizationId,
+        revoked_at: null,
+        ...(filter.readOnly ? { write_enabled: false, delete_enabled: false } : {}),
+      },
+      { created_at: "desc", id: "desc" },
+      req,
+    ),
   async findByDigest(digest) {
     const token = await db.em().findOne(AuthorizationTokenEntity, { token_digest: digest });
     return token ? plain(token) : null;

@@ -1,10 +1,5 @@
 // How the benchmark starts Laurel and prepares the data it measures.
 //
-// ┌──────────────────────────────────────────────────────────────────────────────────────────┐
-// │ STUB — to be filled in by the server's author. `laurelLaunch` has a working default;     │
-// │ `setupLaurel` throws until it is implemented. Until then run the peers only:             │
-// │   BENCH_ONLY_PEERS=1 npx tsx ops/bench/run.ts                                            │
-// └──────────────────────────────────────────────────────────────────────────────────────────┘
 
 /** What run.ts knows when it starts Laurel. */
 export interface LaurelLaunchContext {
@@ -87,20 +82,40 @@ export interface LaurelFixture {
 }
 
 /**
- * Prepares Laurel for the benchmark, given its origin (e.g. `http://127.0.0.1:41234`):
- * creates an organization with a read/write/delete authorization token, an OAuth application,
- * and enough items that `listPath` returns a full page of 50.
+ * Prepares Laurel for the benchmark, given its origin (e.g. `http://127.0.0.1:41234`): an
+ * organization (over tRPC with the admin token) and 50 OAuth applications (over REST with Basic),
+ * so `listPath` returns a full page of 50 read from the database.
  */
 export async function setupLaurel(baseUrl: string, context: LaurelSetupContext): Promise<LaurelFixture> {
-  // STUB: replace this body. Sketch of an implementation:
-  //   1. tRPC (admin token) — organizations.create({ name: "Bench" }) → { organization, authorization_token }
-  //   2. REST with Basic authorization_token.token — POST /v1/organizations/<id>/oauth_applications
-  //      50 times (the first one's uid/secret become clientId/clientSecret)
-  //   3. return { basicToken, clientId, clientSecret,
-  //               listPath: `/v1/organizations/<id>/oauth_applications`, scope: "oauth_applications" }
-  void context;
-  throw new Error(
-    `ops/bench/laurel_setup.ts: setupLaurel() is a stub (Laurel at ${baseUrl} was started but not set up). ` +
-      "Implement it, or run the peers only with BENCH_ONLY_PEERS=1.",
-  );
+  const res = await fetch(`${baseUrl}/trpc/organizations.create`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${context.adminToken}` },
+    body: JSON.stringify({ name: "Bench" }),
+  });
+  if (!res.ok) throw new Error(`organizations.create: ${res.status} ${await res.text()}`);
+  const created = (await res.json()) as {
+    result: { data: { organization: { id: string }; authorization_token: { token: string } } };
+  };
+  const { organization, authorization_token } = created.result.data;
+  const listPath = `/v1/organizations/${organization.id}/oauth_applications`;
+  const basic = `Basic ${Buffer.from(`${authorization_token.token}:`).toString("base64")}`;
+  let first: { uid: string; secret: string } | undefined;
+  for (let i = 0; i < 50; i++) {
+    const app = await fetch(`${baseUrl}${listPath}`, {
+      method: "POST",
+      headers: { authorization: basic, "content-type": "application/json" },
+      body: JSON.stringify({ name: `Bench application ${i}`, description: "An application made for the benchmark" }),
+    });
+    if (app.status !== 201) throw new Error(`create application: ${app.status} ${await app.text()}`);
+    const body = (await app.json()) as { data: { uid: string; secret: string } };
+    first ??= body.data;
+  }
+  if (!first) throw new Error("no application created");
+  return {
+    basicToken: authorization_token.token,
+    clientId: first.uid,
+    clientSecret: first.secret,
+    listPath,
+    scope: "oauth_applications",
+  };
 }

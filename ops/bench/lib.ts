@@ -217,10 +217,22 @@ export interface LoadResult {
   errors: number;
   /** Mean response bytes per second. */
   bytesPerSecond: number;
+  /** Cores the server process used during the measured run (1.0 = one core saturated). */
+  serverCores: number | undefined;
+  /**
+   * Cores used by everything except the server and this process: other programs (background noise)
+   * and kernel threads, which carry part of the loopback traffic's cost.
+   */
+  otherCores: number | undefined;
+  /** Cores this process (the load generator) used. */
+  generatorCores: number;
 }
 
-/** Warm-up (discarded), then the measured run, with the same request and connection count. */
-export async function measure(request: LoadRequest, settings: BenchSettings): Promise<LoadResult> {
+/**
+ * Warm-up (discarded), then the measured run, with the same request and connection count.
+ * With `serverPid`, also reports the CPU the server and the rest of the machine used meanwhile.
+ */
+export async function measure(request: LoadRequest, settings: BenchSettings, serverPid?: number): Promise<LoadResult> {
   const options = {
     url: request.url,
     method: request.method ?? "GET",
@@ -231,8 +243,18 @@ export async function measure(request: LoadRequest, settings: BenchSettings): Pr
     ...(request.body === undefined ? {} : { body: request.body }),
   };
   if (settings.warmup > 0) await autocannon({ ...options, duration: settings.warmup });
+  const before = cpuSnapshot(serverPid);
   const result = await autocannon({ ...options, duration: settings.duration });
+  const after = cpuSnapshot(serverPid);
+  const wallMs = after.at - before.at;
+  const serverMs =
+    after.serverMs === undefined || before.serverMs === undefined ? undefined : after.serverMs - before.serverMs;
+  const selfMs = after.selfMs - before.selfMs;
+  const machineMs = after.machineMs - before.machineMs;
   return {
+    serverCores: serverMs === undefined ? undefined : serverMs / wallMs,
+    otherCores: serverMs === undefined ? undefined : Math.max(0, machineMs - serverMs - selfMs) / wallMs,
+    generatorCores: selfMs / wallMs,
     rps: result.requests.mean,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -241,6 +263,42 @@ export async function measure(request: LoadRequest, settings: BenchSettings): Pr
     errors: result.errors + result.timeouts,
     bytesPerSecond: result.throughput.mean,
   };
+}
+
+interface CpuSnapshot {
+  at: number;
+  machineMs: number;
+  selfMs: number;
+  serverMs: number | undefined;
+}
+
+function cpuSnapshot(serverPid: number | undefined): CpuSnapshot {
+  const self = process.cpuUsage();
+  return {
+    at: performance.now(),
+    machineMs: machineBusyMs(),
+    selfMs: (self.user + self.system) / 1000,
+    serverMs: serverPid === undefined ? undefined : processCpuMs(serverPid),
+  };
+}
+
+/** Busy time of all cores since boot, in ms. */
+function machineBusyMs(): number {
+  let busy = 0;
+  for (const { times } of os.cpus()) busy += times.user + times.nice + times.sys + times.irq;
+  return busy;
+}
+
+/** User + system CPU time of one process in ms, from /proc/<pid>/stat (Linux, USER_HZ = 100). */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name start at field 3 (state); utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,6 +351,15 @@ function descendants(root: number): number[] {
   return found;
 }
 
+/** Cores kept busy by other processes over the next `ms`, to spot a machine that is not idle. */
+export async function cpuBusy(ms = 1000): Promise<number> {
+  const before = cpuSnapshot(undefined);
+  await delay(ms);
+  const after = cpuSnapshot(undefined);
+  const others = after.machineMs - before.machineMs - (after.selfMs - before.selfMs);
+  return Math.max(0, others) / (after.at - before.at);
+}
+
 export function mib(kib: number | undefined): string {
   return kib === undefined ? "n/a" : `${(kib / 1024).toFixed(0)} MiB`;
 }
@@ -331,11 +398,14 @@ export function formatRps(value: number): string {
   return Math.round(value).toLocaleString("en-US");
 }
 
+/** autocannon records latencies in whole milliseconds; keep decimals only if they exist. */
 export function formatMs(value: number): string {
-  return value < 10 ? value.toFixed(2) : value.toFixed(1);
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
 }
 
-/** One row of a results table: target, req/s, p50, p99, non-2xx, errors. */
+const cores = (value: number | undefined): string => (value === undefined ? "n/a" : value.toFixed(2));
+
+/** One row of a results table, in the order of RESULT_HEADERS. */
 export function resultRow(label: string, result: LoadResult): string[] {
   return [
     label,
@@ -344,11 +414,30 @@ export function resultRow(label: string, result: LoadResult): string[] {
     formatMs(result.p99),
     String(result.non2xx),
     String(result.errors),
+    cores(result.serverCores),
+    cores(result.generatorCores),
+    cores(result.otherCores),
   ];
 }
 
-export const RESULT_HEADERS = ["target", "req/s (mean)", "p50 ms", "p99 ms", "non-2xx", "errors"] as const;
+export const RESULT_HEADERS = [
+  "target",
+  "req/s (mean)",
+  "p50 ms",
+  "p99 ms",
+  "non-2xx",
+  "errors",
+  "server CPU (cores)",
+  "load generator (cores)",
+  "rest of machine (cores)",
+] as const;
 
 export function basicHeader(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+}
+
+/** OAuth client authentication (RFC 6749 §2.3.1): id and secret are form-urlencoded first. */
+export function clientBasicHeader(clientId: string, clientSecret: string): string {
+  const form = (value: string): string => encodeURIComponent(value).replace(/%20/g, "+");
+  return basicHeader(form(clientId), form(clientSecret));
 }

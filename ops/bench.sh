@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm run bench`: prepares PostgreSQL (a fresh `laurel_bench` database) and a nats-server of its
+# own, then runs every benchmark; figures are written into docs/benchmarks.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+admin_url="$(bash ops/prepare.sh test | tail -1)"
+port="$(sed -nE 's#.*:([0-9]+)/.*#\1#p' <<<"$admin_url")"
+runuser -u postgres -- psql -q -p "$port" -c "drop database if exists laurel_bench with (force)" -c "create database laurel_bench owner laurel" >/dev/null
+export DATABASE_URL="${admin_url%/*}/laurel_bench"
+store="$(mktemp -d)"
+nats_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+nats-server -js -sd "$store" -a 127.0.0.1 -p "$nats_port" >/dev/null 2>&1 &
+nats_pid=$!
+trap 'kill $nats_pid 2>/dev/null; wait $nats_pid 2>/dev/null; rm -rf "$store"' EXIT
+for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null && break; sleep 0.1; done
+export NATS_URL="nats://127.0.0.1:$nats_port"
+for bench in ${BENCH_ONLY:-run}; do
+  echo "== ops/bench/$bench.ts"
+  npx tsx "ops/bench/$bench.ts"
+done

@@ -1,0 +1,475 @@
+// Benchmark of issue 3 (badges and hosted Open Badges records), side by side in one run:
+//   1. `GET /obi/v2/badge_assertions/<id>` on Laurel against a bare node:http server sending the same
+//      bytes and headers: plain GETs (200) and conditional GETs (If-None-Match, 304); target >= 50%.
+//   2. Badge issue throughput (`POST /organizations/<org>/badges`, 20 connections, a new recipient per
+//      request, each writing its badge.created event and, after the response, the pending-badge
+//      notification and its event) against single-row PostgreSQL INSERTs from 20 clients; target >= 15%.
+//
+// Run: npx tsx ops/bench/badges.ts   (PostgreSQL and nats-server as `bash ops/prepare.sh test` leaves them)
+// Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (GETs, default 50),
+// BENCH_DATABASE_URL (an admin URL that may create databases; default TEST_DATABASE_URL, then
+// postgres://laurel:laurel@127.0.0.1:5432/laurel), BENCH_WRITE_DOCS=1 (write the section of
+// docs/benchmarks.md), BENCH_VERBOSE=1 (echo the servers' output).
+
+import { randomBytes, randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
+import pg from "pg";
+import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
+import {
+  type BenchSettings,
+  basicHeader,
+  formatMs,
+  formatRps,
+  freePort,
+  type LoadResult,
+  machineInfo,
+  markdownTable,
+  measure,
+  processCpuMs,
+  REPO_ROOT,
+  RESULT_HEADERS,
+  type RunningServer,
+  resultRow,
+  settingsFromEnv,
+  startPeer,
+  startServer,
+} from "./lib.ts";
+
+const ISSUE_CONNECTIONS = 20;
+const INSERT_CLIENTS = 20;
+const settings = settingsFromEnv();
+const started: RunningServer[] = [];
+const log = (message: string): void => void process.stdout.write(`${message}\n`);
+
+interface Row {
+  label: string;
+  result: LoadResult;
+  /** Conditional GETs: every answer is a 304, which autocannon counts as non-2xx. */
+  expect304?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services: a fresh PostgreSQL database, a nats-server, Laurel's API server as its own process
+
+const adminUrl =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+
+const createDatabase = async (): Promise<{ url: string; drop(): Promise<void> }> => {
+  const name = `laurel_bench_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+};
+
+interface Laurel {
+  server: RunningServer;
+  origin: string;
+  adminToken: string;
+}
+
+const startLaurel = async (databaseUrl: string, natsUrl: string, dataDir: string): Promise<Laurel> => {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const adminToken = randomBytes(24).toString("base64url");
+  const server = await startServer({
+    name: "laurel",
+    command: process.execPath,
+    args: ["--import", "tsx", "apps/server.ts"],
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `${origin}/v1`,
+      AUTH_URL: origin,
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+      LAUREL_ADMIN_TOKEN: adminToken,
+    },
+    ready: /listening on/,
+    readyTimeoutMs: 120_000,
+  });
+  started.push(server);
+  return { server, origin, adminToken };
+};
+
+const json = async (url: string, init: RequestInit): Promise<Record<string, unknown>> => {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+};
+
+const trpc = (laurel: Laurel, path: string, input: unknown) =>
+  json(`${laurel.origin}/trpc/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${laurel.adminToken}` },
+    body: JSON.stringify(input),
+  }).then((r) => (r.result as { data: Record<string, unknown> }).data);
+
+interface Fixture {
+  organizationId: string;
+  auth: string;
+  templateId: string;
+  assertionUrl: string;
+  body: Buffer;
+  etag: string;
+}
+
+/** An organization, an active template, one accepted badge and its hosted assertion. */
+const setup = async (laurel: Laurel): Promise<Fixture> => {
+  const created = await trpc(laurel, "organizations.create", {
+    name: "Bench Org",
+    website_url: "https://bench.example",
+  });
+  const organizationId = (created.organization as { id: string }).id;
+  const auth = basicHeader((created.authorization_token as { token: string }).token, "");
+  const api = `${laurel.origin}/v1/organizations/${organizationId}`;
+  const headers = { authorization: auth, "content-type": "application/json" };
+  const template = await json(`${api}/badge_templates`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      name: "Benchmarking",
+      description: "Measures things carefully",
+      state: "active",
+      skills: ["bench"],
+    }),
+  });
+  const templateId = (template.data as { id: string }).id;
+  const badge = await json(`${api}/badges`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(issueBody(templateId, "first@bench.example")),
+  });
+  const badgeId = (badge.data as { id: string }).id;
+  await trpc(laurel, "badges.accept", { badge_id: badgeId });
+  const assertionUrl = `${laurel.origin}/v1/obi/v2/badge_assertions/${badgeId}`;
+  const res = await fetch(assertionUrl);
+  const body = Buffer.from(await res.arrayBuffer());
+  const etag = res.headers.get("etag");
+  if (res.status !== 200 || !etag) throw new Error(`assertion: ${res.status} ${body.toString()}`);
+  return { organizationId, auth, templateId, assertionUrl, body, etag };
+};
+
+const issueBody = (templateId: string, email: string) => ({
+  badge_template_id: templateId,
+  issued_at: "2024-03-01T10:00:00+01:00",
+  issued_to_first_name: "Bench",
+  issued_to_last_name: "Mark",
+  recipient_email: email,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+const run = async (
+  label: string,
+  request: Parameters<typeof measure>[0],
+  server: RunningServer,
+  s: BenchSettings,
+): Promise<Row> => {
+  log(`- ${label}: ${s.warmup} s warm-up + ${s.duration} s, ${s.connections} connections ...`);
+  const result = await measure(request, s, server.pid);
+  log(
+    `  ${formatRps(result.rps)} req/s, p50 ${formatMs(result.p50)} ms, p99 ${formatMs(result.p99)} ms, non-2xx ${result.non2xx}`,
+  );
+  return { label, result, expect304: request.headers?.["if-none-match"] !== undefined };
+};
+
+/** autocannon with a fresh recipient per request, so every POST issues a new badge. */
+const runIssue = async (laurel: Laurel, fx: Fixture): Promise<Row> => {
+  log(
+    `- Laurel badge issue: ${settings.warmup} s warm-up + ${settings.duration} s, ${ISSUE_CONNECTIONS} connections ...`,
+  );
+  let n = 0;
+  const options = (duration: number): AutocannonOptions =>
+    ({
+      url: laurel.origin,
+      connections: ISSUE_CONNECTIONS,
+      pipelining: 1,
+      timeout: 10,
+      duration,
+      requests: [
+        {
+          method: "POST",
+          path: `/v1/organizations/${fx.organizationId}/badges`,
+          headers: { authorization: fx.auth, "content-type": "application/json" },
+          setupRequest: (req: Record<string, unknown>) => ({
+            ...req,
+            body: JSON.stringify(issueBody(fx.templateId, `earner${n++}@bench.example`)),
+          }),
+        },
+      ],
+    }) as AutocannonOptions;
+  if (settings.warmup > 0) await autocannon(options(settings.warmup));
+  const cpuBefore = processCpuMs(laurel.server.pid);
+  const t0 = performance.now();
+  const r: AutocannonResult = await autocannon(options(settings.duration));
+  const wall = performance.now() - t0;
+  const cpuAfter = processCpuMs(laurel.server.pid);
+  const result: LoadResult = {
+    rps: r.requests.mean,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    bytesPerSecond: r.throughput.mean,
+    serverCores: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / wall,
+    otherCores: undefined,
+    generatorCores: 0,
+  };
+  log(
+    `  ${formatRps(result.rps)} req/s, p50 ${formatMs(result.p50)} ms, p99 ${formatMs(result.p99)} ms, non-2xx ${result.non2xx}`,
+  );
+  return { label: `Laurel POST badges (${ISSUE_CONNECTIONS} conns)`, result };
+};
+
+/** Single-row INSERTs (autocommit) from 20 clients, each waiting for its previous one. */
+const runInserts = async (databaseUrl: string): Promise<Row> => {
+  log(
+    `- PostgreSQL single-row INSERT: ${settings.warmup} s warm-up + ${settings.duration} s, ${INSERT_CLIENTS} clients ...`,
+  );
+  const setupClient = new pg.Client({ connectionString: databaseUrl });
+  await setupClient.connect();
+  await setupClient.query(
+    "create table bench_inserts (id uuid primary key, organization_id uuid not null, payload jsonb not null, created_at timestamptz(3) not null)",
+  );
+  await setupClient.end();
+  const clients = await Promise.all(
+    Array.from({ length: INSERT_CLIENTS }, async () => {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      await c.connect();
+      return c;
+    }),
+  );
+  const org = randomUUID();
+  const payload = JSON.stringify({ name: "Bench Mark", email: "earner@bench.example", state: "pending" });
+  const loop = async (seconds: number, latencies: number[] | null): Promise<number> => {
+    const until = performance.now() + seconds * 1000;
+    let count = 0;
+    await Promise.all(
+      clients.map(async (c) => {
+        while (performance.now() < until) {
+          const t = performance.now();
+          await c.query("insert into bench_inserts values ($1, $2, $3, now())", [randomUUID(), org, payload]);
+          latencies?.push(performance.now() - t);
+          count++;
+        }
+      }),
+    );
+    return count;
+  };
+  try {
+    if (settings.warmup > 0) await loop(settings.warmup, null);
+    const latencies: number[] = [];
+    const t0 = performance.now();
+    const count = await loop(settings.duration, latencies);
+    const wall = (performance.now() - t0) / 1000;
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+    const result: LoadResult = {
+      rps: count / wall,
+      p50: Number(pct(0.5).toFixed(2)),
+      p99: Number(pct(0.99).toFixed(2)),
+      total: count,
+      non2xx: 0,
+      errors: 0,
+      bytesPerSecond: 0,
+      serverCores: undefined,
+      otherCores: undefined,
+      generatorCores: 0,
+    };
+    log(`  ${formatRps(result.rps)} inserts/s, p50 ${result.p50} ms, p99 ${result.p99} ms`);
+    return { label: `PostgreSQL INSERT (${INSERT_CLIENTS} clients)`, result };
+  } finally {
+    await Promise.all(clients.map((c) => c.end()));
+  }
+};
+
+/** What the issue run wrote: badges, and events by kind (the outbox rows). */
+const countWrites = async (databaseUrl: string): Promise<{ badges: number; events: Record<string, number> }> => {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const badges = Number((await c.query("select count(*) as n from badges")).rows[0].n);
+    const events: Record<string, number> = {};
+    for (const r of (await c.query("select event_type, count(*) as n from events group by 1 order by 1")).rows) {
+      events[r.event_type as string] = Number(r.n);
+    }
+    return { badges, events };
+  } finally {
+    await c.end();
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const writeDocs = (section: string): string => {
+  const path = join(REPO_ROOT, "docs", "benchmarks.md");
+  const start = "<!-- bench:badges:start -->";
+  const end = "<!-- bench:badges:end -->";
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  const body = `${start}\n${section}\n${end}`;
+  const next =
+    from !== -1 && to > from
+      ? `${current.slice(0, from)}${body}${current.slice(to + end.length)}`
+      : `${current.trimEnd()}\n\n${body}\n`;
+  writeFileSync(path, next);
+  return path;
+};
+
+const main = async (): Promise<number> => {
+  const machine = machineInfo();
+  log("# Laurel benchmark, issue 3: hosted assertions and badge issuing");
+  log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}`);
+  const database = await createDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-badges-"));
+  let nats: LocalNats | undefined;
+  const getRows: Row[] = [];
+  const issueRows: Row[] = [];
+  let writes: Awaited<ReturnType<typeof countWrites>> | undefined;
+  let assertionBytes = 0;
+  try {
+    nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
+    const laurel = await startLaurel(database.url, nats.url, dataDir);
+    const fx = await setup(laurel);
+    assertionBytes = fx.body.length;
+    log(`Laurel on ${laurel.origin}, PostgreSQL ${new URL(database.url).host}; assertion ${fx.body.length} bytes`);
+
+    log("\n## Hosted assertion GET");
+    const conditional = { "if-none-match": fx.etag };
+    getRows.push(await run("Laurel GET assertion (200)", { url: fx.assertionUrl }, laurel.server, settings));
+    getRows.push(
+      await run(
+        "Laurel GET assertion, If-None-Match (304)",
+        { url: fx.assertionUrl, headers: conditional },
+        laurel.server,
+        settings,
+      ),
+    );
+    const bare = await startPeer("bare node:http", "bare_assertion_server.ts", {
+      BODY_BASE64: fx.body.toString("base64"),
+      ETAG: fx.etag,
+    });
+    started.push(bare);
+    const check = await fetch(`${bare.url}/a`);
+    if (Buffer.from(await check.arrayBuffer()).compare(fx.body) !== 0)
+      throw new Error("the bare server sends other bytes");
+    getRows.push(await run("bare node:http, same bytes (200)", { url: `${bare.url}/a` }, bare, settings));
+    getRows.push(
+      await run("bare node:http, If-None-Match (304)", { url: `${bare.url}/a`, headers: conditional }, bare, settings),
+    );
+    await bare.stop();
+
+    log("\n## Badge issue");
+    const before = await countWrites(database.url);
+    issueRows.push(await runIssue(laurel, fx));
+    await new Promise((r) => setTimeout(r, 2_000)); // notifications are written after the responses
+    const after = await countWrites(database.url);
+    writes = {
+      badges: after.badges - before.badges,
+      events: Object.fromEntries(Object.entries(after.events).map(([k, v]) => [k, v - (before.events[k] ?? 0)])),
+    };
+    log(`  written: ${writes.badges} badges; events ${JSON.stringify(writes.events)}`);
+    await laurel.server.stop();
+    issueRows.push(await runInserts(database.url));
+  } finally {
+    for (const s of started.reverse()) await s.stop();
+    await nats?.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const rps = (rows: Row[], prefix: string) => rows.find((r) => r.label.startsWith(prefix))?.result.rps ?? 0;
+  const ratios: [string, number, number][] = [
+    [
+      "assertion GET (200), Laurel / bare",
+      rps(getRows, "Laurel GET assertion (200)") / rps(getRows, "bare node:http, same bytes"),
+      0.5,
+    ],
+    [
+      "assertion GET (304), Laurel / bare",
+      rps(getRows, "Laurel GET assertion, If") / rps(getRows, "bare node:http, If"),
+      0.5,
+    ],
+    ["badge issue / PostgreSQL single-row INSERT", rps(issueRows, "Laurel POST") / rps(issueRows, "PostgreSQL"), 0.15],
+  ];
+  const ratioTable = markdownTable(
+    ["ratio", "measured", "target", "result"],
+    ratios.map(([name, value, goal]) => [
+      name,
+      `${(value * 100).toFixed(0)}%`,
+      `>= ${goal * 100}%`,
+      value >= goal ? "met" : "NOT met",
+    ]),
+  );
+  const issueNote = writes
+    ? `The issue run wrote ${writes.badges} badges and ${Object.entries(writes.events)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(", ")} (no SMTP_URL: notifications go to the log).`
+    : "";
+  const section = [
+    "## Issue 3: hosted assertions and badge issuing",
+    "",
+    `Measured ${new Date().toISOString().slice(0, 10)} with \`npx tsx ops/bench/badges.ts\` on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ` +
+      `${settings.warmup} s warm-up then ${settings.duration} s per row; Laurel (apps/server.ts) on PostgreSQL, one process.`,
+    "",
+    `### GET /obi/v2/badge_assertions/<id> (${assertionBytes} bytes), ${settings.connections} connections`,
+    "",
+    markdownTable(
+      RESULT_HEADERS,
+      getRows.map((r) => resultRow(r.label, r.result)),
+    ),
+    "",
+    "(The If-None-Match rows count their 304s as non-2xx: every answer there is a 304.)",
+    "",
+    "### Issuing badges against single-row INSERTs",
+    "",
+    markdownTable(
+      RESULT_HEADERS,
+      issueRows.map((r) => resultRow(r.label, r.result)),
+    ),
+    "",
+    issueNote,
+    "",
+    ratioTable,
+  ].join("\n");
+  log(`\n${section}\n`);
+  if (process.env.BENCH_WRITE_DOCS === "1") log(`Wrote ${writeDocs(section)}`);
+  const bad = [...getRows, ...issueRows].filter(
+    (r) => r.result.errors > 0 || (r.expect304 ? r.result.non2xx < 0.99 * r.result.total : r.result.non2xx > 0),
+  );
+  for (const r of bad)
+    log(`INVALID RUN: ${r.label}: ${r.result.non2xx} non-2xx of ${r.result.total}, ${r.result.errors} errors`);
+  return bad.length > 0 ? 1 : 0;
+};
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(130)));
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.stack : error);
+    void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(1));
+  },
+);
