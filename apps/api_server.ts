@@ -14,10 +14,13 @@ import {
   postgresOrganizationStore,
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
+import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
+import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
+import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -31,6 +34,8 @@ export const buildApiServer = async (
   db: Database,
   nc: NatsConnection,
   logger: object | boolean,
+  /** The process's metrics; `npm start` passes the one its in-process workers also write to. */
+  metrics?: MetricsRegistry,
 ): Promise<ApiServer> => {
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   const secrets = nodeSecretBox(keys);
@@ -40,7 +45,7 @@ export const buildApiServer = async (
   const tokens = postgresAuthorizationTokenStore(db);
   const clock = (): Date => new Date();
   const newId = (): string => randomUUID();
-  let log: { error(o: object, m: string): void } = console;
+  let log: { error(o: object, m: string): void; info(o: object, m: string): void } = console;
   const authenticator = cachingAuthenticator({
     tokens,
     apps,
@@ -52,6 +57,10 @@ export const buildApiServer = async (
   const revocations = natsRevocationBroadcast(nc, authenticator.revoke);
   const unsubscribe = subscribeRevocations(nc, authenticator.revoke);
   const adminToken = loadAdminToken(config.adminToken, config.dataDir);
+  const badgeWiring = await wireBadges(config, db, keys, () => log);
+  const webhooks = webhookApiParts(db, config.webhooks);
+  const registry = metrics ?? metricsRegistry();
+  if (!metrics) registerDatabaseFigures(registry, db);
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -65,6 +74,10 @@ export const buildApiServer = async (
     authenticator,
     signer: jwt.signer,
     jwks: jwt.jwks,
+    badges: badgeWiring.badges,
+    events: webhooks.events,
+    webhooks: webhooks.admin,
+    metrics: () => registry.render(),
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
   };
   const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken)] }, { logger });
@@ -75,6 +88,7 @@ export const buildApiServer = async (
     close: async () => {
       unsubscribe();
       await app.close();
+      await badgeWiring.close();
     },
   };
 };

@@ -3,6 +3,8 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../adapters/trpc/mod.ts";
+import { BADGE_HANDLERS, BADGE_OPTIONS, BADGE_USAGE } from "./cli_badges.ts";
+import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
 
 /**
  * The admin CLI: a tRPC client of a running server (LAUREL_URL, default http://localhost:3000),
@@ -12,6 +14,8 @@ const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
 
   organizations create --name <name> [--description <text>] [--email <e>] [--website-url <url>]
   organizations list [--page <n>]
+${BADGE_USAGE}
+${WEBHOOK_USAGE}
 
 Environment: LAUREL_URL (default http://localhost:3000), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
 
@@ -32,7 +36,7 @@ const adminToken = (): string => {
 
 export type Output = { json: unknown; text: string };
 
-type Handler = (
+export type Handler = (
   client: ReturnType<typeof createTRPCClient<AppRouter>>,
   opts: Record<string, string | boolean | undefined>,
 ) => Promise<Output>;
@@ -59,6 +63,8 @@ const HANDLERS: Record<string, Handler> = {
     const result = await client.organizations.list.query(typeof o.page === "string" ? { page: Number(o.page) } : {});
     return { json: result, text: table(result.data, ["id", "name", "created_at"]) };
   },
+  ...BADGE_HANDLERS,
+  ...WEBHOOK_HANDLERS,
 };
 
 const OPTIONS = {
@@ -69,6 +75,8 @@ const OPTIONS = {
   email: { type: "string" },
   "website-url": { type: "string" },
   page: { type: "string" },
+  ...BADGE_OPTIONS,
+  ...WEBHOOK_OPTIONS,
 } as const;
 
 export const main = async (

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { readWebhookConfig, type WebhookConfig } from "./webhook_config.ts";
 
 /** Process configuration from the environment (README, "Configuration"). */
 export interface Config {
@@ -14,6 +15,13 @@ export interface Config {
   signingKeyPem: string | undefined;
   logLevel: string;
   dbPoolMax: number;
+  /** Where earners see badges (badge pages, accept links); default: the origin of BASE_URL. */
+  publicUrl: string;
+  /** nodemailer connection URL; when unset, pending-badge mail is written to the log. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Webhook delivery (issue 4): WEBHOOK_* variables. */
+  webhooks: WebhookConfig;
 }
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, "");
@@ -43,5 +51,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     signingKeyPem: env.LAUREL_SIGNING_KEY || undefined,
     logLevel: env.LOG_LEVEL ?? "info",
     dbPoolMax: Number(env.DB_POOL_MAX ?? 10),
+    publicUrl: trimSlash(env.PUBLIC_URL || new URL(baseUrl).origin),
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
+    webhooks: readWebhookConfig(env),
   };
 };

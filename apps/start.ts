@@ -1,10 +1,18 @@
 import { join } from "node:path";
 import { connectNats, type LocalNats, startLocalNats } from "../adapters/bus/mod.ts";
+import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer } from "./api_server.ts";
 import { readConfig } from "./config.ts";
 import { loggerOptions } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
+import {
+  metricsRegistry,
+  pipelineMetrics,
+  registerDatabaseFigures,
+  startWebhookPipeline,
+  type WebhookPipeline,
+} from "./webhook_wiring.ts";
 
 /**
  * `npm start`: everything in one process. Embedded PGlite in DATA_DIR when DATABASE_URL is unset,
@@ -17,7 +25,20 @@ let localNats: LocalNats | undefined;
 if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
 const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
 const nc = await connectNats(natsUrl, "laurel-all-in-one");
-const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel));
+const metrics = metricsRegistry();
+registerDatabaseFigures(metrics, db);
+const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel), metrics);
+// The event relay, retry scheduler and webhook worker run here too (WEBHOOK_WORKERS=0 to leave them
+// to separate `npm run worker` processes).
+let pipeline: WebhookPipeline | undefined;
+if (config.webhooks.inProcessWorkers) {
+  const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
+    secrets: nodeSecretBox(keys),
+    log: server.app.log,
+    metrics: pipelineMetrics(metrics),
+  });
+}
 await server.app.listen({ port: config.port, host: config.host });
 server.app.log.info(
   `Laurel listening on ${config.port}: REST ${config.baseUrl}, token endpoint ${config.authUrl}/oauth/token, docs /docs; ` +
@@ -25,6 +46,7 @@ server.app.log.info(
     `admin token in ${config.adminToken ? "LAUREL_ADMIN_TOKEN" : join(config.dataDir, "admin-token")}`,
 );
 onShutdown(async () => {
+  await pipeline?.stop();
   await server.close();
   await nc.drain();
   await db.close();

@@ -32,10 +32,17 @@ export const startLocalNats = async (opts: {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
   const binary = opts.binary ?? process.env.NATS_SERVER_BIN ?? "nats-server";
-  const child = spawn(binary, ["-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  // The server is ours alone: it must not outlive this process, however this process ends.
+  // A small shell keeps watch on its stdin, which only this process holds: when this process ends
+  // in any way (even SIGKILL) the pipe closes and the shell stops the server, so none is orphaned.
+  const watchdog =
+    'trap \'kill "$server" 2>/dev/null; wait "$server"\' TERM; exec 3<&0; "$0" "$@" & server=$!; (read -r _ <&3; kill "$server" 2>/dev/null) & wait "$server"';
+  const child = spawn(
+    "bash",
+    ["-c", watchdog, binary, "-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)],
+    {
+      stdio: ["pipe", "ignore", "pipe"],
+    },
+  );
   const killChild = (): void => {
     if (child.exitCode === null) child.kill("SIGTERM");
   };
@@ -54,7 +61,15 @@ export const startLocalNats = async (opts: {
     child.once("error", (err) =>
       reject(new Error(`Could not start ${binary}: ${err.message}. Install it with: apt-get install nats-server`)),
     );
-    child.once("exit", (code) => reject(new Error(`nats-server exited (${code}) before it was ready:\n${log}`)));
+    child.once("exit", (code) =>
+      reject(
+        new Error(
+          code === 127
+            ? `${binary} was not found. Install it with: apt-get install nats-server`
+            : `nats-server exited (${code}) before it was ready:\n${log}`,
+        ),
+      ),
+    );
   });
   return {
     url: `nats://127.0.0.1:${port}`,

@@ -1,3 +1,17 @@
+export type { EventMessage, QueuedMessage, WebhookBusOptions, WorkQueueConsumer } from "./jetstream_webhooks.ts";
+export {
+  consumeWorkQueue,
+  DEFAULT_BUS_OPTIONS,
+  DISPATCH_STREAM,
+  DISPATCH_SUBJECTS,
+  EVENTS_STREAM,
+  EVENTS_SUBJECTS,
+  ensureWebhookStreams,
+  eventSubject,
+  jetstreamDispatchPublisher,
+  jetstreamEventPublisher,
+  WEBHOOK_CONSUMER,
+} from "./jetstream_webhooks.ts";
 export type { LocalNats } from "./local_nats_server.ts";
 export { freePort, startLocalNats } from "./local_nats_server.ts";
 export type { NatsConnection } from "./nats_connection.ts";

@@ -1,9 +1,20 @@
-export { openDatabase } from "./orm.ts";
 export type { Database, Em, Orm } from "./orm.ts";
+export { openDatabase } from "./orm.ts";
+export { postgresBadgeStore } from "./postgres_badge_store.ts";
 export {
   postgresAuthorizationTokenStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
   recordCredentialUse,
 } from "./postgres_credential_stores.ts";
-export { appendEvents } from "./postgres_event_log.ts";
+export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
+export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
+export type { EventsListener } from "./postgres_listen.ts";
+export { listenForEvents } from "./postgres_listen.ts";
+export {
+  postgresDeliveryAdminStore,
+  postgresDeliveryFigures,
+  postgresDeliveryStore,
+  postgresDeliveryTargets,
+  postgresWebhookSettingsStore,
+} from "./postgres_webhook_store.ts";

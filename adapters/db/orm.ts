@@ -11,6 +11,7 @@ type SqlDriver = AbstractSqlDriver<AbstractSqlConnection>;
 import { PostgreSqlDriver } from "@mikro-orm/postgresql";
 import { PGliteDriver } from "mikro-orm-pglite";
 import { FOUNDATION_ENTITIES } from "./entities.ts";
+import { BADGE_ENTITIES } from "./entities_badges.ts";
 import { MIGRATIONS } from "./migrations/mod.ts";
 
 export type Orm = MikroORM<SqlDriver>;
@@ -26,7 +27,7 @@ export interface Database {
 }
 
 /** Every entity schema; each feature's entity file adds its list here. */
-const ENTITIES = [...FOUNDATION_ENTITIES];
+const ENTITIES = [...FOUNDATION_ENTITIES, ...BADGE_ENTITIES];
 
 const baseOptions = (): Options<SqlDriver> => ({
   entities: ENTITIES,

@@ -1,4 +1,3 @@
-import { type EntitySchema, type FilterQuery, type QueryOrderMap, raw } from "@mikro-orm/core";
 import type {
   AuthorizationTokenRecord,
   AuthorizationTokenStore,
@@ -11,58 +10,102 @@ import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import type { PageRequest } from "../../core/shared/mod.ts";
 import { AuthorizationTokenEntity, OAuthApplicationEntity, OrganizationEntity } from "./entities.ts";
 import type { Database } from "./orm.ts";
+import { sqlAll, toDate, toDateOrNull, toNumber } from "./sql.ts";
 
 /** Copies an entity's own fields into a plain record, so nothing outside sees ORM state. */
 const plain = <T extends object>(entity: T): T => ({ ...entity });
 
 /**
- * One page and the total in one round trip (`count(*) over ()`), mapped to plain records without
- * entity hydration: lists are the API's hottest reads. A page past the end has no row to carry the
- * total, so that case counts separately.
+ * One page and the total in one round trip (`count(*) over ()`), as plain rows: lists are the API's
+ * hottest reads, and entity hydration cost three times the query itself. A page past the end has
+ * no row to carry the total, so that case counts separately.
  */
-const page = async <T extends object>(
+const page = async <T>(
   db: Database,
-  entity: EntitySchema<T>,
-  where: FilterQuery<T>,
-  orderBy: QueryOrderMap<T>,
+  sql: { select: string; from: string; where: string; orderBy: string },
+  params: unknown[],
   req: PageRequest,
+  toRecord: (row: Record<string, unknown>) => T,
 ): Promise<Page<T>> => {
-  const rows = (await db
-    .em()
-    .createQueryBuilder(entity)
-    .select(["*", raw("count(*) over () as page_total")])
-    .where(where)
-    .orderBy(orderBy)
-    .limit(req.per)
-    .offset(req.offset)
-    .execute("all", true)) as Array<T & { page_total?: string | number }>;
+  const em = db.em();
+  const rows = await sqlAll<Record<string, unknown>>(
+    em,
+    `select ${sql.select}, count(*) over () as page_total from ${sql.from} where ${sql.where} order by ${sql.orderBy} limit ? offset ?`,
+    [...params, req.per, req.offset],
+  );
   const first = rows[0];
   if (!first) {
-    const total = req.offset === 0 ? 0 : await db.em().count(entity, where);
-    return { items: [], total };
+    if (req.offset === 0) return { items: [], total: 0 };
+    const [count] = await sqlAll<{ n: string }>(em, `select count(*) as n from ${sql.from} where ${sql.where}`, params);
+    return { items: [], total: toNumber(count?.n ?? 0) };
   }
-  const total = Number(first.page_total);
-  return {
-    total,
-    items: rows.map(({ page_total: _, ...rest }) => rest as unknown as T),
-  };
+  return { total: toNumber(first.page_total), items: rows.map(toRecord) };
 };
+
+const ORGANIZATION_COLUMNS = "id, name, description, email, website_url, image_url, created_at, updated_at";
+const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => ({
+  id: r.id as string,
+  name: r.name as string,
+  description: r.description as string | null,
+  email: r.email as string | null,
+  website_url: r.website_url as string | null,
+  image_url: r.image_url as string | null,
+  created_at: toDate(r.created_at),
+  updated_at: toDate(r.updated_at),
+});
+
+const APPLICATION_COLUMNS =
+  "id, organization_id, name, description, uid, secret_digest, created_by_id, created_by_type, created_by_name, " +
+  "data_services_enabled, created_at, updated_at, last_used_at, last_successfully_used_at";
+const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord => ({
+  id: toNumber(r.id),
+  organization_id: r.organization_id as string,
+  name: r.name as string,
+  description: r.description as string | null,
+  uid: r.uid as string,
+  secret_digest: r.secret_digest as string,
+  created_by_id: r.created_by_id as string,
+  created_by_type: r.created_by_type as string,
+  created_by_name: r.created_by_name as string,
+  data_services_enabled: r.data_services_enabled as boolean,
+  created_at: toDate(r.created_at),
+  updated_at: toDate(r.updated_at),
+  last_used_at: toDateOrNull(r.last_used_at),
+  last_successfully_used_at: toDateOrNull(r.last_successfully_used_at),
+});
+
+const TOKEN_COLUMNS =
+  "id, organization_id, description, token_digest, token_sealed, read_enabled, write_enabled, delete_enabled, " +
+  "created_at, expires_at, revoked_at, last_used_at, last_successfully_used_at";
+const tokenRecord = (r: Record<string, unknown>): AuthorizationTokenRecord => ({
+  id: r.id as string,
+  organization_id: r.organization_id as string,
+  description: r.description as string,
+  token_digest: r.token_digest as string,
+  token_sealed: r.token_sealed as string,
+  read_enabled: r.read_enabled as boolean,
+  write_enabled: r.write_enabled as boolean,
+  delete_enabled: r.delete_enabled as boolean,
+  created_at: toDate(r.created_at),
+  expires_at: toDate(r.expires_at),
+  revoked_at: toDateOrNull(r.revoked_at),
+  last_used_at: toDateOrNull(r.last_used_at),
+  last_successfully_used_at: toDateOrNull(r.last_successfully_used_at),
+});
 
 export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
   async get(id) {
     const org = await db.em().findOne(OrganizationEntity, { id });
     return org ? plain(org) : null;
   },
-  async list(page) {
-    const [items, total] = await db
-      .em()
-      .findAndCount(
-        OrganizationEntity,
-        {},
-        { orderBy: { created_at: "desc", id: "desc" }, limit: page.per, offset: page.offset },
-      );
-    return { items: items.map(plain), total };
-  },
+  list: (req) =>
+    page(
+      db,
+      { select: ORGANIZATION_COLUMNS, from: "organizations", where: "true", orderBy: "created_at desc, id desc" },
+      [],
+      req,
+      organizationRecord,
+    ),
   async insert(org: OrganizationRecord) {
     await db.em().insert(OrganizationEntity, org);
   },
@@ -70,7 +113,13 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
 
 export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationStore => ({
   list: (organizationId, req) =>
-    page(db, OAuthApplicationEntity, { organization_id: organizationId }, { id: "desc" }, req),
+    page(
+      db,
+      { select: APPLICATION_COLUMNS, from: "oauth_applications", where: "organization_id = ?", orderBy: "id desc" },
+      [organizationId],
+      req,
+      applicationRecord,
+    ),
   async get(organizationId, id) {
     const app = await db.em().findOne(OAuthApplicationEntity, { id, organization_id: organizationId });
     return app ? plain(app) : null;
@@ -96,14 +145,15 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
   list: (organizationId, req, filter) =>
     page(
       db,
-      AuthorizationTokenEntity,
       {
-        organization_id: organizationId,
-        revoked_at: null,
-        ...(filter.readOnly ? { write_enabled: false, delete_enabled: false } : {}),
+        select: TOKEN_COLUMNS,
+        from: "authorization_tokens",
+        where: `organization_id = ? and revoked_at is null${filter.readOnly ? " and not write_enabled and not delete_enabled" : ""}`,
+        orderBy: "created_at desc, id desc",
       },
-      { created_at: "desc", id: "desc" },
+      [organizationId],
       req,
+      tokenRecord,
     ),
   async findByDigest(digest) {
     const token = await db.em().findOne(AuthorizationTokenEntity, { token_digest: digest });

@@ -1,15 +1,27 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import { registerAjvFormats, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import { registerAjvFormats } from "@fastify/type-provider-typebox";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 import secureJson from "secure-json-parse";
 import { type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
 import type { RestDeps } from "./deps.ts";
 import { errorBody, STATUS_FOR_CODE, WWW_AUTHENTICATE } from "./errors.ts";
+import { hasDuplicateKeys } from "./json_keys.ts";
 import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
+import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
+import { badgeRoutes } from "./routes/badges.ts";
+import { eventRoutes } from "./routes/events.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
+import { obiRoutes } from "./routes/obi.ts";
 import { operationalRoutes } from "./routes/operational.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
+import { strictValidatorCompiler } from "./validator.ts";
 
 registerAjvFormats();
 
@@ -62,10 +74,16 @@ const fieldErrors = (issues: ValidationIssue[], context: string | undefined): Fi
   return all.filter((e) => !(unknown.has(e.field) && e.message !== "is not a known field"));
 };
 
-const PART_NAMES: Record<string, string> = {
-  querystring: "query string",
-  params: "path parameters",
-  headers: "headers",
+const PART_MESSAGES: Record<string, string> = {
+  querystring: "The request's query string is invalid",
+  params: "The request's path parameters are invalid",
+  headers: "The request's headers are invalid",
+};
+
+/** Raw HTTP answer for requests Node's parser refuses before Fastify sees them. */
+const rawError = (status: number, reason: string, message: string): string => {
+  const body = JSON.stringify(errorBody("bad_request", message));
+  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 };
 
 /**
@@ -83,17 +101,45 @@ export const buildRestApp = async (
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     requestIdHeader: "x-request-id",
+    // A URL Fastify cannot route (bad percent-encoding, a path segment over 200 characters) is the
+    // client's mistake: answer in the API's error body.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      reply.code(400).send(errorBody("bad_request", `The request URL is malformed (${error.code ?? "bad URL"})`));
+    },
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return;
+      const tooLarge = (err as { code?: string }).code === "HPE_HEADER_OVERFLOW";
+      socket.end(
+        tooLarge
+          ? rawError(431, "Request Header Fields Too Large", "The request headers are too large")
+          : rawError(400, "Bad Request", "The request is not valid HTTP"),
+      );
+    },
   });
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(strictValidatorCompiler);
   app.decorateRequest("auth", null);
 
   // JSON only (no text/plain); an empty body means "no body", so optional bodies may come bare.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const charset = /charset=([^;\s]+)/i.exec(request.headers["content-type"] ?? "")?.[1]?.toLowerCase();
+    if (charset && charset !== "utf-8" && charset !== "utf8") {
+      const err = new Error("JSON bodies must be UTF-8") as FastifyError;
+      err.statusCode = 415;
+      err.code = "FST_ERR_CTP_INVALID_MEDIA_TYPE";
+      return done(err, undefined);
+    }
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
+      const value = secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });
+      if (hasDuplicateKeys(text)) {
+        const err = new Error("The request body names a key twice in one object") as FastifyError;
+        err.statusCode = 400;
+        err.code = "FST_ERR_CTP_INVALID_JSON_BODY";
+        return done(err, undefined);
+      }
+      done(null, value);
     } catch {
       const err = new Error("The request body is not valid JSON") as FastifyError;
       err.statusCode = 400;
@@ -114,7 +160,7 @@ export const buildRestApp = async (
         code = inBody ? "validation_failed" : "bad_request";
         message = inBody
           ? "The request body is invalid"
-          : `The request's ${PART_NAMES[err.validationContext ?? ""] ?? "parameters"} are invalid`;
+          : (PART_MESSAGES[err.validationContext ?? ""] ?? "The request's parameters are invalid");
         errors = fieldErrors(err.validation, err.validationContext);
       } else if (err.code && FRAMEWORK_CODES[err.code]) {
         code = FRAMEWORK_CODES[err.code] as CoreErrorCode;
@@ -161,6 +207,7 @@ export const buildRestApp = async (
         securitySchemes: {
           basic: { type: "http", scheme: "basic", description: "Authorization token as the username, empty password" },
           bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+          client_basic: { type: "http", scheme: "basic", description: "OAuth client id and secret (token endpoint)" },
         },
       },
     },
@@ -172,6 +219,10 @@ export const buildRestApp = async (
   await app.register(tokenEndpointRoutes(deps, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(badgeTemplateRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(badgeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(obiRoutes(deps), { prefix: apiPrefix });
+  await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

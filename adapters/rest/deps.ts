@@ -8,8 +8,10 @@ import type {
   RevocationBroadcast,
   SecretBox,
 } from "../../core/credentials/mod.ts";
+import type { EventStore } from "../../core/events/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
+import type { BadgeRestDeps } from "./badge_deps.ts";
 
 /** Everything the REST adapter needs, passed in by the app that wires it. */
 export interface RestDeps {
@@ -27,6 +29,10 @@ export interface RestDeps {
   authenticator: Authenticator;
   signer: AccessTokenSigner;
   jwks: { keys: object[] };
+  /** Badge templates, badges and the hosted OBI records (issue 3). */
+  badges: BadgeRestDeps;
+  /** The events table, read by the events API (issue 4). */
+  events: EventStore;
   health(): Promise<Record<string, boolean>>;
   metrics?(): Promise<string> | string;
   /** Further route plugins (badges, events, tRPC...), registered at the root. */

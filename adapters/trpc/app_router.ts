@@ -1,9 +1,15 @@
 import { router } from "./context.ts";
+import { earnerBadgesRouter, usersRouter } from "./earners_router.ts";
 import { organizationsRouter } from "./organizations_router.ts";
+import { oauthApplicationsRouter, webhooksRouter } from "./webhooks_router.ts";
 
 /** All internal procedures; internal tools import `AppRouter` for their client types. */
 export const appRouter = router({
   organizations: organizationsRouter,
+  users: usersRouter,
+  badges: earnerBadgesRouter,
+  webhooks: webhooksRouter,
+  oauthApplications: oauthApplicationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -8,6 +8,8 @@ import type {
   SecretBox,
 } from "../../core/credentials/mod.ts";
 import { type CoreErrorCode, isCoreError } from "../../core/errors/mod.ts";
+import type { IssuingDeps } from "../../core/issuing/mod.ts";
+import type { WebhookAdminDeps } from "./webhooks_router.ts";
 
 /** What internal procedures can reach; filled by the app, transport-free so tests use createCaller. */
 export interface TrpcDeps {
@@ -19,6 +21,10 @@ export interface TrpcDeps {
   tokens: AuthorizationTokenStore;
   secrets: SecretBox;
   revocations: RevocationBroadcast;
+  /** Earners and their badges (issue 3): the issuing ports and the event id source (UUIDv7). */
+  badges: { issuing: IssuingDeps; newEventId: () => string; newSalt: () => string };
+  /** Webhook settings, deliveries and redeliveries (issue 4). */
+  webhooks: WebhookAdminDeps;
 }
 
 export interface TrpcContext {

@@ -12,6 +12,10 @@ export const trpcPlugin = (deps: TrpcDeps, adminToken: string) => {
   const isAdmin = (header: string | undefined): boolean =>
     !!header && /^bearer /i.test(header) && timingSafeEqual(sha256(header.slice(7).trim()), expected);
   return async (app: FastifyInstance) => {
+    // Internal procedures stay out of the public OpenAPI document.
+    app.addHook("onRoute", (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
     await app.register(fastifyTRPCPlugin, {
       prefix: "/trpc",
       trpcOptions: {

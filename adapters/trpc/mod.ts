@@ -4,3 +4,4 @@ export type { TrpcContext, TrpcDeps } from "./context.ts";
 export { adminProcedure, createCallerFactory, createContextInner, router } from "./context.ts";
 export { trpcPlugin } from "./fastify_plugin.ts";
 export { standard } from "./standard_schema.ts";
+export type { WebhookAdminDeps } from "./webhooks_router.ts";

@@ -91,6 +91,24 @@ export const normalizeIssue = (input: BadgeIssueBody, prefix = ""): NormalizedIs
   };
 };
 
+/** How far ahead of the server clock `issued_at` may be: client clocks drift, awards are not post-dated. */
+export const ISSUED_AT_FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * A badge cannot be issued in the future: OB 2.0 verifiers reject an `issuedOn` later than their
+ * clock, so such a badge would fail verification until that date.
+ */
+export const checkIssuedAtNotFuture = (
+  n: Pick<NormalizedIssue, "issued_at">,
+  now: Date,
+  prefix = "",
+): CoreError | null =>
+  n.issued_at.getTime() > now.getTime() + ISSUED_AT_FUTURE_TOLERANCE_MS
+    ? validationFailed("Validation failed", [
+        { field: prefix === "" ? "issued_at" : `${prefix}.issued_at`, message: "must not be in the future" },
+      ])
+    : null;
+
 /** A replace body completed from the badge it replaces: same template and recipient unless given. */
 export const replacementIssue = (old: BadgeRecord, input: BadgeReplaceBody): BadgeIssueBody => ({
   ...input,

@@ -30,7 +30,9 @@ export {
 export type { NewBadgeContext, NormalizedIssue } from "./issue_rules.ts";
 export {
   checkIssue,
+  checkIssuedAtNotFuture,
   DUPLICATE_BADGE_MESSAGE,
+  ISSUED_AT_FUTURE_TOLERANCE_MS,
   newBadgeRecord,
   normalizeEmail,
   normalizeIssue,
@@ -52,12 +54,15 @@ export {
   applyBadgeAction,
   applyTemplateAction,
   applyTemplateUpdate,
+  checkTemplateDeletable,
   newTemplateRecord,
   setBadgePrivacy,
+  templateChanged,
 } from "./record_changes.ts";
 export type {
   Alignment,
   BadgeRecord,
+  BadgeTemplateData,
   BadgeTemplateRecord,
   OrganizationRef,
   ShapeUrls,

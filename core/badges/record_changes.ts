@@ -64,6 +64,24 @@ export const applyTemplateUpdate = (
   };
 };
 
+/** Whether a PUT changed anything but `updated_at`: an unchanged template records no event. */
+export const templateChanged = (before: BadgeTemplateRecord, after: BadgeTemplateRecord): boolean => {
+  const { updated_at: _a, ...b } = before;
+  const { updated_at: _b, ...a } = after;
+  return JSON.stringify(a) !== JSON.stringify(b);
+};
+
+/**
+ * A template that has issued badges cannot be deleted: the badges (and their hosted records)
+ * point at it. Archiving is the way to retire it.
+ */
+export const checkTemplateDeletable = (t: Pick<BadgeTemplateRecord, "badges_count">): CoreError | null =>
+  t.badges_count > 0
+    ? validationFailed("This badge template has issued badges; archive it instead", [
+        { field: "badges_count", message: `${t.badges_count} badges were issued from this template` },
+      ])
+    : null;
+
 export const applyTemplateAction = (
   t: BadgeTemplateRecord,
   action: TemplateAction,

@@ -51,6 +51,12 @@ export interface BadgeTemplateRecord {
   updated_at: Date;
 }
 
+/**
+ * A template as badges and OBI documents need it: everything but the count of its badges, which
+ * is a query of its own (kept off the badge lists and the hosted records, where nobody reads it).
+ */
+export type BadgeTemplateData = Omit<BadgeTemplateRecord, "badges_count">;
+
 export interface BadgeRecord {
   id: string;
   organization_id: string;

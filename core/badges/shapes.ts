@@ -3,6 +3,7 @@ import type { BadgeJson, BadgeStandardShape, BadgeTemplateJson } from "./output_
 import {
   acceptBadgeUrl,
   type BadgeRecord,
+  type BadgeTemplateData,
   type BadgeTemplateRecord,
   badgeUrl,
   type OrganizationRef,
@@ -19,7 +20,7 @@ export const fullName = (first: string, middle: string | null, last: string): st
 /** Spec §2.10 exactly; `issuer` is the organization owning the template. */
 export const badgeStandardShape = (
   badge: BadgeRecord,
-  template: BadgeTemplateRecord,
+  template: BadgeTemplateData,
   issuer: OrganizationRef,
   urls: ShapeUrls,
 ): BadgeStandardShape => ({
@@ -49,7 +50,7 @@ export const badgeStandardShape = (
 
 export const badgeJson = (
   badge: BadgeRecord,
-  template: BadgeTemplateRecord,
+  template: BadgeTemplateData,
   issuer: OrganizationRef,
   urls: ShapeUrls,
 ): BadgeJson => ({

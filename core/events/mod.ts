@@ -44,5 +44,7 @@ export {
   PENDING_NOTIFICATION_EVENT_TYPES,
   PUBLIC_BADGES_EVENT_TYPES,
 } from "./event_types.ts";
+export type { EventPublisher, EventStore, Outbox, OutboxEvent } from "./ports.ts";
+export { getEvent, listEvents } from "./queries.ts";
 export type { WebhookSummary } from "./webhook_summary.ts";
 export { WebhookSummarySchema, webhookSummary } from "./webhook_summary.ts";

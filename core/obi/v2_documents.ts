@@ -1,4 +1,4 @@
-import { type BadgeRecord, type BadgeTemplateRecord, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
 import { isoMillis } from "../shared/mod.ts";
 import { assertionUrl, badgeClassUrl, issuerUrl, OBI_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
@@ -105,7 +105,7 @@ export interface BadgeClassOptions {
  * criteria text); `criteria.id` is `criteria_url` when set.
  */
 export const badgeClassDocument = (
-  template: BadgeTemplateRecord,
+  template: BadgeTemplateData,
   issuer: OrganizationRef,
   urls: ObiUrls,
   options: BadgeClassOptions = {},

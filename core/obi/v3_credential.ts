@@ -1,4 +1,4 @@
-import { type BadgeRecord, type BadgeTemplateRecord, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
 import { isoSeconds } from "../shared/mod.ts";
 import { badgeClassUrl, issuerUrl, OB_V3_CONTEXT, VC_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
@@ -58,7 +58,7 @@ const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
  */
 export const openBadgeCredentialPayload = (
   badge: BadgeRecord,
-  template: BadgeTemplateRecord,
+  template: BadgeTemplateData,
   issuer: OrganizationRef,
   recipientSha256Hex: string,
   urls: V3Urls,

@@ -9,6 +9,15 @@ export {
   parseCidr,
   parseIp,
 } from "./addresses.ts";
+export type { AttemptRequest, PostResult } from "./attempt.ts";
+export {
+  ATTEMPT_ERROR_MAX_LENGTH,
+  buildAttemptRequest,
+  concludeAttempt,
+  deferralSeconds,
+  webhookAttemptJson,
+  webhookDeliveryJson,
+} from "./attempt.ts";
 export type {
   AttemptClassification,
   AttemptOutcome,
@@ -27,6 +36,24 @@ export {
   newDeliveryProgress,
 } from "./delivery.ts";
 export { RESPONSE_EXCERPT_BYTES, responseExcerpt } from "./excerpt.ts";
+export type { OperatorDeps } from "./operator.ts";
+export { listAttempts, listDeliveries, redeliverEvent, redeliverFailed } from "./operator.ts";
+export type {
+  ClaimedDelivery,
+  DeliveryAdminStore,
+  DeliveryClaim,
+  DeliveryFilter,
+  DeliveryStore,
+  DeliveryTargets,
+  DispatchPublisher,
+  DueDelivery,
+  RecordedAttempt,
+  RecordedFirstAttempt,
+  StoredDeliveryTarget,
+  WebhookCrypto,
+  WebhookSettingsStore,
+} from "./ports.ts";
+export type { DeliveryEvent, WebhookAttemptRecord, WebhookDeliveryRecord, WebhookSettingsRecord } from "./records.ts";
 export type { NextAttemptInput, RetrySchedule } from "./retry_schedule.ts";
 export {
   DEFAULT_SCHEDULE,
@@ -35,8 +62,18 @@ export {
   RETRY_WINDOW_SECONDS,
   retryDelaySeconds,
 } from "./retry_schedule.ts";
+export type { WebhookSettingsDeps } from "./settings.ts";
+export {
+  getWebhookSettings,
+  openSecrets,
+  setDataServices,
+  updateWebhookSettings,
+  webhookSecret,
+  webhookSettingsJson,
+} from "./settings.ts";
 export {
   AttemptOutcomeSchema,
+  DataServicesSetting,
   DeliveryStatusSchema,
   EventTypeSelectionSchema,
   WebhookAttempt,

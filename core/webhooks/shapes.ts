@@ -42,16 +42,19 @@ export const WebhookSecret = Type.Object({
 });
 export type WebhookSecret = Static<typeof WebhookSecret>;
 
+/** One delivery of an event; a redelivery is another one (same event, same `webhook-id`). */
 export const WebhookDelivery = Type.Object({
   id: Uuid,
   event_id: Uuid,
   organization_id: Uuid,
+  event_type: Type.String(),
   status: DeliveryStatusSchema,
   attempts_count: Type.Integer({ minimum: 0 }),
   first_attempt_at: Nullable(Timestamp),
   next_attempt_at: Nullable(Timestamp),
   last_attempt_at: Nullable(Timestamp),
   succeeded_at: Nullable(Timestamp),
+  created_at: Timestamp,
 });
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
@@ -67,3 +70,12 @@ export const WebhookAttempt = Type.Object({
   outcome: AttemptOutcomeSchema,
 });
 export type WebhookAttempt = Static<typeof WebhookAttempt>;
+
+/** `oauth-applications data-services`: the application's data-services flag after the change. */
+export const DataServicesSetting = Type.Object({
+  organization_id: Uuid,
+  application_id: Type.Integer(),
+  name: Type.String(),
+  data_services_enabled: Type.Boolean(),
+});
+export type DataServicesSetting = Static<typeof DataServicesSetting>;

@@ -5,11 +5,13 @@
 //      request, each writing its badge.created event and, after the response, the pending-badge
 //      notification and its event) against single-row PostgreSQL INSERTs from 20 clients; target >= 15%.
 //
-// Run: npx tsx ops/bench/badges.ts   (PostgreSQL and nats-server as `bash ops/prepare.sh test` leaves them)
+// Run: BENCH_ONLY=badges npm run bench, or npx tsx ops/bench/badges.ts once `bash ops/prepare.sh test`
+// has PostgreSQL running. A fresh database is created beside the one named by BENCH_DATABASE_URL,
+// DATABASE_URL or TEST_DATABASE_URL (default postgres://laurel:laurel@127.0.0.1:5432/laurel) and
+// dropped afterwards; NATS_URL is used when set, else a nats-server of its own is started.
 // Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (GETs, default 50),
-// BENCH_DATABASE_URL (an admin URL that may create databases; default TEST_DATABASE_URL, then
-// postgres://laurel:laurel@127.0.0.1:5432/laurel), BENCH_WRITE_DOCS=1 (write the section of
-// docs/benchmarks.md), BENCH_VERBOSE=1 (echo the servers' output).
+// BENCH_WRITE_DOCS=0|1 (default: write the `badges` section of docs/benchmarks.md only on a
+// full-length run: >= 10 s measured, with a warm-up), BENCH_VERBOSE=1 (echo the servers' output).
 
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -55,7 +57,10 @@ interface Row {
 // Services: a fresh PostgreSQL database, a nats-server, Laurel's API server as its own process
 
 const adminUrl =
-  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+  process.env.BENCH_DATABASE_URL ||
+  process.env.DATABASE_URL ||
+  process.env.TEST_DATABASE_URL ||
+  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
 
 const createDatabase = async (): Promise<{ url: string; drop(): Promise<void> }> => {
   const name = `laurel_bench_${randomBytes(5).toString("hex")}`;
@@ -348,8 +353,9 @@ const main = async (): Promise<number> => {
   let writes: Awaited<ReturnType<typeof countWrites>> | undefined;
   let assertionBytes = 0;
   try {
-    nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
-    const laurel = await startLaurel(database.url, nats.url, dataDir);
+    if (!process.env.NATS_URL) nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
+    const natsUrl = process.env.NATS_URL || (nats as LocalNats).url;
+    const laurel = await startLaurel(database.url, natsUrl, dataDir);
     const fx = await setup(laurel);
     assertionBytes = fx.body.length;
     log(`Laurel on ${laurel.origin}, PostgreSQL ${new URL(database.url).host}; assertion ${fx.body.length} bytes`);
@@ -453,7 +459,13 @@ const main = async (): Promise<number> => {
     ratioTable,
   ].join("\n");
   log(`\n${section}\n`);
-  if (process.env.BENCH_WRITE_DOCS === "1") log(`Wrote ${writeDocs(section)}`);
+  const fullRun = settings.duration >= 10 && settings.warmup > 0;
+  const write = process.env.BENCH_WRITE_DOCS === "1" || (process.env.BENCH_WRITE_DOCS !== "0" && fullRun);
+  log(
+    write
+      ? `Wrote ${writeDocs(section)}`
+      : "docs/benchmarks.md not written (BENCH_WRITE_DOCS=0, or a short run; BENCH_WRITE_DOCS=1 forces it).",
+  );
   const bad = [...getRows, ...issueRows].filter(
     (r) => r.result.errors > 0 || (r.expect304 ? r.result.non2xx < 0.99 * r.result.total : r.result.non2xx > 0),
   );

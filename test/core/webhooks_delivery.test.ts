@@ -186,12 +186,14 @@ t.test("schemas accept records and refuse bad ones", (t) => {
     id: "0190a0b0-0000-7000-8000-000000000001",
     event_id: "0190a0b0-0000-7000-8000-000000000002",
     organization_id: "0190a0b0-0000-4000-8000-000000000003",
+    event_type: "badge.created",
     status: "pending",
     attempts_count: 2,
     first_attempt_at: "2024-03-01T12:00:00.000Z",
     next_attempt_at: "2024-03-01T12:02:00.000Z",
     last_attempt_at: "2024-03-01T12:00:30.000Z",
     succeeded_at: null,
+    created_at: "2024-03-01T12:00:00.000Z",
   };
   t.ok(Value.Check(WebhookDelivery, delivery));
   t.notOk(Value.Check(WebhookDelivery, { ...delivery, status: "in_flight" }));

@@ -2,6 +2,7 @@ import Ajv2020Module from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import t from "tap";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { badgeScenarios } from "../support/openapi_badge_scenarios.ts";
 
 /**
  * Issue 2 item 5: the OpenAPI 3.1 document at /openapi.json names every route the server has, and
@@ -316,7 +317,24 @@ t.test("real answers validate against the document, for every documented operati
   const newTokenBody = { description: "scenario", delete_enabled: false };
 
   /** Keyed as the document keys operations. An operation with no 2xx from the probes needs one here. */
+  // Issue 3's operations (badge templates, badges, hosted records) have their scenarios beside them.
+  const badgeOperations = await badgeScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const SCENARIOS: Record<string, Scenario[]> = {
+    ...badgeOperations,
+    "GET /v1/organizations/{organization_id}/events/{event_id}": [
+      {
+        // The badge scenarios' setup recorded events; fetch the newest by its id.
+        name: "found",
+        status: 200,
+        run: async () => {
+          const events = `${laurel.baseUrl}/organizations/${a.organization.id}/events`;
+          const list = await call("GET", events, { auth: admin });
+          const id = (JSON.parse(list.text) as { data: Array<{ id: string }> }).data[0]?.id;
+          if (!id) throw new Error(`no event recorded: ${list.status} ${list.text.slice(0, 200)}`);
+          return call("GET", `${events}/${id}`, { auth: admin });
+        },
+      },
+    ],
     "POST /oauth/token": [
       {
         name: "issued",

@@ -53,7 +53,13 @@ export const trpcMutation = async (
  * (or PGlite) and its own nats-server. Everything is real; `close()` removes it all.
  */
 export const startLaurel = async (
-  opts: { database?: "postgresql" | "pglite"; nats?: TestNats; dataDir?: string } = {},
+  opts: {
+    database?: "postgresql" | "pglite";
+    nats?: TestNats;
+    dataDir?: string;
+    /** More configuration (SMTP_URL, PUBLIC_URL...), as environment variables. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestLaurel> => {
   const database = opts.database === "pglite" ? null : await createTestDatabase();
   const nats = opts.nats ?? (await startTestNats());
@@ -69,6 +75,7 @@ export const startLaurel = async (
     DATA_DIR: dataDir,
     ...(database ? { DATABASE_URL: database.url } : {}),
     NATS_URL: nats.url,
+    ...opts.env,
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const nc = await connectNats(nats.url, "laurel-test");

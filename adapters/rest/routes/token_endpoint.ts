@@ -7,6 +7,27 @@ import { contextOf, type RestDeps } from "../deps.ts";
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 
+/** For the document only: the handler reads the parameters itself to answer RFC 6749 errors. */
+const TokenRequestBody = Type.Object({
+  grant_type: Type.Literal("client_credentials"),
+  scope: Type.String({ description: "Space-separated scopes of spec §5.1" }),
+  client_id: Type.Optional(Type.String({ description: "When not sent with HTTP Basic" })),
+  client_secret: Type.Optional(Type.String({ description: "When not sent with HTTP Basic" })),
+});
+
+const Jwks = Type.Object({
+  keys: Type.Array(
+    Type.Object({
+      kty: Type.String(),
+      crv: Type.String(),
+      x: Type.String(),
+      kid: Type.String(),
+      alg: Type.String(),
+      use: Type.String(),
+    }),
+  ),
+});
+
 const parseBasic = (header: string | undefined): { clientId: string; clientSecret: string } | "malformed" | null => {
   if (!header) return null;
   if (!/^basic /i.test(header)) return "malformed";
@@ -56,10 +77,14 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   });
 
   app.post(`${prefix}/oauth/token`, {
+    // Validation errors are attached, not thrown: the handler answers them as RFC 6749 errors.
+    attachValidation: true,
     schema: {
       tags: ["OAuth"],
       summary: "Client credentials grant: a 7200-second EdDSA JWT access token",
       consumes: ["application/x-www-form-urlencoded", "application/json"],
+      body: TokenRequestBody,
+      security: [{ client_basic: [] }, {}],
       response: { 200: AccessToken, 400: OAuthErrorBody, 401: OAuthErrorBody },
     },
     handler: async (request, reply) => {
@@ -85,7 +110,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   });
 
   app.get(`${prefix}/.well-known/jwks.json`, {
-    schema: { tags: ["OAuth"], summary: "Public keys of access tokens (JWKS)" },
+    schema: { tags: ["OAuth"], summary: "Public keys of access tokens (JWKS)", response: { 200: Jwks } },
     handler: async (_request, reply) => reply.header("cache-control", "public, max-age=300").send(deps.jwks),
   });
 };

@@ -1,0 +1,242 @@
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  DeliverPolicy,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from "@nats-io/jetstream";
+import type { EventPublisher, OutboxEvent } from "../../core/events/mod.ts";
+import type { DispatchPublisher, DueDelivery } from "../../core/webhooks/mod.ts";
+import type { NatsConnection } from "./nats_connection.ts";
+
+/** Every recorded event, once: `laurel.events.<organization>.<event_type>`, msgID = event id. */
+export const EVENTS_STREAM = "LAUREL_EVENTS";
+export const EVENTS_SUBJECTS = "laurel.events";
+/** "Attempt delivery X now" from the scheduler (retries, redeliveries, deferred deliveries). */
+export const DISPATCH_STREAM = "LAUREL_WEBHOOK_DISPATCH";
+export const DISPATCH_SUBJECTS = "laurel.webhooks.dispatch";
+/** The one durable pull consumer (on each stream) that every worker process shares. */
+export const WEBHOOK_CONSUMER = "laurel-webhooks";
+
+const nanos = (ms: number): number => Math.round(ms * 1_000_000);
+
+export interface WebhookBusOptions {
+  /** Redelivery of an unacknowledged message; longer than the HTTP timeout plus bookkeeping. */
+  ackWaitMs: number;
+  /** Messages handed out and not yet acknowledged, across all workers. */
+  maxAckPending: number;
+  /** The relay's msgID dedup window (at least a few minutes). */
+  duplicateWindowMs: number;
+  /** How long the events stream keeps events (the database keeps them for good). */
+  eventsMaxAgeMs: number;
+}
+
+export const DEFAULT_BUS_OPTIONS: WebhookBusOptions = {
+  ackWaitMs: 60_000,
+  maxAckPending: 20_000,
+  duplicateWindowMs: 5 * 60_000,
+  eventsMaxAgeMs: 7 * 86_400_000,
+};
+
+const isNotFound = (err: unknown): boolean => {
+  const e = err as { name?: string; code?: number; message?: string; api_error?: { code?: number } };
+  return (
+    e.name === "StreamNotFoundError" ||
+    e.name === "ConsumerNotFoundError" ||
+    e.api_error?.code === 404 ||
+    /not found/i.test(e.message ?? "")
+  );
+};
+
+const ensureStream = async (jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> => {
+  try {
+    const info = await jsm.streams.info(config.name);
+    if (info.config.duplicate_window !== config.duplicate_window || info.config.max_age !== config.max_age) {
+      await jsm.streams.update(config.name, { duplicate_window: config.duplicate_window, max_age: config.max_age });
+    }
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.streams.add(config);
+  }
+};
+
+const ensureConsumer = async (
+  jsm: JetStreamManager,
+  stream: string,
+  config: Partial<ConsumerConfig>,
+): Promise<void> => {
+  try {
+    const info = await jsm.consumers.info(stream, WEBHOOK_CONSUMER);
+    if (info.config.ack_wait !== config.ack_wait || info.config.max_ack_pending !== config.max_ack_pending) {
+      await jsm.consumers.update(stream, WEBHOOK_CONSUMER, {
+        ack_wait: config.ack_wait,
+        max_ack_pending: config.max_ack_pending,
+      });
+    }
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.consumers.add(stream, config);
+  }
+};
+
+/**
+ * Creates (or updates) both streams and the shared durable consumers; safe to run from every
+ * process at start. Options are those nats-server 2.9 accepts (no 2.10 consumer metadata).
+ */
+export const ensureWebhookStreams = async (nc: NatsConnection, options: WebhookBusOptions): Promise<void> => {
+  const jsm = await jetstreamManager(nc);
+  await ensureStream(jsm, {
+    name: EVENTS_STREAM,
+    subjects: [`${EVENTS_SUBJECTS}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: nanos(options.duplicateWindowMs),
+    max_age: nanos(options.eventsMaxAgeMs),
+  });
+  await ensureStream(jsm, {
+    name: DISPATCH_STREAM,
+    subjects: [`${DISPATCH_SUBJECTS}.>`],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: nanos(120_000),
+    max_age: 0,
+  });
+  for (const stream of [EVENTS_STREAM, DISPATCH_STREAM]) {
+    await ensureConsumer(jsm, stream, {
+      durable_name: WEBHOOK_CONSUMER,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(options.ackWaitMs),
+      max_ack_pending: options.maxAckPending,
+      max_deliver: -1,
+    });
+  }
+};
+
+/** The message of an event on `laurel.events.>`. */
+export interface EventMessage {
+  id: string;
+  organization_id: string;
+  event_type: string;
+  occurred_at: string;
+}
+
+export const eventSubject = (e: Pick<OutboxEvent, "organization_id" | "event_type">): string =>
+  `${EVENTS_SUBJECTS}.${e.organization_id}.${e.event_type}`;
+
+/** Publishes a batch concurrently and resolves once JetStream stored each one (duplicates included). */
+export const jetstreamEventPublisher = (nc: NatsConnection, options: { timeoutMs?: number } = {}): EventPublisher => {
+  const js = jetstream(nc);
+  const timeout = options.timeoutMs ?? 5_000;
+  return {
+    publish: async (events) => {
+      await Promise.all(
+        events.map((e) => {
+          const message: EventMessage = {
+            id: e.id,
+            organization_id: e.organization_id,
+            event_type: e.event_type,
+            occurred_at: e.occurred_at.toISOString(),
+          };
+          return js.publish(eventSubject(e), JSON.stringify(message), { msgID: e.id, timeout });
+        }),
+      );
+    },
+  };
+};
+
+export const jetstreamDispatchPublisher = (
+  nc: NatsConnection,
+  options: { timeoutMs?: number } = {},
+): DispatchPublisher => {
+  const js = jetstream(nc);
+  const timeout = options.timeoutMs ?? 5_000;
+  return {
+    publish: async (due: readonly DueDelivery[]) => {
+      await Promise.all(
+        due.map((d) => js.publish(`${DISPATCH_SUBJECTS}.${d.organization_id}`, JSON.stringify(d), { timeout })),
+      );
+    },
+  };
+};
+
+/** One message of a work queue, as the workers see it. */
+export interface QueuedMessage {
+  stream: string;
+  /** The parsed JSON body, or undefined when it is not JSON. */
+  body: unknown;
+  deliveryCount: number;
+  ack(): void;
+  /** Redeliver after `delayMs` (or at once). */
+  nak(delayMs?: number): void;
+  /** Never redeliver (a malformed message). */
+  term(): void;
+}
+
+const queued = (stream: string, m: JsMsg): QueuedMessage => {
+  let body: unknown;
+  try {
+    body = m.json();
+  } catch {
+    body = undefined;
+  }
+  return {
+    stream,
+    body,
+    deliveryCount: m.info.deliveryCount,
+    ack: () => m.ack(),
+    nak: (delayMs) => m.nak(delayMs),
+    term: () => m.term(),
+  };
+};
+
+export interface WorkQueueConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Pulls from the shared durable consumer of `stream` for as long as the process runs. `take`
+ * resolves when the caller has room for one more message (its concurrency limit), so no more are
+ * held than can be worked on. NATS restarts are survived: the client re-pulls, and if the pull
+ * loop ends anyway it is started again.
+ */
+export const consumeWorkQueue = (
+  nc: NatsConnection,
+  stream: string,
+  options: { batch: number; take: () => Promise<void>; onError: (err: unknown) => void },
+  handle: (m: QueuedMessage) => void,
+): WorkQueueConsumer => {
+  let stopped = false;
+  let current: ConsumerMessages | undefined;
+  const loop = async (): Promise<void> => {
+    const js = jetstream(nc);
+    while (!stopped) {
+      try {
+        const consumer = await js.consumers.get(stream, WEBHOOK_CONSUMER);
+        current = await consumer.consume({ max_messages: options.batch });
+        for await (const m of current) {
+          await options.take();
+          handle(queued(stream, m));
+          if (stopped) break;
+        }
+      } catch (err) {
+        if (!stopped) options.onError(err);
+      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  const running = loop();
+  return {
+    stop: async () => {
+      stopped = true;
+      await current?.close();
+      await running;
+    },
+  };
+};

@@ -1,0 +1,139 @@
+import type { BadgeRecord, BadgeTemplateData, BadgeTemplateRecord } from "../../core/badges/mod.ts";
+import type { BadgeView, TemplateView } from "../../core/issuing/mod.ts";
+import type { OrganizationRecord } from "../../core/organizations/mod.ts";
+import type { Em } from "./orm.ts";
+
+/**
+ * SQL pieces shared by the badge store: every joined table's columns are selected under a prefix
+ * (`b__state`, `t__name`, `o__name`) and read back into plain records.
+ */
+const TEMPLATE_COLUMNS: readonly (keyof BadgeTemplateData)[] = [
+  "id",
+  "organization_id",
+  "name",
+  "description",
+  "skills",
+  "image_url",
+  "url",
+  "vanity_slug",
+  "state",
+  "public",
+  "criteria_url",
+  "global_activity_url",
+  "alignments",
+  "allow_duplicate_badges",
+  "created_at",
+  "updated_at",
+];
+
+const BADGE_COLUMNS: readonly (keyof BadgeRecord)[] = [
+  "id",
+  "organization_id",
+  "badge_template_id",
+  "state",
+  "public",
+  "issued_to_first_name",
+  "issued_to_middle_name",
+  "issued_to_last_name",
+  "recipient_email",
+  "issued_at",
+  "expires_at",
+  "evidence",
+  "issuer_earner_id",
+  "locale",
+  "suppress_badge_notification_email",
+  "revocation_reason",
+  "replaces_badge_id",
+  "replacement_badge_id",
+  "user_id",
+  "recipient_salt",
+  "state_updated_at",
+  "created_at",
+  "updated_at",
+];
+
+/**
+ * `insert into badges`: the hot write of issuing, as one plain statement (the duplicate-rule keys
+ * last); `evidence` is jsonb.
+ */
+export const INSERT_BADGE = `insert into badges (${BADGE_COLUMNS.join(", ")}, recipient_email_key, exclusive)
+  values (${BADGE_COLUMNS.map((c) => (c === "evidence" ? "?::jsonb" : "?")).join(", ")}, ?, ?)`;
+
+export const badgeInsertValues = (badge: BadgeRecord, recipientKey: string, exclusive: boolean): unknown[] => [
+  ...BADGE_COLUMNS.map((c) => (c === "evidence" ? JSON.stringify(badge.evidence) : badge[c])),
+  recipientKey,
+  exclusive,
+];
+
+/** The organization fields a shape needs (`OrganizationRef`). */
+const ORGANIZATION_COLUMNS = ["id", "name", "description", "email", "website_url", "image_url"] as const;
+export type OrganizationRow = Pick<OrganizationRecord, (typeof ORGANIZATION_COLUMNS)[number]>;
+
+const columns = (alias: string, names: readonly string[]): string =>
+  names.map((c) => `${alias}.${c} as ${alias}__${c}`).join(", ");
+
+export const TEMPLATE_SELECT = columns("t", TEMPLATE_COLUMNS);
+export const BADGE_SELECT = columns("b", BADGE_COLUMNS);
+export const ORGANIZATION_SELECT = columns("o", ORGANIZATION_COLUMNS);
+
+type Row = Record<string, unknown>;
+
+/**
+ * MikroORM's PostgreSQL connection hands raw timestamps over as text (`2024-01-02 03:04:05.678+00`),
+ * PGlite as `Date`s; records hold `Date`s.
+ */
+export const toDate = (value: unknown): Date | null => {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  const text = String(value)
+    .replace(" ", "T")
+    .replace(/([+-]\d\d)$/, "$1:00");
+  return new Date(text);
+};
+
+const TIMESTAMPS = new Set(["issued_at", "expires_at", "state_updated_at", "created_at", "updated_at"]);
+
+const pick = <T>(row: Row, alias: string, names: readonly string[]): T => {
+  const out: Row = {};
+  for (const c of names) {
+    const value = row[`${alias}__${c}`];
+    out[c] = TIMESTAMPS.has(c) ? toDate(value) : value;
+  }
+  return out as T;
+};
+
+export const templateOf = (row: Row): BadgeTemplateData => pick(row, "t", TEMPLATE_COLUMNS);
+export const badgeOf = (row: Row): BadgeRecord => pick(row, "b", BADGE_COLUMNS);
+export const organizationOf = (row: Row): OrganizationRow => pick(row, "o", ORGANIZATION_COLUMNS);
+
+export const badgeViewOf = (row: Row): BadgeView => ({
+  badge: badgeOf(row),
+  template: templateOf(row),
+  issuer: organizationOf(row),
+});
+
+export const templateViewOf = (row: Row, badgesCount: number): TemplateView => ({
+  template: { ...templateOf(row), badges_count: badgesCount } satisfies BadgeTemplateRecord,
+  owner: organizationOf(row),
+});
+
+/** A badge joined with its template and issuer. */
+export const BADGE_FROM = `select ${BADGE_SELECT}, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT}
+  from badges b join badge_templates t on t.id = b.badge_template_id join organizations o on o.id = b.organization_id`;
+
+export const BADGES_COUNT = "(select count(*) from badges c where c.badge_template_id = t.id)::int as badges_count";
+
+/** A template joined with its owner; `withCount` adds `badges_count`. */
+export const templateFrom = (withCount: boolean): string =>
+  `select ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT}${withCount ? `, ${BADGES_COUNT}` : ""}
+  from badge_templates t join organizations o on o.id = t.organization_id`;
+
+/** Rows of a query run on `em`'s connection, inside its transaction when it has one. */
+export const rows = (em: Em, sql: string, params: unknown[]): Promise<Row[]> =>
+  em.getConnection().execute(sql, params, "all", em.getTransactionContext()) as Promise<Row[]>;
+
+/** `%text%` for ILIKE, with the pattern characters of `text` taken literally. */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** `?, ?, ?` for a list of values. */
+export const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");

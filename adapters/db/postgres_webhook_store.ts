@@ -1,0 +1,543 @@
+import type {
+  ClaimedDelivery,
+  DeliveryAdminStore,
+  DeliveryClaim,
+  DeliveryProgress,
+  DeliveryStatus,
+  DeliveryStore,
+  DeliveryTargets,
+  DueDelivery,
+  EventTypeSelection,
+  WebhookAttemptRecord,
+  WebhookDeliveryRecord,
+  WebhookSettingsRecord,
+  WebhookSettingsStore,
+} from "../../core/webhooks/mod.ts";
+import type { Database } from "./orm.ts";
+import { placeholders, sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  organization_id: string;
+  event_type: string;
+  occurred_at: Date;
+  status: DeliveryStatus;
+  attempts_count: number;
+  first_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  succeeded_at: Date | null;
+  created_at: Date;
+  claim_token?: string | null;
+}
+
+const DELIVERY_COLUMNS =
+  "id, event_id, organization_id, event_type, occurred_at, status, attempts_count, first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, created_at, claim_token";
+
+const deliveryRecord = (r: DeliveryRow): WebhookDeliveryRecord => ({
+  id: r.id,
+  event_id: r.event_id,
+  organization_id: r.organization_id,
+  event_type: r.event_type,
+  occurred_at: toDate(r.occurred_at),
+  created_at: toDate(r.created_at),
+  progress: {
+    status: r.status,
+    attemptsCount: toNumber(r.attempts_count),
+    firstAttemptAt: toDateOrNull(r.first_attempt_at),
+    lastAttemptAt: toDateOrNull(r.last_attempt_at),
+    nextAttemptAt: toDateOrNull(r.next_attempt_at),
+    succeededAt: toDateOrNull(r.succeeded_at),
+  },
+});
+
+interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  attempt_number: number;
+  started_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  outcome: WebhookAttemptRecord["outcome"];
+}
+
+const attemptRecord = (r: AttemptRow): WebhookAttemptRecord => ({
+  ...r,
+  attempt_number: toNumber(r.attempt_number),
+  duration_ms: toNumber(r.duration_ms),
+  status_code: r.status_code === null ? null : toNumber(r.status_code),
+  started_at: toDate(r.started_at),
+});
+
+/** `due` in SQL: pending and its time has come, or held by a worker whose lease ran out. */
+const DUE = "((d.status = 'pending' and d.next_attempt_at <= ?) or (d.status = 'delivering' and d.lease_until <= ?))";
+
+export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore => ({
+  async get(organizationId) {
+    const rows = await sqlAll<WebhookSettingsRecord>(
+      db.em(),
+      `select organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
+              previous_secret_expires_at, updated_at
+       from webhook_settings where organization_id = ?::uuid`,
+      [organizationId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      ...r,
+      event_types: eventTypesOf(r.event_types),
+      previous_secret_expires_at: toDateOrNull(r.previous_secret_expires_at),
+      updated_at: toDate(r.updated_at),
+    };
+  },
+  async save(r) {
+    await sqlRun(
+      db.em(),
+      `insert into webhook_settings (organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
+         previous_secret_expires_at, updated_at)
+       values (?::uuid, ?, ?::jsonb, ?, ?, ?, ?)
+       on conflict (organization_id) do update set webhook_url = excluded.webhook_url, event_types = excluded.event_types,
+         secret_sealed = excluded.secret_sealed, previous_secret_sealed = excluded.previous_secret_sealed,
+         previous_secret_expires_at = excluded.previous_secret_expires_at, updated_at = excluded.updated_at`,
+      [
+        r.organization_id,
+        r.webhook_url,
+        JSON.stringify(r.event_types),
+        r.secret_sealed,
+        r.previous_secret_sealed,
+        r.previous_secret_expires_at,
+        r.updated_at,
+      ],
+    );
+  },
+});
+
+/** Settings and the data-services condition of spec §6.1 in one round trip. */
+export const postgresDeliveryTargets = (db: Database): DeliveryTargets => ({
+  async target(organizationId) {
+    const rows = await sqlAll<{
+      webhook_url: string | null;
+      event_types: unknown;
+      secret_sealed: string | null;
+      previous_secret_sealed: string | null;
+      previous_secret_expires_at: Date | null;
+      data_services: boolean;
+    }>(
+      db.em(),
+      `select s.webhook_url, s.event_types, s.secret_sealed, s.previous_secret_sealed, s.previous_secret_expires_at,
+         exists (select 1 from oauth_applications a where a.organization_id = ?::uuid and a.data_services_enabled) as data_services
+       from (select 1) one left join webhook_settings s on s.organization_id = ?::uuid`,
+      [organizationId, organizationId],
+    );
+    const r = rows[0];
+    return {
+      webhookUrl: r?.webhook_url ?? null,
+      eventTypes: eventTypesOf(r?.event_types),
+      hasDataServicesApplication: r?.data_services === true,
+      secretSealed: r?.secret_sealed ?? null,
+      previousSecretSealed: r?.previous_secret_sealed ?? null,
+      previousSecretExpiresAt: toDateOrNull(r?.previous_secret_expires_at),
+    };
+  },
+});
+
+/** jsonb `"all"` or `["badge.created"]`: the driver parses it, except that PGlite may hand back text. */
+const eventTypesOf = (v: unknown): EventTypeSelection => {
+  if (v === "all") return "all";
+  if (Array.isArray(v)) return v.map(String);
+  if (typeof v === "string") return eventTypesOf(toJson<unknown>(v));
+  return [];
+};
+
+const claimed = (rows: DeliveryRow[], into: Map<string, ClaimedDelivery>): void => {
+  for (const r of rows) into.set(r.id, { record: deliveryRecord(r), claimToken: r.claim_token as string });
+};
+
+/**
+ * Delivery state for workers and schedulers. Every write is one statement over a batch, guarded so
+ * that any number of processes can run it at once: a claim only takes a due delivery, a record only
+ * lands while its claim holds, the scheduler skips rows another scheduler has locked.
+ */
+export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
+  async existing(ids) {
+    if (ids.length === 0) return new Set();
+    const rows = await sqlAll<{ id: string }>(
+      db.em(),
+      `select id from webhook_deliveries where id in (${placeholders(ids.length, "?::uuid")})`,
+      [...ids],
+    );
+    return new Set(rows.map((r) => r.id));
+  },
+
+  async recordFirst(attempts, now) {
+    if (attempts.length === 0) return;
+    const deliveryValues: unknown[] = [];
+    const deliveryRows = attempts.map(({ event: e, progress: p }) => {
+      deliveryValues.push(
+        e.event_id,
+        e.organization_id,
+        e.event_type,
+        e.occurred_at,
+        p.status,
+        p.attemptsCount,
+        p.firstAttemptAt,
+        p.lastAttemptAt,
+        p.nextAttemptAt,
+        p.succeededAt,
+      );
+      return "(?::uuid, ?::uuid, ?::text, ?::timestamptz, ?::text, ?::int, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz)";
+    });
+    const attemptValues: unknown[] = [];
+    const attemptRows = attempts.map(({ attempt: a }) => {
+      attemptValues.push(
+        a.id,
+        a.delivery_id,
+        a.attempt_number,
+        a.started_at,
+        a.duration_ms,
+        a.status_code,
+        a.error,
+        a.response_excerpt,
+        a.outcome,
+      );
+      return "(?::uuid, ?::uuid, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::text, ?::text)";
+    });
+    // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
+    // one that exists already keeps its state) and their attempts. Row checks run at the end of
+    // the statement, so the attempts may point at deliveries inserted by the same statement.
+    await sqlRun(
+      db.em(),
+      `with d as (
+         insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
+           first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, due_at, created_at)
+         select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, v.status, v.attempts_count,
+           v.first_attempt_at, v.last_attempt_at, v.next_attempt_at, v.succeeded_at, v.next_attempt_at, ?::timestamptz
+         from (values ${deliveryRows.join(", ")}) as v(id, organization_id, event_type, occurred_at, status, attempts_count,
+           first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at)
+         join events e on e.id = v.id
+         on conflict (id) do nothing
+         returning id
+       )
+       insert into webhook_attempts (id, delivery_id, attempt_number, started_at, duration_ms, status_code, error,
+         response_excerpt, outcome)
+       select a.* from (values ${attemptRows.join(", ")}) as a(id, delivery_id, attempt_number, started_at, duration_ms,
+         status_code, error, response_excerpt, outcome)
+       where a.delivery_id in (select id from d)
+          or exists (select 1 from webhook_deliveries x where x.id = a.delivery_id)`,
+      [now, ...deliveryValues, ...attemptValues],
+    );
+  },
+
+  async claim(claims, claimToken, now, leaseUntil) {
+    const out = new Map<string, ClaimedDelivery>();
+    const creates = claims.filter(
+      (c): c is DeliveryClaim & { create: NonNullable<DeliveryClaim["create"]> } => !!c.create,
+    );
+    const existing = claims.filter((c) => !c.create);
+    const em = db.em();
+    if (creates.length > 0) {
+      const values: unknown[] = [];
+      const rows = creates.map((c) => {
+        values.push(c.deliveryId, c.create.organization_id, c.create.event_type, c.create.occurred_at);
+        return "(?::uuid, ?::uuid, ?::text, ?::timestamptz)";
+      });
+      // Joined to events: a message about an event that is gone (organization deleted) claims nothing.
+      claimed(
+        await sqlAll<DeliveryRow>(
+          em,
+          `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
+             attempts_count, next_attempt_at, lease_until, claim_token, due_at, created_at)
+           select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'delivering', 0, ?::timestamptz,
+             ?::timestamptz, ?::text, ?::timestamptz, ?::timestamptz
+           from (values ${rows.join(", ")}) as v(id, organization_id, event_type, occurred_at)
+           join events e on e.id = v.id
+           on conflict (id) do update set status = 'delivering', lease_until = excluded.lease_until,
+             claim_token = excluded.claim_token, due_at = excluded.due_at
+           where ${DUE}
+           returning ${DELIVERY_COLUMNS.replace(/(^|, )/g, "$1d.")}`,
+          [now, leaseUntil, claimToken, leaseUntil, now, ...values, now, now],
+        ),
+        out,
+      );
+    }
+    if (existing.length > 0) {
+      claimed(
+        await sqlAll<DeliveryRow>(
+          em,
+          `update webhook_deliveries d set status = 'delivering', lease_until = ?, claim_token = ?, due_at = ?
+           where d.id in (${placeholders(existing.length, "?::uuid")}) and ${DUE}
+           returning ${DELIVERY_COLUMNS}`,
+          [leaseUntil, claimToken, leaseUntil, ...existing.map((c) => c.deliveryId), now, now],
+        ),
+        out,
+      );
+    }
+    return out;
+  },
+
+  async defer(items, now) {
+    const creates = items.filter((i) => i.claim.create);
+    const existing = items.filter((i) => !i.claim.create);
+    const em = db.em();
+    if (creates.length > 0) {
+      const values: unknown[] = [];
+      const rows = creates.map(({ claim, until }) => {
+        const c = claim.create as NonNullable<DeliveryClaim["create"]>;
+        values.push(claim.deliveryId, c.organization_id, c.event_type, c.occurred_at, until);
+        return "(?::uuid, ?::uuid, ?::text, ?::timestamptz, ?::timestamptz)";
+      });
+      await sqlRun(
+        em,
+        `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
+           attempts_count, next_attempt_at, due_at, created_at)
+         select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'pending', 0, v.until, v.until, ?::timestamptz
+         from (values ${rows.join(", ")}) as v(id, organization_id, event_type, occurred_at, until)
+         join events e on e.id = v.id
+         on conflict (id) do update set status = 'pending', next_attempt_at = excluded.next_attempt_at,
+           due_at = excluded.due_at, lease_until = null, claim_token = null
+         where ${DUE}`,
+        [now, ...values, now, now],
+      );
+    }
+    if (existing.length > 0) {
+      const values: unknown[] = [];
+      const rows = existing.map(({ claim, until }) => {
+        values.push(claim.deliveryId, until);
+        return "(?::uuid, ?::timestamptz)";
+      });
+      await sqlRun(
+        em,
+        `update webhook_deliveries d set status = 'pending', next_attempt_at = v.until, due_at = v.until,
+           lease_until = null, claim_token = null
+         from (values ${rows.join(", ")}) as v(id, until)
+         where d.id = v.id and ${DUE}`,
+        [...values, now, now],
+      );
+    }
+  },
+
+  async record(attempts) {
+    if (attempts.length === 0) return;
+    const attemptValues: unknown[] = [];
+    const attemptRows = attempts.map(({ attempt: a }) => {
+      attemptValues.push(
+        a.id,
+        a.delivery_id,
+        a.attempt_number,
+        a.started_at,
+        a.duration_ms,
+        a.status_code,
+        a.error,
+        a.response_excerpt,
+        a.outcome,
+      );
+      return "(?::uuid, ?::uuid, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::text, ?::text)";
+    });
+    const deliveryValues: unknown[] = [];
+    const deliveryRows = attempts.map(({ deliveryId, claimToken, progress: p }) => {
+      deliveryValues.push(
+        deliveryId,
+        claimToken,
+        p.status,
+        p.attemptsCount,
+        p.firstAttemptAt,
+        p.lastAttemptAt,
+        p.nextAttemptAt,
+        p.succeededAt,
+      );
+      return "(?::uuid, ?::text, ?::text, ?::int, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz)";
+    });
+    // One statement: the attempts are kept even when a claim was lost (they happened); the
+    // delivery moves on only while the claim that made the attempt still holds.
+    await sqlRun(
+      db.em(),
+      `with a as (
+         insert into webhook_attempts (id, delivery_id, attempt_number, started_at, duration_ms, status_code, error,
+           response_excerpt, outcome)
+         values ${attemptRows.join(", ")}
+       )
+       update webhook_deliveries d set status = v.status, attempts_count = v.attempts_count,
+         first_attempt_at = v.first_attempt_at, last_attempt_at = v.last_attempt_at,
+         next_attempt_at = v.next_attempt_at, succeeded_at = v.succeeded_at,
+         lease_until = null, claim_token = null, due_at = v.next_attempt_at
+       from (values ${deliveryRows.join(", ")}) as v(id, claim_token, status, attempts_count, first_attempt_at,
+         last_attempt_at, next_attempt_at, succeeded_at)
+       where d.id = v.id and d.claim_token = v.claim_token`,
+      [...attemptValues, ...deliveryValues],
+    );
+  },
+
+  async abandon(items, _now) {
+    if (items.length === 0) return;
+    const values: unknown[] = [];
+    const rows = items.map((i) => {
+      values.push(i.deliveryId, i.claimToken);
+      return "(?::uuid, ?::text)";
+    });
+    await sqlRun(
+      db.em(),
+      `update webhook_deliveries d set status = 'failed', next_attempt_at = null, lease_until = null,
+         claim_token = null, due_at = null
+       from (values ${rows.join(", ")}) as v(id, claim_token)
+       where d.id = v.id and d.claim_token = v.claim_token`,
+      values,
+    );
+  },
+
+  dispatchDue: (now, limit, redispatchAt, publish) =>
+    db.em().transactional(async (em) => {
+      const rows = await sqlAll<DueDelivery>(
+        em,
+        `select id as delivery_id, organization_id from webhook_deliveries
+         where due_at <= ? order by due_at limit ?::int for update skip locked`,
+        [now, limit],
+      );
+      if (rows.length === 0) return 0;
+      await publish(rows);
+      await sqlRun(
+        em,
+        `update webhook_deliveries set due_at = ? where id in (${placeholders(rows.length, "?::uuid")})`,
+        [redispatchAt, ...rows.map((r) => r.delivery_id)],
+      );
+      return rows.length;
+    }),
+});
+
+const progressColumns = (p: DeliveryProgress): unknown[] => [
+  p.status,
+  p.attemptsCount,
+  p.firstAttemptAt,
+  p.lastAttemptAt,
+  p.nextAttemptAt,
+  p.succeededAt,
+];
+
+const typeFilter = (eventTypes: EventTypeSelection): { sql: string; params: unknown[] } =>
+  eventTypes === "all"
+    ? { sql: "", params: [] }
+    : eventTypes.length === 0
+      ? { sql: " and false", params: [] }
+      : { sql: ` and d.event_type in (${placeholders(eventTypes.length)})`, params: [...eventTypes] };
+
+const REDELIVER_BATCH = 1000;
+
+export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => ({
+  async list(filter, page) {
+    const where = ["d.organization_id = ?::uuid"];
+    const params: unknown[] = [filter.organizationId];
+    if (filter.eventId) {
+      where.push("d.event_id = ?::uuid");
+      params.push(filter.eventId);
+    }
+    if (filter.status) {
+      where.push("d.status = ?");
+      params.push(filter.status);
+    }
+    const em = db.em();
+    const [rows, count] = await Promise.all([
+      sqlAll<DeliveryRow>(
+        em,
+        `select ${DELIVERY_COLUMNS} from webhook_deliveries d where ${where.join(" and ")}
+         order by d.created_at desc, d.id desc limit ?::int offset ?::int`,
+        [...params, page.per, page.offset],
+      ),
+      sqlAll<{ n: string | number }>(
+        db.em(),
+        `select count(*) as n from webhook_deliveries d where ${where.join(" and ")}`,
+        params,
+      ),
+    ]);
+    return { items: rows.map(deliveryRecord), total: toNumber(count[0]?.n ?? 0) };
+  },
+  async attempts(filter, limit) {
+    const where = ["d.organization_id = ?::uuid"];
+    const params: unknown[] = [filter.organizationId];
+    if (filter.eventId) {
+      where.push("d.event_id = ?::uuid");
+      params.push(filter.eventId);
+    }
+    if (filter.deliveryId) {
+      where.push("d.id = ?::uuid");
+      params.push(filter.deliveryId);
+    }
+    const rows = await sqlAll<AttemptRow>(
+      db.em(),
+      `select a.id, a.delivery_id, a.attempt_number, a.started_at, a.duration_ms, a.status_code, a.error,
+         a.response_excerpt, a.outcome
+       from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+       where ${where.join(" and ")} order by a.started_at desc, a.attempt_number desc limit ?::int`,
+      [...params, limit],
+    );
+    return rows.map(attemptRecord);
+  },
+  async latestForEvent(organizationId, eventId) {
+    const rows = await sqlAll<DeliveryRow>(
+      db.em(),
+      `select ${DELIVERY_COLUMNS} from webhook_deliveries d where d.organization_id = ?::uuid and d.event_id = ?::uuid
+       order by d.created_at desc, d.id desc limit 1`,
+      [organizationId, eventId],
+    );
+    return rows[0] ? deliveryRecord(rows[0]) : null;
+  },
+  async insert(r) {
+    await sqlRun(
+      db.em(),
+      `insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
+         first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, due_at, created_at)
+       values (?::uuid, ?::uuid, ?::uuid, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        r.id,
+        r.event_id,
+        r.organization_id,
+        r.event_type,
+        r.occurred_at,
+        ...progressColumns(r.progress),
+        r.progress.nextAttemptAt,
+        r.created_at,
+      ],
+    );
+  },
+  redeliverFailed: (organizationId, since, eventTypes, now, newId) =>
+    db.em().transactional(async (em) => {
+      const types = typeFilter(eventTypes);
+      // The latest delivery of each event is the one no later delivery of the same event follows.
+      const candidates = await sqlAll<{ event_id: string; event_type: string; occurred_at: Date }>(
+        em,
+        `select d.event_id, d.event_type, d.occurred_at from webhook_deliveries d
+         where d.organization_id = ?::uuid and d.status = 'failed' and d.last_attempt_at >= ?${types.sql}
+           and not exists (select 1 from webhook_deliveries n where n.event_id = d.event_id and n.created_at > d.created_at)
+         for update of d`,
+        [organizationId, since, ...types.params],
+      );
+      for (let i = 0; i < candidates.length; i += REDELIVER_BATCH) {
+        const batch = candidates.slice(i, i + REDELIVER_BATCH);
+        const values: unknown[] = [];
+        const rows = batch.map((c) => {
+          values.push(newId(), c.event_id, organizationId, c.event_type, c.occurred_at, now, now, now);
+          return "(?::uuid, ?::uuid, ?::uuid, ?, ?::timestamptz, 'pending', 0, ?::timestamptz, ?::timestamptz, ?::timestamptz)";
+        });
+        await sqlRun(
+          em,
+          `insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
+             next_attempt_at, due_at, created_at) values ${rows.join(", ")}`,
+          values,
+        );
+      }
+      return candidates.length;
+    }),
+});
+
+/** The delivery backlog for /metrics: rows with a `due_at` are exactly the unfinished ones. */
+export const postgresDeliveryFigures = (db: Database) => ({
+  async unfinished(): Promise<{ pending: number; delivering: number }> {
+    const rows = await sqlAll<{ status: string; n: string | number }>(
+      db.em(),
+      "select status, count(*) as n from webhook_deliveries where due_at is not null group by status",
+    );
+    const of = (s: string): number => toNumber(rows.find((r) => r.status === s)?.n ?? 0);
+    return { pending: of("pending"), delivering: of("delivering") };
+  },
+});

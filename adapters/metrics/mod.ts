@@ -1,0 +1,2 @@
+export type { Counter, Histogram, MetricsRegistry } from "./prometheus.ts";
+export { metricsRegistry } from "./prometheus.ts";

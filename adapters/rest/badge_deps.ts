@@ -1,0 +1,34 @@
+import type { IssuingContext, IssuingDeps } from "../../core/issuing/mod.ts";
+import type { HostedRecordCache } from "./obi/mod.ts";
+
+/** Signs Open Badges 3.0 credentials (the crypto adapter's `credentialSigner`). */
+export interface CredentialSigning {
+  /** An absolute URL serving `publicJwk`; the JWT header names it. */
+  kid: string;
+  publicJwk: object;
+  sign(payload: Record<string, unknown>): Promise<string>;
+}
+
+/** Issue 3: badge templates, badges and the hosted records, passed in by the app. */
+export interface BadgeRestDeps {
+  issuing: IssuingDeps;
+  /** Ids of templates and badges: UUIDv7s, so equal timestamps still list in creation order. */
+  newId: () => string;
+  /** UUIDv7s for events. */
+  newEventId: () => string;
+  /** The per-badge salt of the hashed OBI recipient. */
+  newSalt: () => string;
+  /** Runs work after the response (the pending-badge notification); the app waits for it on shutdown. */
+  background(task: () => Promise<unknown>): void;
+  hosted: HostedRecordCache;
+  credentials: CredentialSigning;
+  /** Hex SHA-256 of a string (the OBI recipient identity). */
+  sha256Hex(input: string): string;
+}
+
+export const issuingContext = (deps: { clock: () => Date; badges: BadgeRestDeps }): IssuingContext => ({
+  now: deps.clock(),
+  newId: deps.badges.newId,
+  newEventId: deps.badges.newEventId,
+  newSalt: deps.badges.newSalt,
+});

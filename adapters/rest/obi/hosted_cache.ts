@@ -1,0 +1,103 @@
+import { createHash } from "node:crypto";
+import type { BadgeStore, BadgeTx } from "../../../core/issuing/mod.ts";
+
+/** One rendered hosted record: the exact bytes sent, so a hit costs no database and no serialization. */
+export interface HostedEntry {
+  status: 200 | 404 | 410;
+  body: Buffer;
+  /** Strong validator of the body; null for 404s. */
+  etag: string | null;
+  expiresAt: number;
+}
+
+export type HostedKind = "assertion" | "badge_class" | "issuer" | "credential";
+
+/**
+ * Rendered OBI records by kind and id, for a few seconds. Writes made in this process invalidate
+ * at once (through `invalidatingStore`); another API process's writes show after at most `ttlMs`.
+ */
+export interface HostedRecordCache {
+  get(kind: HostedKind, id: string, nowMs: number): HostedEntry | undefined;
+  put(kind: HostedKind, id: string, status: HostedEntry["status"], body: Buffer, nowMs: number): HostedEntry;
+  invalidate(kind: HostedKind, id?: string): void;
+}
+
+const etagOf = (body: Buffer): string => `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+
+export const hostedRecordCache = (options: { ttlMs?: number; maxEntries?: number } = {}): HostedRecordCache => {
+  const ttl = options.ttlMs ?? 5_000;
+  const max = options.maxEntries ?? 20_000;
+  const entries = new Map<string, HostedEntry>();
+  const key = (kind: HostedKind, id: string) => `${kind}:${id}`;
+  return {
+    get(kind, id, nowMs) {
+      const hit = entries.get(key(kind, id));
+      if (hit && hit.expiresAt > nowMs) return hit;
+      return undefined;
+    },
+    put(kind, id, status, body, nowMs) {
+      if (entries.size >= max) entries.clear();
+      const entry: HostedEntry = { status, body, etag: status === 200 ? etagOf(body) : null, expiresAt: nowMs + ttl };
+      if (ttl > 0) entries.set(key(kind, id), entry);
+      return entry;
+    },
+    invalidate(kind, id) {
+      if (id !== undefined) {
+        entries.delete(key(kind, id));
+        return;
+      }
+      for (const k of entries.keys()) if (k.startsWith(`${kind}:`)) entries.delete(k);
+    },
+  };
+};
+
+/**
+ * The store, with every committed write dropping the hosted records it affects: a badge's
+ * assertion and credential; for a template, its badge class and every credential (they embed it).
+ */
+export const invalidatingStore = (store: BadgeStore, cache: HostedRecordCache): BadgeStore => ({
+  ...store,
+  async insertBadge(badge, key, exclusive, events) {
+    const result = await store.insertBadge(badge, key, exclusive, events);
+    cache.invalidate("assertion", badge.id);
+    cache.invalidate("credential", badge.id);
+    return result;
+  },
+  async transaction(work) {
+    const badges = new Set<string>();
+    const templates = new Set<string>();
+    const result = await store.transaction((tx) => {
+      const watched: BadgeTx = {
+        ...tx,
+        insertBadge: (badge, key, exclusive, events) => {
+          badges.add(badge.id);
+          return tx.insertBadge(badge, key, exclusive, events);
+        },
+        updateBadge: (badge) => {
+          badges.add(badge.id);
+          return tx.updateBadge(badge);
+        },
+        deleteBadge: (id) => {
+          badges.add(id);
+          return tx.deleteBadge(id);
+        },
+        updateTemplate: (template) => {
+          templates.add(template.id);
+          return tx.updateTemplate(template);
+        },
+        deleteTemplate: (id) => {
+          templates.add(id);
+          return tx.deleteTemplate(id);
+        },
+      };
+      return work(watched);
+    });
+    for (const id of badges) {
+      cache.invalidate("assertion", id);
+      cache.invalidate("credential", id);
+    }
+    for (const id of templates) cache.invalidate("badge_class", id);
+    if (templates.size > 0) cache.invalidate("credential");
+    return result;
+  },
+});

@@ -1,0 +1,221 @@
+import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import {
+  BadgeBatchBody,
+  BadgeBatchEnvelope,
+  BadgeIssueBody,
+  BadgeJsonSchema,
+  BadgeListQuery,
+  BadgeReplaceBody,
+  BadgeRevokeBody,
+  badgeJson,
+} from "../../../core/badges/mod.ts";
+import { validationFailed } from "../../../core/errors/mod.ts";
+import {
+  type BadgeView,
+  deleteBadge,
+  getBadge,
+  type IssuedBadge,
+  issueBadge,
+  issueBatch,
+  listBadges,
+  notifyPendingBadge,
+  replaceBadge,
+  revokeBadge,
+} from "../../../core/issuing/mod.ts";
+import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { issuingContext } from "../badge_deps.ts";
+import type { RestDeps } from "../deps.ts";
+import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
+import { ErrorBody, errorBody } from "../errors.ts";
+import { guard } from "../guard.ts";
+import { refuseNulCharacters } from "../nul_guard.ts";
+
+const BadgeParams = Type.Object({
+  organization_id: Type.String({ format: "uuid" }),
+  badge_id: Type.String({ format: "uuid" }),
+});
+type BadgeParams = { organization_id: string; badge_id: string };
+
+/** Each item of a batch: the badge issued, or why it was not (the error body's `data`). */
+const BatchItem = Type.Union([
+  Type.Object({ index: Type.Integer(), status: Type.Literal("issued"), badge: BadgeJsonSchema }),
+  Type.Object({ index: Type.Integer(), status: Type.Literal("failed"), error: ErrorBody.properties.data }),
+]);
+const BatchResponse = Type.Object({
+  data: Type.Array(BatchItem),
+  metadata: Type.Object({ issued_count: Type.Integer(), failed_count: Type.Integer() }),
+});
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
+const tags = ["Badges"];
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+
+/** Issued badges (issue 3, spec §4.6), scope `issued_badges`. */
+export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+  const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
+  app.addHook("preValidation", refuseNulCharacters);
+  const base = "/organizations/:organization_id/badges";
+  const issuing = deps.badges.issuing;
+  const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
+  const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
+  const ids = (request: { params: unknown }) => request.params as BadgeParams;
+  /** The pending-badge mail goes out after the response; its failure is logged, the badge stands. */
+  const notify = (issued: IssuedBadge) =>
+    deps.badges.background(() => notifyPendingBadge(issuing, issuingContext(deps), issued));
+
+  app.post(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Issue a badge from an active template",
+      params: OrganizationParams,
+      body: BadgeIssueBody,
+      response: { 201: One(BadgeJsonSchema), ...bodyErrors },
+    },
+    handler: async (request, reply) => {
+      const { organization_id } = request.params as { organization_id: string };
+      const issued = await issueBadge(issuing, issuingContext(deps), organization_id, request.body as BadgeIssueBody);
+      notify(issued);
+      reply.code(201).header("location", location(issued.view));
+      return one(json(issued.view));
+    },
+  });
+
+  app.post(`${base}/batch`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Issue several badges; each item is issued or reported on its own (201 when any was issued)",
+      description:
+        "Each item has the body of a single issue (at most 100 items). When no item could be issued the answer is a 422 listing every item's errors (`badges.<i>.<field>`).",
+      params: OrganizationParams,
+      body: BadgeBatchBody,
+      response: { 201: BatchResponse, ...bodyErrors },
+    },
+    // Documented with the full item schema, validated as an envelope: each item is then checked
+    // on its own (`checkBatchItems`), so one bad item does not refuse the batch.
+    validatorCompiler: (route) =>
+      TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: BadgeBatchEnvelope } : route),
+    handler: async (request, reply) => {
+      const { organization_id } = request.params as { organization_id: string };
+      const items = (request.body as BadgeBatchEnvelope).badges;
+      const results = await issueBatch(issuing, issuingContext(deps), organization_id, items);
+      const issued = results.filter((r) => r.ok);
+      if (issued.length === 0) {
+        throw validationFailed(
+          "No badge of the batch could be issued",
+          results.flatMap((r) => (r.ok ? [] : r.error.errors)),
+        );
+      }
+      for (const r of issued) notify(r.issued);
+      reply.code(201);
+      return {
+        data: results.map((r) =>
+          r.ok
+            ? { index: r.index, status: "issued" as const, badge: json(r.issued.view) }
+            : {
+                index: r.index,
+                status: "failed" as const,
+                error: errorBody(r.error.code, r.error.message, r.error.errors).data,
+              },
+        ),
+        metadata: { issued_count: issued.length, failed_count: results.length - issued.length },
+      };
+    },
+  });
+
+  app.get(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "List badges (filters `state`, `badge_template_id`, `recipient_email`, `query`; `sort`)",
+      params: OrganizationParams,
+      querystring: BadgeListQuery,
+      response: { 200: Many(BadgeJsonSchema), ...errors },
+    },
+    handler: async (request) => {
+      const { organization_id } = request.params as { organization_id: string };
+      const query = request.query as BadgeListQuery;
+      const req = pageRequest(query.page);
+      const page = await listBadges(issuing, organization_id, query, req);
+      return many(
+        page.items.map(json),
+        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+      );
+    },
+  });
+
+  app.get(`${base}/:badge_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Get a badge",
+      params: BadgeParams,
+      response: { 200: One(BadgeJsonSchema), ...errors },
+    },
+    handler: async (request) => {
+      const p = ids(request);
+      return one(json(await getBadge(issuing, p.organization_id, p.badge_id)));
+    },
+  });
+
+  app.put(`${base}/:badge_id/revoke`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Revoke a pending or accepted badge (`reason` required)",
+      params: BadgeParams,
+      body: BadgeRevokeBody,
+      response: { 200: One(BadgeJsonSchema), ...bodyErrors },
+    },
+    handler: async (request) => {
+      const p = ids(request);
+      const body = request.body as BadgeRevokeBody;
+      return one(json(await revokeBadge(issuing, issuingContext(deps), p.organization_id, p.badge_id, body)));
+    },
+  });
+
+  app.post(`${base}/:badge_id/replace`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Replace a badge with a new one (same template and recipient unless given)",
+      params: BadgeParams,
+      body: BadgeReplaceBody,
+      response: { 201: One(BadgeJsonSchema), ...bodyErrors },
+    },
+    handler: async (request, reply) => {
+      const p = ids(request);
+      const body = request.body as BadgeReplaceBody;
+      const { issued } = await replaceBadge(issuing, issuingContext(deps), p.organization_id, p.badge_id, body);
+      notify(issued);
+      reply.code(201).header("location", location(issued.view));
+      return one(json(issued.view));
+    },
+  });
+
+  app.delete(`${base}/:badge_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Delete a badge",
+      params: BadgeParams,
+      response: { 204: Type.Null(), ...errors },
+    },
+    handler: async (request, reply) => {
+      const p = ids(request);
+      await deleteBadge(issuing, issuingContext(deps), p.organization_id, p.badge_id);
+      return reply.code(204).send();
+    },
+  });
+};

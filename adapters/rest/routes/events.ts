@@ -1,0 +1,76 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { EventDetailSchema, getEvent, listEvents } from "../../../core/events/mod.ts";
+import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import type { RestDeps } from "../deps.ts";
+import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
+import { ErrorBody } from "../errors.ts";
+import { guard } from "../guard.ts";
+
+const EventParams = Type.Object({
+  organization_id: Type.String({ format: "uuid" }),
+  event_id: Type.String({ format: "uuid" }),
+});
+
+/**
+ * The details of spec §6.4, plus a last, open branch: a detail recorded by an older release (or a
+ * kind whose shape grows) is still served whole rather than failing serialization.
+ */
+const EventDetailResponse = Type.Union([
+  ...EventDetailSchema.anyOf,
+  Type.Object(
+    {
+      id: Type.String({ format: "uuid" }),
+      organization_id: Type.String({ format: "uuid" }),
+      event_type: Type.String(),
+      occurred_at: Type.String({ format: "date-time" }),
+    },
+    { additionalProperties: true },
+  ),
+]);
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const tags = ["Events"];
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+
+/**
+ * Spec §4.5, scope `events` (an authorization token needs `read_enabled`). Items of the list are
+ * the same details as the single read (spec §6.4), newest first, 50 a page.
+ */
+export const eventRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+  const onRequest = guard(deps.authenticator, deps.clock, "events", "read");
+  const base = "/organizations/:organization_id/events";
+
+  app.get(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "List the organization's events, newest first",
+      params: OrganizationParams,
+      querystring: PageQuery,
+      response: { 200: Many(EventDetailResponse), ...errors },
+    },
+    handler: async (request) => {
+      const { organization_id } = request.params as { organization_id: string };
+      const req = pageRequest((request.query as { page?: number }).page);
+      const page = await listEvents(deps, organization_id, req);
+      return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
+    },
+  });
+
+  app.get(`${base}/:event_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Get one event's detail (its shape depends on event_type)",
+      params: EventParams,
+      response: { 200: One(EventDetailResponse), ...errors },
+    },
+    handler: async (request) => {
+      const p = request.params as { organization_id: string; event_id: string };
+      return one(await getEvent(deps, p.organization_id, p.event_id));
+    },
+  });
+};

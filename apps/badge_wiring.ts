@@ -1,0 +1,63 @@
+import { createHash, randomUUID } from "node:crypto";
+import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
+import { type Database, postgresBadgeStore } from "../adapters/db/mod.ts";
+import { logMailer, type MailLog, smtpMailer } from "../adapters/mail/mod.ts";
+import { type BadgeRestDeps, hostedRecordCache, invalidatingStore } from "../adapters/rest/mod.ts";
+import type { Mailer } from "../core/issuing/mod.ts";
+import type { Config } from "./config.ts";
+
+export interface BadgeWiring {
+  badges: BadgeRestDeps;
+  /** The mailer in use (the log mailer keeps its last messages in `sent`). */
+  mailer: Mailer;
+  /** Waits for background work (notifications) and closes the mail transport. */
+  close(): Promise<void>;
+}
+
+/**
+ * Issue 3's parts: the badge store (dropping cached hosted records on every write), the mail
+ * port (SMTP when SMTP_URL is set, else the log), the OB 3.0 signer and the background runner.
+ */
+export const wireBadges = async (
+  config: Config,
+  db: Database,
+  keys: Pick<ServerKeys, "signingKey" | "publicKey">,
+  log: () => MailLog & { error(obj: object, msg: string): void },
+): Promise<BadgeWiring> => {
+  const hosted = hostedRecordCache({ ttlMs: 5_000 });
+  const smtp = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
+  const mailer: Mailer = smtp ?? logMailer(log);
+  const pending = new Set<Promise<unknown>>();
+  const badges: BadgeRestDeps = {
+    issuing: {
+      store: invalidatingStore(postgresBadgeStore(db), hosted),
+      mailer,
+      urls: { publicBase: config.publicUrl },
+    },
+    newId: () => uuidv7(),
+    newEventId: () => uuidv7(),
+    // 122 random bits from Node's batched entropy (a getrandom call per badge costs more).
+    newSalt: () => randomUUID().replaceAll("-", ""),
+    background(task) {
+      const p = task()
+        .catch((err: unknown) => log().error({ err }, "background task failed"))
+        .finally(() => pending.delete(p));
+      pending.add(p);
+    },
+    hosted,
+    credentials: await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`),
+    sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),
+  };
+  return {
+    badges,
+    mailer,
+    close: async () => {
+      // Notifications in flight get a moment to finish; a stuck SMTP server cannot hold shutdown.
+      const deadline = Date.now() + 10_000;
+      while (pending.size > 0 && Date.now() < deadline) {
+        await Promise.race([Promise.allSettled([...pending]), new Promise((r) => setTimeout(r, 1_000).unref())]);
+      }
+      smtp?.close();
+    },
+  };
+};

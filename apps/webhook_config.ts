@@ -1,0 +1,59 @@
+import { existsSync } from "node:fs";
+import { type Cidr, parseAllowedNetworks } from "../core/webhooks/mod.ts";
+
+/** Webhook delivery settings from the environment (README, "Configuration"). */
+export interface WebhookConfig {
+  /** `WEBHOOK_ALLOWED_NETWORKS`: CIDRs that may be private/loopback/link-local destinations. */
+  allowedNetworks: Cidr[];
+  /** `WEBHOOK_CA_FILE`: PEM of private CAs trusted beside the system roots. */
+  caFile: string | undefined;
+  /** `WEBHOOK_TIMEOUT_MS`: one attempt, connect to the end of the answer (default 15 s). */
+  timeoutMs: number;
+  /** `WEBHOOK_ACK_WAIT_MS`: JetStream redelivery of an unacknowledged message (default 60 s). */
+  ackWaitMs: number;
+  /** `WEBHOOK_CONCURRENCY`: requests in flight per worker process (default 256). */
+  concurrency: number;
+  /** `WEBHOOK_MAX_PER_DESTINATION`: requests in flight to one destination per process (default 4). */
+  perDestination: number;
+  /** `WEBHOOK_SCHEDULER_INTERVAL_MS`: how often due retries are looked for (default 1 s). */
+  schedulerIntervalMs: number;
+  /** `WEBHOOK_WORKERS=0` keeps `npm start` from running the relay and workers in its process. */
+  inProcessWorkers: boolean;
+  /** `METRICS_PORT`: where `apps/worker` serves /metrics (unset: not served). */
+  metricsPort: number | undefined;
+}
+
+const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${raw}`);
+  return n;
+};
+
+export const readWebhookConfig = (env: NodeJS.ProcessEnv = process.env): WebhookConfig => {
+  const { networks, errors } = parseAllowedNetworks(env.WEBHOOK_ALLOWED_NETWORKS);
+  if (errors.length > 0) throw new Error(errors.map((e) => `${e.field}: ${e.message}`).join("; "));
+  const caFile = env.WEBHOOK_CA_FILE || undefined;
+  if (caFile && !existsSync(caFile)) throw new Error(`WEBHOOK_CA_FILE ${caFile} does not exist`);
+  const timeoutMs = positive(env, "WEBHOOK_TIMEOUT_MS", 15_000);
+  const ackWaitMs = positive(env, "WEBHOOK_ACK_WAIT_MS", Math.max(60_000, timeoutMs * 2 + 10_000));
+  // A message must not come back while its attempt may still be running (DESIGN §4).
+  if (ackWaitMs <= timeoutMs + 1_000) {
+    throw new Error(
+      `WEBHOOK_ACK_WAIT_MS (${ackWaitMs}) must exceed WEBHOOK_TIMEOUT_MS (${timeoutMs}) by more than a second`,
+    );
+  }
+  const metricsPort = env.METRICS_PORT ? positive(env, "METRICS_PORT", 0) : undefined;
+  return {
+    allowedNetworks: networks,
+    caFile,
+    timeoutMs,
+    ackWaitMs,
+    concurrency: positive(env, "WEBHOOK_CONCURRENCY", 256),
+    perDestination: positive(env, "WEBHOOK_MAX_PER_DESTINATION", 4),
+    schedulerIntervalMs: positive(env, "WEBHOOK_SCHEDULER_INTERVAL_MS", 1_000),
+    inProcessWorkers: env.WEBHOOK_WORKERS !== "0",
+    metricsPort,
+  };
+};

@@ -1,0 +1,37 @@
+import type { PageRequest } from "../shared/mod.ts";
+import type { EventRecord } from "./event_record.ts";
+import type { EventType } from "./event_types.ts";
+
+/** Reads of the events table for the events API (spec §4.5). */
+export interface EventStore {
+  /**
+   * One page of an organization's events, newest first, and how many it has in all. Must cost the
+   * same for page 1 and page 1,000 (DESIGN §4; see the db adapter for how).
+   */
+  list(organizationId: string, page: PageRequest): Promise<{ items: EventRecord[]; total: number }>;
+  get(organizationId: string, id: string): Promise<EventRecord | null>;
+  /** Whether the organization may see workforce data now (spec §6.4); false unless recorded so. */
+  workforceAuthorized(organizationId: string): Promise<boolean>;
+}
+
+/** What the relay puts on the bus for each event: enough to route it and to build the summary. */
+export interface OutboxEvent {
+  id: string;
+  organization_id: string;
+  event_type: EventType;
+  occurred_at: Date;
+}
+
+/** The unpublished rows of the events table (the outbox). */
+export interface Outbox {
+  /**
+   * Takes up to `limit` unpublished events no other relay holds, hands them to `publish`, and marks
+   * them published only when `publish` resolved. Returns how many were published.
+   */
+  relayBatch(limit: number, publish: (events: OutboxEvent[]) => Promise<void>, now: Date): Promise<number>;
+}
+
+/** Puts events on the bus; resolves once the bus has stored every one (msgID = event id). */
+export interface EventPublisher {
+  publish(events: readonly OutboxEvent[]): Promise<void>;
+}

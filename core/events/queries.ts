@@ -1,0 +1,34 @@
+import { notFound } from "../errors/mod.ts";
+import type { PageRequest } from "../shared/mod.ts";
+import { type EventDetail, eventDetail } from "./detail.ts";
+import type { EventStore } from "./ports.ts";
+
+/**
+ * Spec §4.5: a page of event details, newest first. The workforce rule of §6.4 is applied now, at
+ * read time, with the organization's current authorization.
+ */
+export const listEvents = async (
+  deps: { events: EventStore },
+  organizationId: string,
+  page: PageRequest,
+): Promise<{ items: EventDetail[]; total: number }> => {
+  const [result, workforceAuthorized] = await Promise.all([
+    deps.events.list(organizationId, page),
+    deps.events.workforceAuthorized(organizationId),
+  ]);
+  return { items: result.items.map((e) => eventDetail(e, { workforceAuthorized })), total: result.total };
+};
+
+/** Spec §4.5: one event's detail; another organization's event is not found (DESIGN §3). */
+export const getEvent = async (
+  deps: { events: EventStore },
+  organizationId: string,
+  id: string,
+): Promise<EventDetail> => {
+  const [record, workforceAuthorized] = await Promise.all([
+    deps.events.get(organizationId, id),
+    deps.events.workforceAuthorized(organizationId),
+  ]);
+  if (!record) throw notFound("Event");
+  return eventDetail(record, { workforceAuthorized });
+};

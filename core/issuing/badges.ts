@@ -1,0 +1,282 @@
+import {
+  applyBadgeAction,
+  type BadgeAction,
+  type BadgeIssueBody,
+  type BadgeListQuery,
+  type BadgeRecord,
+  type BadgeReplaceBody,
+  type BadgeRevokeBody,
+  badgeStandardShape,
+  checkBatchItems,
+  checkIssue,
+  checkIssuedAtNotFuture,
+  DUPLICATE_BADGE_MESSAGE,
+  type NormalizedIssue,
+  newBadgeRecord,
+  normalizeEmail,
+  normalizeIssue,
+  replacementIssue,
+  setBadgePrivacy,
+} from "../badges/mod.ts";
+import type { Page } from "../credentials/mod.ts";
+import { CoreError, forbidden, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
+import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
+import type { PageRequest } from "../shared/mod.ts";
+import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
+import type { BadgeView, Earner, IssueWrites } from "./ports.ts";
+
+/** A badge just issued, with the account its address belonged to then (for the notification). */
+export interface IssuedBadge {
+  view: BadgeView;
+  earner: Earner | null;
+}
+
+export type BatchResult =
+  | { index: number; ok: true; issued: IssuedBadge }
+  | { index: number; ok: false; error: CoreError };
+
+const at = (prefix: string, field: string): string => (prefix === "" ? field : `${prefix}.${field}`);
+
+/** The same error with its field paths placed inside a batch item (`badges.3.recipient_email`). */
+const within = (err: CoreError, prefix: string): CoreError =>
+  prefix === ""
+    ? err
+    : new CoreError(err.code, err.message, { errors: err.errors.map((e) => ({ ...e, field: at(prefix, e.field) })) });
+
+const unknownTemplate = (prefix: string): CoreError =>
+  validationFailed("The badge template does not exist", [
+    { field: at(prefix, "badge_template_id"), message: "no badge template of this organization has this id" },
+  ]);
+
+export const badgeEventOf = (kind: BadgeEventType, view: BadgeView, deps: IssuingDeps, ctx: IssuingContext) =>
+  badgeEvent(
+    kind,
+    badgeStandardShape(view.badge, view.template, view.issuer, deps.urls),
+    eventContext(ctx, view.badge.organization_id),
+  );
+
+const normalized = (input: BadgeIssueBody, now: Date, prefix = ""): NormalizedIssue => {
+  const n = normalizeIssue(input, prefix);
+  if (isCoreError(n)) throw n;
+  const future = checkIssuedAtNotFuture(n, now, prefix);
+  if (future) throw future;
+  return n;
+};
+
+/**
+ * Issues one normalized request: checks the template and duplicates, then writes the badge with
+ * its `badge.created` event in one atomic write (`writer` is the store, or a transaction).
+ */
+const issueWith = async (
+  writer: IssueWrites,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  n: NormalizedIssue,
+  extra: { id?: string; replaces_badge_id?: string; prefix?: string } = {},
+): Promise<IssuedBadge> => {
+  const prefix = extra.prefix ?? "";
+  const key = normalizeEmail(n.recipient_email);
+  const look = await writer.issueLookup(organizationId, n.badge_template_id, key);
+  if (!look.template || !look.issuer) throw unknownTemplate(prefix);
+  const refused = checkIssue(look.template, look.hasLiveBadge);
+  if (refused) throw within(refused, prefix);
+  const badge = newBadgeRecord(n, {
+    id: extra.id ?? ctx.newId(),
+    organization_id: organizationId,
+    now: ctx.now,
+    recipient_salt: ctx.newSalt(),
+    user_id: look.earner?.user_id ?? null,
+    replaces_badge_id: extra.replaces_badge_id ?? null,
+  });
+  const view: BadgeView = { badge, template: look.template, issuer: look.issuer };
+  const events = [badgeEventOf("badge.created", view, deps, ctx)];
+  const inserted = await writer.insertBadge(badge, key, !look.template.allow_duplicate_badges, events);
+  if (inserted === "duplicate") {
+    throw validationFailed(DUPLICATE_BADGE_MESSAGE, [
+      { field: at(prefix, "recipient_email"), message: DUPLICATE_BADGE_MESSAGE },
+    ]);
+  }
+  // Deleted by another request since the lookup (a template with badges cannot be deleted).
+  if (inserted === "template_gone") throw unknownTemplate(prefix);
+  return { view, earner: look.earner };
+};
+
+export const issueBadge = async (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  body: BadgeIssueBody,
+): Promise<IssuedBadge> => {
+  const n = normalized(body, ctx.now);
+  return issueWith(deps.store, deps, ctx, organizationId, n);
+};
+
+/**
+ * Each item is checked and issued on its own (its own atomic write), so one bad item is reported
+ * at its index and does not stop the others. Failures other than the request's own (the database
+ * going away) abort the batch.
+ */
+export const issueBatch = async (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  items: readonly unknown[],
+): Promise<BatchResult[]> => {
+  const results: BatchResult[] = [];
+  for (const check of checkBatchItems(items)) {
+    if (!check.ok) {
+      results.push({ index: check.index, ok: false, error: check.error });
+      continue;
+    }
+    const prefix = `badges.${check.index}`;
+    try {
+      const future = checkIssuedAtNotFuture(check.value, ctx.now, prefix);
+      if (future) throw future;
+      const issued = await issueWith(deps.store, deps, ctx, organizationId, check.value, { prefix });
+      results.push({ index: check.index, ok: true, issued });
+    } catch (err) {
+      if (!isCoreError(err)) throw err;
+      results.push({ index: check.index, ok: false, error: err });
+    }
+  }
+  return results;
+};
+
+export const listBadges = (
+  deps: IssuingDeps,
+  organizationId: string,
+  query: BadgeListQuery,
+  page: PageRequest,
+): Promise<Page<BadgeView>> =>
+  deps.store.listBadges(
+    organizationId,
+    {
+      ...(query.state ? { state: query.state } : {}),
+      ...(query.badge_template_id ? { badge_template_id: query.badge_template_id.toLowerCase() } : {}),
+      ...(query.recipient_email ? { recipient_email: normalizeEmail(query.recipient_email) } : {}),
+      ...(query.query ? { query: query.query } : {}),
+      sort: query.sort ?? "-issued_at",
+    },
+    page,
+  );
+
+export const getBadge = async (deps: IssuingDeps, organizationId: string, id: string): Promise<BadgeView> => {
+  const view = await deps.store.getBadge(organizationId, id);
+  if (!view) throw notFound("Badge");
+  return view;
+};
+
+/** The earner acting, when the caller names one: the badge must be linked to that account. */
+const checkEarner = (badge: BadgeRecord, userId: string | undefined): CoreError | null =>
+  userId !== undefined && badge.user_id !== userId ? forbidden("This badge was not issued to this user") : null;
+
+/** Locks the badge, applies `change`, writes it with the events it returns (none: nothing to write). */
+const changeBadge = (
+  deps: IssuingDeps,
+  organizationId: string | null,
+  id: string,
+  change: (view: BadgeView) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[] } | CoreError | null,
+): Promise<BadgeView> =>
+  deps.store.transaction(async (tx) => {
+    const view = await tx.lockBadge(organizationId, id);
+    if (!view) throw notFound("Badge");
+    const result = change(view);
+    if (result === null) return view;
+    if (isCoreError(result)) throw result;
+    const next: BadgeView = { ...view, badge: result.badge };
+    await tx.updateBadge(result.badge);
+    await tx.appendEvents(result.events(next));
+    return next;
+  });
+
+const transition = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string | null,
+  id: string,
+  action: BadgeAction,
+  userId?: string,
+): Promise<BadgeView> =>
+  changeBadge(deps, organizationId, id, (view) => {
+    const refused = checkEarner(view.badge, userId);
+    if (refused) return refused;
+    const badge = applyBadgeAction(view.badge, action, ctx.now);
+    if (isCoreError(badge)) return badge;
+    return { badge, events: (next) => [badgeEventOf("badge.state.changed", next, deps, ctx)] };
+  });
+
+export const revokeBadge = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+  body: BadgeRevokeBody,
+): Promise<BadgeView> => transition(deps, ctx, organizationId, id, { type: "revoke", reason: body.reason });
+
+/** The recipient accepts or rejects a pending badge (the user interface side, DESIGN §3). */
+export const earnerDecision = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  badgeId: string,
+  decision: "accept" | "reject",
+  userId?: string,
+): Promise<BadgeView> => transition(deps, ctx, null, badgeId, { type: decision }, userId);
+
+/** The earner's privacy choice; `badge.privacy.changed` only when it actually changes. */
+export const setPrivacy = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  badgeId: string,
+  isPublic: boolean,
+  userId?: string,
+): Promise<BadgeView> =>
+  changeBadge(deps, null, badgeId, (view) => {
+    const refused = checkEarner(view.badge, userId);
+    if (refused) return refused;
+    if (view.badge.public === isPublic) return null;
+    return {
+      badge: setBadgePrivacy(view.badge, isPublic, ctx.now),
+      events: (next) => [badgeEventOf("badge.privacy.changed", next, deps, ctx)],
+    };
+  });
+
+/**
+ * A new badge replaces a pending or accepted one, in one transaction: the old one becomes
+ * `replaced` and points at the new one, which points back (`replaces_badge_id`). The template
+ * and recipient default to the old badge's.
+ */
+export const replaceBadge = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+  body: BadgeReplaceBody,
+): Promise<{ replaced: BadgeView; issued: IssuedBadge }> =>
+  deps.store.transaction(async (tx) => {
+    const old = await tx.lockBadge(organizationId, id);
+    if (!old) throw notFound("Badge");
+    const n = normalized(replacementIssue(old.badge, body), ctx.now);
+    const newId = ctx.newId();
+    const oldNext = applyBadgeAction(old.badge, { type: "replace" }, ctx.now, newId);
+    if (isCoreError(oldNext)) throw oldNext;
+    // The old badge stops being live first, so the duplicate rule does not count it.
+    await tx.updateBadge(oldNext);
+    const replaced: BadgeView = { ...old, badge: oldNext };
+    await tx.appendEvents([badgeEventOf("badge.state.changed", replaced, deps, ctx)]);
+    const issued = await issueWith(tx, deps, ctx, organizationId, n, { id: newId, replaces_badge_id: old.badge.id });
+    return { replaced, issued };
+  });
+
+export const deleteBadge = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+): Promise<void> =>
+  deps.store.transaction(async (tx) => {
+    const view = await tx.lockBadge(organizationId, id);
+    if (!view) throw notFound("Badge");
+    await tx.deleteBadge(id);
+    await tx.appendEvents([badgeEventOf("badge.deleted", view, deps, ctx)]);
+  });

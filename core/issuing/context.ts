@@ -1,0 +1,28 @@
+import type { ShapeUrls } from "../badges/mod.ts";
+import type { EventContext } from "../events/mod.ts";
+import type { Mailer } from "./notifications.ts";
+import type { BadgeStore } from "./ports.ts";
+
+/** What the issuing use cases reach: storage, the mail port and the addresses shapes are built from. */
+export interface IssuingDeps {
+  store: BadgeStore;
+  mailer: Mailer;
+  urls: ShapeUrls;
+}
+
+/**
+ * The clock and the sources of ids and randomness of one use case (core has none of its own).
+ * `newEventId` gives UUIDv7s, so events sort by time; `newSalt` the per-badge OBI recipient salt.
+ */
+export interface IssuingContext {
+  now: Date;
+  newId: () => string;
+  newEventId: () => string;
+  newSalt: () => string;
+}
+
+export const eventContext = (ctx: IssuingContext, organizationId: string): EventContext => ({
+  id: ctx.newEventId(),
+  organization_id: organizationId,
+  occurred_at: ctx.now,
+});

@@ -1,0 +1,38 @@
+export type { BatchResult, IssuedBadge } from "./badges.ts";
+export {
+  deleteBadge,
+  earnerDecision,
+  getBadge,
+  issueBadge,
+  issueBatch,
+  listBadges,
+  replaceBadge,
+  revokeBadge,
+  setPrivacy,
+} from "./badges.ts";
+export type { IssuingContext, IssuingDeps } from "./context.ts";
+export { eventContext } from "./context.ts";
+export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
+export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
+export type { Mailer, MailMessage } from "./notifications.ts";
+export { notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
+export type {
+  BadgeFilter,
+  BadgeStore,
+  BadgeTx,
+  BadgeView,
+  Earner,
+  IssueLookup,
+  IssueWrites,
+  TemplateFilter,
+  TemplateView,
+} from "./ports.ts";
+export {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  listTemplates,
+  templateAction,
+  updateTemplate,
+} from "./templates.ts";
+export { createUser } from "./users.ts";

@@ -1,0 +1,121 @@
+import type {
+  BadgeRecord,
+  BadgeSort,
+  BadgeState,
+  BadgeTemplateData,
+  BadgeTemplateRecord,
+  OrganizationRef,
+  TemplateSort,
+  TemplateState,
+} from "../badges/mod.ts";
+import type { Page } from "../credentials/mod.ts";
+import type { EventRecord } from "../events/mod.ts";
+import type { PageRequest } from "../shared/mod.ts";
+import type { UserRecord } from "./earners.ts";
+
+/** A badge with what its shapes need: its template and the organization that issued it. */
+export interface BadgeView {
+  badge: BadgeRecord;
+  template: BadgeTemplateData;
+  issuer: OrganizationRef;
+}
+
+/** A template with its owner (the OBI issuer and the `owner` of the REST shape). */
+export interface TemplateView {
+  template: BadgeTemplateRecord;
+  owner: OrganizationRef;
+}
+
+/** The earner account that owns a recipient e-mail, and whether that address is confirmed. */
+export interface Earner {
+  user_id: string;
+  email_confirmed: boolean;
+}
+
+/** What issuing needs to know, read in the issuing transaction. */
+export interface IssueLookup {
+  /** Null when no template of that id belongs to the organization. */
+  template: BadgeTemplateData | null;
+  issuer: OrganizationRef | null;
+  earner: Earner | null;
+  /** A pending or accepted badge of this template exists for this recipient (`LIVE_BADGE_STATES`). */
+  hasLiveBadge: boolean;
+}
+
+export interface TemplateFilter {
+  state?: TemplateState;
+  /** Case-insensitive substring of the name or description. */
+  query?: string;
+  /** Case-insensitive exact name. */
+  name?: string;
+  /** The template has every one of these skills. */
+  skills: string[];
+  sort: TemplateSort;
+}
+
+export interface BadgeFilter {
+  state?: BadgeState;
+  badge_template_id?: string;
+  /** Normalized (`normalizeEmail`). */
+  recipient_email?: string;
+  /** Case-insensitive substring of the recipient's name or e-mail or the template's name. */
+  query?: string;
+  sort: BadgeSort;
+}
+
+/**
+ * What issuing needs: a read, then one atomic write of the badge with its events. A store offers
+ * both outside a transaction (one issue needs no more: the write is a single statement, and the
+ * duplicate rule is enforced by the database), a transaction offers them inside a larger change
+ * (a replacement).
+ */
+export interface IssueWrites {
+  issueLookup(organizationId: string, templateId: string, recipientKey: string): Promise<IssueLookup>;
+  /**
+   * Writes the badge and `events` together. `exclusive`: the template refused duplicates when this
+   * badge was issued; the store then guarantees at most one live exclusive badge per template and
+   * recipient, even under races, and reports a second one as `duplicate` (nothing is written);
+   * `template_gone` when the template was deleted meanwhile. Inside a transaction, either answer
+   * means the transaction must be abandoned.
+   */
+  insertBadge(
+    badge: BadgeRecord,
+    recipientKey: string,
+    exclusive: boolean,
+    events: EventRecord[],
+  ): Promise<"inserted" | "duplicate" | "template_gone">;
+}
+
+/**
+ * One database transaction. Everything written through it, events included, commits together
+ * or not at all (DESIGN §4); throwing from the unit of work rolls it back. `lock*` reads take a
+ * row lock, so a read-decide-write sequence cannot interleave with another on the same row.
+ */
+export interface BadgeTx extends IssueWrites {
+  /** `organizationId` null: any organization (earner actions go by badge id alone). */
+  lockBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
+  updateBadge(badge: BadgeRecord): Promise<void>;
+  deleteBadge(id: string): Promise<void>;
+  insertTemplate(template: BadgeTemplateRecord): Promise<"inserted" | "slug_taken">;
+  lockTemplate(organizationId: string, id: string): Promise<TemplateView | null>;
+  updateTemplate(template: BadgeTemplateRecord): Promise<"updated" | "slug_taken">;
+  deleteTemplate(id: string): Promise<void>;
+  insertUser(user: UserRecord, emailKeys: string[]): Promise<"inserted" | "email_taken">;
+  /** Links badges sent to these e-mails (and not linked yet) to the user; returns how many. */
+  linkBadges(userId: string, emailKeys: string[], now: Date): Promise<number>;
+  appendEvents(events: EventRecord[]): Promise<void>;
+}
+
+/** Badges, templates and earners, read outside a transaction or changed inside one. */
+export interface BadgeStore extends IssueWrites {
+  transaction<T>(work: (tx: BadgeTx) => Promise<T>): Promise<T>;
+  listTemplates(organizationId: string, filter: TemplateFilter, page: PageRequest): Promise<Page<TemplateView>>;
+  /** `organizationId` null: any organization (the hosted badge class). */
+  getTemplate(organizationId: string | null, id: string): Promise<TemplateView | null>;
+  listBadges(organizationId: string, filter: BadgeFilter, page: PageRequest): Promise<Page<BadgeView>>;
+  /** `organizationId` null: any organization (the hosted assertion). */
+  getBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
+  getUser(id: string): Promise<UserRecord | null>;
+  /** Appends events in a transaction of their own (a notification, recorded once it went out). */
+  appendEvents(events: EventRecord[]): Promise<void>;
+}

@@ -1,0 +1,139 @@
+import {
+  applyTemplateAction,
+  applyTemplateUpdate,
+  type BadgeTemplateRecord,
+  badgeTemplateJson,
+  checkTemplateDeletable,
+  newTemplateRecord,
+  type OrganizationRef,
+  parseSkillsFilter,
+  type TemplateAction,
+  type TemplateCreateBody,
+  type TemplateListQuery,
+  type TemplateUpdateBody,
+  templateChanged,
+} from "../badges/mod.ts";
+import type { Page } from "../credentials/mod.ts";
+import { type CoreError, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
+import { type BadgeTemplateEventType, badgeTemplateEvent, type EventRecord } from "../events/mod.ts";
+import type { PageRequest } from "../shared/mod.ts";
+import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
+import type { TemplateView } from "./ports.ts";
+
+const slugTaken = (): CoreError =>
+  validationFailed("Validation failed", [
+    { field: "vanity_slug", message: "is already used by another badge template of this organization" },
+  ]);
+
+const blankName = (name: string | undefined): CoreError | null =>
+  name !== undefined && name.trim() === ""
+    ? validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }])
+    : null;
+
+const templateEvent = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  kind: BadgeTemplateEventType,
+  template: BadgeTemplateRecord,
+  owner: OrganizationRef,
+): EventRecord =>
+  badgeTemplateEvent(kind, badgeTemplateJson(template, owner, deps.urls), eventContext(ctx, template.organization_id));
+
+const orThrow = <T>(value: T | CoreError): T => {
+  if (isCoreError(value)) throw value;
+  return value;
+};
+
+export const createTemplate = async (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  owner: OrganizationRef,
+  body: TemplateCreateBody,
+): Promise<TemplateView> => {
+  const blank = blankName(body.name);
+  if (blank) throw blank;
+  const template = newTemplateRecord(body, { id: ctx.newId(), organization_id: owner.id, now: ctx.now });
+  await deps.store.transaction(async (tx) => {
+    if ((await tx.insertTemplate(template)) === "slug_taken") throw slugTaken();
+    await tx.appendEvents([templateEvent(deps, ctx, "badge_template.created", template, owner)]);
+  });
+  return { template, owner };
+};
+
+export const listTemplates = (
+  deps: IssuingDeps,
+  organizationId: string,
+  query: TemplateListQuery,
+  page: PageRequest,
+): Promise<Page<TemplateView>> =>
+  deps.store.listTemplates(
+    organizationId,
+    {
+      ...(query.state ? { state: query.state } : {}),
+      ...(query.query ? { query: query.query } : {}),
+      ...(query.name ? { name: query.name } : {}),
+      skills: parseSkillsFilter(query.skills),
+      sort: query.sort ?? "-created_at",
+    },
+    page,
+  );
+
+export const getTemplate = async (deps: IssuingDeps, organizationId: string, id: string): Promise<TemplateView> => {
+  const view = await deps.store.getTemplate(organizationId, id);
+  if (!view) throw notFound("Badge template");
+  return view;
+};
+
+/** Locks the template, applies `change`, and records `badge_template.changed` when something changed. */
+const changeTemplate = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+  change: (current: BadgeTemplateRecord) => BadgeTemplateRecord | CoreError,
+): Promise<TemplateView> =>
+  deps.store.transaction(async (tx) => {
+    const view = await tx.lockTemplate(organizationId, id);
+    if (!view) throw notFound("Badge template");
+    const next = orThrow(change(view.template));
+    if (!templateChanged(view.template, next)) return view;
+    if ((await tx.updateTemplate(next)) === "slug_taken") throw slugTaken();
+    await tx.appendEvents([templateEvent(deps, ctx, "badge_template.changed", next, view.owner)]);
+    return { template: next, owner: view.owner };
+  });
+
+export const updateTemplate = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+  body: TemplateUpdateBody,
+): Promise<TemplateView> => {
+  const blank = blankName(body.name);
+  if (blank) return Promise.reject(blank);
+  return changeTemplate(deps, ctx, organizationId, id, (t) => applyTemplateUpdate(t, body, ctx.now));
+};
+
+export const templateAction = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+  action: Extract<TemplateAction, "archive" | "unarchive">,
+): Promise<TemplateView> =>
+  changeTemplate(deps, ctx, organizationId, id, (t) => applyTemplateAction(t, action, ctx.now));
+
+export const deleteTemplate = (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+): Promise<void> =>
+  deps.store.transaction(async (tx) => {
+    const view = await tx.lockTemplate(organizationId, id);
+    if (!view) throw notFound("Badge template");
+    const refused = checkTemplateDeletable(view.template);
+    if (refused) throw refused;
+    await tx.deleteTemplate(id);
+    await tx.appendEvents([templateEvent(deps, ctx, "badge_template.deleted", view.template, view.owner)]);
+  });

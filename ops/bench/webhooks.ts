@@ -1,0 +1,644 @@
+// Webhook delivery and the events list (issue 4), measured on this machine with everything real:
+// PostgreSQL, a local nats-server, Laurel's API server and worker processes, and an HTTPS receiver
+// (ops/bench/peers/webhook_receiver.ts) with a CA made by openssl for this run.
+//
+//   1. a raw HTTPS POST loop (undici, 50 in flight) against the receiver, same body as a webhook;
+//   2. worker processes draining 20,000 recorded events to the same receiver (all bookkeeping on);
+//   3. end-to-end latency (event committed -> receiver got it) at a steady 500 events/s;
+//   4. the same with 10,000 deliveries to a dead receiver (connection refused) waiting for retry;
+//   5. the events list, page 1,000 of one million events, totals included.
+//
+// Run: bash ops/prepare.sh test >/dev/null && npx tsx ops/bench/webhooks.ts
+// Env: DATABASE_URL or TEST_DATABASE_URL (an admin URL; a fresh database is made and dropped;
+// default: `ops/prepare.sh postgres`), BENCH_DURATION (s, default 10), BENCH_WORKERS (worker
+// processes for the drain, default 1), BENCH_DRAIN_EVENTS (20000), BENCH_LIST_EVENTS (1000000),
+// BENCH_RATE (events/s, 500), BENCH_VERBOSE=1 (echo the servers' output).
+
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, request } from "undici";
+import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
+import { uuidv7 } from "../../adapters/crypto/mod.ts";
+import { appendEvents, type Database, type Em, openDatabase } from "../../adapters/db/mod.ts";
+import type { BadgeStandardShape } from "../../core/badges/mod.ts";
+import { badgeEvent } from "../../core/events/mod.ts";
+import {
+  delay,
+  formatRps,
+  freePort,
+  machineInfo,
+  markdownTable,
+  processCpuMs,
+  REPO_ROOT,
+  type RunningServer,
+  startServer,
+  tsxArgs,
+} from "./lib.ts";
+
+const env = process.env;
+const DURATION_S = Number(env.BENCH_DURATION ?? 10);
+const WORKERS = Number(env.BENCH_WORKERS ?? 1);
+const DRAIN_EVENTS = Number(env.BENCH_DRAIN_EVENTS ?? 20_000);
+const LIST_EVENTS = Number(env.BENCH_LIST_EVENTS ?? 1_000_000);
+const RATE = Number(env.BENCH_RATE ?? 500);
+const DEAD_BACKLOG = 10_000;
+/** Which parts to run (default all): raw,drain,latency,dead,list. */
+const PHASES = new Set((env.BENCH_PHASES ?? "raw,drain,latency,dead,list").split(","));
+const started: RunningServer[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+const log = (m: string): void => void process.stdout.write(`${m}\n`);
+const now = (): number => performance.timeOrigin + performance.now();
+
+const BADGE: BadgeStandardShape = {
+  id: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
+  issued_to: "Ada Lovelace",
+  issued_to_first_name: "Ada",
+  issued_to_middle_name: null,
+  issued_to_last_name: "Lovelace",
+  issued_at: "2024-01-01T00:00:00.000Z",
+  issued_at_date: "2024-01-01",
+  expires_at: null,
+  expires_at_date: null,
+  state: "accepted",
+  public: true,
+  badge_url: "https://laurel.example/badges/aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
+  badge_template: {
+    id: "7d3f2a52-8f0e-4a43-8d8e-3a0b6a3f1c11",
+    image: null,
+    image_url: null,
+    description: "Writes safe systems code",
+    name: "Rust",
+    skills: ["rust"],
+  },
+  issuer: { name: "Bench Org", image_url: null },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Services
+
+const adminDatabaseUrl = (): string => {
+  const given = env.TEST_DATABASE_URL || env.DATABASE_URL;
+  if (given) return given;
+  const out = execFileSync("bash", ["ops/prepare.sh", "postgres"], { cwd: REPO_ROOT, encoding: "utf8" });
+  return out.trim().split("\n").pop() as string;
+};
+
+const freshDatabase = async (admin: string): Promise<string> => {
+  const pg = (await import("pg")).default;
+  const name = `laurel_bench_${randomBytes(5).toString("hex")}`;
+  const run = async (sql: string): Promise<void> => {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    await c.query(sql);
+    await c.end();
+  };
+  await run(`create database ${name}`);
+  cleanups.push(() => run(`drop database if exists ${name} with (force)`));
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+/** A CA and a `localhost` certificate, made with the openssl CLI for this run only. */
+const makeCa = (dir: string): { caFile: string; keyFile: string; certFile: string } => {
+  const p = (f: string): string => join(dir, f);
+  const run = (args: string[]): void => void execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  run([
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    p("ca.key"),
+    "-out",
+    p("ca.pem"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=Laurel Bench CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
+  run(["req", ...ec, "-keyout", p("server.key"), "-out", p("server.csr"), "-subj", "/CN=localhost"]);
+  writeFileSync(p("ext.cnf"), "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n");
+  run([
+    "x509",
+    "-req",
+    "-in",
+    p("server.csr"),
+    "-CA",
+    p("ca.pem"),
+    "-CAkey",
+    p("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    p("server.pem"),
+    "-days",
+    "2",
+    "-extfile",
+    p("ext.cnf"),
+  ]);
+  return { caFile: p("ca.pem"), keyFile: p("server.key"), certFile: p("server.pem") };
+};
+
+interface Stack {
+  db: Database;
+  databaseUrl: string;
+  nats: LocalNats;
+  dataDir: string;
+  adminToken: string;
+  api: RunningServer;
+  origin: string;
+  receiver: RunningServer;
+  receiverUrl: string;
+  ca: { caFile: string };
+  agent: Agent;
+}
+
+const start = async (
+  name: string,
+  entry: string,
+  extra: Record<string, string>,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+) => {
+  const server = await startServer({
+    name,
+    command: process.execPath,
+    args: [...nodeArgs, ...tsxArgs(entry)],
+    env: extra,
+    ready,
+  });
+  started.push(server);
+  return server;
+};
+
+const setUp = async (): Promise<Stack> => {
+  const dir = mkdtempSync(join(tmpdir(), "laurel-bench-webhooks-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const databaseUrl = await freshDatabase(adminDatabaseUrl());
+  const nats = await startLocalNats({ storeDir: join(dir, "nats") });
+  cleanups.push(() => nats.stop());
+  const ca = makeCa(dir);
+  const receiverPort = await freePort();
+  const receiver = await start(
+    "receiver",
+    "ops/bench/peers/webhook_receiver.ts",
+    { PORT: String(receiverPort), TLS_KEY_FILE: ca.keyFile, TLS_CERT_FILE: ca.certFile },
+    new RegExp(`^listening ${receiverPort}$`),
+  );
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const adminToken = randomBytes(32).toString("base64url");
+  const dataDir = join(dir, "data");
+  const api = await start(
+    "laurel-api",
+    "apps/server.ts",
+    {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `${origin}/v1`,
+      AUTH_URL: origin,
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: nats.url,
+      LAUREL_ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: "info",
+    },
+    /listening on/,
+  );
+  const db = await openDatabase({ databaseUrl, dataDir, migrate: false, pool: { min: 1, max: 8 } });
+  cleanups.push(() => db.close());
+  const agent = new Agent({ connections: 50, pipelining: 1, connect: { ca: readFileSync(ca.caFile, "utf8") } });
+  cleanups.push(() => agent.close());
+  return {
+    db,
+    databaseUrl,
+    nats,
+    dataDir,
+    adminToken,
+    api,
+    origin,
+    receiver,
+    receiverUrl: `https://localhost:${receiverPort}`,
+    ca,
+    agent,
+  };
+};
+
+const trpc = async (s: Stack, path: string, input: unknown): Promise<unknown> => {
+  const res = await fetch(`${s.origin}/trpc/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${s.adminToken}` },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { result?: { data: unknown }; error?: unknown };
+  if (!body.result) throw new Error(`tRPC ${path}: ${res.status} ${JSON.stringify(body.error)}`);
+  return body.result.data;
+};
+
+/** An organization that receives webhooks at `url` (spec §6.1 fully met). */
+const webhookOrganization = async (s: Stack, name: string, url: string): Promise<{ id: string; token: string }> => {
+  const created = (await trpc(s, "organizations.create", { name })) as {
+    organization: { id: string };
+    authorization_token: { token: string };
+  };
+  const id = created.organization.id;
+  const token = created.authorization_token.token;
+  const res = await fetch(`${s.origin}/v1/organizations/${id}/oauth_applications`, {
+    method: "POST",
+    headers: {
+      authorization: `Basic ${Buffer.from(`${token}:`).toString("base64")}`,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ name: "data services" }),
+  });
+  const app = ((await res.json()) as { data: { id: number } }).data;
+  await trpc(s, "oauthApplications.setDataServices", { organization_id: id, application_id: app.id, enabled: true });
+  await trpc(s, "webhooks.update", { organization_id: id, webhook_url: url, event_types: "all" });
+  await trpc(s, "webhooks.secret", { organization_id: id });
+  return { id, token };
+};
+
+const startWorker = (s: Stack, i: number, extra: Record<string, string> = {}) =>
+  start(
+    `laurel-worker-${i}`,
+    "apps/worker.ts",
+    {
+      DATABASE_URL: s.databaseUrl,
+      NATS_URL: s.nats.url,
+      DATA_DIR: s.dataDir,
+      WEBHOOK_CA_FILE: s.ca.caFile,
+      WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32",
+      LOG_LEVEL: "info",
+      ...extra,
+    },
+    /webhook worker ready/,
+    // e.g. BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the workers
+    env.BENCH_WORKER_NODE_ARGS ? env.BENCH_WORKER_NODE_ARGS.split(" ") : [],
+  );
+
+const receiverStats = async (s: Stack): Promise<{ received: number; first: Record<string, number> }> => {
+  const res = await request(`${s.receiverUrl}/stats`, { dispatcher: s.agent });
+  return (await res.body.json()) as { received: number; first: Record<string, number> };
+};
+
+const resetReceiver = async (s: Stack): Promise<void> => {
+  const res = await request(`${s.receiverUrl}/reset`, { method: "POST", dispatcher: s.agent });
+  await res.body.dump();
+};
+
+const recordBatch = async (db: Database, organizationId: string, n: number): Promise<string[]> => {
+  const events = Array.from({ length: n }, () =>
+    badgeEvent("badge.created", BADGE, { id: uuidv7(), organization_id: organizationId, occurred_at: new Date() }),
+  );
+  await db.em().transactional((em) => appendEvents(em as Em, events));
+  return events.map((e) => e.id);
+};
+
+const sql = async <T>(db: Database, text: string, params: unknown[] = []): Promise<T[]> =>
+  db.em().getConnection().execute<T[]>(text, params, "all");
+
+/** CPU seconds used so far by the processes named `comm` (e.g. every PostgreSQL backend). */
+const cpuOfCommand = (comm: string): number => {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === comm) total += processCpuMs(Number(entry)) ?? 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total / 1000;
+};
+
+/** CPU seconds per component between `start()` and `stop()`. */
+const cpuMeter = (s: Stack, workers: RunningServer[]) => {
+  const read = () => ({
+    workers: workers.reduce((a, w) => a + (processCpuMs(w.pid) ?? 0) / 1000, 0),
+    postgres: cpuOfCommand("postgres"),
+    nats: cpuOfCommand("nats-server"),
+    receiver: (processCpuMs(s.receiver.pid) ?? 0) / 1000,
+  });
+  const before = read();
+  return (): string => {
+    const after = read();
+    return (Object.keys(before) as Array<keyof typeof before>)
+      .map((k) => `${k} ${(after[k] - before[k]).toFixed(1)} s`)
+      .join(", ");
+  };
+};
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
+
+const ms = (v: number): string => (Number.isNaN(v) ? "n/a" : v < 10 ? v.toFixed(2) : v.toFixed(1));
+
+// ---------------------------------------------------------------------------------------------
+// 1. The raw loop
+
+const rawLoop = async (s: Stack): Promise<number> => {
+  const summary = JSON.stringify({
+    id: uuidv7(),
+    organization_id: uuidv7(),
+    event_type: "badge.created",
+    occurred_at: "2026-01-01T00:00:00Z",
+    delivered_at: "2026-01-01T00:00:01Z",
+  });
+  const headers = {
+    "content-type": "application/json",
+    "webhook-id": "01a20000-0000-7000-8000-000000000000",
+    "webhook-timestamp": "1767225601",
+    "webhook-signature": `v1,${randomBytes(32).toString("base64")}`,
+  };
+  const url = `${s.receiverUrl}/hooks`;
+  const loop = async (until: number, counter: { n: number }): Promise<void> => {
+    while (now() < until) {
+      const res = await request(url, { method: "POST", headers, body: summary, dispatcher: s.agent });
+      await res.body.dump();
+      if (res.statusCode === 200) counter.n++;
+    }
+  };
+  const warm = { n: 0 };
+  await Promise.all(Array.from({ length: 50 }, () => loop(now() + 2_000, warm)));
+  const counter = { n: 0 };
+  const t0 = now();
+  await Promise.all(Array.from({ length: 50 }, () => loop(t0 + DURATION_S * 1000, counter)));
+  return counter.n / ((now() - t0) / 1000);
+};
+
+// ---------------------------------------------------------------------------------------------
+// 2. Draining recorded events
+
+const drain = async (s: Stack): Promise<{ rate: number; wallRate: number; cpu: string }> => {
+  await resetReceiver(s);
+  const org = await webhookOrganization(s, "Drain", `${s.receiverUrl}/hooks`);
+  for (let done = 0; done < DRAIN_EVENTS; done += 1_000)
+    await recordBatch(s.db, org.id, Math.min(1_000, DRAIN_EVENTS - done));
+  const t0 = now();
+  // The raw loop has 50 requests in flight to its one destination; so do the workers here.
+  const workers = [];
+  for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(s, i, { WEBHOOK_MAX_PER_DESTINATION: "50" }));
+  const cpu = cpuMeter(s, workers);
+  let stats = await receiverStats(s);
+  const deadline = now() + 600_000;
+  while (Object.keys(stats.first).length < DRAIN_EVENTS && now() < deadline) {
+    await delay(200);
+    stats = await receiverStats(s);
+  }
+  const times = Object.values(stats.first).sort((a, b) => a - b);
+  const cpuUsed = cpu();
+  const [done] = await sql<{ n: string }>(
+    s.db,
+    "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'succeeded'",
+    [org.id],
+  );
+  log(`  ${times.length} events received (${stats.received} POSTs), ${done?.n} deliveries recorded succeeded`);
+  for (const w of workers) await w.stop();
+  const span = ((times[times.length - 1] as number) - (times[0] as number)) / 1000;
+  return {
+    rate: times.length / span,
+    wallRate: times.length / (((times[times.length - 1] as number) - t0) / 1000),
+    cpu: cpuUsed,
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// 3 and 4. Latency at a steady rate
+
+/** Records one event per transaction at `RATE`/s for `seconds`; returns commit time per event id. */
+const steady = async (s: Stack, organizationId: string, seconds: number): Promise<Map<string, number>> => {
+  const committed = new Map<string, number>();
+  const total = Math.round(RATE * seconds);
+  const t0 = now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / RATE;
+    const wait = due - now();
+    if (wait > 1) await delay(wait);
+    const p = recordBatch(s.db, organizationId, 1).then(([id]) => void committed.set(id as string, now()));
+    inFlight.push(p);
+    if (inFlight.length > 50) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  return committed;
+};
+
+const latencies = async (s: Stack, committed: Map<string, number>): Promise<number[]> => {
+  const deadline = now() + 120_000;
+  let stats = await receiverStats(s);
+  while ([...committed.keys()].some((id) => stats.first[id] === undefined) && now() < deadline) {
+    await delay(200);
+    stats = await receiverStats(s);
+  }
+  const out: number[] = [];
+  const t0 = Math.min(...committed.values());
+  const buckets = new Map<number, number>();
+  for (const [id, at] of committed) {
+    const got = stats.first[id];
+    if (got !== undefined) out.push(got - at);
+    if (got !== undefined) { const b = Math.floor((at - t0) / 100); buckets.set(b, Math.max(buckets.get(b) ?? 0, got - at)); }
+  }
+  if (env.BENCH_TIMELINE) log([...buckets].filter(([, v]) => v > 40).map(([b, v]) => `${b * 100}ms:${v.toFixed(0)}`).join(" "));
+  return out.sort((a, b) => a - b);
+};
+
+const latencyRun = async (s: Stack, organizationId: string): Promise<number[]> => {
+  await steady(s, organizationId, 2); // warm-up, discarded
+  await delay(500);
+  await resetReceiver(s);
+  return latencies(s, await steady(s, organizationId, DURATION_S));
+};
+
+// ---------------------------------------------------------------------------------------------
+// 5. The events list
+
+const listBench = async (
+  s: Stack,
+): Promise<{ page1: number[]; page1000: number[]; count: number; explain: number }> => {
+  const org = (await trpc(s, "organizations.create", { name: "Historian" })) as {
+    organization: { id: string };
+    authorization_token: { token: string };
+  };
+  const id = org.organization.id;
+  const detail = JSON.stringify({ badge: BADGE });
+  const chunk = 100_000;
+  const t0 = now();
+  for (let from = 1; from <= LIST_EVENTS; from += chunk) {
+    const to = Math.min(LIST_EVENTS, from + chunk - 1);
+    await sql(
+      s.db,
+      `insert into events (id, organization_id, event_type, occurred_at, detail, seq, published_at)
+       select gen_random_uuid(), ?::uuid, 'badge.created', now(), ?::jsonb, g, now() from generate_series(?::bigint, ?::bigint) g`,
+      [id, detail, from, to],
+    );
+  }
+  await sql(
+    s.db,
+    "insert into event_counts (organization_id, total) values (?::uuid, ?) on conflict (organization_id) do update set total = excluded.total",
+    [id, LIST_EVENTS],
+  );
+  await sql(s.db, "vacuum analyze events");
+  log(`  ${LIST_EVENTS.toLocaleString("en-US")} events inserted in ${((now() - t0) / 1000).toFixed(0)} s`);
+  const auth = `Basic ${Buffer.from(`${org.authorization_token.token}:`).toString("base64")}`;
+  const api = new Agent({ connections: 1 });
+  cleanups.push(() => api.close());
+  const time = async (page: number, n: number): Promise<number[]> => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = now();
+      const res = await request(`${s.origin}/v1/organizations/${id}/events?page=${page}`, {
+        headers: { authorization: auth },
+        dispatcher: api,
+      });
+      const body = (await res.body.json()) as { data: unknown[]; metadata: { total_count: number } };
+      out.push(now() - t);
+      if (res.statusCode !== 200 || body.data.length !== 50 || body.metadata.total_count !== LIST_EVENTS) {
+        throw new Error(
+          `page ${page}: ${res.statusCode}, ${body.data?.length} items, total ${body.metadata?.total_count}`,
+        );
+      }
+    }
+    return out.sort((a, b) => a - b);
+  };
+  const page = Math.min(1_000, Math.floor(LIST_EVENTS / 50));
+  await time(page, 30);
+  await time(1, 30);
+  const page1000 = await time(page, 300);
+  const page1 = await time(1, 300);
+  const c = now();
+  await sql(s.db, "select count(*) from events where organization_id = ?::uuid", [id]);
+  const count = now() - c;
+  const plan = await sql<{ "QUERY PLAN": Array<{ "Execution Time": number }> }>(
+    s.db,
+    `explain (analyze, format json)
+     select c.total, e.id from (select coalesce((select total from event_counts where organization_id = ?::uuid), 0) as total) c
+     left join lateral (select id, seq from events where organization_id = ?::uuid and seq <= c.total - ?::bigint
+                        order by seq desc limit 50) e on true`,
+    [id, id, (page - 1) * 50],
+  );
+  return { page1, page1000, count, explain: plan[0]?.["QUERY PLAN"][0]?.["Execution Time"] ?? Number.NaN };
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const main = async (): Promise<void> => {
+  const m = machineInfo();
+  log(
+    `# Webhook delivery and events list benchmark\n\n${m.cpu}, ${m.cores} cores, ${m.memory}, Node ${m.node}, ${m.os}`,
+  );
+  log(`duration ${DURATION_S} s, ${WORKERS} worker process(es) for the drain, ${RATE} events/s for latency\n`);
+  const s = await setUp();
+  const rows: string[][] = [];
+
+  let raw = Number.NaN;
+  if (PHASES.has("raw")) {
+    log("1. raw HTTPS POST loop (undici, 50 in flight)...");
+    raw = await rawLoop(s);
+    log(`  ${formatRps(raw)} POST/s`);
+    rows.push(["raw HTTPS POST loop, 50 in flight", `${formatRps(raw)} POST/s`, ""]);
+  }
+
+  if (PHASES.has("drain")) {
+    log(`2. workers draining ${DRAIN_EVENTS.toLocaleString("en-US")} recorded events...`);
+    const d = await drain(s);
+    log(
+      `  ${formatRps(d.rate)} deliveries/s (first to last receipt), ${formatRps(d.wallRate)}/s from worker start; CPU: ${d.cpu}`,
+    );
+    rows.push([
+      `workers draining ${DRAIN_EVENTS.toLocaleString("en-US")} events (${WORKERS} process${WORKERS > 1 ? "es" : ""}, 50 per destination)`,
+      `${formatRps(d.rate)} deliveries/s${Number.isNaN(raw) ? "" : ` (${((100 * d.rate) / raw).toFixed(0)}% of raw)`}`,
+      ">= 40% of raw",
+    ]);
+  }
+
+  if (PHASES.has("latency") || PHASES.has("dead")) {
+    log(`3. end-to-end latency at ${RATE} events/s...`);
+    const healthy = await webhookOrganization(s, "Healthy", `${s.receiverUrl}/hooks`);
+    const worker = await startWorker(s, 0);
+    const calm = await latencyRun(s, healthy.id);
+    const calmP99 = percentile(calm, 99);
+    log(
+      `  ${calm.length} events: p50 ${ms(percentile(calm, 50))} ms, p99 ${ms(calmP99)} ms, max ${ms(calm[calm.length - 1] ?? Number.NaN)} ms`,
+    );
+    rows.push([
+      `end-to-end p99 at ${RATE} events/s`,
+      `${ms(calmP99)} ms (p50 ${ms(percentile(calm, 50))} ms)`,
+      "< 100 ms",
+    ]);
+
+    if (PHASES.has("dead")) {
+      log(
+        `4. the same with ${DEAD_BACKLOG.toLocaleString("en-US")} deliveries to a dead receiver waiting for retry...`,
+      );
+      const deadPort = await freePort();
+      const dead = await webhookOrganization(s, "Dead", `https://localhost:${deadPort}/hooks`);
+      for (let done = 0; done < DEAD_BACKLOG; done += 1_000) await recordBatch(s.db, dead.id, 1_000);
+      const backlogDeadline = now() + 300_000;
+      for (;;) {
+        const [row] = await sql<{ n: string }>(
+          s.db,
+          "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'pending' and attempts_count >= 1",
+          [dead.id],
+        );
+        if (Number(row?.n) >= DEAD_BACKLOG || now() > backlogDeadline) break;
+        await delay(250);
+      }
+      const windowStart = new Date();
+      const loaded = await latencyRun(s, healthy.id);
+      const [deadAttempts] = await sql<{ n: string }>(
+        s.db,
+        "select count(*) as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.organization_id = ? and a.started_at >= ?",
+        [dead.id, windowStart],
+      );
+      const loadedP99 = percentile(loaded, 99);
+      log(
+        `  ${loaded.length} events: p50 ${ms(percentile(loaded, 50))} ms, p99 ${ms(loadedP99)} ms, max ${ms(loaded[loaded.length - 1] ?? Number.NaN)} ms; ` +
+          `${deadAttempts?.n} attempts to the dead receiver meanwhile`,
+      );
+      rows.push([
+        `... with ${DEAD_BACKLOG.toLocaleString("en-US")} dead deliveries waiting`,
+        `${ms(loadedP99)} ms (${(((loadedP99 - calmP99) / calmP99) * 100).toFixed(0)}% vs without)`,
+        "within 20%",
+      ]);
+    }
+    await worker.stop();
+  }
+
+  if (PHASES.has("list")) {
+    log(`5. events list, page 1,000 of ${LIST_EVENTS.toLocaleString("en-US")} events...`);
+    const list = await listBench(s);
+    log(
+      `  page 1,000: p50 ${ms(percentile(list.page1000, 50))} ms, p99 ${ms(percentile(list.page1000, 99))} ms (HTTP round trip on loopback); ` +
+        `page 1: p50 ${ms(percentile(list.page1, 50))} ms; list SQL ${ms(list.explain)} ms; count(*) ${ms(list.count)} ms`,
+    );
+    rows.push([
+      `events list page 1,000 of ${LIST_EVENTS.toLocaleString("en-US")}`,
+      `p50 ${ms(percentile(list.page1000, 50))} ms, p99 ${ms(percentile(list.page1000, 99))} ms round trip; SQL ${ms(list.explain)} ms`,
+      "< 10 ms server time",
+    ]);
+  }
+  log(`\n${markdownTable(["measure", "result", "target"], rows)}`);
+};
+
+const cleanup = async (): Promise<void> => {
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+  for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
+};
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,277 @@
+import t from "tap";
+import {
+  type BadgeRecord,
+  type BadgeTemplateRecord,
+  checkIssuedAtNotFuture,
+  checkTemplateDeletable,
+  ISSUED_AT_FUTURE_TOLERANCE_MS,
+  newTemplateRecord,
+  type OrganizationRef,
+  templateChanged,
+} from "../../core/badges/mod.ts";
+import { isCoreError } from "../../core/errors/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
+import {
+  type BadgeStore,
+  type BadgeTx,
+  type Earner,
+  earnerDecision,
+  type IssueLookup,
+  type IssuingContext,
+  type IssuingDeps,
+  issueBadge,
+  type MailMessage,
+  newUserRecord,
+  notificationKind,
+  notifyPendingBadge,
+  pendingBadgeMessage,
+  replaceBadge,
+  userJson,
+} from "../../core/issuing/mod.ts";
+
+const NOW = new Date("2024-06-01T12:00:00.000Z");
+const org: OrganizationRef = {
+  id: "11111111-1111-4111-8111-111111111111",
+  name: "Acme <Labs>",
+  website_url: null,
+  image_url: null,
+  description: null,
+  email: null,
+};
+const template: BadgeTemplateRecord = {
+  ...newTemplateRecord(
+    { name: "Rust & C", description: "Systems", state: "active" },
+    { id: "22222222-2222-4222-8222-222222222222", organization_id: org.id, now: NOW },
+  ),
+};
+
+let counter = 0;
+const ctx = (): IssuingContext => ({
+  now: NOW,
+  newId: () => `00000000-0000-4000-8000-${String(++counter).padStart(12, "0")}`,
+  newEventId: () => `00000000-0000-7000-8000-${String(++counter).padStart(12, "0")}`,
+  newSalt: () => "salt",
+});
+
+/** An in-memory store whose insert can be told to answer as the database would under a race. */
+const fakeStore = (
+  lookup: Partial<IssueLookup>,
+  insertAnswer: "inserted" | "duplicate" | "template_gone" = "inserted",
+) => {
+  const badges = new Map<string, BadgeRecord>();
+  const events: EventRecord[] = [];
+  const tx: BadgeTx = {
+    issueLookup: async () => ({ template, issuer: org, earner: null, hasLiveBadge: false, ...lookup }),
+    insertBadge: async (b, _key, _exclusive, written) => {
+      if (insertAnswer !== "inserted") return insertAnswer;
+      badges.set(b.id, b);
+      events.push(...written);
+      return insertAnswer;
+    },
+    lockBadge: async (_org, id) => {
+      const badge = badges.get(id);
+      return badge ? { badge, template, issuer: org } : null;
+    },
+    updateBadge: async (b) => {
+      badges.set(b.id, b);
+    },
+    deleteBadge: async (id) => {
+      badges.delete(id);
+    },
+    insertTemplate: async () => "inserted",
+    lockTemplate: async () => null,
+    updateTemplate: async () => "updated",
+    deleteTemplate: async () => {},
+    insertUser: async () => "inserted",
+    linkBadges: async () => 0,
+    appendEvents: async (e) => {
+      events.push(...e);
+    },
+  };
+  const store: BadgeStore = {
+    // Rolls back what the unit of work wrote when it throws, like a database transaction.
+    transaction: async (work) => {
+      const saved = new Map(badges);
+      const savedEvents = events.length;
+      try {
+        return await work(tx);
+      } catch (err) {
+        badges.clear();
+        for (const [k, v] of saved) badges.set(k, v);
+        events.length = savedEvents;
+        throw err;
+      }
+    },
+    issueLookup: tx.issueLookup,
+    insertBadge: tx.insertBadge,
+    listTemplates: async () => ({ items: [], total: 0 }),
+    getTemplate: async () => null,
+    listBadges: async () => ({ items: [], total: 0 }),
+    getBadge: async () => null,
+    getUser: async () => null,
+    appendEvents: async (e) => {
+      events.push(...e);
+    },
+  };
+  const sent: MailMessage[] = [];
+  const deps: IssuingDeps = {
+    store,
+    mailer: { send: async (m) => void sent.push(m) },
+    urls: { publicBase: "https://laurel.example" },
+  };
+  return { deps, badges, events, sent };
+};
+
+const body = {
+  badge_template_id: template.id,
+  issued_at: "2024-05-01T10:00:00+02:00",
+  issued_to_first_name: "Ada",
+  issued_to_last_name: "Lovelace",
+  recipient_email: "ada@example.org",
+};
+
+t.test("notification kind from the account owning the address", (t) => {
+  const cases: [Earner | null, string][] = [
+    [null, "pending_badge_notification.no_user.sent"],
+    [{ user_id: "u", email_confirmed: true }, "pending_badge_notification.sent"],
+    [{ user_id: "u", email_confirmed: false }, "pending_badge_notification.unconfirmed_email.sent"],
+  ];
+  for (const [earner, kind] of cases) t.equal(notificationKind(earner), kind, JSON.stringify(earner));
+  t.end();
+});
+
+t.test("the pending-badge mail: accept link, issuer and template, HTML escaped", async (t) => {
+  const { deps } = fakeStore({});
+  const issued = await issueBadge(deps, ctx(), org.id, body);
+  const m = pendingBadgeMessage(issued.view, "pending_badge_notification.no_user.sent", deps.urls);
+  const link = `https://laurel.example/badges/${issued.view.badge.id}/accept`;
+  t.equal(m.to, "ada@example.org");
+  t.equal(m.subject, "Acme <Labs> sent you a badge: Rust & C");
+  t.ok(m.text.includes(link));
+  t.ok(m.html.includes(`href="${link}"`));
+  t.ok(m.html.includes("Acme &lt;Labs&gt;") && m.html.includes("Rust &amp; C"), "HTML escaped");
+  t.notOk(m.html.includes("<Labs>"));
+  t.end();
+});
+
+t.test("issue: the store's race answers become 422s and nothing is kept", async (t) => {
+  for (const [answer, message] of [
+    ["duplicate", "User already has this badge"],
+    ["template_gone", "The badge template does not exist"],
+  ] as const) {
+    const { deps, badges, events } = fakeStore({}, answer);
+    const err = await issueBadge(deps, ctx(), org.id, body).catch((e: unknown) => e);
+    t.ok(isCoreError(err), answer);
+    t.equal((err as Error).message, message);
+    t.equal(badges.size + events.length, 0);
+  }
+  const { deps } = fakeStore({ template: null, issuer: null });
+  const unknown = await issueBadge(deps, ctx(), org.id, body).catch((e: unknown) => e);
+  t.match(unknown, { code: "validation_failed", errors: [{ field: "badge_template_id" }] });
+});
+
+t.test("issue, notify, accept: records and events", async (t) => {
+  const earner = { user_id: "33333333-3333-4333-8333-333333333333", email_confirmed: false };
+  const { deps, events, sent } = fakeStore({ earner });
+  const issued = await issueBadge(deps, ctx(), org.id, body);
+  t.match(issued.view.badge, { state: "pending", user_id: earner.user_id, recipient_salt: "salt" });
+  t.same(
+    events.map((e) => e.event_type),
+    ["badge.created"],
+  );
+  t.equal(await notifyPendingBadge(deps, ctx(), issued), "pending_badge_notification.unconfirmed_email.sent");
+  t.equal(sent.length, 1);
+  t.same(events[1]?.detail.recipient_email, "ada@example.org");
+  const silent = await issueBadge(deps, ctx(), org.id, {
+    ...body,
+    recipient_email: "quiet@example.org",
+    suppress_badge_notification_email: true,
+  });
+  t.equal(await notifyPendingBadge(deps, ctx(), silent), null);
+  t.equal(sent.length, 1, "suppressed: no mail");
+  const accepted = await earnerDecision(deps, ctx(), issued.view.badge.id, "accept", earner.user_id);
+  t.equal(accepted.badge.state, "accepted");
+  const stranger = "55555555-5555-4555-8555-555555555555";
+  const refused = await earnerDecision(deps, ctx(), silent.view.badge.id, "accept", stranger).catch((e) => e);
+  t.match(refused, { code: "forbidden" }, "another earner's badge");
+});
+
+t.test("replace: the old badge is replaced before the new one is issued, all or nothing", async (t) => {
+  const { deps, badges, events } = fakeStore({});
+  const old = await issueBadge(deps, ctx(), org.id, body);
+  const { replaced, issued } = await replaceBadge(deps, ctx(), org.id, old.view.badge.id, {
+    issued_at: "2024-05-02T00:00:00Z",
+  });
+  t.match(replaced.badge, { state: "replaced", replacement_badge_id: issued.view.badge.id });
+  t.match(issued.view.badge, { replaces_badge_id: old.view.badge.id, recipient_email: "ada@example.org" });
+  t.same(
+    events.map((e) => [e.event_type, (e.detail.badge as { state: string }).state]),
+    [
+      ["badge.created", "pending"],
+      ["badge.state.changed", "replaced"],
+      ["badge.created", "pending"],
+    ],
+  );
+
+  const fail = fakeStore({ hasLiveBadge: true });
+  const first = await issueBadge({ ...fail.deps }, ctx(), org.id, { ...body, recipient_email: "x@example.org" }).catch(
+    (e) => e,
+  );
+  t.match(first, { message: "User already has this badge" });
+  const racing = fakeStore({}, "inserted");
+  const base = await issueBadge(racing.deps, ctx(), org.id, body);
+  const before = racing.events.length;
+  const future = await replaceBadge(racing.deps, ctx(), org.id, base.view.badge.id, {
+    issued_at: "2099-01-01T00:00:00Z",
+  }).catch((e) => e);
+  t.match(future, {
+    code: "validation_failed",
+    errors: [{ field: "issued_at", message: "must not be in the future" }],
+  });
+  t.equal(racing.badges.get(base.view.badge.id)?.state, "pending", "rolled back: the old badge is untouched");
+  t.equal(racing.events.length, before);
+  t.equal(badges.size, 2);
+});
+
+t.test("rules: issued_at in the future, deletable templates, unchanged templates", (t) => {
+  const at = (ms: number) => ({ issued_at: new Date(NOW.getTime() + ms) });
+  t.equal(checkIssuedAtNotFuture(at(0), NOW), null);
+  t.equal(checkIssuedAtNotFuture(at(ISSUED_AT_FUTURE_TOLERANCE_MS), NOW), null, "clock skew tolerated");
+  t.match(checkIssuedAtNotFuture(at(ISSUED_AT_FUTURE_TOLERANCE_MS + 1), NOW, "badges.2"), {
+    errors: [{ field: "badges.2.issued_at" }],
+  });
+  t.equal(checkTemplateDeletable({ badges_count: 0 }), null);
+  t.match(checkTemplateDeletable({ badges_count: 2 }), { code: "validation_failed" });
+  t.notOk(templateChanged(template, { ...template, updated_at: new Date() }));
+  t.ok(templateChanged(template, { ...template, skills: ["x"] }));
+  t.end();
+});
+
+t.test("earner accounts: addresses de-duplicated, JSON shape", (t) => {
+  const user = newUserRecord(
+    {
+      email: " Ada@Example.org ",
+      additional_emails: ["ada@example.ORG", "ada@work.example"],
+      first_name: " Ada ",
+      last_name: "L",
+    },
+    { id: "44444444-4444-4444-8444-444444444444", now: NOW },
+  );
+  t.same(user.emails, [
+    { email: "Ada@Example.org", confirmed: false },
+    { email: "ada@work.example", confirmed: false },
+  ]);
+  t.same(userJson(user), {
+    id: user.id,
+    first_name: "Ada",
+    last_name: "L",
+    full_name: "Ada L",
+    emails: [
+      { email: "Ada@Example.org", confirmed: false, primary: true },
+      { email: "ada@work.example", confirmed: false, primary: false },
+    ],
+    created_at: "2024-06-01T12:00:00.000Z",
+    updated_at: "2024-06-01T12:00:00.000Z",
+  });
+  t.end();
+});

@@ -1,0 +1,14 @@
+export type { OutboxRelay, OutboxRelayDeps, OutboxRelayOptions } from "./outbox_relay.ts";
+export { DEFAULT_RELAY_OPTIONS, startOutboxRelay } from "./outbox_relay.ts";
+export type { RetryScheduler, RetrySchedulerDeps, RetrySchedulerOptions } from "./retry_scheduler.ts";
+export { startRetryScheduler } from "./retry_scheduler.ts";
+export type { Log, PipelineMetrics } from "./runtime.ts";
+export { batcher, NO_METRICS, semaphore } from "./runtime.ts";
+export type {
+  Subscribe,
+  WebhookWorker,
+  WebhookWorkerDeps,
+  WebhookWorkerOptions,
+  WorkMessage,
+} from "./webhook_worker.ts";
+export { startWebhookWorker } from "./webhook_worker.ts";

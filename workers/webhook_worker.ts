@@ -1,0 +1,386 @@
+import type { SecretBox } from "../core/credentials/mod.ts";
+import {
+  type AttemptRequest,
+  buildAttemptRequest,
+  type ClaimedDelivery,
+  concludeAttempt,
+  type DeliveryClaim,
+  type DeliveryEvent,
+  type DeliveryStore,
+  type DeliveryTargets,
+  destinationKey,
+  type EventTypeSelection,
+  newDeliveryProgress,
+  notDeliveredReason,
+  openSecrets,
+  type PostResult,
+  type RecordedAttempt,
+  type RecordedFirstAttempt,
+  type RetrySchedule,
+  type SigningSecrets,
+  type WebhookCrypto,
+  type WebhookDeliveryRecord,
+} from "../core/webhooks/mod.ts";
+import { destinationLimits } from "./destination_limits.ts";
+import { batcher, type Log, type PipelineMetrics, semaphore } from "./runtime.ts";
+
+/** A message of one of the two work queues, as a bus adapter hands it over. */
+export interface WorkMessage {
+  body: unknown;
+  /** 1 the first time the bus hands the message out, more when it comes back. */
+  deliveryCount: number;
+  ack(): void;
+  nak(delayMs?: number): void;
+  term(): void;
+}
+
+/**
+ * Starts pulling from one queue: `take` is awaited before each message is accepted (the worker's
+ * concurrency limit), `handle` is called without being awaited.
+ */
+export type Subscribe = (take: () => Promise<void>, handle: (m: WorkMessage) => void) => { stop(): Promise<void> };
+
+export interface WebhookWorkerDeps {
+  deliveries: Pick<DeliveryStore, "existing" | "recordFirst" | "claim" | "defer" | "record" | "abandon">;
+  targets: DeliveryTargets;
+  secrets: Pick<SecretBox, "open">;
+  crypto: Pick<WebhookCrypto, "sign">;
+  post(request: AttemptRequest): Promise<PostResult>;
+  /** `laurel.events.>`: every recorded event (first deliveries). */
+  events: Subscribe;
+  /** The scheduler's dispatches (retries, redeliveries, deferred and orphaned deliveries). */
+  dispatches: Subscribe;
+  clock: () => Date;
+  random: () => number;
+  newId: () => string;
+  schedule: RetrySchedule;
+  metrics: PipelineMetrics;
+  log: Log;
+}
+
+export interface WebhookWorkerOptions {
+  /** Requests (and messages) in flight in this process. */
+  concurrency: number;
+  /** Requests in flight to one destination in this process. */
+  perDestination: number;
+  /** How long a claim holds a delivery: longer than the HTTP timeout. */
+  leaseMs: number;
+  /** How long an organization's settings are reused (0 to read them for every message). */
+  targetCacheMs: number;
+}
+
+export interface WebhookWorker {
+  /** Stops taking messages and waits for those in flight. */
+  stop(): Promise<void>;
+}
+
+interface Target {
+  webhookUrl: string | null;
+  destination: string | null;
+  eventTypes: EventTypeSelection;
+  hasDataServicesApplication: boolean;
+  secrets: SigningSecrets;
+}
+
+/** Deferrals up to this long are a delayed NAK; longer ones are written to the database. */
+const SHORT_DEFERRAL_MS = 5_000;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+const eventOf = (body: unknown): DeliveryEvent | null => {
+  if (!isRecord(body)) return null;
+  const { id, organization_id, event_type, occurred_at } = body;
+  if (typeof id !== "string" || typeof organization_id !== "string" || typeof event_type !== "string") return null;
+  const at = typeof occurred_at === "string" ? new Date(occurred_at) : null;
+  if (!at || Number.isNaN(at.getTime())) return null;
+  return { event_id: id, organization_id, event_type, occurred_at: at };
+};
+
+const dispatchOf = (body: unknown): { deliveryId: string; organizationId: string } | null =>
+  isRecord(body) && typeof body.delivery_id === "string" && typeof body.organization_id === "string"
+    ? { deliveryId: body.delivery_id, organizationId: body.organization_id }
+    : null;
+
+/**
+ * Delivers webhooks from the two shared work queues. For each message: the organization's target
+ * (spec §6.1 decides whether to post at all), a per-destination slot (or the delivery is put off),
+ * the signed POST, and the attempt recorded with the delivery's next state in one statement; only
+ * then is the message acknowledged. An event's first delivery needs no claim: JetStream hands its
+ * message to one worker at a time, and a message that comes back finds the delivery recorded.
+ * Retries and redeliveries (the scheduler's dispatches) are claimed in PostgreSQL first, so a
+ * duplicate message or a second worker never attempts one twice at once. A worker killed at any
+ * point loses nothing: the message comes back after AckWait, or the scheduler re-dispatches the
+ * delivery when its lease ends; the receiver may then see the same `webhook-id` again.
+ */
+export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWorkerOptions): WebhookWorker => {
+  // First deliveries and the scheduler's dispatches (retries) have slots of their own: a wave of
+  // retries to a dead receiver cannot keep other organizations' new events waiting.
+  const firstSlots = semaphore(options.concurrency);
+  const dispatchSlots = semaphore(options.concurrency);
+  // Waiting here is bounded by time, not count: a fast receiver's burst waits (it clears within a
+  // second), a slow receiver's surplus is put off at once, so it never holds the process's slots.
+  const limits = destinationLimits({ capacity: options.perDestination, maxWaiters: options.concurrency, maxWaitMs: 1_000 });
+  const targetCache = new Map<string, { at: number; target: Promise<Target> }>();
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+
+  const loadTarget = async (organizationId: string): Promise<Target> => {
+    const t = await deps.targets.target(organizationId);
+    let destination: string | null = null;
+    try {
+      destination = t.webhookUrl ? destinationKey(t.webhookUrl) : null;
+    } catch {
+      destination = null;
+    }
+    return {
+      webhookUrl: t.webhookUrl,
+      destination,
+      eventTypes: t.eventTypes,
+      hasDataServicesApplication: t.hasDataServicesApplication,
+      secrets: openSecrets(deps, {
+        secret_sealed: t.secretSealed,
+        previous_secret_sealed: t.previousSecretSealed,
+        previous_secret_expires_at: t.previousSecretExpiresAt,
+      }),
+    };
+  };
+  const targetOf = (organizationId: string): Promise<Target> => {
+    const now = performance.now();
+    const hit = targetCache.get(organizationId);
+    if (hit && now - hit.at < options.targetCacheMs) return hit.target;
+    const target = loadTarget(organizationId);
+    if (options.targetCacheMs > 0) {
+      if (targetCache.size > 10_000) targetCache.clear();
+      targetCache.set(organizationId, { at: now, target });
+      target.catch(() => targetCache.delete(organizationId));
+    }
+    return target;
+  };
+
+  const claim = batcher<DeliveryClaim, ClaimedDelivery | undefined>(
+    async (claims) => {
+      const now = deps.clock();
+      const claimed = await deps.deliveries.claim(claims, deps.newId(), now, new Date(now.getTime() + options.leaseMs));
+      // A delivery asked for twice in one batch is attempted once.
+      const seen = new Set<string>();
+      return claims.map((c) => {
+        if (seen.has(c.deliveryId)) return undefined;
+        seen.add(c.deliveryId);
+        return claimed.get(c.deliveryId);
+      });
+    },
+    { maxItems: 500, maxInFlight: 2 },
+  );
+  const record = batcher<RecordedAttempt, void>(
+    async (attempts) => {
+      await deps.deliveries.record(attempts);
+      return attempts.map(() => undefined);
+    },
+    { maxItems: 500, maxInFlight: 2 },
+  );
+  const defer = batcher<{ claim: DeliveryClaim; until: Date }, void>(
+    async (items) => {
+      await deps.deliveries.defer(items, deps.clock());
+      return items.map(() => undefined);
+    },
+    { maxItems: 500, maxInFlight: 1 },
+  );
+
+  const existing = batcher<string, boolean>(
+    async (ids) => {
+      const found = await deps.deliveries.existing(ids);
+      return ids.map((id) => found.has(id));
+    },
+    { maxItems: 500, maxInFlight: 2 },
+  );
+  const recordFirst = batcher<RecordedFirstAttempt, void>(
+    async (attempts) => {
+      // A message that came twice in one batch: its delivery is recorded once.
+      const seen = new Set<string>();
+      const once = attempts.filter((a) => !seen.has(a.event.event_id) && seen.add(a.event.event_id));
+      await deps.deliveries.recordFirst(once, deps.clock());
+      return attempts.map(() => undefined);
+    },
+    { maxItems: 500, maxInFlight: 1 },
+  );
+
+  /** Signs and posts one attempt; the delivery's new state, or null when nothing could sign it. */
+  const post = async (delivery: WebhookDeliveryRecord, target: Target, webhookUrl: string) => {
+    const startedAt = deps.clock();
+    const request = buildAttemptRequest({
+      event: delivery,
+      webhookUrl,
+      secrets: target.secrets,
+      now: startedAt,
+      crypto: deps.crypto,
+    });
+    if (!request) {
+      deps.log.error({ organization_id: delivery.organization_id }, "no signing secret: nothing posted");
+      return null;
+    }
+    const result = await deps.post(request);
+    if (target.destination) limits.observe(target.destination, result.durationMs);
+    const now = deps.clock();
+    const concluded = concludeAttempt({
+      attemptId: deps.newId(),
+      deliveryId: delivery.id,
+      progress: delivery.progress,
+      result,
+      startedAt,
+      now,
+      random: deps.random,
+      schedule: deps.schedule,
+    });
+    return { ...concluded, now };
+  };
+
+  const count = (delivery: DeliveryEvent, c: NonNullable<Awaited<ReturnType<typeof post>>>): void => {
+    deps.metrics.attempt(c.classification.outcome);
+    if (c.progress.status === "succeeded") {
+      deps.metrics.delivered((c.now.getTime() - delivery.occurred_at.getTime()) / 1000);
+    } else if (c.progress.status === "failed") {
+      deps.metrics.failed();
+    }
+  };
+
+  /**
+   * Takes a slot of the destination, or puts the delivery off: a short wait stays in JetStream (a
+   * delayed NAK), a long one (a slow receiver's backlog) goes to the database, where it holds no
+   * consumer capacity (DESIGN §4). Returns false when put off (the message is settled).
+   */
+  const slotFor = async (destination: string, request: DeliveryClaim, m: WorkMessage): Promise<boolean> => {
+    if (await limits.acquire(destination)) return true;
+    const delayMs = limits.putOffMs(destination, deps.random());
+    deps.metrics.deferred();
+    if (delayMs <= SHORT_DEFERRAL_MS) {
+      m.nak(delayMs);
+    } else {
+      await defer({ claim: request, until: new Date(deps.clock().getTime() + delayMs) });
+      m.ack();
+    }
+    return false;
+  };
+
+  /**
+   * An event's first delivery, attempted without a claim (its id is the event id): JetStream gives
+   * the message to one worker at a time, and one that comes back finds the delivery already made.
+   */
+  const deliverFirst = async (event: DeliveryEvent, target: Target, webhookUrl: string, m: WorkMessage) => {
+    const destination = target.destination as string;
+    if (!(await slotFor(destination, { deliveryId: event.event_id, create: event }, m))) return;
+    try {
+      // Only a message that came back can find its delivery made (a relay publishing an event
+      // twice is dropped by JetStream's msgID window).
+      if (m.deliveryCount > 1 && (await existing(event.event_id))) return m.ack();
+      const delivery: WebhookDeliveryRecord = {
+        ...event,
+        id: event.event_id,
+        created_at: deps.clock(),
+        progress: newDeliveryProgress(deps.clock()),
+      };
+      const done = await post(delivery, target, webhookUrl);
+      if (done) {
+        await recordFirst({ event, attempt: done.attempt, progress: done.progress });
+        count(event, done);
+      }
+      m.ack();
+    } finally {
+      limits.release(destination);
+    }
+  };
+
+  /** A retry, redelivery or put-off delivery: claimed first, so no two workers attempt it at once. */
+  const deliverClaimed = async (request: DeliveryClaim, organizationId: string, m: WorkMessage): Promise<void> => {
+    const target = await targetOf(organizationId);
+    const destination = target.destination;
+    if (destination && !(await slotFor(destination, request, m))) return;
+    try {
+      const held = await claim(request);
+      if (!held) return m.ack();
+      const reason = notDeliveredReason({
+        webhookUrl: target.webhookUrl,
+        subscribedEventTypes: target.eventTypes,
+        eventType: held.record.event_type,
+        hasDataServicesApplication: target.hasDataServicesApplication,
+      });
+      const done = reason || !target.webhookUrl ? null : await post(held.record, target, target.webhookUrl);
+      if (!done) {
+        // The organization stopped wanting it while it waited (or nothing can sign it).
+        await deps.deliveries.abandon([{ deliveryId: held.record.id, claimToken: held.claimToken }], deps.clock());
+        if (reason) deps.metrics.notPosted(reason);
+        deps.metrics.failed();
+        return m.ack();
+      }
+      await record({
+        deliveryId: held.record.id,
+        claimToken: held.claimToken,
+        attempt: done.attempt,
+        progress: done.progress,
+      });
+      count(held.record, done);
+      m.ack();
+    } finally {
+      if (destination) limits.release(destination);
+    }
+  };
+
+  const onEvent = async (m: WorkMessage): Promise<void> => {
+    const event = eventOf(m.body);
+    if (!event) {
+      deps.log.warn({ body: m.body }, "malformed event message dropped");
+      return m.term();
+    }
+    const target = await targetOf(event.organization_id);
+    const reason = notDeliveredReason({
+      webhookUrl: target.webhookUrl,
+      subscribedEventTypes: target.eventTypes,
+      eventType: event.event_type,
+      hasDataServicesApplication: target.hasDataServicesApplication,
+    });
+    if (reason || !target.webhookUrl || !target.destination) {
+      deps.metrics.notPosted(reason ?? "no_webhook_url");
+      return m.ack();
+    }
+    await deliverFirst(event, target, target.webhookUrl, m);
+  };
+
+  const onDispatch = async (m: WorkMessage): Promise<void> => {
+    const d = dispatchOf(m.body);
+    if (!d) {
+      deps.log.warn({ body: m.body }, "malformed dispatch message dropped");
+      return m.term();
+    }
+    await deliverClaimed({ deliveryId: d.deliveryId }, d.organizationId, m);
+  };
+
+  let failures = 0;
+  const run = (handler: (m: WorkMessage) => Promise<void>, slots: ReturnType<typeof semaphore>) => (m: WorkMessage) => {
+    inFlight++;
+    handler(m)
+      .then(() => {
+        failures = 0;
+      })
+      .catch((err: unknown) => {
+        if (failures % 20 === 0) deps.log.error({ err }, "webhook delivery failed; the message will come back");
+        failures++;
+        // The claim (if any) lapses with its lease; the message comes back after a pause.
+        m.nak(1_000);
+      })
+      .finally(() => {
+        inFlight--;
+        slots.release();
+        if (inFlight === 0) idle?.();
+      });
+  };
+
+  const subscriptions = [
+    deps.events(firstSlots.acquire, run(onEvent, firstSlots)),
+    deps.dispatches(dispatchSlots.acquire, run(onDispatch, dispatchSlots)),
+  ];
+  return {
+    stop: async () => {
+      await Promise.all(subscriptions.map((s) => s.stop()));
+      if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+    },
+  };
+};
