@@ -19,8 +19,11 @@ apt_install() {
 ensure_node_modules() {
   # Reinstall when the lock file changed since the last install.
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    say "installing npm packages (npm ci)"
-    npm ci --no-audit --no-fund --loglevel=error >&2
+    # `npm install` with the committed lock installs exactly its versions; `npm ci` is stricter
+    # about optional platform packages the lock leaves out (Biome's other-OS binaries) and refuses.
+    say "installing npm packages (npm install, from package-lock.json)"
+    npm install --no-audit --no-fund --loglevel=error >&2
+    touch node_modules/.package-lock.json
   fi
 }
 
