@@ -75,6 +75,26 @@ const attemptRecord = (r: AttemptRow): WebhookAttemptRecord => ({
 /** `due` in SQL: pending and its time has come, or held by a worker whose lease ran out. */
 const DUE = "((d.status = 'pending' and d.next_attempt_at <= ?) or (d.status = 'delivering' and d.lease_until <= ?))";
 
+/** `(…), (…)` placeholders and values for inserting attempt rows, in the column order of the table. */
+const attemptTuples = (attempts: WebhookAttemptRecord[]): { rows: string[]; values: unknown[] } => {
+  const values: unknown[] = [];
+  const rows = attempts.map((a) => {
+    values.push(
+      a.id,
+      a.delivery_id,
+      a.attempt_number,
+      a.started_at,
+      a.duration_ms,
+      a.status_code,
+      a.error,
+      a.response_excerpt,
+      a.outcome,
+    );
+    return "(?::uuid, ?::uuid, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::text, ?::text)";
+  });
+  return { rows, values };
+};
+
 export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore => ({
   async get(organizationId) {
     const rows = await sqlAll<WebhookSettingsRecord>(
@@ -190,21 +210,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
       );
       return "(?::uuid, ?::uuid, ?::text, ?::timestamptz, ?::text, ?::int, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz)";
     });
-    const attemptValues: unknown[] = [];
-    const attemptRows = attempts.map(({ attempt: a }) => {
-      attemptValues.push(
-        a.id,
-        a.delivery_id,
-        a.attempt_number,
-        a.started_at,
-        a.duration_ms,
-        a.status_code,
-        a.error,
-        a.response_excerpt,
-        a.outcome,
-      );
-      return "(?::uuid, ?::uuid, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::text, ?::text)";
-    });
+    const { rows: attemptRows, values: attemptValues } = attemptTuples(attempts.map(({ attempt }) => attempt));
     // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
     // one that exists already keeps its state) and their attempts. Row checks run at the end of
     // the statement, so the attempts may point at deliveries inserted by the same statement.
@@ -321,21 +327,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
 
   async record(attempts) {
     if (attempts.length === 0) return;
-    const attemptValues: unknown[] = [];
-    const attemptRows = attempts.map(({ attempt: a }) => {
-      attemptValues.push(
-        a.id,
-        a.delivery_id,
-        a.attempt_number,
-        a.started_at,
-        a.duration_ms,
-        a.status_code,
-        a.error,
-        a.response_excerpt,
-        a.outcome,
-      );
-      return "(?::uuid, ?::uuid, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::text, ?::text)";
-    });
+    const { rows: attemptRows, values: attemptValues } = attemptTuples(attempts.map(({ attempt }) => attempt));
     const deliveryValues: unknown[] = [];
     const deliveryRows = attempts.map(({ deliveryId, claimToken, progress: p }) => {
       deliveryValues.push(
