@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Cidr, parseAllowedNetworks } from "../core/webhooks/mod.ts";
+import { type Cidr, DEFAULT_MAX_CONCURRENT_PER_DESTINATION, parseAllowedNetworks } from "../core/webhooks/mod.ts";
 
 /** Webhook delivery settings from the environment (README, "Configuration"). */
 export interface WebhookConfig {
@@ -11,9 +11,12 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** `WEBHOOK_ACK_WAIT_MS`: JetStream redelivery of an unacknowledged message (default 60 s). */
   ackWaitMs: number;
-  /** `WEBHOOK_CONCURRENCY`: requests in flight per worker process (default 256). */
+  /**
+   * `WEBHOOK_CONCURRENCY`: messages a worker process works on at once, per queue (first deliveries,
+   * and the scheduler's retries), default 256.
+   */
   concurrency: number;
-  /** `WEBHOOK_MAX_PER_DESTINATION`: requests in flight to one destination per process (default 4). */
+  /** `WEBHOOK_MAX_PER_DESTINATION`: requests in flight to one destination per process (default 8). */
   perDestination: number;
   /** `WEBHOOK_SCHEDULER_INTERVAL_MS`: how often due retries are looked for (default 1 s). */
   schedulerIntervalMs: number;
@@ -51,7 +54,7 @@ export const readWebhookConfig = (env: NodeJS.ProcessEnv = process.env): Webhook
     timeoutMs,
     ackWaitMs,
     concurrency: positive(env, "WEBHOOK_CONCURRENCY", 256),
-    perDestination: positive(env, "WEBHOOK_MAX_PER_DESTINATION", 4),
+    perDestination: positive(env, "WEBHOOK_MAX_PER_DESTINATION", DEFAULT_MAX_CONCURRENT_PER_DESTINATION),
     schedulerIntervalMs: positive(env, "WEBHOOK_SCHEDULER_INTERVAL_MS", 1_000),
     inProcessWorkers: env.WEBHOOK_WORKERS !== "0",
     metricsPort,

@@ -1,92 +1,126 @@
-import { deferralSeconds } from "../core/webhooks/mod.ts";
+import {
+  DESTINATION_POLICY,
+  type DestinationPolicy,
+  destinationIsFailing,
+  putOffSeconds,
+} from "../core/webhooks/mod.ts";
 
 /** A guess for a destination not heard from yet: fast, so a first burst is not put off for long. */
 const FIRST_GUESS_MS = 10;
 
-export interface DestinationLimitOptions {
-  /** Requests in flight per destination in this process. */
-  capacity: number;
-  /** Messages that may wait here for one destination (the rest of the process serves others). */
-  maxWaiters: number;
-  /** A message waits here only while the destination's queue should clear this soon. */
-  maxWaitMs: number;
+interface Destination {
+  inFlight: number;
+  waiters: Array<(granted: boolean) => void>;
+  averageMs: number;
+  consecutiveFailures: number;
+  /** Probes left to a failing destination, refilled at the policy's rate. */
+  tokens: number;
+  refilledAt: number;
+  /** When the queue of put-off deliveries ahead of a new one ends (ms, performance clock). */
+  horizon: number;
+  touched: number;
 }
 
 /**
- * At most `capacity` requests in flight per destination in this process. A message that finds its
- * destination full waits here only while the queue is short and should clear soon (a burst to a
- * healthy receiver); otherwise the caller puts it off, for about as long as the destination's queue
- * needs, so one slow receiver never holds the process's capacity that other organizations need.
+ * The worker's per-destination state (see core `DestinationPolicy`): slots, a short in-memory
+ * queue, the failing state and its probe rate, and where put-off deliveries go in line.
  */
-export const destinationLimits = (options: DestinationLimitOptions) => {
-  const { capacity } = options;
-  const inFlight = new Map<string, number>();
-  const waiters = new Map<string, Array<(granted: boolean) => void>>();
-  const averageMs = new Map<string, number>();
-  const putOffUntil = new Map<string, number[]>();
-  const average = (dest: string): number => averageMs.get(dest) ?? FIRST_GUESS_MS;
+export const destinationLimits = (capacity: number, policy: DestinationPolicy = DESTINATION_POLICY) => {
+  const all = new Map<string, Destination>();
+  const get = (dest: string): Destination => {
+    let d = all.get(dest);
+    if (!d) {
+      if (all.size > 10_000) {
+        for (const [k, v] of all) if (v.inFlight === 0 && v.waiters.length === 0) all.delete(k);
+      }
+      d = {
+        inFlight: 0,
+        waiters: [],
+        averageMs: FIRST_GUESS_MS,
+        consecutiveFailures: 0,
+        tokens: policy.failingAttemptsPerSecond,
+        refilledAt: performance.now(),
+        horizon: 0,
+        touched: 0,
+      };
+      all.set(dest, d);
+    }
+    d.touched = performance.now();
+    return d;
+  };
+  const failing = (d: Destination): boolean => destinationIsFailing(d.consecutiveFailures, policy);
+  const takeToken = (d: Destination): boolean => {
+    const t = performance.now();
+    d.tokens = Math.min(
+      policy.failingAttemptsPerSecond,
+      d.tokens + ((t - d.refilledAt) / 1000) * policy.failingAttemptsPerSecond,
+    );
+    d.refilledAt = t;
+    if (d.tokens < 1) return false;
+    d.tokens -= 1;
+    return true;
+  };
 
   return {
     /** True with a slot held (perhaps after a short wait), or false: put the delivery off. */
     acquire(dest: string): boolean | Promise<boolean> {
-      const n = inFlight.get(dest) ?? 0;
-      if (n < capacity) {
-        inFlight.set(dest, n + 1);
+      const d = get(dest);
+      if (failing(d)) {
+        if (d.inFlight >= capacity || !takeToken(d)) return false;
+        d.inFlight++;
         return true;
       }
-      const queue = waiters.get(dest) ?? [];
-      const expectedWaitMs = ((queue.length + 1) * average(dest)) / capacity;
-      if (queue.length >= options.maxWaiters || expectedWaitMs > options.maxWaitMs) return false;
-      waiters.set(dest, queue);
+      if (d.inFlight < capacity) {
+        d.inFlight++;
+        return true;
+      }
+      const expectedWaitMs = ((d.waiters.length + 1) * d.averageMs) / capacity;
+      if (expectedWaitMs > policy.maxWaitSeconds * 1000) return false;
       return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => {
-          const i = queue.indexOf(grant);
-          if (i >= 0) queue.splice(i, 1);
-          resolve(false);
-        }, 2 * options.maxWaitMs);
+        const timer = setTimeout(
+          () => {
+            const i = d.waiters.indexOf(grant);
+            if (i >= 0) d.waiters.splice(i, 1);
+            resolve(false);
+          },
+          2 * policy.maxWaitSeconds * 1000,
+        );
         function grant(granted: boolean): void {
           clearTimeout(timer);
           resolve(granted);
         }
-        queue.push(grant);
+        d.waiters.push(grant);
       });
     },
     /** Hands the slot to the next waiter, or frees it. */
     release(dest: string): void {
-      const queue = waiters.get(dest);
-      const next = queue?.shift();
+      const d = get(dest);
+      const next = d.waiters.shift();
       if (next) {
         next(true);
         return;
       }
-      if (queue) waiters.delete(dest);
-      const n = (inFlight.get(dest) ?? 1) - 1;
-      if (n <= 0) inFlight.delete(dest);
-      else inFlight.set(dest, n);
+      d.inFlight = Math.max(0, d.inFlight - 1);
     },
-    /** A moving average of attempt durations per destination. */
-    observe(dest: string, ms: number): void {
-      const prev = averageMs.get(dest);
-      averageMs.set(dest, prev === undefined ? ms : prev * 0.8 + ms * 0.2);
-      if (averageMs.size > 10_000) averageMs.clear();
+    /** An attempt ended: its duration feeds the average, its result the failing state. */
+    observe(dest: string, ms: number, succeeded: boolean): void {
+      const d = get(dest);
+      d.averageMs = d.averageMs * 0.8 + ms * 0.2;
+      d.consecutiveFailures = succeeded ? 0 : d.consecutiveFailures + 1;
+      if (succeeded) d.horizon = 0;
     },
-    /** How long (ms) a delivery that found `dest` full should be put off: about its queue's time. */
+    /**
+     * How long (ms) a delivery that found `dest` full should be put off: behind those already put
+     * off, at the destination's pace (its slots and attempt time, or the probe rate when failing).
+     */
     putOffMs(dest: string, random: number): number {
+      const d = get(dest);
       const t = performance.now();
-      const pending = (putOffUntil.get(dest) ?? []).filter((u) => u > t);
-      const ms = Math.round(
-        1000 *
-          deferralSeconds({
-            waiting: pending.length,
-            capacity,
-            averageAttemptSeconds: average(dest) / 1000,
-            random,
-          }),
-      );
-      pending.push(t + ms);
-      putOffUntil.set(dest, pending);
-      if (putOffUntil.size > 10_000) putOffUntil.clear();
-      return ms;
+      const spacingMs = failing(d) ? 1000 / policy.failingAttemptsPerSecond : d.averageMs / capacity;
+      d.horizon = Math.max(d.horizon, t) + spacingMs;
+      return Math.round(1000 * putOffSeconds((d.horizon - t) / 1000, random, policy));
     },
+    /** Put-offs this long or shorter stay in the bus. */
+    shortPutOffMs: policy.shortPutOffSeconds * 1000,
   };
 };

@@ -85,8 +85,17 @@ export const semaphore = (size: number) => {
  */
 export const batcher = <I, O>(
   run: (items: I[]) => Promise<O[]>,
-  options: { maxItems: number; maxInFlight: number },
+  options: {
+    maxItems: number;
+    maxInFlight: number;
+    /** How long a batch that is not full may wait for more (off the latency path only). */
+    lingerMs?: number;
+  },
 ): ((item: I) => Promise<O>) => {
+  const later = (fn: () => void): void => {
+    if (options.lingerMs) setTimeout(fn, options.lingerMs);
+    else setImmediate(fn);
+  };
   let queue: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   let inFlight = 0;
   let scheduled = false;
@@ -109,7 +118,8 @@ export const batcher = <I, O>(
           inFlight--;
           if (queue.length > 0 && !scheduled) {
             scheduled = true;
-            setImmediate(flush);
+            if (queue.length >= options.maxItems) setImmediate(flush);
+            else later(flush);
           }
         });
     }
@@ -119,7 +129,7 @@ export const batcher = <I, O>(
       queue.push({ item, resolve, reject });
       if (!scheduled && inFlight < options.maxInFlight) {
         scheduled = true;
-        setImmediate(flush);
+        later(flush);
       }
     });
 };

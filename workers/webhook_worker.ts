@@ -10,6 +10,7 @@ import {
   type DeliveryTargets,
   destinationKey,
   type EventTypeSelection,
+  type NotDeliveredReason,
   newDeliveryProgress,
   notDeliveredReason,
   openSecrets,
@@ -59,7 +60,7 @@ export interface WebhookWorkerDeps {
 }
 
 export interface WebhookWorkerOptions {
-  /** Requests (and messages) in flight in this process. */
+  /** Messages worked on at once in this process, for each of the two queues. */
   concurrency: number;
   /** Requests in flight to one destination in this process. */
   perDestination: number;
@@ -81,9 +82,6 @@ interface Target {
   hasDataServicesApplication: boolean;
   secrets: SigningSecrets;
 }
-
-/** Deferrals up to this long are a delayed NAK; longer ones are written to the database. */
-const SHORT_DEFERRAL_MS = 5_000;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
@@ -117,9 +115,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   // retries to a dead receiver cannot keep other organizations' new events waiting.
   const firstSlots = semaphore(options.concurrency);
   const dispatchSlots = semaphore(options.concurrency);
-  // Waiting here is bounded by time, not count: a fast receiver's burst waits (it clears within a
-  // second), a slow receiver's surplus is put off at once, so it never holds the process's slots.
-  const limits = destinationLimits({ capacity: options.perDestination, maxWaiters: options.concurrency, maxWaitMs: 1_000 });
+  const limits = destinationLimits(options.perDestination);
   const targetCache = new Map<string, { at: number; target: Promise<Target> }>();
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -171,12 +167,14 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     },
     { maxItems: 500, maxInFlight: 2 },
   );
+  // Recording comes after the POST, off the latency path: a few milliseconds of waiting buy
+  // larger batches, so fewer statements for PostgreSQL under load.
   const record = batcher<RecordedAttempt, void>(
     async (attempts) => {
       await deps.deliveries.record(attempts);
       return attempts.map(() => undefined);
     },
-    { maxItems: 500, maxInFlight: 2 },
+    { maxItems: 500, maxInFlight: 2, lingerMs: 5 },
   );
   const defer = batcher<{ claim: DeliveryClaim; until: Date }, void>(
     async (items) => {
@@ -201,7 +199,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       await deps.deliveries.recordFirst(once, deps.clock());
       return attempts.map(() => undefined);
     },
-    { maxItems: 500, maxInFlight: 1 },
+    { maxItems: 500, maxInFlight: 2, lingerMs: 5 },
   );
 
   /** Signs and posts one attempt; the delivery's new state, or null when nothing could sign it. */
@@ -219,7 +217,6 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       return null;
     }
     const result = await deps.post(request);
-    if (target.destination) limits.observe(target.destination, result.durationMs);
     const now = deps.clock();
     const concluded = concludeAttempt({
       attemptId: deps.newId(),
@@ -231,6 +228,9 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       random: deps.random,
       schedule: deps.schedule,
     });
+    if (target.destination) {
+      limits.observe(target.destination, result.durationMs, concluded.classification.succeeded);
+    }
     return { ...concluded, now };
   };
 
@@ -252,7 +252,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     if (await limits.acquire(destination)) return true;
     const delayMs = limits.putOffMs(destination, deps.random());
     deps.metrics.deferred();
-    if (delayMs <= SHORT_DEFERRAL_MS) {
+    if (delayMs <= limits.shortPutOffMs) {
       m.nak(delayMs);
     } else {
       await defer({ claim: request, until: new Date(deps.clock().getTime() + delayMs) });
@@ -268,6 +268,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const deliverFirst = async (event: DeliveryEvent, target: Target, webhookUrl: string, m: WorkMessage) => {
     const destination = target.destination as string;
     if (!(await slotFor(destination, { deliveryId: event.event_id, create: event }, m))) return;
+    let done: Awaited<ReturnType<typeof post>>;
     try {
       // Only a message that came back can find its delivery made (a relay publishing an event
       // twice is dropped by JetStream's msgID window).
@@ -278,15 +279,16 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
         created_at: deps.clock(),
         progress: newDeliveryProgress(deps.clock()),
       };
-      const done = await post(delivery, target, webhookUrl);
-      if (done) {
-        await recordFirst({ event, attempt: done.attempt, progress: done.progress });
-        count(event, done);
-      }
-      m.ack();
+      done = await post(delivery, target, webhookUrl);
     } finally {
+      // The destination's slot is for the request only, not for the bookkeeping after it.
       limits.release(destination);
     }
+    if (done) {
+      await recordFirst({ event, attempt: done.attempt, progress: done.progress });
+      count(event, done);
+    }
+    m.ack();
   };
 
   /** A retry, redelivery or put-off delivery: claimed first, so no two workers attempt it at once. */
@@ -294,34 +296,37 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     const target = await targetOf(organizationId);
     const destination = target.destination;
     if (destination && !(await slotFor(destination, request, m))) return;
+    let held: ClaimedDelivery | undefined;
+    let reason: NotDeliveredReason | null = null;
+    let done: Awaited<ReturnType<typeof post>> = null;
     try {
-      const held = await claim(request);
+      held = await claim(request);
       if (!held) return m.ack();
-      const reason = notDeliveredReason({
+      reason = notDeliveredReason({
         webhookUrl: target.webhookUrl,
         subscribedEventTypes: target.eventTypes,
         eventType: held.record.event_type,
         hasDataServicesApplication: target.hasDataServicesApplication,
       });
-      const done = reason || !target.webhookUrl ? null : await post(held.record, target, target.webhookUrl);
-      if (!done) {
-        // The organization stopped wanting it while it waited (or nothing can sign it).
-        await deps.deliveries.abandon([{ deliveryId: held.record.id, claimToken: held.claimToken }], deps.clock());
-        if (reason) deps.metrics.notPosted(reason);
-        deps.metrics.failed();
-        return m.ack();
-      }
-      await record({
-        deliveryId: held.record.id,
-        claimToken: held.claimToken,
-        attempt: done.attempt,
-        progress: done.progress,
-      });
-      count(held.record, done);
-      m.ack();
+      if (!reason && target.webhookUrl) done = await post(held.record, target, target.webhookUrl);
     } finally {
       if (destination) limits.release(destination);
     }
+    if (!done) {
+      // The organization stopped wanting it while it waited (or nothing can sign it).
+      await deps.deliveries.abandon([{ deliveryId: held.record.id, claimToken: held.claimToken }], deps.clock());
+      if (reason) deps.metrics.notPosted(reason);
+      deps.metrics.failed();
+      return m.ack();
+    }
+    await record({
+      deliveryId: held.record.id,
+      claimToken: held.claimToken,
+      attempt: done.attempt,
+      progress: done.progress,
+    });
+    count(held.record, done);
+    m.ack();
   };
 
   const onEvent = async (m: WorkMessage): Promise<void> => {

@@ -135,25 +135,6 @@ export const concludeAttempt = (input: {
   };
 };
 
-/**
- * How long to put off a delivery whose destination already has its cap of requests in flight in
- * this worker: roughly the time the queue before it needs, from 0.2 to 600 seconds, ±20%. (The
- * worker holds short waits in JetStream and longer ones in the database, DESIGN §4.)
- */
-export const deferralSeconds = (d: {
-  /** Deliveries to this destination this worker already put off and that are not yet due. */
-  waiting: number;
-  capacity: number;
-  /** Recent mean duration of an attempt to this destination. */
-  averageAttemptSeconds: number;
-  random: number;
-}): number => {
-  const queue = ((d.waiting + 1) * Math.max(d.averageAttemptSeconds, 0.05)) / Math.max(d.capacity, 1);
-  const base = Math.min(Math.max(queue, 0.2), 600);
-  const r = Math.min(Math.max(d.random, 0), 1);
-  return base * (1 + 0.2 * (2 * r - 1));
-};
-
 export const webhookDeliveryJson = (r: WebhookDeliveryRecord): WebhookDelivery => ({
   id: r.id,
   event_id: r.event_id,

@@ -14,7 +14,6 @@ export {
   ATTEMPT_ERROR_MAX_LENGTH,
   buildAttemptRequest,
   concludeAttempt,
-  deferralSeconds,
   webhookAttemptJson,
   webhookDeliveryJson,
 } from "./attempt.ts";
@@ -35,6 +34,7 @@ export {
   DELIVERY_TRANSITIONS,
   newDeliveryProgress,
 } from "./delivery.ts";
+export { DESTINATION_POLICY, type DestinationPolicy, destinationIsFailing, putOffSeconds } from "./destination.ts";
 export { RESPONSE_EXCERPT_BYTES, responseExcerpt } from "./excerpt.ts";
 export type { OperatorDeps } from "./operator.ts";
 export { listAttempts, listDeliveries, redeliverEvent, redeliverFailed } from "./operator.ts";

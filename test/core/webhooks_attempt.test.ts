@@ -4,10 +4,12 @@ import {
   buildAttemptRequest,
   concludeAttempt,
   DEFAULT_SCHEDULE,
+  DESTINATION_POLICY,
   type DeliveryEvent,
-  deferralSeconds,
+  destinationIsFailing,
   newDeliveryProgress,
   type PostResult,
+  putOffSeconds,
   WebhookAttempt,
   WebhookDelivery,
   webhookAttemptJson,
@@ -150,23 +152,17 @@ t.test("concluding an attempt: outcome, attempt record, and the delivery's next 
   t.end();
 });
 
-t.test("put-off time follows the destination's queue, within bounds", (t) => {
-  const cases: Array<[number, number, number, number, number]> = [
-    // waiting, capacity, average s, random, expected s
-    [0, 4, 0.01, 0.5, 0.2],
-    [0, 4, 2, 0.5, 0.5],
-    [99, 4, 0.1, 0.5, 2.5],
-    [999, 4, 15, 0.5, 600],
-    [7, 4, 1, 0, 1.6],
-    [7, 4, 1, 1, 2.4],
-  ];
-  for (const [waiting, capacity, averageAttemptSeconds, random, expected] of cases) {
-    t.equal(
-      Math.round(deferralSeconds({ waiting, capacity, averageAttemptSeconds, random }) * 1000) / 1000,
-      expected,
-      `${waiting} waiting, ${capacity} at once, ${averageAttemptSeconds} s each`,
-    );
-  }
+t.test("put-off time: the queue ahead, bounded, jittered; a failing destination", (t) => {
+  const at = (ahead: number, random: number): number => Math.round(putOffSeconds(ahead, random) * 1000) / 1000;
+  t.equal(at(3, 0.5), 3);
+  t.equal(at(3, 0), 2.4, "-20%");
+  t.equal(at(3, 1), 3.6, "+20%");
+  t.equal(at(0, 0.5), 0.2, "at least 0.2 s");
+  t.equal(at(10 * 86_400, 0.5), 6 * 3600, "at most 6 hours");
+  t.equal(at(3, 7), 3.6, "random is clamped");
+  t.notOk(destinationIsFailing(9));
+  t.ok(destinationIsFailing(DESTINATION_POLICY.failingAfter), "failing after 10 failures in a row");
+  t.ok(DESTINATION_POLICY.shortPutOffSeconds <= 60, "only short waits stay in JetStream (DESIGN §4)");
   t.end();
 });
 
