@@ -12,11 +12,13 @@ import {
   postgresAuthorizationTokenStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
+  postgresWorkforceAuthorizationStore,
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
+import type { EventRecord } from "../core/events/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
@@ -77,6 +79,10 @@ export const buildApiServer = async (
     badges: badgeWiring.badges,
     events: webhooks.events,
     webhooks: webhooks.admin,
+    workforce: {
+      authorization: postgresWorkforceAuthorizationStore(db),
+      appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),
+    },
     metrics: () => registry.render(),
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
   };

@@ -5,6 +5,7 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../adapters/trpc/mod.ts";
 import { BADGE_HANDLERS, BADGE_OPTIONS, BADGE_USAGE } from "./cli_badges.ts";
 import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
+import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_workforce.ts";
 
 /**
  * The admin CLI: a tRPC client of a running server (LAUREL_URL, default http://localhost:3000),
@@ -16,6 +17,7 @@ const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
   organizations list [--page <n>]
 ${BADGE_USAGE}
 ${WEBHOOK_USAGE}
+${WORKFORCE_USAGE}
 
 Environment: LAUREL_URL (default http://localhost:3000), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
 
@@ -65,6 +67,7 @@ const HANDLERS: Record<string, Handler> = {
   },
   ...BADGE_HANDLERS,
   ...WEBHOOK_HANDLERS,
+  ...WORKFORCE_HANDLERS,
 };
 
 const OPTIONS = {
@@ -77,6 +80,7 @@ const OPTIONS = {
   page: { type: "string" },
   ...BADGE_OPTIONS,
   ...WEBHOOK_OPTIONS,
+  ...WORKFORCE_OPTIONS,
 } as const;
 
 export const main = async (

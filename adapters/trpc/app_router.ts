@@ -2,6 +2,7 @@ import { router } from "./context.ts";
 import { earnerBadgesRouter, usersRouter } from "./earners_router.ts";
 import { organizationsRouter } from "./organizations_router.ts";
 import { oauthApplicationsRouter, webhooksRouter } from "./webhooks_router.ts";
+import { workforceRouter } from "./workforce_router.ts";
 
 /** All internal procedures; internal tools import `AppRouter` for their client types. */
 export const appRouter = router({
@@ -10,6 +11,7 @@ export const appRouter = router({
   badges: earnerBadgesRouter,
   webhooks: webhooksRouter,
   oauthApplications: oauthApplicationsRouter,
+  workforce: workforceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,36 @@
+import type { Employment } from "../../core/events/mod.ts";
+import { BADGE } from "./webhooks.ts";
+
+/** A complete employee record (spec §2.9) of `employerId`, with one badge viewable to the employer. */
+export const employmentOf = (employerId: string, id: string, overrides: Partial<Employment> = {}): Employment => ({
+  id,
+  email: "ada@example.com",
+  created_at: "2024-01-01T00:00:00.000Z",
+  last_updated_by_organization_at: "2024-01-01T00:00:00.000Z",
+  employee_state: "accepted",
+  employee_state_updated_at: "2024-01-01T00:00:00.000Z",
+  last_invitation_sent_at: null,
+  first_name: "Ada",
+  last_name: "Lovelace",
+  full_name: "Ada Lovelace",
+  photo_url: null,
+  team: null,
+  external_id: "E-1",
+  position_title: "Engineer",
+  manager_first_name: null,
+  manager_last_name: null,
+  manager_external_id: "M-1",
+  country: null,
+  zip_code: null,
+  state_or_province: null,
+  department: "R&D",
+  job_family: "Engineering",
+  level: null,
+  organization_level_1: "A",
+  organization_level_2: "B",
+  organization_level_3: "C",
+  employer: { id: employerId, name: "Employer", bio: "", industry: "tech" },
+  badges: [BADGE],
+  employment_histories: [],
+  ...overrides,
+});
