@@ -11,7 +11,7 @@ store="$(mktemp -d)"
 nats_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 nats-server -js -sd "$store" -a 127.0.0.1 -p "$nats_port" >/dev/null 2>&1 &
 nats_pid=$!
-trap 'kill $nats_pid 2>/dev/null; wait $nats_pid 2>/dev/null; rm -rf "$store"' EXIT
+trap 'kill $nats_pid 2>/dev/null; wait $nats_pid 2>/dev/null || true; rm -rf "$store"' EXIT
 for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null && break; sleep 0.1; done
 export NATS_URL="nats://127.0.0.1:$nats_port"
 for bench in ${BENCH_ONLY:-run}; do

@@ -6,6 +6,8 @@ export type { RestDeps } from "./deps.ts";
 export { contextOf, urlsOf } from "./deps.ts";
 export { Many, many, One, OrganizationParams, one, optionalBody, PageQuery, pageUrlFor } from "./envelope.ts";
 export { ErrorBody, errorBody, STATUS_FOR_CODE } from "./errors.ts";
+export type { FreshReads } from "./fresh_reads.ts";
+export { freshReads, sendFreshBody } from "./fresh_reads.ts";
 export { callerOf, guard } from "./guard.ts";
 export type { HostedRecordCache } from "./obi/mod.ts";
 export { hostedRecordCache, invalidatingStore } from "./obi/mod.ts";

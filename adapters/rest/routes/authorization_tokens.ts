@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { seesOnlyReadOnlyTokens } from "../../../core/auth/mod.ts";
 import {
   AuthorizationToken,
   authorizationTokenJson,
@@ -13,6 +14,7 @@ import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps, urlsOf } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, optionalBody, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
+import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { callerOf, guard } from "../guard.ts";
 
 const errors = {
@@ -31,6 +33,7 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "authorization_tokens");
   const base = "/organizations/:organization_id/authorization_tokens";
+  const lists = freshReads<Buffer>();
   const organization = async (id: string) => {
     const org = await deps.organizations.get(id);
     if (!org) throw notFound("Organization");
@@ -47,17 +50,21 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
       querystring: PageQuery,
       response: { 200: Many(AuthorizationToken), ...errors },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const caller = callerOf(request).credential;
       const req = pageRequest((request.query as { page?: number }).page);
-      const [org, page] = await Promise.all([
-        organization(caller.organizationId),
-        listAuthorizationTokens(deps, caller, req),
-      ]);
-      return many(
-        page.items.map((t) => authorizationTokenJson(t, deps.secrets.open(t.token_sealed), org, urlsOf(deps))),
-        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-      );
+      // The body depends on the organization, which tokens the caller may see, and the URL only.
+      const key = `${caller.organizationId} ${seesOnlyReadOnlyTokens(caller) ? "read-only" : "all"} ${request.url}`;
+      return sendFreshBody(lists, reply, key, async () => {
+        const [org, page] = await Promise.all([
+          organization(caller.organizationId),
+          listAuthorizationTokens(deps, caller, req),
+        ]);
+        return many(
+          page.items.map((t) => authorizationTokenJson(t, deps.secrets.open(t.token_sealed), org, urlsOf(deps))),
+          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+        );
+      });
     },
   });
 

@@ -22,6 +22,7 @@ import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
+import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 import { refuseNulCharacters } from "../nul_guard.ts";
 
@@ -41,6 +42,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
   app.addHook("preValidation", refuseNulCharacters);
   const base = "/organizations/:organization_id/badge_templates";
+  const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: TemplateView) => badgeTemplateJson(v.template, v.owner, issuing.urls);
   const ids = (request: { params: unknown }) => request.params as TemplateParams;
@@ -77,15 +79,18 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       querystring: TemplateListQuery,
       response: { 200: Many(BadgeTemplateJsonSchema), ...errors },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
       const query = request.query as TemplateListQuery;
       const req = pageRequest(query.page);
-      const page = await listTemplates(issuing, organization_id, query, req);
-      return many(
-        page.items.map(json),
-        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-      );
+      // The body depends on the organization and the URL (filters, page, links) only.
+      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
+        const page = await listTemplates(issuing, organization_id, query, req);
+        return many(
+          page.items.map(json),
+          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+        );
+      });
     },
   });
 

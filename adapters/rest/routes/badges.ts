@@ -29,6 +29,7 @@ import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
+import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 import { refuseNulCharacters } from "../nul_guard.ts";
 
@@ -58,6 +59,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
   app.addHook("preValidation", refuseNulCharacters);
   const base = "/organizations/:organization_id/badges";
+  const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
@@ -139,15 +141,18 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       querystring: BadgeListQuery,
       response: { 200: Many(BadgeJsonSchema), ...errors },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
       const query = request.query as BadgeListQuery;
       const req = pageRequest(query.page);
-      const page = await listBadges(issuing, organization_id, query, req);
-      return many(
-        page.items.map(json),
-        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-      );
+      // The body depends on the organization and the URL (filters, page, links) only.
+      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
+        const page = await listBadges(issuing, organization_id, query, req);
+        return many(
+          page.items.map(json),
+          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+        );
+      });
     },
   });
 

@@ -5,6 +5,7 @@ import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
+import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 
 const EventParams = Type.Object({
@@ -40,6 +41,7 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 export const eventRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "events", "read");
   const base = "/organizations/:organization_id/events";
+  const lists = freshReads<Buffer>();
 
   app.get(base, {
     onRequest,
@@ -51,11 +53,14 @@ export const eventRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       querystring: PageQuery,
       response: { 200: Many(EventDetailResponse), ...errors },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
       const req = pageRequest((request.query as { page?: number }).page);
-      const page = await listEvents(deps, organization_id, req);
-      return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
+      // The body depends on the organization and the URL (page, links) only.
+      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
+        const page = await listEvents(deps, organization_id, req);
+        return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
+      });
     },
   });
 

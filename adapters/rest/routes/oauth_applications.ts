@@ -16,6 +16,7 @@ import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
+import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 
 const AppParams = Type.Object({
@@ -31,6 +32,7 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "oauth_applications");
   const base = "/organizations/:organization_id/oauth_applications";
+  const lists = freshReads<Buffer>();
 
   app.get(base, {
     onRequest,
@@ -42,14 +44,17 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       querystring: PageQuery,
       response: { 200: Many(OAuthApplication), ...errors },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
       const req = pageRequest((request.query as { page?: number }).page);
-      const page = await listOAuthApplications(deps, organization_id, req);
-      return many(
-        page.items.map((a) => oauthApplicationJson(a)),
-        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-      );
+      // The body depends on the organization and the URL (page, links) only.
+      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
+        const page = await listOAuthApplications(deps, organization_id, req);
+        return many(
+          page.items.map((a) => oauthApplicationJson(a)),
+          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+        );
+      });
     },
   });
 
