@@ -11,7 +11,7 @@ import {
 import { groupedCalls } from "./grouped_calls.ts";
 import type { Database } from "./orm.ts";
 import { EVENTS_CHANNEL } from "./postgres_event_log.ts";
-import { sqlAll } from "./sql.ts";
+import { numbered, preparedAll } from "./sql.ts";
 
 const LIVE = LIVE_BADGE_STATES.map((s) => `'${s}'`).join(", ");
 
@@ -23,7 +23,9 @@ const MAX_BATCH = 200;
  * issuer when the template belongs to the organization, the account owning the address, and
  * whether a live badge of that template already went to it.
  */
-const BATCH_LOOKUP = `select r.i, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT},
+const BATCH_LOOKUP = numbered(
+  "laurel_issue_lookup",
+  `select r.i, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT},
     ue.earner, h.hit is not null as has_live
   from jsonb_to_recordset(?::jsonb) as r(i int, template_id uuid, org_id uuid, k text)
   left join (badge_templates t join organizations o on o.id = t.organization_id)
@@ -32,7 +34,8 @@ const BATCH_LOOKUP = `select r.i, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT},
     from user_emails u where u.email_key = r.k limit 1) ue on true
   left join lateral (select 1 as hit
     from (select badge_template_id, state from badges where recipient_email_key = r.k offset 0) x
-    where x.badge_template_id = t.id and x.state in (${LIVE}) limit 1) h on true`;
+    where x.badge_template_id = t.id and x.state in (${LIVE}) limit 1) h on true`,
+);
 
 /**
  * The badges of many issues of one organization with their events, and events appended on their
@@ -44,7 +47,9 @@ const BATCH_LOOKUP = `select r.i, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT},
  * the last lock the statement takes. Any other failure (a template deleted meanwhile: foreign key)
  * fails the whole statement, and each issue is then written on its own.
  */
-const BATCH_INSERT = `with b as (
+const BATCH_INSERT = numbered(
+  "laurel_issue_write",
+  `with b as (
     insert into badges (${BADGE_INSERT_COLUMNS.join(", ")})
     select ${BADGE_INSERT_COLUMNS.join(", ")} from jsonb_populate_recordset(null::badges, ?::jsonb)
     on conflict (badge_template_id, recipient_email_key) where exclusive and state in (${LIVE}) do nothing
@@ -64,7 +69,8 @@ const BATCH_INSERT = `with b as (
     insert into events (id, organization_id, event_type, occurred_at, detail, seq)
     select e.id, ?::uuid, e.event_type, e.occurred_at, e.detail, c.total - k.n + e.ord from e, c, k, n
   )
-  select id from b`;
+  select id from b`,
+);
 
 interface LookupCall {
   organizationId: string;
@@ -104,7 +110,7 @@ export const groupedIssueWrites = (
     key: () => "",
     runOne: (c) => single.issueLookup(c.organizationId, c.templateId, c.recipientKey),
     async runBatch(_key, calls) {
-      const found = await sqlAll<Record<string, unknown>>(db.em(), BATCH_LOOKUP, [
+      const found = await preparedAll<Record<string, unknown>>(db.em(), db.kind, BATCH_LOOKUP, [
         JSON.stringify(
           calls.map((c, i) => ({ i, template_id: c.templateId, org_id: c.organizationId, k: c.recipientKey })),
         ),
@@ -151,7 +157,7 @@ export const groupedIssueWrites = (
           });
         }
       }
-      const inserted = await sqlAll<{ id: string }>(db.em(), BATCH_INSERT, [
+      const inserted = await preparedAll<{ id: string }>(db.em(), db.kind, BATCH_INSERT, [
         JSON.stringify(badges),
         JSON.stringify(events),
         organizationId,
