@@ -27,4 +27,3 @@ onShutdown(async () => {
   await db.close();
   stdout.flush();
 });
-

@@ -7,5 +7,5 @@ export { contextOf, urlsOf } from "./deps.ts";
 export { Many, many, One, OrganizationParams, one, optionalBody, PageQuery, pageUrlFor } from "./envelope.ts";
 export { ErrorBody, errorBody, STATUS_FOR_CODE } from "./errors.ts";
 export { callerOf, guard } from "./guard.ts";
-export type { HostedRecordCache } from "./obi/mod.ts";
+export type { HostedBroadcast, HostedRecordCache } from "./obi/mod.ts";
 export { hostedRecordCache, invalidatingStore } from "./obi/mod.ts";
