@@ -3,7 +3,9 @@ import type { FastifyInstance } from "fastify";
 import {
   type NatsConnection,
   natsHealthy,
+  natsHostedInvalidations,
   natsRevocationBroadcast,
+  subscribeHostedInvalidations,
   subscribeRevocations,
 } from "../adapters/bus/mod.ts";
 import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
@@ -59,7 +61,10 @@ export const buildApiServer = async (
   const revocations = natsRevocationBroadcast(nc, authenticator.revoke);
   const unsubscribe = subscribeRevocations(nc, authenticator.revoke);
   const adminToken = loadAdminToken(config.adminToken, config.dataDir);
-  const badgeWiring = await wireBadges(config, db, keys, () => log);
+  const badgeWiring = await wireBadges(config, db, keys, () => log, natsHostedInvalidations(nc));
+  const stopHostedInvalidations = subscribeHostedInvalidations(nc, (item) =>
+    badgeWiring.badges.hosted.invalidate(item.kind, item.id),
+  );
   const webhooks = webhookApiParts(db, config.webhooks);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
@@ -93,6 +98,7 @@ export const buildApiServer = async (
     adminToken,
     close: async () => {
       unsubscribe();
+      stopHostedInvalidations();
       await app.close();
       await badgeWiring.close();
     },

@@ -2,7 +2,12 @@ import { createHash, randomUUID } from "node:crypto";
 import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
 import { type Database, postgresBadgeStore } from "../adapters/db/mod.ts";
 import { logMailer, type MailLog, smtpMailer } from "../adapters/mail/mod.ts";
-import { type BadgeRestDeps, hostedRecordCache, invalidatingStore } from "../adapters/rest/mod.ts";
+import {
+  type BadgeRestDeps,
+  type HostedBroadcast,
+  hostedRecordCache,
+  invalidatingStore,
+} from "../adapters/rest/mod.ts";
 import type { Mailer } from "../core/issuing/mod.ts";
 import type { Config } from "./config.ts";
 
@@ -23,6 +28,8 @@ export const wireBadges = async (
   db: Database,
   keys: Pick<ServerKeys, "signingKey" | "publicKey">,
   log: () => MailLog & { error(obj: object, msg: string): void },
+  /** Tells the other API processes which hosted records changed. */
+  broadcast?: HostedBroadcast,
 ): Promise<BadgeWiring> => {
   const hosted = hostedRecordCache({ ttlMs: 5_000 });
   const smtp = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
@@ -30,7 +37,7 @@ export const wireBadges = async (
   const pending = new Set<Promise<unknown>>();
   const badges: BadgeRestDeps = {
     issuing: {
-      store: invalidatingStore(postgresBadgeStore(db), hosted),
+      store: invalidatingStore(postgresBadgeStore(db), hosted, broadcast),
       mailer,
       urls: { publicBase: config.publicUrl },
     },

@@ -1,3 +1,5 @@
+import pino from "pino";
+
 /** pino options for every process: secrets in headers never reach the log. */
 export const loggerOptions = (level: string): object => ({
   level,
@@ -6,3 +8,23 @@ export const loggerOptions = (level: string): object => ({
     censor: "[redacted]",
   },
 });
+
+/**
+ * Standard output written asynchronously: lines logged while a write is under way go out together
+ * in the next one, instead of one blocking write each (the log mailer writes a line per issued
+ * badge). `flush` writes what is left; call it on shutdown. A crash can lose the lines of the last
+ * write in flight, never data.
+ */
+export const asyncStdout = (): { stream: pino.DestinationStream; flush(): void } => {
+  const stream = pino.destination({ dest: 1, sync: false });
+  return {
+    stream,
+    flush: () => {
+      try {
+        stream.flushSync();
+      } catch {
+        // Nothing to flush, or stdout already gone.
+      }
+    },
+  };
+};

@@ -2,7 +2,7 @@ import { connectNats } from "../adapters/bus/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer } from "./api_server.ts";
 import { readConfig } from "./config.ts";
-import { loggerOptions } from "./logger.ts";
+import { asyncStdout, loggerOptions } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
 
 /** The API process for production: PostgreSQL (DATABASE_URL) and NATS (NATS_URL) are required. */
@@ -17,11 +17,13 @@ const db = await openDatabase({
   pool: { min: 1, max: config.dbPoolMax },
 });
 const nc = await connectNats(config.natsUrl, "laurel-server");
-const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel));
+const stdout = asyncStdout();
+const server = await buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream });
 await server.app.listen({ port: config.port, host: config.host });
 server.app.log.info(`listening on ${config.port}; REST at ${config.baseUrl}`);
 onShutdown(async () => {
   await server.close();
   await nc.drain();
   await db.close();
+  stdout.flush();
 });

@@ -4,7 +4,7 @@ import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer } from "./api_server.ts";
 import { readConfig } from "./config.ts";
-import { loggerOptions } from "./logger.ts";
+import { asyncStdout, loggerOptions } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
 import {
   metricsRegistry,
@@ -27,7 +27,14 @@ const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
 const nc = await connectNats(natsUrl, "laurel-all-in-one");
 const metrics = metricsRegistry();
 registerDatabaseFigures(metrics, db);
-const server = await buildApiServer(config, db, nc, loggerOptions(config.logLevel), metrics);
+const stdout = asyncStdout();
+const server = await buildApiServer(
+  config,
+  db,
+  nc,
+  { ...loggerOptions(config.logLevel), stream: stdout.stream },
+  metrics,
+);
 // The event relay, retry scheduler and webhook worker run here too (WEBHOOK_WORKERS=0 to leave them
 // to separate `npm run worker` processes).
 let pipeline: WebhookPipeline | undefined;
@@ -50,5 +57,6 @@ onShutdown(async () => {
   await server.close();
   await nc.drain();
   await db.close();
+  stdout.flush();
   await localNats?.stop();
 });

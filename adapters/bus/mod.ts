@@ -16,5 +16,11 @@ export type { LocalNats } from "./local_nats_server.ts";
 export { freePort, startLocalNats } from "./local_nats_server.ts";
 export type { NatsConnection } from "./nats_connection.ts";
 export { connectNats, natsHealthy } from "./nats_connection.ts";
+export type { HostedInvalidation } from "./nats_hosted_invalidations.ts";
+export {
+  HOSTED_INVALIDATIONS_SUBJECT,
+  natsHostedInvalidations,
+  subscribeHostedInvalidations,
+} from "./nats_hosted_invalidations.ts";
 export type { Revocation } from "./nats_revocations.ts";
 export { natsRevocationBroadcast, REVOCATIONS_SUBJECT, subscribeRevocations } from "./nats_revocations.ts";

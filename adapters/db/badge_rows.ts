@@ -52,6 +52,9 @@ const BADGE_COLUMNS: readonly (keyof BadgeRecord)[] = [
   "updated_at",
 ];
 
+/** Every column an issue writes: the record's, then the duplicate-rule keys. */
+export const BADGE_INSERT_COLUMNS: readonly string[] = [...BADGE_COLUMNS, "recipient_email_key", "exclusive"];
+
 /**
  * `insert into badges`: the hot write of issuing, as one plain statement (the duplicate-rule keys
  * last); `evidence` is jsonb.

@@ -1,7 +1,9 @@
 import type { BadgeSort, TemplateSort } from "../../core/badges/mod.ts";
-import type { BadgeFilter, BadgeStore, TemplateFilter, UserRecord } from "../../core/issuing/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
+import type { BadgeFilter, BadgeStore, IssueWrites, TemplateFilter, UserRecord } from "../../core/issuing/mod.ts";
 import { BADGE_FROM, badgeViewOf, containsPattern, rows, templateFrom, templateViewOf, toDate } from "./badge_rows.ts";
 import { groupedAppends } from "./grouped_appends.ts";
+import { groupedIssueWrites } from "./grouped_issues.ts";
 import type { Database } from "./orm.ts";
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { appendEvents } from "./postgres_event_log.ts";
@@ -85,13 +87,21 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
   // No explicit transaction: appendEvents writes one statement per organization, atomic on its own,
   // so the organization's event counter is not held across a round trip to this process.
   const appendGrouped = groupedAppends((events) => appendEvents(db.em(), events));
-  return {
-    transaction: (work) => db.em().transactional((em) => work(postgresBadgeTx(em))),
-    // Outside a transaction: one statement each (PostgreSQL commits a lone statement atomically).
+  // Outside a transaction: one statement each (PostgreSQL commits a lone statement atomically),
+  // used on their own when a grouped statement fails.
+  const single: IssueWrites & { appendEvents(events: EventRecord[]): Promise<void> } = {
     issueLookup: (organizationId, templateId, recipientKey) =>
       postgresBadgeTx(db.em()).issueLookup(organizationId, templateId, recipientKey),
     insertBadge: (badge, recipientKey, exclusive, events) =>
       postgresBadgeTx(db.em()).insertBadge(badge, recipientKey, exclusive, events),
+    appendEvents: appendGrouped,
+  };
+  const grouped = groupedIssueWrites(db, single);
+  return {
+    transaction: (work) => db.em().transactional((em) => work(postgresBadgeTx(em))),
+    // Concurrent issues share their lookup statement and, per organization, their write and commit.
+    issueLookup: grouped.issueLookup,
+    insertBadge: grouped.insertBadge,
 
     async listTemplates(organizationId, filter, page) {
       const where = templateWhere(organizationId, filter);
@@ -157,6 +167,13 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
       } as UserRecord;
     },
 
-    appendEvents: appendGrouped,
+    // Events of one organization join that organization's issue batches (one commit for both);
+    // others go through the grouped appends.
+    appendEvents: (events) => {
+      const organizationId = events[0]?.organization_id;
+      if (organizationId !== undefined && events.every((e) => e.organization_id === organizationId))
+        return grouped.appendEvents(organizationId, events);
+      return appendGrouped(events);
+    },
   };
 };

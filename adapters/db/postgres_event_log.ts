@@ -1,5 +1,6 @@
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { Em } from "./orm.ts";
+import { sqlRun } from "./sql.ts";
 
 /** The channel the relay listens on; a notification means "events were committed". */
 export const EVENTS_CHANNEL = "laurel_events";
@@ -31,8 +32,6 @@ export const appendEvents = async (em: Em, events: EventRecord[], options: Appen
     if (list) list.push(e);
     else byOrganization.set(e.organization_id, [e]);
   }
-  const connection = em.getConnection();
-  const tx = em.getTransactionContext();
   // A stable order of organizations: two transactions touching the same two counters cannot deadlock.
   for (const organizationId of [...byOrganization.keys()].sort()) {
     const group = (byOrganization.get(organizationId) as EventRecord[]).slice().sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -43,7 +42,9 @@ export const appendEvents = async (em: Em, events: EventRecord[], options: Appen
       values.push(e.id, e.event_type, e.occurred_at, JSON.stringify(e.detail), i + 1);
       return "(?::uuid, ?::text, ?::timestamptz, ?::jsonb, ?::bigint)";
     });
-    await connection.execute(
+    // Bound values (not inlined into the text): the details are the bulk of the statement.
+    await sqlRun(
+      em,
       `with ${before ? `${before.cte}, ` : ""}c as (
          insert into event_counts (organization_id, total) values (?::uuid, ?::bigint)
          on conflict (organization_id) do update set total = event_counts.total + excluded.total
@@ -53,8 +54,6 @@ export const appendEvents = async (em: Em, events: EventRecord[], options: Appen
        select v.id, c.organization_id, v.event_type, v.occurred_at, v.detail, c.total - ${group.length} + v.ord
        from (values ${rows.join(", ")}) as v(id, event_type, occurred_at, detail, ord), c, n`,
       values,
-      "run",
-      tx,
     );
   }
 };

@@ -42,3 +42,40 @@ export const toDateOrNull = (v: unknown): Date | null => (v === null || v === un
 
 /** jsonb comes back parsed; be tolerant of text. */
 export const toJson = <T>(v: unknown): T => (typeof v === "string" ? (JSON.parse(v) as T) : (v as T));
+
+interface PgConnection {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+interface KnexPool {
+  client: { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+}
+
+/**
+ * A named prepared statement on a pooled PostgreSQL connection, outside any transaction (a lone
+ * statement commits on its own): each connection parses and plans `text` once, and later calls
+ * send only the values. For the hot statements of issuing, whose planning costs the server more
+ * than running them. `text` uses `$1`-style placeholders; `fallback` runs it on PGlite, whose
+ * driver takes `?` placeholders through knex.
+ */
+export const preparedAll = async <T>(
+  em: Em,
+  kind: "postgresql" | "pglite",
+  statement: { name: string; text: string; knexText: string },
+  values: unknown[],
+): Promise<T[]> => {
+  if (kind === "pglite") return sqlAll<T>(em, statement.knexText, values);
+  const knex = em.getConnection().getKnex() as unknown as KnexPool;
+  const connection = await knex.client.acquireConnection();
+  try {
+    return (await connection.query({ name: statement.name, text: statement.text, values })).rows as T[];
+  } finally {
+    await knex.client.releaseConnection(connection);
+  }
+};
+
+/** A statement written with `?` placeholders, numbered for a prepared statement (`$1`, `$2`, ...). */
+export const numbered = (name: string, knexText: string): { name: string; text: string; knexText: string } => {
+  let n = 0;
+  return { name, knexText, text: knexText.replace(/\?/g, () => `$${++n}`) };
+};

@@ -1,3 +1,4 @@
+import http from "node:http";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { registerAjvFormats } from "@fastify/type-provider-typebox";
@@ -18,7 +19,7 @@ import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
-import { obiRoutes } from "./routes/obi.ts";
+import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { operationalRoutes } from "./routes/operational.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
 import { strictValidatorCompiler } from "./validator.ts";
@@ -94,8 +95,31 @@ export const buildRestApp = async (
   deps: RestDeps,
   options: { logger?: FastifyServerOptions["logger"] } = {},
 ): Promise<FastifyInstance> => {
+  // Conditional GETs of cached hosted records are answered before Fastify (routes/obi.ts); with
+  // per-request logging on, every request goes through Fastify so that each is logged.
+  const notModified =
+    process.env.LOG_REQUESTS === "1" ? null : cachedNotModified(deps.badges.hosted, pathPrefix(deps.baseUrl));
   const app: FastifyInstance = Fastify({
     logger: options.logger ?? false,
+    // Fastify's own HTTP/1 server (same settings), with the early answer in front of its handler.
+    serverFactory: (handler, factoryOptions) => {
+      const opts = factoryOptions as {
+        http?: http.ServerOptions;
+        keepAliveTimeout?: number;
+        requestTimeout?: number;
+        connectionTimeout?: number;
+        maxRequestsPerSocket?: number;
+      };
+      const server = http.createServer(opts.http ?? {}, (req, res) => {
+        if (notModified?.(req, res)) return;
+        handler(req, res);
+      });
+      server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = opts.requestTimeout ?? 0;
+      server.setTimeout(opts.connectionTimeout ?? 0);
+      if ((opts.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
+      return server;
+    },
     bodyLimit: BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: process.env.LOG_REQUESTS !== "1" }),
     return503OnClosing: true,

@@ -179,6 +179,48 @@ t.test("negotiation, validators, 304, HEAD", async (t) => {
   t.equal(head.headers.get("etag"), etag);
 });
 
+t.test("conditional GETs answered from the cache: same 304, and a revocation changes the answer at once", async (t) => {
+  const tpl = await createTemplate(laurel, org, { name: "Revalidated" });
+  const badge = await issued(tpl.id);
+  const url = assertionUrl(badge.id);
+  const ld = await get(url);
+  const etag = ld.headers.get("etag") as string;
+  const json = await get(url, { accept: "application/json" });
+  const jsonEtag = json.headers.get("etag") as string;
+  // The record is cached now: these are answered before routing.
+  for (const [headers, tag] of [
+    [{ "if-none-match": etag }, etag],
+    [{ "if-none-match": `"x", ${etag}` }, etag],
+    [{ "if-none-match": jsonEtag, accept: "application/json" }, jsonEtag],
+  ] as const) {
+    const res = await fetch(url, { headers });
+    t.equal(res.status, 304);
+    t.equal(res.headers.get("etag"), tag);
+    t.equal(res.headers.get("cache-control"), "public, max-age=60");
+    t.equal(res.headers.get("vary"), "Accept");
+    t.equal(res.headers.get("content-type"), null);
+    t.equal(await res.text(), "");
+  }
+  t.equal(
+    (await fetch(assertionUrl(badge.id.toUpperCase()), { headers: { "if-none-match": etag } })).status,
+    304,
+    "an upper-case id is the same record",
+  );
+  t.equal(
+    (await fetch(`${url}?x=1`, { headers: { "if-none-match": etag } })).status,
+    304,
+    "a query string changes nothing",
+  );
+  t.equal((await fetch(url, { method: "HEAD", headers: { "if-none-match": etag } })).status, 304);
+  t.equal((await fetch(url, { method: "POST", headers: { "if-none-match": etag } })).status, 404, "only GET and HEAD");
+
+  const revoked = await api("PUT", `${org.badges}/${badge.id}/revoke`, org.auth, { reason: "Withdrawn" });
+  t.equal(revoked.status, 200);
+  const after = await fetch(url, { headers: { "if-none-match": etag } });
+  t.equal(after.status, 410, "the old validator no longer matches: the revocation is served");
+  t.equal(after.headers.get("etag"), null, "a revocation carries no validator");
+});
+
 t.test("states: pending, rejected and deleted are 404; revoked is 410; expired is served", async (t) => {
   const tpl = await createTemplate(laurel, org, { name: "Lifecycle", allow_duplicate_badges: true });
   const pending = await issued(tpl.id, {}, false);

@@ -70,3 +70,51 @@ t.test("rotation and application deletion reach every API process", async (t) =>
   t.equal((await get(b.origin, tokens, bearer)).status, 401, "B refuses the access token at once");
   t.equal((await get(a.origin, tokens, bearer)).status, 401, "so does A");
 });
+
+t.test("a revoked badge stops revalidating on every API process at once", async (t) => {
+  const database = await createTestDatabase();
+  const nats = await startTestNats();
+  const dir = tempDir();
+  const env = { DATABASE_URL: database.url, NATS_URL: nats.url, DATA_DIR: dir.path };
+  const a = await spawnServer(env, "https://laurel.example");
+  const b = await spawnServer(env, "https://laurel.example");
+  t.teardown(async () => {
+    await Promise.all([a.stop(), b.stop()]);
+    await nats.stop();
+    await database.drop();
+    dir.remove();
+  });
+  const adminToken = readFileSync(join(dir.path, "admin-token"), "utf8").trim();
+  const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
+    name: "Hosted Org",
+  })) as OrganizationWithToken;
+  const auth = basic(authorization_token.token);
+  const post = async (path: string, body: unknown, method = "POST") => {
+    const res = await fetch(`${a.origin}/v1/organizations/${organization.id}${path}`, {
+      method,
+      headers: { authorization: auth, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { data: { id: string } } };
+  };
+  const tpl = await post("/badge_templates", { name: "Hosted", description: "Served", state: "active" });
+  const badge = await post("/badges", {
+    badge_template_id: tpl.body.data.id,
+    issued_at: "2024-03-01T10:00:00Z",
+    issued_to_first_name: "Ada",
+    issued_to_last_name: "Lovelace",
+    recipient_email: "ada@example.org",
+  });
+  t.equal(badge.status, 201);
+  await trpcMutation(a.origin, adminToken, "badges.accept", { badge_id: badge.body.data.id });
+  const url = `${b.origin}/v1/obi/v2/badge_assertions/${badge.body.data.id}`;
+  const first = await fetch(url);
+  t.equal(first.status, 200, "B serves the accepted badge");
+  const etag = first.headers.get("etag") as string;
+  t.equal((await fetch(url, { headers: { "if-none-match": etag } })).status, 304, "B has it cached");
+
+  const revoked = await post(`/badges/${badge.body.data.id}/revoke`, { reason: "Withdrawn" }, "PUT");
+  t.equal(revoked.status, 200, "revoked through A");
+  const after = await fetch(url, { headers: { "if-none-match": etag } });
+  t.equal(after.status, 410, "B answers the revocation at once, not a 304");
+});

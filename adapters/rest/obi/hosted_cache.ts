@@ -51,11 +51,21 @@ export const hostedRecordCache = (options: { ttlMs?: number; maxEntries?: number
   };
 };
 
+/** Tells the other API processes to drop records (resolves once sent); none: one process. */
+export type HostedBroadcast = (items: { kind: HostedKind; id?: string }[]) => Promise<void>;
+
 /**
  * The store, with every committed write dropping the hosted records it affects: a badge's
  * assertion and credential; for a template, its badge class and every credential (they embed it).
+ * Changes made in a transaction (state, privacy, replacement, deletion, template edits) are also
+ * broadcast to the other processes before the write returns. A badge just issued is not: it is
+ * pending, so its records were and remain "not found" everywhere.
  */
-export const invalidatingStore = (store: BadgeStore, cache: HostedRecordCache): BadgeStore => ({
+export const invalidatingStore = (
+  store: BadgeStore,
+  cache: HostedRecordCache,
+  broadcast: HostedBroadcast = async () => {},
+): BadgeStore => ({
   ...store,
   async insertBadge(badge, key, exclusive, events) {
     const result = await store.insertBadge(badge, key, exclusive, events);
@@ -92,12 +102,12 @@ export const invalidatingStore = (store: BadgeStore, cache: HostedRecordCache): 
       };
       return work(watched);
     });
-    for (const id of badges) {
-      cache.invalidate("assertion", id);
-      cache.invalidate("credential", id);
-    }
-    for (const id of templates) cache.invalidate("badge_class", id);
-    if (templates.size > 0) cache.invalidate("credential");
+    const dropped: { kind: HostedKind; id?: string }[] = [];
+    for (const id of badges) dropped.push({ kind: "assertion", id }, { kind: "credential", id });
+    for (const id of templates) dropped.push({ kind: "badge_class", id });
+    if (templates.size > 0) dropped.push({ kind: "credential" });
+    for (const d of dropped) cache.invalidate(d.kind, d.id);
+    await broadcast(dropped);
     return result;
   },
 });

