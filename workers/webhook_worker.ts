@@ -57,6 +57,11 @@ export interface WebhookWorkerDeps {
   schedule: RetrySchedule;
   metrics: PipelineMetrics;
   log: Log;
+  /**
+   * Whether a failed bookkeeping batch was refused because of one of its rows (then its items are
+   * recorded one by one, and only the refused one fails) rather than because the store is away.
+   */
+  isRowRefusal?: (err: unknown) => boolean;
 }
 
 export interface WebhookWorkerOptions {
@@ -140,6 +145,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const firstSlots = workSlots(options.concurrency);
   const dispatchSlots = workSlots(options.concurrency);
   const limits = destinationLimits(options.perDestination);
+  const rowRefused = deps.isRowRefusal ?? (() => false);
   const targetCache = new Map<string, { at: number; target: Promise<Target> }>();
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -199,7 +205,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       await deps.deliveries.record(attempts);
       return attempts.map(() => undefined);
     },
-    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS },
+    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS, isolateFailures: rowRefused },
   );
   const defer = batcher<{ claim: DeliveryClaim; until: Date }, void>(
     async (items) => {
@@ -224,7 +230,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       await deps.deliveries.recordFirst(once, deps.clock());
       return attempts.map(() => undefined);
     },
-    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS },
+    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS, isolateFailures: rowRefused },
   );
 
   /** Signs and posts one attempt; the delivery's new state, or null when nothing could sign it. */

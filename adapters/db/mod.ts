@@ -18,3 +18,4 @@ export {
   postgresDeliveryTargets,
   postgresWebhookSettingsStore,
 } from "./postgres_webhook_store.ts";
+export { isRowRefusal } from "./sql.ts";

@@ -1,6 +1,6 @@
 import type { EventRecord, EventStore, EventType, Outbox, OutboxEvent } from "../../core/events/mod.ts";
 import type { Database } from "./orm.ts";
-import { sqlAll, toDate, toJson, toNumber } from "./sql.ts";
+import { rawTransaction, sqlAll, toDate, toJson, toNumber } from "./sql.ts";
 
 interface EventRow {
   id: string;
@@ -66,10 +66,9 @@ export const postgresEventStore = (db: Database): EventStore => ({
  */
 export const postgresOutbox = (db: Database): Outbox => ({
   relayBatch: (limit, publish, now) =>
-    db.em().transactional(async (em) => {
+    rawTransaction(db.em(), async (tx) => {
       // Taken and marked in one statement; the mark only commits once the bus stored them all.
-      const rows = await sqlAll<OutboxEvent>(
-        em,
+      const rows = await tx.all<OutboxEvent>(
         `update events e set published_at = ?
          from (select id from events where published_at is null order by id limit ?::int for update skip locked) b
          where e.id = b.id

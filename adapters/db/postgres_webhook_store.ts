@@ -14,7 +14,7 @@ import type {
   WebhookSettingsStore,
 } from "../../core/webhooks/mod.ts";
 import type { Database } from "./orm.ts";
-import { placeholders, sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+import { placeholders, rawTransaction, sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 interface DeliveryRow {
   id: string;
@@ -206,13 +206,26 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   async recordFirst(attempts, now) {
     if (attempts.length === 0) return;
     const batch = JSON.stringify(
-      attempts.map(({ event: e, attempt, progress }) => ({
+      // One flat literal per row (spreads build slower, dictionary-shaped objects).
+      attempts.map(({ event: e, attempt: a, progress: p }) => ({
         id: e.event_id,
         organization_id: e.organization_id,
         event_type: e.event_type,
         occurred_at: e.occurred_at,
-        ...progressFields(progress),
-        ...attemptFields(attempt),
+        status: p.status,
+        attempts_count: p.attemptsCount,
+        first_attempt_at: p.firstAttemptAt,
+        last_attempt_at: p.lastAttemptAt,
+        next_attempt_at: p.nextAttemptAt,
+        succeeded_at: p.succeededAt,
+        a_id: a.id,
+        attempt_number: a.attempt_number,
+        started_at: a.started_at,
+        duration_ms: a.duration_ms,
+        status_code: a.status_code,
+        error: a.error,
+        response_excerpt: a.response_excerpt,
+        outcome: a.outcome,
       })),
     );
     // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
@@ -384,17 +397,15 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   },
 
   dispatchDue: (now, limit, redispatchAt, publish) =>
-    db.em().transactional(async (em) => {
-      const rows = await sqlAll<DueDelivery>(
-        em,
+    rawTransaction(db.em(), async (tx) => {
+      const rows = await tx.all<DueDelivery>(
         `select id as delivery_id, organization_id from webhook_deliveries
          where due_at <= ? order by due_at limit ?::int for update skip locked`,
         [now, limit],
       );
       if (rows.length === 0) return 0;
       await publish(rows);
-      await sqlRun(
-        em,
+      await tx.run(
         `update webhook_deliveries d set due_at = ? from json_array_elements_text(?::json) v(id) where d.id = v.id::uuid`,
         [redispatchAt, JSON.stringify(rows.map((r) => r.delivery_id))],
       );

@@ -292,6 +292,12 @@ const receiverStats = async (s: Stack): Promise<{ received: number; first: Recor
   return (await res.body.json()) as { received: number; first: Record<string, number> };
 };
 
+/** Cheap progress figures, for polling while a run goes on (the full map is read once at the end). */
+const receiverCount = async (s: Stack): Promise<{ received: number; first: number }> => {
+  const res = await request(`${s.receiverUrl}/count`, { dispatcher: s.agent });
+  return (await res.body.json()) as { received: number; first: number };
+};
+
 const resetReceiver = async (s: Stack): Promise<void> => {
   const res = await request(`${s.receiverUrl}/reset`, { method: "POST", dispatcher: s.agent });
   await res.body.dump();
@@ -375,7 +381,14 @@ const rawLoop = async (s: Stack): Promise<number> => {
   await Promise.all(Array.from({ length: 50 }, () => loop(now() + 2_000, warm)));
   const counter = { n: 0 };
   const t0 = now();
+  const cpu0 = process.cpuUsage();
+  const receiver0 = processCpuMs(s.receiver.pid) ?? 0;
   await Promise.all(Array.from({ length: 50 }, () => loop(t0 + DURATION_S * 1000, counter)));
+  const cpu = process.cpuUsage(cpu0);
+  const receiverMs = (processCpuMs(s.receiver.pid) ?? 0) - receiver0;
+  log(
+    `  CPU per POST: client ${((cpu.user + cpu.system) / counter.n).toFixed(0)} µs, receiver ${((1000 * receiverMs) / counter.n).toFixed(0)} µs`,
+  );
   return counter.n / ((now() - t0) / 1000);
 };
 
@@ -390,14 +403,11 @@ const drain = async (s: Stack): Promise<{ rate: number; wallRate: number; cpu: s
   const t0 = now();
   // The raw loop has 50 requests in flight to its one destination; so do the workers here.
   const workers = [];
-  for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(s, i, { WEBHOOK_MAX_PER_DESTINATION: "50" }));
+  for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(s, i, { WEBHOOK_MAX_PER_DESTINATION: env.BENCH_DRAIN_PER_DESTINATION ?? "50" }));
   const cpu = cpuMeter(s, workers);
-  let stats = await receiverStats(s);
   const deadline = now() + 600_000;
-  while (Object.keys(stats.first).length < DRAIN_EVENTS && now() < deadline) {
-    await delay(200);
-    stats = await receiverStats(s);
-  }
+  while ((await receiverCount(s)).first < DRAIN_EVENTS && now() < deadline) await delay(100);
+  const stats = await receiverStats(s);
   const times = Object.values(stats.first).sort((a, b) => a - b);
   const cpuUsed = cpu();
   const [done] = await sql<{ n: string }>(
@@ -438,10 +448,13 @@ const steady = async (s: Stack, organizationId: string, seconds: number): Promis
 
 const latencies = async (s: Stack, committed: Map<string, number>): Promise<number[]> => {
   const deadline = now() + 120_000;
-  let stats = await receiverStats(s);
-  while ([...committed.keys()].some((id) => stats.first[id] === undefined) && now() < deadline) {
-    await delay(200);
+  // Counted cheaply until enough ids arrived, then checked against the full map.
+  let stats: { first: Record<string, number> } = { first: {} };
+  for (;;) {
+    while ((await receiverCount(s)).first < committed.size && now() < deadline) await delay(200);
     stats = await receiverStats(s);
+    if ([...committed.keys()].every((id) => stats.first[id] !== undefined) || now() >= deadline) break;
+    await delay(200);
   }
   const out: number[] = [];
   for (const [id, at] of committed) {
