@@ -164,6 +164,8 @@ interface Stack {
   db: Database;
   databaseUrl: string;
   nats: LocalNats;
+  /** The nats-server process itself (LocalNats.process is the watchdog shell around it). */
+  natsPid: number;
   dataDir: string;
   adminToken: string;
   api: RunningServer;
@@ -196,7 +198,16 @@ const setUp = async (): Promise<Stack> => {
   const dir = mkdtempSync(join(tmpdir(), "laurel-bench-webhooks-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const databaseUrl = await freshDatabase(adminDatabaseUrl());
-  const nats = await startLocalNats({ storeDir: join(dir, "nats") });
+  const natsDir = join(dir, "nats");
+  const nats = await startLocalNats({ storeDir: natsDir });
+  const natsPid =
+    [...cpuByPid("nats-server").keys()].find((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(natsDir);
+      } catch {
+        return false;
+      }
+    }) ?? 0;
   cleanups.push(() => nats.stop());
   const ca = makeCa(dir);
   const receiverPort = await freePort();
@@ -234,6 +245,7 @@ const setUp = async (): Promise<Stack> => {
     db,
     databaseUrl,
     nats,
+    natsPid,
     dataDir,
     adminToken,
     api,
@@ -349,11 +361,10 @@ interface CpuUse {
 }
 
 const cpuMeter = (s: Stack, workers: RunningServer[]) => {
-  const natsPid = s.nats.process.pid ?? 0;
   const read = () => ({
     workers: workers.reduce((a, w) => a + (processCpuMs(w.pid) ?? 0), 0),
     postgres: cpuByPid("postgres"),
-    nats: processCpuMs(natsPid) ?? 0,
+    nats: processCpuMs(s.natsPid) ?? 0,
     receiver: processCpuMs(s.receiver.pid) ?? 0,
   });
   const before = read();
