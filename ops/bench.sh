@@ -2,7 +2,7 @@
 # `npm run bench`: prepares PostgreSQL (a fresh `laurel_bench` database) and a nats-server of its
 # own, then runs every benchmark (BENCH_ONLY="badges webhooks" picks some): ops/bench/run.ts (issue 2),
 # badges.ts (issue 3), webhooks.ts (issue 4, which makes its own database and nats-server). Each full
-# run writes its section of docs/benchmarks.md. About 6 minutes in all on 2 cores.
+# run writes its section of docs/benchmarks.md. About 5 minutes in all on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 admin_url="$(bash ops/prepare.sh test | tail -1)"

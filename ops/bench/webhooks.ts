@@ -467,10 +467,12 @@ const drain = async (s: Stack): Promise<DrainResult> => {
     await recordBatch(s.db, org.id, Math.min(1_000, DRAIN_EVENTS - done));
   const t0 = now();
   // The raw loop has 50 requests in flight to its one destination; so do the workers here.
-  const workers = [];
-  for (let i = 0; i < WORKERS; i++) {
-    workers.push(await startWorker(s, i, { WEBHOOK_MAX_PER_DESTINATION: String(DRAIN_PER_DESTINATION) }));
-  }
+  // Started together, so that several start draining at about the same time.
+  const workers = await Promise.all(
+    Array.from({ length: WORKERS }, (_, i) =>
+      startWorker(s, i, { WEBHOOK_MAX_PER_DESTINATION: String(DRAIN_PER_DESTINATION) }),
+    ),
+  );
   const cpu = cpuMeter(s, workers);
   const deadline = now() + 600_000;
   while ((await receiverCount(s)).first < DRAIN_EVENTS && now() < deadline) await delay(100);
