@@ -12,8 +12,9 @@ export interface WebhookConfig {
   /** `WEBHOOK_ACK_WAIT_MS`: JetStream redelivery of an unacknowledged message (default 60 s). */
   ackWaitMs: number;
   /**
-   * `WEBHOOK_CONCURRENCY`: messages a worker process works on at once, per queue (first deliveries,
-   * and the scheduler's retries), default 256.
+   * `WEBHOOK_CONCURRENCY`: attempts a worker process makes at once, per queue (first deliveries,
+   * and the scheduler's retries), default 256; up to 4x as many messages may wait for their batched
+   * bookkeeping after their POST.
    */
   concurrency: number;
   /** `WEBHOOK_MAX_PER_DESTINATION`: requests in flight to one destination per process (default 8). */

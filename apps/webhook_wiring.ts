@@ -13,6 +13,7 @@ import {
 import { nodeWebhookCrypto } from "../adapters/crypto/mod.ts";
 import {
   type Database,
+  isRowRefusal,
   listenForEvents,
   postgresDeliveryAdminStore,
   postgresDeliveryFigures,
@@ -213,6 +214,7 @@ export const startWebhookPipeline = async (
         schedule: overrides.schedule ?? DEFAULT_SCHEDULE,
         metrics: deps.metrics,
         log: deps.log,
+        isRowRefusal,
       },
       {
         concurrency: webhooks.concurrency,

@@ -90,6 +90,12 @@ export const batcher = <I, O>(
     maxInFlight: number;
     /** How long a batch that is not full may wait for more (off the latency path only). */
     lingerMs?: number;
+    /**
+     * When a batch fails with an error this accepts (a row refused, not a store that is away), its
+     * items run again one by one, so one item fails alone instead of taking the whole batch's
+     * bookkeeping with it.
+     */
+    isolateFailures?: (err: unknown) => boolean;
   },
 ): ((item: I) => Promise<O>) => {
   const later = (fn: () => void): void => {
@@ -110,8 +116,18 @@ export const batcher = <I, O>(
           (out) => {
             for (const [i, b] of batch.entries()) b.resolve(out[i] as O);
           },
-          (err) => {
-            for (const b of batch) b.reject(err);
+          async (err) => {
+            if (!options.isolateFailures?.(err) || batch.length === 1) {
+              for (const b of batch) b.reject(err);
+              return;
+            }
+            for (const b of batch) {
+              try {
+                b.resolve((await run([b.item]))[0] as O);
+              } catch (itemErr) {
+                b.reject(itemErr);
+              }
+            }
           },
         )
         .finally(() => {

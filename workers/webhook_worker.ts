@@ -57,10 +57,18 @@ export interface WebhookWorkerDeps {
   schedule: RetrySchedule;
   metrics: PipelineMetrics;
   log: Log;
+  /**
+   * Whether a failed bookkeeping batch was refused because of one of its rows (then its items are
+   * recorded one by one, and only the refused one fails) rather than because the store is away.
+   */
+  isRowRefusal?: (err: unknown) => boolean;
 }
 
 export interface WebhookWorkerOptions {
-  /** Messages worked on at once in this process, for each of the two queues. */
+  /**
+   * Attempts (POSTs) under way at once in this process, for each of the two queues. Messages whose
+   * POST is over and whose bookkeeping is still being batched are bounded separately (4x this).
+   */
   concurrency: number;
   /** Requests in flight to one destination in this process. */
   perDestination: number;
@@ -82,6 +90,27 @@ interface Target {
   hasDataServicesApplication: boolean;
   secrets: SigningSecrets;
 }
+
+/** Attempts recorded per statement at most, and how long a batch that is not full may wait. */
+const RECORD_BATCH = 1_000;
+const RECORD_LINGER_MS = 20;
+
+/**
+ * A queue's slots: `work` for messages before and during their POST (the concurrency), `tail` for
+ * every message taken and not yet settled, bookkeeping included; a message needs both to be taken.
+ */
+const workSlots = (concurrency: number) => {
+  const work = semaphore(concurrency);
+  const tail = semaphore(4 * concurrency);
+  return {
+    work,
+    tail,
+    acquire: async (): Promise<void> => {
+      await tail.acquire();
+      await work.acquire();
+    },
+  };
+};
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
@@ -113,9 +142,10 @@ const dispatchOf = (body: unknown): { deliveryId: string; organizationId: string
 export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWorkerOptions): WebhookWorker => {
   // First deliveries and the scheduler's dispatches (retries) have slots of their own: a wave of
   // retries to a dead receiver cannot keep other organizations' new events waiting.
-  const firstSlots = semaphore(options.concurrency);
-  const dispatchSlots = semaphore(options.concurrency);
+  const firstSlots = workSlots(options.concurrency);
+  const dispatchSlots = workSlots(options.concurrency);
   const limits = destinationLimits(options.perDestination);
+  const rowRefused = deps.isRowRefusal ?? (() => false);
   const targetCache = new Map<string, { at: number; target: Promise<Target> }>();
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -167,14 +197,15 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     },
     { maxItems: 500, maxInFlight: 2 },
   );
-  // Recording comes after the POST, off the latency path: a few milliseconds of waiting buy
-  // larger batches, so fewer statements for PostgreSQL under load.
+  // Recording comes after the POST, off the latency path (the receiver has the event already;
+  // only the acknowledgement waits): some milliseconds of waiting buy larger batches, so fewer
+  // statements and commits for PostgreSQL under load.
   const record = batcher<RecordedAttempt, void>(
     async (attempts) => {
       await deps.deliveries.record(attempts);
       return attempts.map(() => undefined);
     },
-    { maxItems: 500, maxInFlight: 2, lingerMs: 5 },
+    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS, isolateFailures: rowRefused },
   );
   const defer = batcher<{ claim: DeliveryClaim; until: Date }, void>(
     async (items) => {
@@ -199,7 +230,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       await deps.deliveries.recordFirst(once, deps.clock());
       return attempts.map(() => undefined);
     },
-    { maxItems: 500, maxInFlight: 2, lingerMs: 5 },
+    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS, isolateFailures: rowRefused },
   );
 
   /** Signs and posts one attempt; the delivery's new state, or null when nothing could sign it. */
@@ -265,7 +296,13 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
    * An event's first delivery, attempted without a claim (its id is the event id): JetStream gives
    * the message to one worker at a time, and one that comes back finds the delivery already made.
    */
-  const deliverFirst = async (event: DeliveryEvent, target: Target, webhookUrl: string, m: WorkMessage) => {
+  const deliverFirst = async (
+    event: DeliveryEvent,
+    target: Target,
+    webhookUrl: string,
+    m: WorkMessage,
+    postDone: () => void,
+  ) => {
     const destination = target.destination as string;
     if (!(await slotFor(destination, { deliveryId: event.event_id, create: event }, m))) return;
     let done: Awaited<ReturnType<typeof post>>;
@@ -281,8 +318,10 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       };
       done = await post(delivery, target, webhookUrl);
     } finally {
-      // The destination's slot is for the request only, not for the bookkeeping after it.
+      // The destination's slot is for the request only, not for the bookkeeping after it; nor is
+      // the message's work slot.
       limits.release(destination);
+      postDone();
     }
     if (done) {
       await recordFirst({ event, attempt: done.attempt, progress: done.progress });
@@ -292,7 +331,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   };
 
   /** A retry, redelivery or put-off delivery: claimed first, so no two workers attempt it at once. */
-  const deliverClaimed = async (request: DeliveryClaim, organizationId: string, m: WorkMessage): Promise<void> => {
+  const deliverClaimed = async (
+    request: DeliveryClaim,
+    organizationId: string,
+    m: WorkMessage,
+    postDone: () => void,
+  ): Promise<void> => {
     const target = await targetOf(organizationId);
     const destination = target.destination;
     if (destination && !(await slotFor(destination, request, m))) return;
@@ -311,6 +355,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       if (!reason && target.webhookUrl) done = await post(held.record, target, target.webhookUrl);
     } finally {
       if (destination) limits.release(destination);
+      postDone();
     }
     if (!done) {
       // The organization stopped wanting it while it waited (or nothing can sign it).
@@ -329,7 +374,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     m.ack();
   };
 
-  const onEvent = async (m: WorkMessage): Promise<void> => {
+  const onEvent = async (m: WorkMessage, postDone: () => void): Promise<void> => {
     const event = eventOf(m.body);
     if (!event) {
       deps.log.warn({ body: m.body }, "malformed event message dropped");
@@ -346,37 +391,46 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       deps.metrics.notPosted(reason ?? "no_webhook_url");
       return m.ack();
     }
-    await deliverFirst(event, target, target.webhookUrl, m);
+    await deliverFirst(event, target, target.webhookUrl, m, postDone);
   };
 
-  const onDispatch = async (m: WorkMessage): Promise<void> => {
+  const onDispatch = async (m: WorkMessage, postDone: () => void): Promise<void> => {
     const d = dispatchOf(m.body);
     if (!d) {
       deps.log.warn({ body: m.body }, "malformed dispatch message dropped");
       return m.term();
     }
-    await deliverClaimed({ deliveryId: d.deliveryId }, d.organizationId, m);
+    await deliverClaimed({ deliveryId: d.deliveryId }, d.organizationId, m, postDone);
   };
 
   let failures = 0;
-  const run = (handler: (m: WorkMessage) => Promise<void>, slots: ReturnType<typeof semaphore>) => (m: WorkMessage) => {
-    inFlight++;
-    handler(m)
-      .then(() => {
-        failures = 0;
-      })
-      .catch((err: unknown) => {
-        if (failures % 20 === 0) deps.log.error({ err }, "webhook delivery failed; the message will come back");
-        failures++;
-        // The claim (if any) lapses with its lease; the message comes back after a pause.
-        m.nak(1_000);
-      })
-      .finally(() => {
-        inFlight--;
-        slots.release();
-        if (inFlight === 0) idle?.();
-      });
-  };
+  const run =
+    (handler: (m: WorkMessage, postDone: () => void) => Promise<void>, slots: ReturnType<typeof workSlots>) =>
+    (m: WorkMessage) => {
+      inFlight++;
+      let working = true;
+      const postDone = (): void => {
+        if (!working) return;
+        working = false;
+        slots.work.release();
+      };
+      handler(m, postDone)
+        .then(() => {
+          failures = 0;
+        })
+        .catch((err: unknown) => {
+          if (failures % 20 === 0) deps.log.error({ err }, "webhook delivery failed; the message will come back");
+          failures++;
+          // The claim (if any) lapses with its lease; the message comes back after a pause.
+          m.nak(1_000);
+        })
+        .finally(() => {
+          inFlight--;
+          postDone();
+          slots.tail.release();
+          if (inFlight === 0) idle?.();
+        });
+    };
 
   const subscriptions = [
     deps.events(firstSlots.acquire, run(onEvent, firstSlots)),

@@ -11,6 +11,7 @@ import {
   StorageType,
   type StreamConfig,
 } from "@nats-io/jetstream";
+import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
 import type { EventPublisher, OutboxEvent } from "../../core/events/mod.ts";
 import type { DispatchPublisher, DueDelivery } from "../../core/webhooks/mod.ts";
 import type { NatsConnection } from "./nats_connection.ts";
@@ -130,40 +131,92 @@ export interface EventMessage {
 export const eventSubject = (e: Pick<OutboxEvent, "organization_id" | "event_type">): string =>
   `${EVENTS_SUBJECTS}.${e.organization_id}.${e.event_type}`;
 
-/** Publishes a batch concurrently and resolves once JetStream stored each one (duplicates included). */
-export const jetstreamEventPublisher = (nc: NatsConnection, options: { timeoutMs?: number } = {}): EventPublisher => {
-  const js = jetstream(nc);
+/**
+ * Publishes a batch to JetStream and resolves once the stream stored every message (duplicates
+ * included): each message is a plain publish whose reply subject is this batch's inbox, so the whole
+ * batch goes out in a few socket writes and its PubAcks are counted on ONE subscription, instead of
+ * a request (reply subscription, timer, error object) per message. Any refusal, a "no responders"
+ * status or the timeout fails the batch: the caller publishes it again, and JetStream drops what it
+ * already stored by `Nats-Msg-Id` (`msgIdOf`) within its duplicate window.
+ */
+const batchPublisher = <T>(
+  nc: NatsConnection,
+  options: { timeoutMs?: number | undefined },
+  message: (item: T) => { subject: string; body: string; msgId?: string },
+) => {
   const timeout = options.timeoutMs ?? 5_000;
-  return {
-    publish: async (events) => {
-      await Promise.all(
-        events.map((e) => {
-          const message: EventMessage = {
-            id: e.id,
-            organization_id: e.organization_id,
-            event_type: e.event_type,
-            occurred_at: e.occurred_at.toISOString(),
-          };
-          return js.publish(eventSubject(e), JSON.stringify(message), { msgID: e.id, timeout });
-        }),
-      );
-    },
+  const prefix = createInbox();
+  const batches = new Map<string, { left: number; settle: (err?: Error) => void }>();
+  let sub: Subscription | undefined;
+  let next = 0;
+  const refusal = (err: Error | null, m: Msg): Error | null => {
+    if (err) return err;
+    if (m.headers?.hasError || m.data.length === 0) {
+      return new Error(`JetStream publish refused: ${m.headers?.code ?? ""} ${m.headers?.description ?? ""}`);
+    }
+    const ack = m.json<{ error?: { code?: number; description?: string } }>();
+    return ack.error ? new Error(`JetStream publish refused: ${ack.error.code} ${ack.error.description}`) : null;
   };
+  const onAck = (err: Error | null, m: Msg): void => {
+    const batch = batches.get(m.subject);
+    if (!batch) return; // a late answer to a batch that already failed
+    const refused = refusal(err, m);
+    if (refused) batch.settle(refused);
+    else if (--batch.left === 0) batch.settle();
+  };
+  return async (items: readonly T[]): Promise<void> => {
+    if (items.length === 0) return;
+    if (!sub || sub.isClosed()) sub = nc.subscribe(`${prefix}.*`, { callback: onAck });
+    const reply = `${prefix}.${next++}`;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => settle(new Error(`JetStream publish: no PubAck within ${timeout} ms`)), timeout);
+      function settle(err?: Error): void {
+        clearTimeout(timer);
+        batches.delete(reply);
+        if (err) reject(err);
+        else resolve();
+      }
+      batches.set(reply, { left: items.length, settle });
+      try {
+        for (const item of items) {
+          const { subject, body, msgId } = message(item);
+          let h: MsgHdrs | undefined;
+          if (msgId) {
+            h = headers();
+            h.set("Nats-Msg-Id", msgId);
+          }
+          nc.publish(subject, body, h ? { reply, headers: h } : { reply });
+        }
+      } catch (err) {
+        settle(err as Error);
+      }
+    });
+  };
+};
+
+/** Publishes the relay's batch; resolves once JetStream stored each event (duplicates included). */
+export const jetstreamEventPublisher = (nc: NatsConnection, options: { timeoutMs?: number } = {}): EventPublisher => {
+  const publish = batchPublisher<OutboxEvent>(nc, options, (e) => {
+    const message: EventMessage = {
+      id: e.id,
+      organization_id: e.organization_id,
+      event_type: e.event_type,
+      occurred_at: e.occurred_at.toISOString(),
+    };
+    return { subject: eventSubject(e), body: JSON.stringify(message), msgId: e.id };
+  });
+  return { publish };
 };
 
 export const jetstreamDispatchPublisher = (
   nc: NatsConnection,
   options: { timeoutMs?: number } = {},
 ): DispatchPublisher => {
-  const js = jetstream(nc);
-  const timeout = options.timeoutMs ?? 5_000;
-  return {
-    publish: async (due: readonly DueDelivery[]) => {
-      await Promise.all(
-        due.map((d) => js.publish(`${DISPATCH_SUBJECTS}.${d.organization_id}`, JSON.stringify(d), { timeout })),
-      );
-    },
-  };
+  const publish = batchPublisher<DueDelivery>(nc, options, (d) => ({
+    subject: `${DISPATCH_SUBJECTS}.${d.organization_id}`,
+    body: JSON.stringify(d),
+  }));
+  return { publish };
 };
 
 /** One message of a work queue, as the workers see it. */

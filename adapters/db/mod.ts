@@ -19,3 +19,4 @@ export {
   postgresWebhookSettingsStore,
 } from "./postgres_webhook_store.ts";
 export { postgresWorkforceAuthorizationStore } from "./postgres_workforce_store.ts";
+export { isRowRefusal } from "./sql.ts";

@@ -1,6 +1,6 @@
 import type { EventRecord, EventStore, EventType, Outbox, OutboxEvent } from "../../core/events/mod.ts";
 import type { Database } from "./orm.ts";
-import { placeholders, sqlAll, sqlRun, toDate, toJson, toNumber } from "./sql.ts";
+import { rawTransaction, sqlAll, toDate, toJson, toNumber } from "./sql.ts";
 
 interface EventRow {
   id: string;
@@ -60,26 +60,26 @@ export const postgresEventStore = (db: Database): EventStore => ({
 
 /**
  * The relay's side of the outbox: `for update skip locked` lets several relays take disjoint
- * batches; rows are marked only after the bus stored them, in the same transaction, so a crash in
- * between publishes them again (the bus drops the duplicate by msgID within its window, and a later
+ * batches; rows are marked in the transaction that publishes them, which commits only after the bus
+ * stored them, so a crash in between publishes them again (the bus drops the duplicate by msgID within its window, and a later
  * copy finds its delivery already made).
  */
 export const postgresOutbox = (db: Database): Outbox => ({
   relayBatch: (limit, publish, now) =>
-    db.em().transactional(async (em) => {
-      const rows = await sqlAll<OutboxEvent>(
-        em,
-        `select id, organization_id, event_type, occurred_at from events
-         where published_at is null order by id limit ?::int for update skip locked`,
-        [limit],
+    rawTransaction(db.em(), async (tx) => {
+      // Taken and marked in one statement; the mark only commits once the bus stored them all.
+      const rows = await tx.all<OutboxEvent>(
+        `update events e set published_at = ?
+         from (select id from events where published_at is null order by id limit ?::int for update skip locked) b
+         where e.id = b.id
+         returning e.id, e.organization_id, e.event_type, e.occurred_at`,
+        [now, limit],
       );
       if (rows.length === 0) return 0;
-      const events = rows.map((r) => ({ ...r, occurred_at: toDate(r.occurred_at) }));
+      const events = rows
+        .map((r) => ({ ...r, occurred_at: toDate(r.occurred_at) }))
+        .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
       await publish(events);
-      await sqlRun(em, `update events set published_at = ? where id in (${placeholders(events.length, "?::uuid")})`, [
-        now,
-        ...events.map((e) => e.id),
-      ]);
       return events.length;
     }),
 });

@@ -14,7 +14,7 @@ import type {
   WebhookSettingsStore,
 } from "../../core/webhooks/mod.ts";
 import type { Database } from "./orm.ts";
-import { placeholders, sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+import { placeholders, rawTransaction, sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 interface DeliveryRow {
   id: string;
@@ -75,25 +75,36 @@ const attemptRecord = (r: AttemptRow): WebhookAttemptRecord => ({
 /** `due` in SQL: pending and its time has come, or held by a worker whose lease ran out. */
 const DUE = "((d.status = 'pending' and d.next_attempt_at <= ?) or (d.status = 'delivering' and d.lease_until <= ?))";
 
-/** `(…), (…)` placeholders and values for inserting attempt rows, in the column order of the table. */
-const attemptTuples = (attempts: WebhookAttemptRecord[]): { rows: string[]; values: unknown[] } => {
-  const values: unknown[] = [];
-  const rows = attempts.map((a) => {
-    values.push(
-      a.id,
-      a.delivery_id,
-      a.attempt_number,
-      a.started_at,
-      a.duration_ms,
-      a.status_code,
-      a.error,
-      a.response_excerpt,
-      a.outcome,
-    );
-    return "(?::uuid, ?::uuid, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::text, ?::text)";
-  });
-  return { rows, values };
-};
+/**
+ * The batched writes below pass a whole batch as ONE json parameter, unpacked by
+ * `json_to_recordset`: one `JSON.stringify` on the client and one JSON parse in PostgreSQL, instead
+ * of binding (and converting) thousands of parameters one by one.
+ */
+const ATTEMPT_FIELDS =
+  "a_id uuid, attempt_number int, started_at timestamptz, duration_ms int, status_code int, error text, response_excerpt text, outcome text";
+
+const attemptFields = (a: WebhookAttemptRecord) => ({
+  a_id: a.id,
+  attempt_number: a.attempt_number,
+  started_at: a.started_at,
+  duration_ms: a.duration_ms,
+  status_code: a.status_code,
+  error: a.error,
+  response_excerpt: a.response_excerpt,
+  outcome: a.outcome,
+});
+
+const PROGRESS_FIELDS =
+  "status text, attempts_count int, first_attempt_at timestamptz, last_attempt_at timestamptz, next_attempt_at timestamptz, succeeded_at timestamptz";
+
+const progressFields = (p: DeliveryProgress) => ({
+  status: p.status,
+  attempts_count: p.attemptsCount,
+  first_attempt_at: p.firstAttemptAt,
+  last_attempt_at: p.lastAttemptAt,
+  next_attempt_at: p.nextAttemptAt,
+  succeeded_at: p.succeededAt,
+});
 
 export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore => ({
   async get(organizationId) {
@@ -186,54 +197,62 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     if (ids.length === 0) return new Set();
     const rows = await sqlAll<{ id: string }>(
       db.em(),
-      `select id from webhook_deliveries where id in (${placeholders(ids.length, "?::uuid")})`,
-      [...ids],
+      "select d.id from webhook_deliveries d join json_array_elements_text(?::json) v(id) on d.id = v.id::uuid",
+      [JSON.stringify(ids)],
     );
     return new Set(rows.map((r) => r.id));
   },
 
   async recordFirst(attempts, now) {
     if (attempts.length === 0) return;
-    const deliveryValues: unknown[] = [];
-    const deliveryRows = attempts.map(({ event: e, progress: p }) => {
-      deliveryValues.push(
-        e.event_id,
-        e.organization_id,
-        e.event_type,
-        e.occurred_at,
-        p.status,
-        p.attemptsCount,
-        p.firstAttemptAt,
-        p.lastAttemptAt,
-        p.nextAttemptAt,
-        p.succeededAt,
-      );
-      return "(?::uuid, ?::uuid, ?::text, ?::timestamptz, ?::text, ?::int, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz)";
-    });
-    const { rows: attemptRows, values: attemptValues } = attemptTuples(attempts.map(({ attempt }) => attempt));
+    const batch = JSON.stringify(
+      // One flat literal per row (spreads build slower, dictionary-shaped objects).
+      attempts.map(({ event: e, attempt: a, progress: p }) => ({
+        id: e.event_id,
+        organization_id: e.organization_id,
+        event_type: e.event_type,
+        occurred_at: e.occurred_at,
+        status: p.status,
+        attempts_count: p.attemptsCount,
+        first_attempt_at: p.firstAttemptAt,
+        last_attempt_at: p.lastAttemptAt,
+        next_attempt_at: p.nextAttemptAt,
+        succeeded_at: p.succeededAt,
+        a_id: a.id,
+        attempt_number: a.attempt_number,
+        started_at: a.started_at,
+        duration_ms: a.duration_ms,
+        status_code: a.status_code,
+        error: a.error,
+        response_excerpt: a.response_excerpt,
+        outcome: a.outcome,
+      })),
+    );
     // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
     // one that exists already keeps its state) and their attempts. Row checks run at the end of
     // the statement, so the attempts may point at deliveries inserted by the same statement.
     await sqlRun(
       db.em(),
-      `with d as (
+      `with v as (
+         select * from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text,
+           occurred_at timestamptz, ${PROGRESS_FIELDS}, ${ATTEMPT_FIELDS})
+       ), d as (
          insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
            first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, due_at, created_at)
          select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, v.status, v.attempts_count,
            v.first_attempt_at, v.last_attempt_at, v.next_attempt_at, v.succeeded_at, v.next_attempt_at, ?::timestamptz
-         from (values ${deliveryRows.join(", ")}) as v(id, organization_id, event_type, occurred_at, status, attempts_count,
-           first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at)
-         join events e on e.id = v.id
+         from v join events e on e.id = v.id
          on conflict (id) do nothing
          returning id
        )
        insert into webhook_attempts (id, delivery_id, attempt_number, started_at, duration_ms, status_code, error,
          response_excerpt, outcome)
-       select a.* from (values ${attemptRows.join(", ")}) as a(id, delivery_id, attempt_number, started_at, duration_ms,
-         status_code, error, response_excerpt, outcome)
-       where a.delivery_id in (select id from d)
-          or exists (select 1 from webhook_deliveries x where x.id = a.delivery_id)`,
-      [now, ...deliveryValues, ...attemptValues],
+       select v.a_id, v.id, v.attempt_number, v.started_at, v.duration_ms, v.status_code, v.error,
+         v.response_excerpt, v.outcome
+       from v
+       where v.id in (select id from d)
+          or exists (select 1 from webhook_deliveries x where x.id = v.id)`,
+      [batch, now],
     );
   },
 
@@ -245,11 +264,14 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     const existing = claims.filter((c) => !c.create);
     const em = db.em();
     if (creates.length > 0) {
-      const values: unknown[] = [];
-      const rows = creates.map((c) => {
-        values.push(c.deliveryId, c.create.organization_id, c.create.event_type, c.create.occurred_at);
-        return "(?::uuid, ?::uuid, ?::text, ?::timestamptz)";
-      });
+      const batch = JSON.stringify(
+        creates.map((c) => ({
+          id: c.deliveryId,
+          organization_id: c.create.organization_id,
+          event_type: c.create.event_type,
+          occurred_at: c.create.occurred_at,
+        })),
+      );
       // Joined to events: a message about an event that is gone (organization deleted) claims nothing.
       claimed(
         await sqlAll<DeliveryRow>(
@@ -258,13 +280,13 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
              attempts_count, next_attempt_at, lease_until, claim_token, due_at, created_at)
            select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'delivering', 0, ?::timestamptz,
              ?::timestamptz, ?::text, ?::timestamptz, ?::timestamptz
-           from (values ${rows.join(", ")}) as v(id, organization_id, event_type, occurred_at)
+           from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text, occurred_at timestamptz)
            join events e on e.id = v.id
            on conflict (id) do update set status = 'delivering', lease_until = excluded.lease_until,
              claim_token = excluded.claim_token, due_at = excluded.due_at
            where ${DUE}
            returning ${DELIVERY_COLUMNS.replace(/(^|, )/g, "$1d.")}`,
-          [now, leaseUntil, claimToken, leaseUntil, now, ...values, now, now],
+          [now, leaseUntil, claimToken, leaseUntil, now, batch, now, now],
         ),
         out,
       );
@@ -274,9 +296,10 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
         await sqlAll<DeliveryRow>(
           em,
           `update webhook_deliveries d set status = 'delivering', lease_until = ?, claim_token = ?, due_at = ?
-           where d.id in (${placeholders(existing.length, "?::uuid")}) and ${DUE}
-           returning ${DELIVERY_COLUMNS}`,
-          [leaseUntil, claimToken, leaseUntil, ...existing.map((c) => c.deliveryId), now, now],
+           from json_array_elements_text(?::json) v(id)
+           where d.id = v.id::uuid and ${DUE}
+           returning ${DELIVERY_COLUMNS.replace(/(^|, )/g, "$1d.")}`,
+          [leaseUntil, claimToken, leaseUntil, JSON.stringify(existing.map((c) => c.deliveryId)), now, now],
         ),
         out,
       );
@@ -289,110 +312,102 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     const existing = items.filter((i) => !i.claim.create);
     const em = db.em();
     if (creates.length > 0) {
-      const values: unknown[] = [];
-      const rows = creates.map(({ claim, until }) => {
-        const c = claim.create as NonNullable<DeliveryClaim["create"]>;
-        values.push(claim.deliveryId, c.organization_id, c.event_type, c.occurred_at, until);
-        return "(?::uuid, ?::uuid, ?::text, ?::timestamptz, ?::timestamptz)";
-      });
+      const batch = JSON.stringify(
+        creates.map(({ claim, until }) => {
+          const c = claim.create as NonNullable<DeliveryClaim["create"]>;
+          return {
+            id: claim.deliveryId,
+            organization_id: c.organization_id,
+            event_type: c.event_type,
+            occurred_at: c.occurred_at,
+            until,
+          };
+        }),
+      );
       await sqlRun(
         em,
         `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
            attempts_count, next_attempt_at, due_at, created_at)
          select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'pending', 0, v.until, v.until, ?::timestamptz
-         from (values ${rows.join(", ")}) as v(id, organization_id, event_type, occurred_at, until)
+         from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text, occurred_at timestamptz,
+           until timestamptz)
          join events e on e.id = v.id
          on conflict (id) do update set status = 'pending', next_attempt_at = excluded.next_attempt_at,
            due_at = excluded.due_at, lease_until = null, claim_token = null
          where ${DUE}`,
-        [now, ...values, now, now],
+        [now, batch, now, now],
       );
     }
     if (existing.length > 0) {
-      const values: unknown[] = [];
-      const rows = existing.map(({ claim, until }) => {
-        values.push(claim.deliveryId, until);
-        return "(?::uuid, ?::timestamptz)";
-      });
+      const batch = JSON.stringify(existing.map(({ claim, until }) => ({ id: claim.deliveryId, until })));
       await sqlRun(
         em,
         `update webhook_deliveries d set status = 'pending', next_attempt_at = v.until, due_at = v.until,
            lease_until = null, claim_token = null
-         from (values ${rows.join(", ")}) as v(id, until)
+         from json_to_recordset(?::json) as v(id uuid, until timestamptz)
          where d.id = v.id and ${DUE}`,
-        [...values, now, now],
+        [batch, now, now],
       );
     }
   },
 
   async record(attempts) {
     if (attempts.length === 0) return;
-    const { rows: attemptRows, values: attemptValues } = attemptTuples(attempts.map(({ attempt }) => attempt));
-    const deliveryValues: unknown[] = [];
-    const deliveryRows = attempts.map(({ deliveryId, claimToken, progress: p }) => {
-      deliveryValues.push(
-        deliveryId,
-        claimToken,
-        p.status,
-        p.attemptsCount,
-        p.firstAttemptAt,
-        p.lastAttemptAt,
-        p.nextAttemptAt,
-        p.succeededAt,
-      );
-      return "(?::uuid, ?::text, ?::text, ?::int, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz)";
-    });
+    const batch = JSON.stringify(
+      attempts.map(({ deliveryId, claimToken, attempt, progress }) => ({
+        id: deliveryId,
+        claim_token: claimToken,
+        ...progressFields(progress),
+        ...attemptFields(attempt),
+      })),
+    );
     // One statement: the attempts are kept even when a claim was lost (they happened); the
     // delivery moves on only while the claim that made the attempt still holds.
     await sqlRun(
       db.em(),
-      `with a as (
+      `with v as (
+         select * from json_to_recordset(?::json) as v(id uuid, claim_token text, ${PROGRESS_FIELDS}, ${ATTEMPT_FIELDS})
+       ), a as (
          insert into webhook_attempts (id, delivery_id, attempt_number, started_at, duration_ms, status_code, error,
            response_excerpt, outcome)
-         values ${attemptRows.join(", ")}
+         select v.a_id, v.id, v.attempt_number, v.started_at, v.duration_ms, v.status_code, v.error,
+           v.response_excerpt, v.outcome
+         from v
        )
        update webhook_deliveries d set status = v.status, attempts_count = v.attempts_count,
          first_attempt_at = v.first_attempt_at, last_attempt_at = v.last_attempt_at,
          next_attempt_at = v.next_attempt_at, succeeded_at = v.succeeded_at,
          lease_until = null, claim_token = null, due_at = v.next_attempt_at
-       from (values ${deliveryRows.join(", ")}) as v(id, claim_token, status, attempts_count, first_attempt_at,
-         last_attempt_at, next_attempt_at, succeeded_at)
+       from v
        where d.id = v.id and d.claim_token = v.claim_token`,
-      [...attemptValues, ...deliveryValues],
+      [batch],
     );
   },
 
   async abandon(items, _now) {
     if (items.length === 0) return;
-    const values: unknown[] = [];
-    const rows = items.map((i) => {
-      values.push(i.deliveryId, i.claimToken);
-      return "(?::uuid, ?::text)";
-    });
     await sqlRun(
       db.em(),
       `update webhook_deliveries d set status = 'failed', next_attempt_at = null, lease_until = null,
          claim_token = null, due_at = null
-       from (values ${rows.join(", ")}) as v(id, claim_token)
+       from json_to_recordset(?::json) as v(id uuid, claim_token text)
        where d.id = v.id and d.claim_token = v.claim_token`,
-      values,
+      [JSON.stringify(items.map((i) => ({ id: i.deliveryId, claim_token: i.claimToken })))],
     );
   },
 
   dispatchDue: (now, limit, redispatchAt, publish) =>
-    db.em().transactional(async (em) => {
-      const rows = await sqlAll<DueDelivery>(
-        em,
+    rawTransaction(db.em(), async (tx) => {
+      const rows = await tx.all<DueDelivery>(
         `select id as delivery_id, organization_id from webhook_deliveries
          where due_at <= ? order by due_at limit ?::int for update skip locked`,
         [now, limit],
       );
       if (rows.length === 0) return 0;
       await publish(rows);
-      await sqlRun(
-        em,
-        `update webhook_deliveries set due_at = ? where id in (${placeholders(rows.length, "?::uuid")})`,
-        [redispatchAt, ...rows.map((r) => r.delivery_id)],
+      await tx.run(
+        `update webhook_deliveries d set due_at = ? from json_array_elements_text(?::json) v(id) where d.id = v.id::uuid`,
+        [redispatchAt, JSON.stringify(rows.map((r) => r.delivery_id))],
       );
       return rows.length;
     }),

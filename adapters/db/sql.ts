@@ -30,6 +30,38 @@ export const sqlRun = async (em: Em, sql: string, params: unknown[] = []): Promi
   return r.rowCount ?? r.affectedRows ?? 0;
 };
 
+interface KnexTransaction {
+  raw(sql: string, bindings: unknown[]): PromiseLike<RawResult>;
+}
+
+/** Statements inside `rawTransaction`. */
+export interface RawTx {
+  all<T>(sql: string, params?: unknown[]): Promise<T[]>;
+  run(sql: string, params?: unknown[]): Promise<number>;
+}
+
+/**
+ * A transaction straight on knex, for the workers' loops (relay, scheduler). MikroORM's
+ * `transactional` keeps its context in an AsyncLocalStorage, and on Node 20 the first use of one
+ * installs promise hooks for the rest of the process: every promise of the delivery path would pay
+ * for them. Commits when `work` resolves, rolls back when it throws.
+ */
+export const rawTransaction = async <T>(em: Em, work: (tx: RawTx) => Promise<T>): Promise<T> => {
+  const knex = em.getConnection().getKnex() as unknown as {
+    transaction<R>(fn: (trx: KnexTransaction) => Promise<R>): Promise<R>;
+  };
+  return knex.transaction(async (trx) => {
+    const tx: RawTx = {
+      all: async <R>(sql: string, params: unknown[] = []) => ((await trx.raw(sql, params)).rows ?? []) as R[],
+      run: async (sql, params = []) => {
+        const r = await trx.raw(sql, params);
+        return r.rowCount ?? r.affectedRows ?? 0;
+      },
+    };
+    return work(tx);
+  });
+};
+
 /** `?, ?, ?` for a list bound one value per placeholder (knex expands no arrays in raw SQL here). */
 export const placeholders = (n: number, each = "?"): string => new Array<string>(n).fill(each).join(", ");
 
@@ -78,4 +110,14 @@ export const preparedAll = async <T>(
 export const numbered = (name: string, knexText: string): { name: string; text: string; knexText: string } => {
   let n = 0;
   return { name, knexText, text: knexText.replace(/\?/g, () => `$${++n}`) };
+};
+
+/**
+ * An error PostgreSQL raised about the data of a statement (SQLSTATE class 22, data exception, or
+ * 23, integrity constraint violation): retrying its rows one by one isolates the refused one. A
+ * connection or timeout error is not one (retrying row by row would only multiply the waits).
+ */
+export const isRowRefusal = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^2[23][0-9A-Z]{3}$/.test(code);
 };

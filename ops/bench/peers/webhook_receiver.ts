@@ -1,7 +1,8 @@
 // A bare HTTPS webhook receiver for ops/bench/webhooks.ts: answers every POST with 200 "ok" and
 // remembers when each event id first arrived (wall-clock ms, sub-millisecond), so the benchmark can
 // measure commit-to-receipt latency from another process on the same machine.
-// Env: PORT, TLS_KEY_FILE, TLS_CERT_FILE. GET /stats -> {"received": n, "first": {id: ms}}; POST /reset.
+// Env: PORT, TLS_KEY_FILE, TLS_CERT_FILE. GET /stats -> {"received": n, "first": {id: ms}};
+// GET /count -> {"received": n, "first": distinct ids} (cheap: polled while a run goes on); POST /reset.
 // Prints "listening <port>" when ready.
 
 import { readFileSync } from "node:fs";
@@ -16,6 +17,11 @@ let received = 0;
 let first = new Map<string, number>();
 
 const server = createServer({ key, cert }, (req, res) => {
+  if (req.method === "GET" && req.url === "/count") {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ received, first: first.size }));
+    return;
+  }
   if (req.method === "GET" && req.url === "/stats") {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ received, first: Object.fromEntries(first) }));
