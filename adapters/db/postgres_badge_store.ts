@@ -2,9 +2,9 @@ import type { BadgeSort, TemplateSort } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { BadgeFilter, BadgeStore, IssueWrites, TemplateFilter, UserRecord } from "../../core/issuing/mod.ts";
 import { BADGE_FROM, badgeViewOf, containsPattern, rows, templateFrom, templateViewOf, toDate } from "./badge_rows.ts";
-import { groupedAppends } from "./grouped_appends.ts";
+import { groupedCalls } from "./grouped_calls.ts";
 import { groupedIssueWrites } from "./grouped_issues.ts";
-import type { Database } from "./orm.ts";
+import type { Database, Em } from "./orm.ts";
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 
@@ -84,9 +84,24 @@ const count = async (db: Database, sql: string, params: unknown[]): Promise<numb
  * only (PGlite has one connection).
  */
 export const postgresBadgeStore = (db: Database): BadgeStore => {
-  // No explicit transaction: appendEvents writes one statement per organization, atomic on its own,
-  // so the organization's event counter is not held across a round trip to this process.
-  const appendGrouped = groupedAppends((events) => appendEvents(db.em(), events));
+  // Appends with no other write in their transaction (notifications, recorded after their mail
+  // went out) share one write while another runs; each resolves once its events committed. Events
+  // of one organization are one statement, atomic on its own, so the organization's counter is not
+  // held across a round trip to this process; several organizations take a transaction, so a batch
+  // commits whole or not at all and a failed one can be retried call by call.
+  const appendAtomically = (events: EventRecord[]): Promise<void> =>
+    events.every((e) => e.organization_id === events[0]?.organization_id)
+      ? appendEvents(db.em(), events)
+      : db.em().transactional((em) => appendEvents(em as Em, events));
+  const appendGrouped = groupedCalls<EventRecord[], void>({
+    max: 500,
+    key: () => "",
+    runOne: appendAtomically,
+    async runBatch(_key, calls) {
+      await appendAtomically(calls.flat());
+      return calls.map(() => undefined);
+    },
+  });
   // Outside a transaction: one statement each (PostgreSQL commits a lone statement atomically),
   // used on their own when a grouped statement fails.
   const single: IssueWrites & { appendEvents(events: EventRecord[]): Promise<void> } = {
