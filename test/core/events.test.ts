@@ -24,6 +24,7 @@ import {
   WebhookSummarySchema,
   webhookSummary,
 } from "../../core/events/mod.ts";
+import { employmentOf } from "../support/employment.ts";
 
 const ORG = "11111111-1111-4111-8111-111111111111";
 const USER = "cccccccc-cccc-4ccc-8ccc-cccccccccccc";
@@ -77,33 +78,9 @@ const template: BadgeTemplateJson = {
   updated_at: "2024-01-01T00:00:00.000Z",
 };
 
-const employment: Employment = {
-  id: "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee",
+const employment: Employment = employmentOf(ORG, "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee", {
   email: "ada@acme.example",
-  created_at: "2024-01-01T00:00:00.000Z",
-  last_updated_by_organization_at: "2024-01-01T00:00:00.000Z",
-  employee_state: "accepted",
-  employee_state_updated_at: "2024-01-01T00:00:00.000Z",
-  last_invitation_sent_at: null,
-  first_name: "Ada",
-  last_name: "Lovelace",
-  full_name: "Ada Lovelace",
-  photo_url: null,
-  team: null,
-  external_id: "E-1",
-  position_title: "Engineer",
-  manager_first_name: null,
-  manager_last_name: null,
-  manager_external_id: "M-1",
   country: "GB",
-  zip_code: null,
-  state_or_province: null,
-  department: "R&D",
-  job_family: "Engineering",
-  level: null,
-  organization_level_1: "A",
-  organization_level_2: "B",
-  organization_level_3: "C",
   employer: { id: ORG, name: "Acme", bio: "", industry: "manufacturing" },
   badges: [badge],
   employment_histories: [
@@ -118,7 +95,7 @@ const employment: Employment = {
       state: "unmapped",
     },
   ],
-};
+});
 
 /** Builds a record of any kind with the builder that kind belongs to. */
 const build = (kind: EventType): EventRecord => {

@@ -1,7 +1,5 @@
 import t from "tap";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
-import { appendEvents, type Em } from "../../adapters/db/mod.ts";
-import { type Employment, employmentEvent } from "../../core/events/mod.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { BADGE, recordEvents } from "../support/webhooks.ts";
 
@@ -137,59 +135,4 @@ t.test("the detail of an event (§6.4), and who may read it", async (t) => {
   };
   t.equal((await api(path, await bearer("events"))).status, 200, "an access token with `events`");
   t.equal((await api(path, await bearer("issued_badges"))).status, 403, "without it");
-});
-
-t.test("workforce details shrink unless the organization is authorized for workforce data", async (t) => {
-  const { organization, authorization_token } = await laurel.createOrganization("Employer");
-  const auth = basic(authorization_token.token);
-  const employment: Employment = {
-    id: uuidv7(),
-    email: "ada@example.com",
-    created_at: "2024-01-01T00:00:00.000Z",
-    last_updated_by_organization_at: "2024-01-01T00:00:00.000Z",
-    employee_state: "accepted",
-    employee_state_updated_at: "2024-01-01T00:00:00.000Z",
-    last_invitation_sent_at: null,
-    first_name: "Ada",
-    last_name: "Lovelace",
-    full_name: "Ada Lovelace",
-    photo_url: null,
-    team: null,
-    external_id: "E-1",
-    position_title: "Engineer",
-    manager_first_name: null,
-    manager_last_name: null,
-    manager_external_id: "M-1",
-    country: null,
-    zip_code: null,
-    state_or_province: null,
-    department: "R&D",
-    job_family: "Engineering",
-    level: null,
-    organization_level_1: "A",
-    organization_level_2: "B",
-    organization_level_3: "C",
-    employer: { id: organization.id, name: "Employer", bio: "", industry: "tech" },
-    badges: [BADGE],
-    employment_histories: [],
-  };
-  const event = employmentEvent("employment.updated", employment, {
-    id: uuidv7(),
-    organization_id: organization.id,
-    occurred_at: new Date(),
-  });
-  await laurel.db.em().transactional((em) => appendEvents(em as Em, [event]));
-  const path = `/organizations/${organization.id}/events/${event.id}`;
-  const reduced = await api(path, auth);
-  t.same(
-    reduced.body.data.employment,
-    { id: employment.id, email: "ada@example.com", external_id: "E-1" },
-    "reduced by default",
-  );
-  await laurel.db
-    .em()
-    .getConnection()
-    .execute("update organizations set workforce_authorized = true where id = ?", [organization.id]);
-  const full = await api(path, auth);
-  t.same(full.body.data.employment, employment, "in full once authorized, with no change to the stored event");
 });

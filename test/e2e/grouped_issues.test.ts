@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import pg from "pg";
 import t from "tap";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
@@ -7,8 +5,7 @@ import { postgresBadgeStore } from "../../adapters/db/mod.ts";
 import { DUPLICATE_BADGE_MESSAGE } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import { apiClient, createTemplate, eventually, issueBody, organization } from "../support/badges.ts";
-import { basic, type OrganizationWithToken, spawnServer, startLaurel, trpcMutation } from "../support/laurel.ts";
-import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
+import { basic, type OrganizationWithToken, spawnTwoServers, startLaurel, trpcMutation } from "../support/laurel.ts";
 
 /**
  * Concurrent badge issues share statements and commits (adapters/db/grouped_issues.ts). Each
@@ -143,19 +140,8 @@ t.test("a batch whose statement fails: each call falls back to its own write", a
 });
 
 t.test("two API processes issuing at once for one organization: seq stays dense", async (t) => {
-  const database = await createTestDatabase();
-  const nats = await startTestNats();
-  const dir = tempDir();
-  const env = { DATABASE_URL: database.url, NATS_URL: nats.url, DATA_DIR: dir.path };
-  const a = await spawnServer(env);
-  const b = await spawnServer(env);
-  t.teardown(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    await nats.stop();
-    await database.drop();
-    dir.remove();
-  });
-  const adminToken = readFileSync(join(dir.path, "admin-token"), "utf8").trim();
+  const { a, b, adminToken, databaseUrl, close } = await spawnTwoServers();
+  t.teardown(close);
   const { organization: org, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
     name: "Two Process Issuer",
   })) as OrganizationWithToken;
@@ -190,7 +176,7 @@ t.test("two API processes issuing at once for one organization: seq stays dense"
   t.equal(statuses.filter((s) => s === 201).length, 384, "every issue answered 201");
   const expected = 1 + 384 * 2; // the template's event, each badge's badge.created and notification
   const figures = await eventually(async () => {
-    const f = await seqFigures(database.url, org.id);
+    const f = await seqFigures(databaseUrl, org.id);
     return f.n >= expected ? f : undefined;
   }, 15_000);
   t.same(figures, { n: expected, distinct: expected, min: 1, max: expected, total: expected }, "seq is 1..n");

@@ -1,29 +1,14 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import t from "tap";
-import { basic, type OrganizationWithToken, spawnServer, trpcMutation } from "../support/laurel.ts";
-import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
+import { basic, type OrganizationWithToken, spawnTwoServers, trpcMutation } from "../support/laurel.ts";
 
 /**
  * Two API processes on one PostgreSQL and one NATS: a credential revoked through one stops working
  * on the other at once, even though the other had it cached (DESIGN §3).
  */
 t.test("rotation and application deletion reach every API process", async (t) => {
-  const database = await createTestDatabase();
-  const nats = await startTestNats();
-  const dir = tempDir();
-  const env = { DATABASE_URL: database.url, NATS_URL: nats.url, DATA_DIR: dir.path };
   // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).
-  const a = await spawnServer(env, "https://laurel.example");
-  const b = await spawnServer(env, "https://laurel.example");
-  t.teardown(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    await nats.stop();
-    await database.drop();
-    dir.remove();
-  });
-
-  const adminToken = readFileSync(join(dir.path, "admin-token"), "utf8").trim();
+  const { a, b, adminToken, close } = await spawnTwoServers("https://laurel.example");
+  t.teardown(close);
   const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
     name: "Two Process Org",
   })) as OrganizationWithToken;
@@ -72,19 +57,9 @@ t.test("rotation and application deletion reach every API process", async (t) =>
 });
 
 t.test("a revoked badge stops revalidating on every API process at once", async (t) => {
-  const database = await createTestDatabase();
-  const nats = await startTestNats();
-  const dir = tempDir();
-  const env = { DATABASE_URL: database.url, NATS_URL: nats.url, DATA_DIR: dir.path };
-  const a = await spawnServer(env, "https://laurel.example");
-  const b = await spawnServer(env, "https://laurel.example");
-  t.teardown(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    await nats.stop();
-    await database.drop();
-    dir.remove();
-  });
-  const adminToken = readFileSync(join(dir.path, "admin-token"), "utf8").trim();
+  // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).
+  const { a, b, adminToken, close } = await spawnTwoServers("https://laurel.example");
+  t.teardown(close);
   const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
     name: "Hosted Org",
   })) as OrganizationWithToken;

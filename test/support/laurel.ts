@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/mod.ts";
 import { type Database, openDatabase } from "../../adapters/db/mod.ts";
 import { type ApiServer, buildApiServer } from "../../apps/api_server.ts";
@@ -157,6 +159,41 @@ export const spawnServer = async (
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
       }),
+  };
+};
+
+export interface TwoServers {
+  a: SpawnedServer;
+  b: SpawnedServer;
+  /** The admin token the first process wrote into the shared DATA_DIR. */
+  adminToken: string;
+  databaseUrl: string;
+  /** Stops both processes and removes their database, nats-server and data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Two `apps/server.ts` processes on one fresh PostgreSQL database, one nats-server and one DATA_DIR
+ * (same keys), as behind a load balancer when `publicOrigin` is given.
+ */
+export const spawnTwoServers = async (publicOrigin?: string): Promise<TwoServers> => {
+  const database = await createTestDatabase();
+  const nats = await startTestNats();
+  const dir = tempDir();
+  const env = { DATABASE_URL: database.url, NATS_URL: nats.url, DATA_DIR: dir.path };
+  const a = await spawnServer(env, publicOrigin);
+  const b = await spawnServer(env, publicOrigin);
+  return {
+    a,
+    b,
+    adminToken: readFileSync(join(dir.path, "admin-token"), "utf8").trim(),
+    databaseUrl: database.url,
+    close: async () => {
+      await Promise.all([a.stop(), b.stop()]);
+      await nats.stop();
+      await database.drop();
+      dir.remove();
+    },
   };
 };
 
