@@ -110,6 +110,18 @@ t.test("the CLI: workforce authorize and record", async (t) => {
   const { organization, authorization_token } = await laurel.createOrganization("CLI employer");
   const env = { LAUREL_URL: laurel.origin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken };
   const cli = (...args: string[]) => runTs("apps/cli.ts", args, env);
+  const record = (path: string, ...extra: string[]) =>
+    cli(
+      "workforce",
+      "record",
+      "--organization",
+      organization.id,
+      "--type",
+      "employment.created",
+      "--file",
+      path,
+      ...extra,
+    );
   const dir = tempDir();
   const file = join(dir.path, "employment.json");
   writeFileSync(file, JSON.stringify({ employment: employmentOf(organization.id, EMPLOYEE) }));
@@ -118,17 +130,7 @@ t.test("the CLI: workforce authorize and record", async (t) => {
   t.equal(authorized.code, 0, authorized.stderr);
   t.same(JSON.parse(authorized.stdout), { organization_id: organization.id, workforce_authorized: true });
 
-  const recorded = await cli(
-    "workforce",
-    "record",
-    "--organization",
-    organization.id,
-    "--type",
-    "employment.created",
-    "--file",
-    file,
-    "--json",
-  );
+  const recorded = await record(file, "--json");
   t.equal(recorded.code, 0, recorded.stderr);
   const event = JSON.parse(recorded.stdout);
   t.match(event, {
@@ -143,16 +145,7 @@ t.test("the CLI: workforce authorize and record", async (t) => {
   const detail = await get(`/organizations/${organization.id}/events/${event.id}`, basic(authorization_token.token));
   t.same(detail.body.data.employment, { id: EMPLOYEE, email: "ada@example.com", external_id: "E-1" });
 
-  const bad = await cli(
-    "workforce",
-    "record",
-    "--organization",
-    organization.id,
-    "--type",
-    "employment.created",
-    "--file",
-    join(dir.path, "none.json"),
-  );
+  const bad = await record(join(dir.path, "none.json"));
   t.equal(bad.code, 2, "an unreadable file is a usage error");
   dir.remove();
 });
