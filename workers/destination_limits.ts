@@ -10,7 +10,10 @@ const FIRST_GUESS_MS = 10;
 
 interface Destination {
   inFlight: number;
-  waiters: Array<(granted: boolean) => void>;
+  /** Deliveries waiting for a slot, oldest first, each with the time it stops waiting. */
+  waiters: Array<{ grant: (granted: boolean) => void; until: number }>;
+  /** The timer that drops waiters past their time (set while any wait). */
+  expiry: ReturnType<typeof setTimeout> | undefined;
   averageMs: number;
   consecutiveFailures: number;
   /** Probes left to a failing destination, refilled at the policy's rate. */
@@ -42,6 +45,7 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
         refilledAt: performance.now(),
         horizon: 0,
         touched: 0,
+        expiry: undefined,
       };
       all.set(dest, d);
     }
@@ -61,6 +65,26 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
     return true;
   };
 
+  const waitLimitMs = 2 * policy.maxWaitSeconds * 1000;
+  /** Drops the waiters whose time is over, then waits for the next oldest one's. */
+  const armExpiry = (d: Destination): void => {
+    const head = d.waiters[0];
+    if (!head) {
+      d.expiry = undefined;
+      return;
+    }
+    d.expiry = setTimeout(
+      () => {
+        const t = performance.now();
+        while (d.waiters.length > 0 && (d.waiters[0] as { until: number }).until <= t) {
+          (d.waiters.shift() as { grant: (granted: boolean) => void }).grant(false);
+        }
+        armExpiry(d);
+      },
+      Math.max(1, head.until - performance.now()),
+    );
+  };
+
   return {
     /** True with a slot held (perhaps after a short wait), or false: put the delivery off. */
     acquire(dest: string): boolean | Promise<boolean> {
@@ -76,20 +100,12 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
       }
       const expectedWaitMs = ((d.waiters.length + 1) * d.averageMs) / capacity;
       if (expectedWaitMs > policy.maxWaitSeconds * 1000) return false;
+      // No timer per waiter: the queue is in arrival order, so one timer per destination, set for
+      // the oldest waiter's deadline, drops those that waited too long (a few µs per message saved
+      // when a burst waits for a busy destination's slots).
       return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(
-          () => {
-            const i = d.waiters.indexOf(grant);
-            if (i >= 0) d.waiters.splice(i, 1);
-            resolve(false);
-          },
-          2 * policy.maxWaitSeconds * 1000,
-        );
-        function grant(granted: boolean): void {
-          clearTimeout(timer);
-          resolve(granted);
-        }
-        d.waiters.push(grant);
+        d.waiters.push({ grant: resolve, until: performance.now() + waitLimitMs });
+        if (!d.expiry) armExpiry(d);
       });
     },
     /** Hands the slot to the next waiter, or frees it. */
@@ -97,7 +113,7 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
       const d = get(dest);
       const next = d.waiters.shift();
       if (next) {
-        next(true);
+        next.grant(true);
         return;
       }
       d.inFlight = Math.max(0, d.inFlight - 1);

@@ -146,7 +146,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const dispatchSlots = workSlots(options.concurrency);
   const limits = destinationLimits(options.perDestination);
   const rowRefused = deps.isRowRefusal ?? (() => false);
-  const targetCache = new Map<string, { at: number; target: Promise<Target> }>();
+  const targetCache = new Map<string, { at: number; target: Promise<Target>; value?: Target }>();
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
@@ -170,6 +170,11 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       }),
     };
   };
+  /** The organization's target when the cache holds it loaded and fresh (no promise to await). */
+  const cachedTarget = (organizationId: string): Target | undefined => {
+    const hit = targetCache.get(organizationId);
+    return hit?.value && performance.now() - hit.at < options.targetCacheMs ? hit.value : undefined;
+  };
   const targetOf = (organizationId: string): Promise<Target> => {
     const now = performance.now();
     const hit = targetCache.get(organizationId);
@@ -177,8 +182,16 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     const target = loadTarget(organizationId);
     if (options.targetCacheMs > 0) {
       if (targetCache.size > 10_000) targetCache.clear();
-      targetCache.set(organizationId, { at: now, target });
-      target.catch(() => targetCache.delete(organizationId));
+      const entry: { at: number; target: Promise<Target>; value?: Target } = { at: now, target };
+      targetCache.set(organizationId, entry);
+      target.then(
+        (value) => {
+          entry.value = value;
+        },
+        () => {
+          if (targetCache.get(organizationId) === entry) targetCache.delete(organizationId);
+        },
+      );
     }
     return target;
   };
@@ -279,8 +292,18 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
    * delayed NAK), a long one (a slow receiver's backlog) goes to the database, where it holds no
    * consumer capacity (DESIGN §4). Returns false when put off (the message is settled).
    */
-  const slotFor = async (destination: string, request: DeliveryClaim, m: WorkMessage): Promise<boolean> => {
-    if (await limits.acquire(destination)) return true;
+  const slotFor = (destination: string, request: DeliveryClaim, m: WorkMessage): true | Promise<boolean> => {
+    const got = limits.acquire(destination);
+    if (got === true) return true;
+    return putOffUnless(got, destination, request, m);
+  };
+  const putOffUnless = async (
+    got: boolean | Promise<boolean>,
+    destination: string,
+    request: DeliveryClaim,
+    m: WorkMessage,
+  ): Promise<boolean> => {
+    if (await got) return true;
     const delayMs = limits.putOffMs(destination, deps.random());
     deps.metrics.deferred();
     if (delayMs <= limits.shortPutOffMs) {
@@ -304,7 +327,8 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     postDone: () => void,
   ) => {
     const destination = target.destination as string;
-    if (!(await slotFor(destination, { deliveryId: event.event_id, create: event }, m))) return;
+    const slot = slotFor(destination, { deliveryId: event.event_id, create: event }, m);
+    if (slot !== true && !(await slot)) return;
     let done: Awaited<ReturnType<typeof post>>;
     try {
       // Only a message that came back can find its delivery made (a relay publishing an event
@@ -339,7 +363,10 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   ): Promise<void> => {
     const target = await targetOf(organizationId);
     const destination = target.destination;
-    if (destination && !(await slotFor(destination, request, m))) return;
+    if (destination) {
+      const slot = slotFor(destination, request, m);
+      if (slot !== true && !(await slot)) return;
+    }
     let held: ClaimedDelivery | undefined;
     let reason: NotDeliveredReason | null = null;
     let done: Awaited<ReturnType<typeof post>> = null;
@@ -380,7 +407,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       deps.log.warn({ body: m.body }, "malformed event message dropped");
       return m.term();
     }
-    const target = await targetOf(event.organization_id);
+    const target = cachedTarget(event.organization_id) ?? (await targetOf(event.organization_id));
     const reason = notDeliveredReason({
       webhookUrl: target.webhookUrl,
       subscribedEventTypes: target.eventTypes,

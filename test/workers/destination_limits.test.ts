@@ -1,0 +1,44 @@
+import t from "tap";
+import { DESTINATION_POLICY } from "../../core/webhooks/mod.ts";
+import { destinationLimits } from "../../workers/destination_limits.ts";
+
+// A short wait limit: waiters give up after 2 × maxWaitSeconds (here 100 ms).
+const policy = { ...DESTINATION_POLICY, maxWaitSeconds: 0.05 };
+
+t.test("a full destination queues in arrival order and hands slots over on release", async (t) => {
+  const limits = destinationLimits(2, policy);
+  t.equal(limits.acquire("a"), true);
+  t.equal(limits.acquire("a"), true);
+  // The average attempt is fast (first guess), so a third may wait in memory.
+  const third = limits.acquire("a");
+  const fourth = limits.acquire("a");
+  t.type(third, Promise);
+  t.type(fourth, Promise);
+  const order: string[] = [];
+  void (third as Promise<boolean>).then((g) => order.push(`third ${g}`));
+  void (fourth as Promise<boolean>).then((g) => order.push(`fourth ${g}`));
+  limits.release("a");
+  await new Promise((r) => setImmediate(r));
+  t.same(order, ["third true"]);
+  limits.release("a");
+  await new Promise((r) => setImmediate(r));
+  t.same(order, ["third true", "fourth true"]);
+  // Another destination is not affected by the first one's queue.
+  t.equal(limits.acquire("b"), true);
+});
+
+t.test("a waiter past its time gives up (false), later waiters keep their own deadline", async (t) => {
+  const limits = destinationLimits(1, policy);
+  t.equal(limits.acquire("a"), true);
+  const first = limits.acquire("a") as Promise<boolean>;
+  await new Promise((r) => setTimeout(r, 60));
+  const second = limits.acquire("a") as Promise<boolean>;
+  const started = performance.now();
+  t.equal(await first, false, "the first waiter gave up");
+  t.ok(performance.now() - started < 90, "at its own deadline, not the second one's");
+  // The slot is still held: the second waiter gets it on release, before its deadline.
+  limits.release("a");
+  t.equal(await second, true);
+  limits.release("a");
+  t.equal(limits.acquire("a"), true, "the slot came back");
+});
