@@ -14,7 +14,7 @@
 // full-length run: >= 10 s measured, with a warm-up), BENCH_VERBOSE=1 (echo the servers' output).
 
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
@@ -31,13 +31,13 @@ import {
   markdownTable,
   measure,
   processCpuMs,
-  REPO_ROOT,
   RESULT_HEADERS,
   type RunningServer,
   resultRow,
   settingsFromEnv,
   startPeer,
   startServer,
+  writeDocsSection,
 } from "./lib.ts";
 
 const ISSUE_CONNECTIONS = 20;
@@ -325,22 +325,6 @@ const countWrites = async (databaseUrl: string): Promise<{ badges: number; event
 
 // ---------------------------------------------------------------------------------------------
 
-const writeDocs = (section: string): string => {
-  const path = join(REPO_ROOT, "docs", "benchmarks.md");
-  const start = "<!-- bench:badges:start -->";
-  const end = "<!-- bench:badges:end -->";
-  const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
-  const from = current.indexOf(start);
-  const to = current.indexOf(end);
-  const body = `${start}\n${section}\n${end}`;
-  const next =
-    from !== -1 && to > from
-      ? `${current.slice(0, from)}${body}${current.slice(to + end.length)}`
-      : `${current.trimEnd()}\n\n${body}\n`;
-  writeFileSync(path, next);
-  return path;
-};
-
 const main = async (): Promise<number> => {
   const machine = machineInfo();
   log("# Laurel benchmark, issue 3: hosted assertions and badge issuing");
@@ -463,7 +447,7 @@ const main = async (): Promise<number> => {
   const write = process.env.BENCH_WRITE_DOCS === "1" || (process.env.BENCH_WRITE_DOCS !== "0" && fullRun);
   log(
     write
-      ? `Wrote ${writeDocs(section)}`
+      ? `Wrote ${writeDocsSection("badges", section)}`
       : "docs/benchmarks.md not written (BENCH_WRITE_DOCS=0, or a short run; BENCH_WRITE_DOCS=1 forces it).",
   );
   const bad = [...getRows, ...issueRows].filter(

@@ -3,9 +3,10 @@
 // so on a 2-core machine each side gets roughly one core.
 
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 
@@ -440,4 +441,30 @@ export function basicHeader(user: string, password: string): string {
 export function clientBasicHeader(clientId: string, clientSecret: string): string {
   const form = (value: string): string => encodeURIComponent(value).replace(/%20/g, "+");
   return basicHeader(form(clientId), form(clientSecret));
+}
+
+const DOCS_HEADER = [
+  "# Benchmarks",
+  "",
+  "Produced by `npm run bench` (`ops/bench/run.ts`, `badges.ts`, `webhooks.ts`). Each issue's section is",
+  "regenerated between its `<!-- bench:<name>:start -->` / `<!-- bench:<name>:end -->` markers; text outside",
+  "them is kept.",
+  "",
+].join("\n");
+
+/** Replaces (or appends) the `name` section of docs/benchmarks.md; returns the file's path. */
+export function writeDocsSection(name: string, section: string): string {
+  const path = join(REPO_ROOT, "docs", "benchmarks.md");
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const current = existsSync(path) ? readFileSync(path, "utf8") : `${DOCS_HEADER}\n`;
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  const body = `${start}\n${section}\n${end}`;
+  const next =
+    from !== -1 && to > from
+      ? `${current.slice(0, from)}${body}${current.slice(to + end.length)}`
+      : `${current.trimEnd()}\n\n${body}\n`;
+  writeFileSync(path, next);
+  return path;
 }

@@ -9,7 +9,7 @@
 // (echo the servers' output). Laurel's start command and data set: ops/bench/laurel_setup.ts.
 
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LaurelFixture, laurelLaunch, setupLaurel } from "./laurel_setup.ts";
@@ -24,7 +24,6 @@ import {
   markdownTable,
   measure,
   mib,
-  REPO_ROOT,
   RESULT_HEADERS,
   type RunningServer,
   resultRow,
@@ -33,6 +32,7 @@ import {
   startPeer,
   startServer,
   treeRssKiB,
+  writeDocsSection,
 } from "./lib.ts";
 
 const SECTION = "foundation";
@@ -231,7 +231,6 @@ function renderSection(input: {
 }): string {
   const date = new Date().toISOString().slice(0, 10);
   return [
-    `<!-- bench:${SECTION}:start -->`,
     "## Foundation (issue 2): token endpoint, authenticated list, memory",
     "",
     `Measured ${date} with \`${command}\` on ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, ` +
@@ -264,30 +263,7 @@ function renderSection(input: {
     input.targets.length > 0
       ? markdownTable(["ratio", "measured", "target", "result"], ratioRows(input.targets))
       : "Laurel was not measured in this run (BENCH_ONLY_PEERS=1): no ratios yet.",
-    `<!-- bench:${SECTION}:end -->`,
   ].join("\n");
-}
-
-function writeDocs(section: string): string {
-  const path = join(REPO_ROOT, "docs", "benchmarks.md");
-  const start = `<!-- bench:${SECTION}:start -->`;
-  const end = `<!-- bench:${SECTION}:end -->`;
-  const header = [
-    "# Benchmarks",
-    "",
-    "Produced by `npm run bench` (`ops/bench/run.ts`). Each issue's section is regenerated between its",
-    "`<!-- bench:<name>:start -->` / `<!-- bench:<name>:end -->` markers; text outside them is kept.",
-    "",
-  ].join("\n");
-  const current = existsSync(path) ? readFileSync(path, "utf8") : `${header}\n`;
-  const from = current.indexOf(start);
-  const to = current.indexOf(end);
-  const next =
-    from !== -1 && to > from
-      ? `${current.slice(0, from)}${section}${current.slice(to + end.length)}`
-      : `${current.trimEnd()}\n\n${section}\n`;
-  writeFileSync(path, next);
-  return path;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,7 +405,10 @@ async function main(): Promise<number> {
   const writeDocsSetting = process.env.BENCH_WRITE_DOCS;
   const fullRun = !onlyPeers && settings.duration >= 10 && settings.warmup > 0 && settings.connections === 50;
   if (writeDocsSetting === "1" || (writeDocsSetting !== "0" && fullRun)) {
-    const path = writeDocs(renderSection({ tokenRows, listRows, listBytes, listNote, memoryRows, targets, idleBusy }));
+    const path = writeDocsSection(
+      SECTION,
+      renderSection({ tokenRows, listRows, listBytes, listNote, memoryRows, targets, idleBusy }),
+    );
     log(`Wrote ${path}`);
   } else {
     log("docs/benchmarks.md not written (partial or short run; BENCH_WRITE_DOCS=1 forces it).");

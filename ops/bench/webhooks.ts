@@ -26,7 +26,7 @@
 
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
@@ -47,6 +47,7 @@ import {
   type RunningServer,
   startServer,
   tsxArgs,
+  writeDocsSection,
 } from "./lib.ts";
 
 const env = process.env;
@@ -816,22 +817,6 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
   return out.join("\n");
 };
 
-const writeDocs = (section: string): string => {
-  const path = join(REPO_ROOT, "docs", "benchmarks.md");
-  const start = "<!-- bench:webhooks:start -->";
-  const end = "<!-- bench:webhooks:end -->";
-  const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
-  const from = current.indexOf(start);
-  const to = current.indexOf(end);
-  const body = `${start}\n${section}\n${end}`;
-  const next =
-    from !== -1 && to > from
-      ? `${current.slice(0, from)}${body}${current.slice(to + end.length)}`
-      : `${current.trimEnd()}\n\n${body}\n`;
-  writeFileSync(path, next);
-  return path;
-};
-
 const main = async (): Promise<void> => {
   const m = machineInfo();
   log(
@@ -918,7 +903,7 @@ const main = async (): Promise<void> => {
   const write = env.BENCH_WRITE_DOCS === "1" || (env.BENCH_WRITE_DOCS !== "0" && fullRun);
   log(
     write
-      ? `Wrote ${writeDocs(section)}`
+      ? `Wrote ${writeDocsSection("webhooks", section)}`
       : "docs/benchmarks.md not written (BENCH_WRITE_DOCS=0, or a partial or short run; BENCH_WRITE_DOCS=1 forces it).",
   );
 };
