@@ -20,9 +20,16 @@ export interface OutboxRelayOptions {
   pollMs: number;
   /** Poll interval without one. */
   fastPollMs: number;
+  /** How often a lost listener (its connection broke, say a database restart) is set up again. */
+  relistenMs: number;
 }
 
-export const DEFAULT_RELAY_OPTIONS: OutboxRelayOptions = { batch: 500, pollMs: 1_000, fastPollMs: 50 };
+export const DEFAULT_RELAY_OPTIONS: OutboxRelayOptions = {
+  batch: 500,
+  pollMs: 1_000,
+  fastPollMs: 50,
+  relistenMs: 5_000,
+};
 
 export interface OutboxRelay {
   /** Look for events now (a hint; the relay also wakes on NOTIFY and by polling). */
@@ -41,7 +48,16 @@ export const startOutboxRelay = async (
 ): Promise<OutboxRelay> => {
   const { sleep, wake } = wakeableSleep();
   let stopped = false;
-  const listener = deps.listen ? await deps.listen(wake) : null;
+  let listener = deps.listen ? await deps.listen(wake) : null;
+  let listenedAt = performance.now();
+  /** While the database answers but the listener is gone, listens again now and then. */
+  const relisten = async (): Promise<void> => {
+    if (!deps.listen || listener?.alive() || performance.now() - listenedAt < options.relistenMs) return;
+    listenedAt = performance.now();
+    await listener?.close();
+    listener = await deps.listen(wake);
+    if (listener?.alive()) deps.log.info({}, "event notifications restored");
+  };
   let failures = 0;
   const loop = async (): Promise<void> => {
     while (!stopped) {
@@ -63,6 +79,7 @@ export const startOutboxRelay = async (
         continue;
       }
       if (published >= options.batch) continue;
+      await relisten();
       await sleep(listener?.alive() ? options.pollMs : options.fastPollMs);
     }
   };
