@@ -34,8 +34,21 @@ export const createTestDatabase = async (): Promise<TestDatabase> => {
     drop: async () => {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      try {
+        // `with (force)` refuses (42501) while an autovacuum worker, which belongs to no role, works
+        // in the database; it is gone a moment later.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await c.query(`drop database if exists ${name} with (force)`);
+            return;
+          } catch (err) {
+            if ((err as { code?: string }).code !== "42501" || attempt >= 50) throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      } finally {
+        await c.end();
+      }
     },
   };
 };
