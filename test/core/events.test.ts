@@ -25,6 +25,7 @@ import {
   webhookSummary,
 } from "../../core/events/mod.ts";
 import { employmentOf } from "../support/employment.ts";
+import { BADGE } from "../support/webhooks.ts";
 
 const ORG = "11111111-1111-4111-8111-111111111111";
 const USER = "cccccccc-cccc-4ccc-8ccc-cccccccccccc";
@@ -34,29 +35,7 @@ const ctx: EventContext = {
   occurred_at: new Date("2024-03-04T05:06:07.890Z"),
 };
 
-const badge: BadgeStandardShape = {
-  id: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
-  issued_to: "Ada Lovelace",
-  issued_to_first_name: "Ada",
-  issued_to_middle_name: null,
-  issued_to_last_name: "Lovelace",
-  issued_at: "2024-01-01T00:00:00.000Z",
-  issued_at_date: "2024-01-01",
-  expires_at: null,
-  expires_at_date: null,
-  state: "accepted",
-  public: true,
-  badge_url: "https://laurel.example/badges/aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
-  badge_template: {
-    id: "7d3f2a52-8f0e-4a43-8d8e-3a0b6a3f1c11",
-    image: null,
-    image_url: null,
-    description: "Knows Rust",
-    name: "Rust",
-    skills: ["rust"],
-  },
-  issuer: { name: "Acme", image_url: null },
-};
+const badge: BadgeStandardShape = BADGE;
 
 const template: BadgeTemplateJson = {
   id: "7d3f2a52-8f0e-4a43-8d8e-3a0b6a3f1c11",
