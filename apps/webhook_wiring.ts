@@ -155,7 +155,6 @@ export const startWebhookPipeline = async (
         {
           outbox: postgresOutbox(db),
           publisher: jetstreamEventPublisher(nc),
-          clock,
           metrics: deps.metrics,
           log: deps.log,
           listen: (onNotify) =>

@@ -4,7 +4,6 @@ import { type Log, type PipelineMetrics, wakeableSleep } from "./runtime.ts";
 export interface OutboxRelayDeps {
   outbox: Outbox;
   publisher: EventPublisher;
-  clock: () => Date;
   metrics: PipelineMetrics;
   log: Log;
   /**
@@ -63,11 +62,7 @@ export const startOutboxRelay = async (
     while (!stopped) {
       let published = 0;
       try {
-        published = await deps.outbox.relayBatch(
-          options.batch,
-          (events) => deps.publisher.publish(events),
-          deps.clock(),
-        );
+        published = await deps.outbox.relayBatch(options.batch, (events) => deps.publisher.publish(events));
         if (published > 0) deps.metrics.eventsPublished(published);
         if (failures > 0) deps.log.info({ failures }, "event relay recovered");
         failures = 0;

@@ -59,27 +59,54 @@ export const postgresEventStore = (db: Database): EventStore => ({
 });
 
 /**
- * The relay's side of the outbox: `for update skip locked` lets several relays take disjoint
- * batches; rows are marked in the transaction that publishes them, which commits only after the bus
- * stored them, so a crash in between publishes them again (the bus drops the duplicate by msgID within its window, and a later
- * copy finds its delivery already made).
+ * The relay's side of the outbox (migration 005): per organization, the events above its cursor
+ * (`event_relay_cursors.published_seq`) and at most its committed `event_counts.total` are
+ * unpublished. A batch locks the cursors of organizations with such events (`skip locked`: several
+ * relays take disjoint organizations), takes their next events in `seq` order (the first pending
+ * event of each organization, then the second..., so one busy organization cannot starve the
+ * others), and moves each cursor past what it took in the transaction that publishes them, which
+ * commits only after the bus stored them all. A crash in between publishes them again; the bus drops
+ * the copies by msgID within its window, and a later copy finds its delivery already made.
  */
 export const postgresOutbox = (db: Database): Outbox => ({
-  relayBatch: (limit, publish, now) =>
+  relayBatch: (limit, publish) =>
     rawTransaction(db.em(), async (tx) => {
-      // Taken and marked in one statement; the mark only commits once the bus stored them all.
-      const rows = await tx.all<OutboxEvent>(
-        `update events e set published_at = ?
-         from (select id from events where published_at is null order by id limit ?::int for update skip locked) b
-         where e.id = b.id
-         returning e.id, e.organization_id, e.event_type, e.occurred_at`,
-        [now, limit],
+      const rows = await tx.all<OutboxEvent & { seq: string | number }>(
+        `with c as (
+           select r.organization_id, r.published_seq, n.total
+           from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
+           where n.total > r.published_seq
+           limit ?::int
+           for update of r skip locked
+         )
+         select e.id, e.organization_id, e.event_type, e.occurred_at, e.seq
+         from c cross join lateral (
+           select id, organization_id, event_type, occurred_at, seq from events
+           where organization_id = c.organization_id and seq > c.published_seq and seq <= c.total
+           order by seq limit ?::int
+         ) e
+         order by e.seq - c.published_seq, e.organization_id
+         limit ?::int`,
+        [limit, limit, limit],
       );
       if (rows.length === 0) return 0;
-      const events = rows
-        .map((r) => ({ ...r, occurred_at: toDate(r.occurred_at) }))
-        .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+      const cursors = new Map<string, number>();
+      const events = rows.map((r) => {
+        cursors.set(r.organization_id, toNumber(r.seq));
+        return {
+          id: r.id,
+          organization_id: r.organization_id,
+          event_type: r.event_type,
+          occurred_at: toDate(r.occurred_at),
+        };
+      });
       await publish(events);
+      await tx.run(
+        `update event_relay_cursors r set published_seq = v.seq
+         from json_to_recordset(?::json) as v(organization_id uuid, seq bigint)
+         where r.organization_id = v.organization_id`,
+        [JSON.stringify([...cursors].map(([organization_id, seq]) => ({ organization_id, seq })))],
+      );
       return events.length;
     }),
 });
@@ -93,7 +120,8 @@ export const postgresEventFigures = (db: Database) => ({
   async unpublished(): Promise<number> {
     const rows = await sqlAll<{ n: string | number }>(
       db.em(),
-      "select count(*) as n from events where published_at is null",
+      `select coalesce(sum(n.total - r.published_seq), 0) as n
+       from event_counts n join event_relay_cursors r on r.organization_id = n.organization_id`,
     );
     return toNumber(rows[0]?.n ?? 0);
   },

@@ -22,13 +22,14 @@ export interface OutboxEvent {
   occurred_at: Date;
 }
 
-/** The unpublished rows of the events table (the outbox). */
+/** The unpublished events of the events table (the outbox). */
 export interface Outbox {
   /**
-   * Takes up to `limit` unpublished events no other relay holds, hands them to `publish`, and marks
-   * them published only when `publish` resolved. Returns how many were published.
+   * Takes up to `limit` unpublished events no other relay holds, hands them to `publish` (an
+   * organization's in the order they were recorded), and marks them published only when `publish`
+   * resolved. Returns how many were published.
    */
-  relayBatch(limit: number, publish: (events: OutboxEvent[]) => Promise<void>, now: Date): Promise<number>;
+  relayBatch(limit: number, publish: (events: OutboxEvent[]) => Promise<void>): Promise<number>;
 }
 
 /** Puts events on the bus; resolves once the bus has stored every one (msgID = event id). */

@@ -47,8 +47,12 @@ t.test("a terminated LISTEN connection is replaced", async (t) => {
     const rows = (await laurel.db
       .em()
       .getConnection()
-      .execute("select published_at from events where id = ?", [event?.id])) as Array<{ published_at: Date | null }>;
-    return rows[0]?.published_at ? true : undefined;
+      .execute(
+        `select e.seq <= r.published_seq as published from events e
+         join event_relay_cursors r on r.organization_id = e.organization_id where e.id = ?`,
+        [event?.id],
+      )) as Array<{ published: boolean }>;
+    return rows[0]?.published ? true : undefined;
   });
   t.pass("the event recorded after the kill was published");
 });

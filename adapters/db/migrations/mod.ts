@@ -3,6 +3,7 @@ import { M20261122001Foundation } from "./m20261122_001_foundation.ts";
 import { M20261122002Events } from "./m20261122_002_events.ts";
 import { M20261122003Badges } from "./m20261122_003_badges.ts";
 import { M20261122004Webhooks } from "./m20261122_004_webhooks.ts";
+import { M20261122005RelayCursors } from "./m20261122_005_relay_cursors.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261122_002_events", class: M20261122002Events },
   { name: "m20261122_003_badges", class: M20261122003Badges },
   { name: "m20261122_004_webhooks", class: M20261122004Webhooks },
+  { name: "m20261122_005_relay_cursors", class: M20261122005RelayCursors },
 ];
