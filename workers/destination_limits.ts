@@ -118,10 +118,17 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
       }
       d.inFlight = Math.max(0, d.inFlight - 1);
     },
-    /** An attempt ended: its duration feeds the average, its result the failing state. */
+    /**
+     * An attempt ended: its duration feeds the average, its result the failing state. One sample
+     * moves the average at most to about twice what it was: the requests in flight share every
+     * stall of this process (a TLS handshake on each new connection, a pause of the event loop),
+     * and an outlier taken at face value made the average ten times the real time per request, so
+     * the deliveries arriving next were all put off, came back, and were put off again. A
+     * destination that really slows down still raises it, by about 20% per answer.
+     */
     observe(dest: string, ms: number, succeeded: boolean): void {
       const d = get(dest);
-      d.averageMs = d.averageMs * 0.8 + ms * 0.2;
+      d.averageMs = d.averageMs * 0.8 + Math.min(ms, 2 * d.averageMs + 1) * 0.2;
       d.consecutiveFailures = succeeded ? 0 : d.consecutiveFailures + 1;
       if (succeeded) d.horizon = 0;
     },

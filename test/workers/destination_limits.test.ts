@@ -42,3 +42,31 @@ t.test("a waiter past its time gives up (false), later waiters keep their own de
   limits.release("a");
   t.equal(limits.acquire("a"), true, "the slot came back");
 });
+
+t.test("one stalled answer does not put a healthy destination's queue off; a slow destination is", async (t) => {
+  const limits = destinationLimits(2, DESTINATION_POLICY);
+  const queueOf = (n: number): Array<boolean | Promise<boolean>> =>
+    Array.from({ length: n }, () => limits.acquire("a"));
+  for (let i = 0; i < 20; i++) limits.observe("a", 2, true);
+  // A 2 s stall (this process paused, a new connection's handshake) in an otherwise 2 ms stream.
+  limits.observe("a", 2_000, true);
+  t.same(queueOf(2), [true, true], "both slots taken");
+  const waiting = queueOf(20);
+  t.equal(
+    waiting.filter((g) => g === false).length,
+    0,
+    "20 arrivals wait for a slot: the outlier moved the average by at most about twice itself",
+  );
+  for (let i = 0; i < 22; i++) limits.release("a");
+  t.same(await Promise.all(waiting), Array(20).fill(true), "and each got one");
+
+  // Answers that stay slow raise the average until arrivals are put off rather than queued.
+  for (let i = 0; i < 40; i++) limits.observe("b", 2_000, true);
+  t.same(queueOf(0), []);
+  const b = Array.from({ length: 4 }, () => limits.acquire("b"));
+  t.same(b.slice(0, 2), [true, true], "slots of b");
+  t.equal(b[3], false, "behind a 2 s destination, the second waiter would wait over 1 s: put off");
+  t.type(b[2], Promise, "the first waiter still waits (1 s expected)");
+  limits.release("b");
+  t.equal(await b[2], true);
+});
