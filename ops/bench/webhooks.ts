@@ -17,7 +17,7 @@
 // ops/bench/webhooks.ts. About 1.5 minutes.
 // Env: DATABASE_URL or TEST_DATABASE_URL (an admin URL; a fresh database is made and dropped;
 // default: `ops/prepare.sh postgres`), BENCH_DURATION (s, default 10), BENCH_LATENCY_DURATION (s, default 20), BENCH_WORKERS (worker
-// processes for the drain, default 1), BENCH_DRAIN_EVENTS (20000), BENCH_DRAIN_WARMUP (5000 events drained first,
+// processes for the drain: a comma-separated list, one drain each, default "1,2"), BENCH_DRAIN_EVENTS (20000), BENCH_DRAIN_WARMUP (5000 events drained first,
 // not measured; 0 for none), BENCH_DRAIN_PER_DESTINATION (the shipped default),
 // BENCH_LIST_EVENTS (1000000), BENCH_RATE (events/s, 500), BENCH_PHASES (raw,drain,latency,dead,list),
 // BENCH_WRITE_DOCS=0|1 (default: write the `webhooks` section of docs/benchmarks.md only on a full run:
@@ -54,7 +54,8 @@ const env = process.env;
 const DURATION_S = Number(env.BENCH_DURATION ?? 10);
 /** Each latency window (calm and with the dead backlog): long enough that p99 is not one hiccup. */
 const LATENCY_S = Number(env.BENCH_LATENCY_DURATION ?? 20);
-const WORKERS = Number(env.BENCH_WORKERS ?? 1);
+/** Worker processes for the drain, one run each: the shipped single process, then one per core here. */
+const WORKER_COUNTS = (env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
 const DRAIN_EVENTS = Number(env.BENCH_DRAIN_EVENTS ?? 20_000);
 const LIST_EVENTS = Number(env.BENCH_LIST_EVENTS ?? 1_000_000);
 const RATE = Number(env.BENCH_RATE ?? 500);
@@ -477,7 +478,7 @@ interface DrainResult {
   recorded: number;
 }
 
-const drain = async (s: Stack): Promise<DrainResult> => {
+const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
   await resetReceiver(s);
   const org = await webhookOrganization(s, "Drain", `${s.receiverUrl}/hooks`);
   const total = DRAIN_WARMUP + DRAIN_EVENTS;
@@ -493,7 +494,7 @@ const drain = async (s: Stack): Promise<DrainResult> => {
   // The shipped per-destination cap unless BENCH_DRAIN_PER_DESTINATION is set (the raw loop has 50 in flight).
   // Started together, so that several start draining at about the same time.
   const workers = await Promise.all(
-    Array.from({ length: WORKERS }, (_, i) =>
+    Array.from({ length: processes }, (_, i) =>
       startWorker(
         s,
         i,
@@ -681,7 +682,8 @@ const latencyText = (l: LatencyResult): string =>
 
 interface Results {
   raw?: RawResult;
-  drain?: DrainResult;
+  /** One drain per worker-process count, in WORKER_COUNTS order. */
+  drains?: Array<{ processes: number; result: DrainResult }>;
   calm?: LatencyResult;
   loaded?: LatencyResult & { deadAttempts: number; backlog: number };
   list?: Awaited<ReturnType<typeof listBench>>;
@@ -696,12 +698,12 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`npx tsx ops/bench/webhooks.ts\` on ${m.cpu}, ${m.cores} cores, ` +
       `${m.memory} RAM, Node ${m.node}, ${m.os}. Everything real and on this machine: PostgreSQL, one nats-server, ` +
-      "Laurel's API server (`apps/server.ts`) and worker process (`apps/worker.ts`: event relay, retry scheduler and " +
+      "Laurel's API server (`apps/server.ts`) and worker processes (`apps/worker.ts`, each an event relay, retry scheduler and " +
       "delivery worker), and an HTTPS receiver (`node:https`, `ops/bench/peers/webhook_receiver.ts`, answering 200 " +
       "`ok`) with a CA made for the run. CPU per event is the CPU each process used during the run divided by the " +
       "events delivered (PostgreSQL: the backends serving the benchmark database).",
   ];
-  if (r.raw || r.drain) {
+  if (r.raw || r.drains) {
     const rows: string[][] = [];
     if (r.raw) {
       rows.push([
@@ -710,13 +712,13 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
         `client ${r.raw.clientUs.toFixed(0)} µs, receiver ${r.raw.receiverUs.toFixed(0)} µs`,
       ]);
     }
-    if (r.drain) {
+    for (const { processes, result } of r.drains ?? []) {
       rows.push([
-        `workers draining ${n0(DRAIN_EVENTS)} recorded events (${WORKERS} worker process${WORKERS > 1 ? "es" : ""}, ` +
+        `workers draining ${n0(DRAIN_EVENTS)} recorded events (${processes} worker process${processes > 1 ? "es" : ""}, ` +
           `${DRAIN_PER_DESTINATION} in flight to the destination per process` +
           `${DRAIN_PER_DESTINATION_SET ? ", set by BENCH_DRAIN_PER_DESTINATION" : ", the shipped default"}), all bookkeeping`,
-        `${formatRps(r.drain.rate)} deliveries/s`,
-        perEvent(r.drain.cpu, r.drain.cpuEvents),
+        `${formatRps(result.rate)} deliveries/s`,
+        perEvent(result.cpu, result.cpuEvents),
       ]);
     }
     out.push(
@@ -731,12 +733,12 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
       "",
       markdownTable(["run", "rate", "CPU per event"], rows),
     );
-    if (r.drain) {
+    for (const { processes, result } of r.drains ?? []) {
       out.push(
         "",
-        `The drain's receiver saw ${n0(r.drain.posts)} POSTs for ${n0(r.drain.received)} events; ` +
-          `${n0(r.drain.recorded)} deliveries were recorded succeeded. From the worker's start (process start included): ` +
-          `${formatRps(r.drain.wallRate)} deliveries/s.`,
+        `With ${processes} worker process${processes > 1 ? "es" : ""}, the drain's receiver saw ${n0(result.posts)} POSTs ` +
+          `for ${n0(result.received)} events; ${n0(result.recorded)} deliveries were recorded succeeded. From the ` +
+          `workers' start (process start included): ${formatRps(result.wallRate)} deliveries/s.`,
       );
     }
   }
@@ -788,10 +790,10 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
     );
   }
   const targets: string[][] = [];
-  if (r.raw && r.drain) {
-    const ratio = r.drain.rate / r.raw.rate;
+  for (const { processes, result } of r.raw ? (r.drains ?? []) : []) {
+    const ratio = result.rate / (r.raw as RawResult).rate;
     targets.push([
-      "drain / raw HTTPS POST loop",
+      `drain (${processes} worker process${processes > 1 ? "es" : ""}) / raw HTTPS POST loop`,
       `${(100 * ratio).toFixed(0)}%`,
       ">= 40%",
       ratio >= 0.4 ? "met" : "NOT met",
@@ -832,7 +834,9 @@ const main = async (): Promise<void> => {
   log(
     `# Webhook delivery and events list benchmark\n\n${m.cpu}, ${m.cores} cores, ${m.memory}, Node ${m.node}, ${m.os}`,
   );
-  log(`duration ${DURATION_S} s, ${WORKERS} worker process(es) for the drain, ${RATE} events/s for latency\n`);
+  log(
+    `duration ${DURATION_S} s, ${WORKER_COUNTS.join(" then ")} worker process(es) for the drain, ${RATE} events/s for latency\n`,
+  );
   const s = await setUp();
   const r: Results = {};
 
@@ -846,13 +850,18 @@ const main = async (): Promise<void> => {
 
   if (PHASES.has("drain")) {
     log(`2. workers draining ${n0(DRAIN_EVENTS)} recorded events...`);
-    const d = await drain(s);
-    r.drain = d;
-    log(`  ${d.received} events received (${d.posts} POSTs), ${d.recorded} deliveries recorded succeeded`);
-    log(
-      `  ${formatRps(d.rate)} deliveries/s (first to last receipt)${r.raw ? ` = ${((100 * d.rate) / r.raw.rate).toFixed(0)}% of raw` : ""}, ` +
-        `${formatRps(d.wallRate)}/s from worker start; CPU: ${cpuText(d.cpu)}; per event: ${perEvent(d.cpu, d.cpuEvents)}`,
-    );
+    r.drains = [];
+    for (const processes of WORKER_COUNTS) {
+      const d = await drain(s, processes);
+      r.drains.push({ processes, result: d });
+      log(
+        `  ${processes} worker process(es): ${d.received} events received (${d.posts} POSTs), ${d.recorded} deliveries recorded succeeded`,
+      );
+      log(
+        `  ${formatRps(d.rate)} deliveries/s (first to last receipt)${r.raw ? ` = ${((100 * d.rate) / r.raw.rate).toFixed(0)}% of raw` : ""}, ` +
+          `${formatRps(d.wallRate)}/s from worker start; CPU: ${cpuText(d.cpu)}; per event: ${perEvent(d.cpu, d.cpuEvents)}`,
+      );
+    }
   }
 
   if (PHASES.has("latency") || PHASES.has("dead")) {
@@ -909,7 +918,8 @@ const main = async (): Promise<void> => {
     DRAIN_WARMUP === 5_000 &&
     LIST_EVENTS >= 1_000_000 &&
     RATE === 500 &&
-    !DRAIN_PER_DESTINATION_SET;
+    !DRAIN_PER_DESTINATION_SET &&
+    WORKER_COUNTS[0] === 1;
   const write = env.BENCH_WRITE_DOCS === "1" || (env.BENCH_WRITE_DOCS !== "0" && fullRun);
   log(
     write
