@@ -5,6 +5,7 @@ import {
   natsHealthy,
   natsHostedInvalidations,
   natsRevocationBroadcast,
+  natsSettingsChanges,
   subscribeHostedInvalidations,
   subscribeRevocations,
 } from "../adapters/bus/mod.ts";
@@ -83,7 +84,7 @@ export const buildApiServer = async (
     jwks: jwt.jwks,
     badges: badgeWiring.badges,
     events: webhooks.events,
-    webhooks: webhooks.admin,
+    webhooks: { ...webhooks.admin, onSettingsChanged: natsSettingsChanges(nc) },
     workforce: {
       authorization: postgresWorkforceAuthorizationStore(db),
       appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),

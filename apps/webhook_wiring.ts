@@ -8,6 +8,7 @@ import {
   jetstreamDispatchPublisher,
   jetstreamEventPublisher,
   type NatsConnection,
+  subscribeSettingsChanges,
   type WebhookBusOptions,
 } from "../adapters/bus/mod.ts";
 import { nodeWebhookCrypto } from "../adapters/crypto/mod.ts";
@@ -225,10 +226,14 @@ export const startWebhookPipeline = async (
     );
   }
 
+  // Settings changed through the internal tools (any API process): drop them from the cache.
+  const stopSettingsChanges = worker ? subscribeSettingsChanges(nc, worker.forget) : undefined;
+
   return {
     wakeScheduler: () => scheduler?.wake(),
     wakeRelay: () => relay?.wake(),
     stop: async () => {
+      stopSettingsChanges?.();
       await relay?.stop();
       await scheduler?.stop();
       await worker?.stop();

@@ -79,6 +79,8 @@ export interface WebhookWorkerOptions {
 }
 
 export interface WebhookWorker {
+  /** Drops an organization's cached settings (they changed): the next event reads them anew. */
+  forget(organizationId: string): void;
   /** Stops taking messages and waits for those in flight. */
   stop(): Promise<void>;
 }
@@ -464,6 +466,9 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     deps.dispatches(dispatchSlots.acquire, run(onDispatch, dispatchSlots)),
   ];
   return {
+    forget: (organizationId) => {
+      targetCache.delete(organizationId);
+    },
     stop: async () => {
       await Promise.all(subscriptions.map((s) => s.stop()));
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));

@@ -24,3 +24,4 @@ export {
 } from "./nats_hosted_invalidations.ts";
 export type { Revocation } from "./nats_revocations.ts";
 export { natsRevocationBroadcast, REVOCATIONS_SUBJECT, subscribeRevocations } from "./nats_revocations.ts";
+export { natsSettingsChanges, subscribeSettingsChanges, WEBHOOK_SETTINGS_SUBJECT } from "./nats_settings_changes.ts";

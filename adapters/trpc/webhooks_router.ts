@@ -34,6 +34,11 @@ export interface WebhookAdminDeps {
   allowedNetworks: readonly Cidr[];
   /** Called after a redelivery, so a scheduler in this process dispatches it without waiting. */
   onRedeliver?: () => void;
+  /**
+   * Called after an organization's delivery settings changed (webhook_url, kinds, signing secret,
+   * data services), before the answer: workers drop the settings they cached.
+   */
+  onSettingsChanged?: (organizationId: string) => Promise<void>;
 }
 
 const Uuid = Type.String({ format: "uuid", pattern: "^[0-9a-fA-F-]{36}$" });
@@ -76,19 +81,25 @@ export const webhooksRouter = router({
         ),
       ),
     )
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
       const { organization_id, ...change } = input;
-      return updateWebhookSettings(settingsDeps(ctx.deps), ctx.deps.clock(), organization_id, change, {
+      const settings = await updateWebhookSettings(settingsDeps(ctx.deps), ctx.deps.clock(), organization_id, change, {
         allowedNetworks: ctx.deps.webhooks.allowedNetworks,
       });
+      await ctx.deps.webhooks.onSettingsChanged?.(organization_id);
+      return settings;
     }),
 
   /** The signing secret (created when there is none); `rotate` keeps the old one 24 hours. */
   secret: adminProcedure
     .input(standard(Type.Object({ ...Org, rotate: Type.Optional(Type.Boolean()) }, { additionalProperties: false })))
-    .mutation(({ ctx, input }) =>
-      webhookSecret(settingsDeps(ctx.deps), ctx.deps.clock(), input.organization_id, { rotate: input.rotate === true }),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const secret = await webhookSecret(settingsDeps(ctx.deps), ctx.deps.clock(), input.organization_id, {
+        rotate: input.rotate === true,
+      });
+      await ctx.deps.webhooks.onSettingsChanged?.(input.organization_id);
+      return secret;
+    }),
 
   deliveries: adminProcedure
     .input(
@@ -180,7 +191,14 @@ export const oauthApplicationsRouter = router({
         ),
       ),
     )
-    .mutation(({ ctx, input }) =>
-      setDataServices({ apps: ctx.deps.apps }, input.organization_id, input.application_id, input.enabled),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const app = await setDataServices(
+        { apps: ctx.deps.apps },
+        input.organization_id,
+        input.application_id,
+        input.enabled,
+      );
+      await ctx.deps.webhooks.onSettingsChanged?.(input.organization_id);
+      return app;
+    }),
 });
