@@ -7,15 +7,21 @@ export interface OutboxRelayDeps {
   metrics: PipelineMetrics;
   log: Log;
   /**
-   * Starts listening for "events committed" (PostgreSQL NOTIFY); returns whether the listener is
-   * alive, or null when the database cannot notify (PGlite): the relay then polls faster.
+   * Starts listening for "events committed" (PostgreSQL NOTIFY, with the organization's id when
+   * the notification names one); returns whether the listener is alive, or null when the database
+   * cannot notify (PGlite): the relay then polls faster.
    */
-  listen?: (onNotify: () => void) => Promise<{ alive(): boolean; close(): Promise<void> } | null>;
+  listen?: (
+    onNotify: (organizationId?: string) => void,
+  ) => Promise<{ alive(): boolean; close(): Promise<void> } | null>;
 }
 
 export interface OutboxRelayOptions {
   batch: number;
-  /** Poll interval while a NOTIFY listener is alive (a safety net only). */
+  /**
+   * Poll interval while a NOTIFY listener is alive (a safety net only): then the relay looks at
+   * every organization; between polls, only at those the notifications named.
+   */
   pollMs: number;
   /** Poll interval without one. */
   fastPollMs: number;
@@ -38,8 +44,12 @@ export interface OutboxRelay {
 
 /**
  * Publishes unpublished events to JetStream and marks them, batch after batch; any number of relays
- * may run (each takes rows the others have not locked). When the bus is down nothing is marked and
- * the relay retries, so an event is never lost and never needs more than its msgID to be recognized.
+ * may run (each takes organizations the others have not locked). When the bus is down nothing is
+ * marked and the relay retries, so an event is never lost and never needs more than its msgID to be
+ * recognized. A notification names the organization whose events committed, and the relay then
+ * looks at the organizations named since its last batch only; it looks at all of them when it
+ * starts, at every poll, when woken without a name, and whenever it has no live listener, so an
+ * event whose notification was lost (or taken by a relay that then crashed) waits one poll at most.
  */
 export const startOutboxRelay = async (
   deps: OutboxRelayDeps,
@@ -47,40 +57,75 @@ export const startOutboxRelay = async (
 ): Promise<OutboxRelay> => {
   const { sleep, wake } = wakeableSleep();
   let stopped = false;
-  let listener = deps.listen ? await deps.listen(wake) : null;
+  /** Organizations named by notifications since the last batch. */
+  const named = new Set<string>();
+  /** Look at every organization next (start, poll, a wake without a name). */
+  let everyone = true;
+  let scannedAt = performance.now();
+  const onNotify = (organizationId?: string): void => {
+    if (organizationId) named.add(organizationId);
+    else everyone = true;
+    wake();
+  };
+  let listener = deps.listen ? await deps.listen(onNotify) : null;
   let listenedAt = performance.now();
   /** While the database answers but the listener is gone, listens again now and then. */
   const relisten = async (): Promise<void> => {
     if (!deps.listen || listener?.alive() || performance.now() - listenedAt < options.relistenMs) return;
     listenedAt = performance.now();
     await listener?.close();
-    listener = await deps.listen(wake);
+    listener = await deps.listen(onNotify);
     if (listener?.alive()) deps.log.info({}, "event notifications restored");
   };
   let failures = 0;
   const loop = async (): Promise<void> => {
     while (!stopped) {
+      const all = everyone || !listener?.alive();
+      const organizations = all ? undefined : [...named];
+      everyone = false;
+      named.clear();
+      if (all) scannedAt = performance.now();
       let published = 0;
-      try {
-        published = await deps.outbox.relayBatch(options.batch, (events) => deps.publisher.publish(events));
-        if (published > 0) deps.metrics.eventsPublished(published);
-        if (failures > 0) deps.log.info({ failures }, "event relay recovered");
-        failures = 0;
-      } catch (err) {
-        // Logged on the first failure and then every 20th, so an outage does not flood the log.
-        if (failures % 20 === 0) deps.log.warn({ err }, "event relay could not publish; retrying");
-        failures++;
-        await sleep(Math.min(250 * failures, 2_000));
+      if (all || (organizations as string[]).length > 0) {
+        try {
+          published = await deps.outbox.relayBatch(
+            options.batch,
+            (events) => deps.publisher.publish(events),
+            organizations,
+          );
+          if (published > 0) deps.metrics.eventsPublished(published);
+          if (failures > 0) deps.log.info({ failures }, "event relay recovered");
+          failures = 0;
+        } catch (err) {
+          // Logged on the first failure and then every 20th, so an outage does not flood the log.
+          if (failures % 20 === 0) deps.log.warn({ err }, "event relay could not publish; retrying");
+          failures++;
+          everyone = true;
+          await sleep(Math.min(250 * failures, 2_000));
+          continue;
+        }
+      }
+      if (published >= options.batch) {
+        // A full batch: there may be more of the same organizations (or of any, after a full look).
+        if (all) everyone = true;
+        else for (const o of organizations as string[]) named.add(o);
         continue;
       }
-      if (published >= options.batch) continue;
+      if (named.size > 0 || everyone) continue;
       await relisten();
-      await sleep(listener?.alive() ? options.pollMs : options.fastPollMs);
+      if (listener?.alive()) {
+        // Until a notification, or the next poll.
+        const left = options.pollMs - (performance.now() - scannedAt);
+        if (left > 0) await sleep(left);
+        if (performance.now() - scannedAt >= options.pollMs) everyone = true;
+      } else {
+        await sleep(options.fastPollMs);
+      }
     }
   };
   const running = loop();
   return {
-    wake,
+    wake: () => onNotify(),
     stop: async () => {
       stopped = true;
       wake();

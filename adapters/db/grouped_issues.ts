@@ -63,8 +63,8 @@ const BATCH_INSERT = numbered(
   c as (
     insert into event_counts (organization_id, total) select ?::uuid, k.n from k where k.n > 0
     on conflict (organization_id) do update set total = event_counts.total + excluded.total
-    returning total
-  ), n as (select pg_notify('${EVENTS_CHANNEL}', '') as notified),
+    returning organization_id, total
+  ), n as (select pg_notify('${EVENTS_CHANNEL}', c.organization_id::text) as notified from c),
   w as (
     insert into events (id, organization_id, event_type, occurred_at, detail, seq)
     select e.id, ?::uuid, e.event_type, e.occurred_at, e.detail, c.total - k.n + e.ord from e, c, k, n

@@ -22,7 +22,8 @@ export interface AppendOptions {
  * Per organization, one statement bumps `event_counts` and inserts the rows numbered with the
  * following `seq` values (see migration 004): the counter's row lock is held to commit, so numbers
  * are dense and in commit order, and the list endpoint needs neither `count(*)` nor an offset scan.
- * The same statement notifies the relay, which PostgreSQL delivers at commit.
+ * The same statement notifies the relay with the organization's id, which PostgreSQL delivers at
+ * commit (and sends once per transaction and organization).
  */
 export const appendEvents = async (em: Em, events: EventRecord[], options: AppendOptions = {}): Promise<void> => {
   if (events.length === 0) return;
@@ -49,7 +50,7 @@ export const appendEvents = async (em: Em, events: EventRecord[], options: Appen
          insert into event_counts (organization_id, total) values (?::uuid, ?::bigint)
          on conflict (organization_id) do update set total = event_counts.total + excluded.total
          returning organization_id, total
-       ), n as (select pg_notify('${EVENTS_CHANNEL}', '') as notified)
+       ), n as (select pg_notify('${EVENTS_CHANNEL}', c.organization_id::text) as notified from c)
        insert into events (id, organization_id, event_type, occurred_at, detail, seq)
        select v.id, c.organization_id, v.event_type, v.occurred_at, v.detail, c.total - ${group.length} + v.ord
        from (values ${rows.join(", ")}) as v(id, event_type, occurred_at, detail, ord), c, n`,

@@ -69,13 +69,18 @@ export const postgresEventStore = (db: Database): EventStore => ({
  * the copies by msgID within its window, and a later copy finds its delivery already made.
  */
 export const postgresOutbox = (db: Database): Outbox => ({
-  relayBatch: (limit, publish) =>
+  relayBatch: (limit, publish, organizations) =>
     rawTransaction(db.em(), async (tx) => {
+      // Every organization's counter and cursor are read when no names are given: ~9 ms per 10,000
+      // organizations, so the relay names those its notifications named and looks at all only now and then.
+      const only = organizations
+        ? "and r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))"
+        : "";
       const rows = await tx.all<OutboxEvent & { seq: string | number }>(
         `with c as (
            select r.organization_id, r.published_seq, n.total
            from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
-           where n.total > r.published_seq
+           where n.total > r.published_seq ${only}
            limit ?::int
            for update of r skip locked
          )
@@ -87,7 +92,7 @@ export const postgresOutbox = (db: Database): Outbox => ({
          ) e
          order by e.seq - c.published_seq, e.organization_id
          limit ?::int`,
-        [limit, limit, limit],
+        organizations ? [JSON.stringify(organizations), limit, limit, limit] : [limit, limit, limit],
       );
       if (rows.length === 0) return 0;
       const cursors = new Map<string, number>();

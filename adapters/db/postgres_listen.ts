@@ -3,7 +3,7 @@ import { EVENTS_CHANNEL } from "./postgres_event_log.ts";
 
 interface PgClient {
   query(sql: string): Promise<unknown>;
-  on(event: "notification", listener: () => void): unknown;
+  on(event: "notification", listener: (message: { payload?: string }) => void): unknown;
   on(event: "error", listener: (err: Error) => void): unknown;
   off(event: string, listener: (...args: never[]) => void): unknown;
 }
@@ -26,7 +26,7 @@ export interface EventsListener {
  */
 export const listenForEvents = async (
   db: Database,
-  onNotify: () => void,
+  onNotify: (organizationId?: string) => void,
   onError: (err: unknown) => void,
 ): Promise<EventsListener | null> => {
   if (db.kind !== "postgresql") return null;
@@ -43,7 +43,9 @@ export const listenForEvents = async (
     alive = false;
     onError(err);
   };
-  client.on("notification", onNotify);
+  // The payload names the organization whose events committed (empty from older writers).
+  const onNotification = (message: { payload?: string }): void => onNotify(message.payload || undefined);
+  client.on("notification", onNotification);
   client.on("error", onConnectionError);
   try {
     await client.query(`listen ${EVENTS_CHANNEL}`);
@@ -54,7 +56,7 @@ export const listenForEvents = async (
   return {
     alive: () => alive,
     close: async () => {
-      client.off("notification", onNotify);
+      client.off("notification", onNotification as (...args: never[]) => void);
       client.off("error", onConnectionError as (...args: never[]) => void);
       if (alive) await client.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => undefined);
       await knexClient.releaseConnection(client).catch(() => undefined);

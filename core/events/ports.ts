@@ -27,9 +27,13 @@ export interface Outbox {
   /**
    * Takes up to `limit` unpublished events no other relay holds, hands them to `publish` (an
    * organization's in the order they were recorded), and marks them published only when `publish`
-   * resolved. Returns how many were published.
+   * resolved. Returns how many were published. With `organizations`, only theirs are looked at.
    */
-  relayBatch(limit: number, publish: (events: OutboxEvent[]) => Promise<void>): Promise<number>;
+  relayBatch(
+    limit: number,
+    publish: (events: OutboxEvent[]) => Promise<void>,
+    organizations?: readonly string[],
+  ): Promise<number>;
 }
 
 /** Puts events on the bus; resolves once the bus has stored every one (msgID = event id). */

@@ -111,6 +111,32 @@ t.test("relay cursors", async (t) => {
     t.equal(await figures.unpublished(), 0);
   });
 
+  await t.test("a batch for named organizations looks at those only", async (t) => {
+    const a3 = await recordEvents(laurel.db, a, 2);
+    const b3 = await recordEvents(laurel.db, b, 2);
+    let got: OutboxEvent[] = [];
+    t.equal(
+      await outbox.relayBatch(
+        10,
+        async (events) => {
+          got = events;
+        },
+        [b],
+      ),
+      2,
+    );
+    t.same(
+      got.map((e) => e.id),
+      b3.map((e) => e.id),
+      "B's events only",
+    );
+    t.same(
+      (await take(10)).map((e) => e.id),
+      a3.map((e) => e.id),
+      "A's are still there for a look at everyone",
+    );
+  });
+
   await t.test("a new organization's first events are relayed (its cursor is made with its counter)", async (t) => {
     const c = (await laurel.createOrganization("C")).organization.id;
     const cEvents = await recordEvents(laurel.db, c, 2);

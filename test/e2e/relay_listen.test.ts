@@ -56,3 +56,39 @@ t.test("a terminated LISTEN connection is replaced", async (t) => {
   });
   t.pass("the event recorded after the kill was published");
 });
+
+/**
+ * Between polls the relay looks only at the organizations its notifications named: with a poll a
+ * minute apart, events committed after the relay started are published at once all the same.
+ */
+t.test("notifications name the organization; the relay publishes it without waiting for a poll", async (t) => {
+  const ca = makeTestCa();
+  const laurel = await startLaurel();
+  const pipeline = await startTestPipeline(laurel, webhookEnv(ca), { relay: { pollMs: 60_000 } });
+  t.teardown(async () => {
+    await pipeline.stop();
+    await laurel.close();
+    ca.remove();
+  });
+  // Past the relay's first look at every organization.
+  await new Promise((r) => setTimeout(r, 300));
+  const { organization } = await laurel.createOrganization("Named");
+  const events = await recordEvents(laurel.db, organization.id, 3);
+  const started = Date.now();
+  await waitFor(
+    "the events published",
+    async () => {
+      const rows = (await laurel.db
+        .em()
+        .getConnection()
+        .execute("select published_seq from event_relay_cursors where organization_id = ?", [
+          organization.id,
+        ])) as Array<{
+        published_seq: string | number;
+      }>;
+      return Number(rows[0]?.published_seq) === events.length ? true : undefined;
+    },
+    10_000,
+  );
+  t.ok(Date.now() - started < 10_000, "published long before the next poll");
+});
