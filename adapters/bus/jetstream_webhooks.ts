@@ -255,14 +255,14 @@ export interface WorkQueueConsumer {
 
 /**
  * Pulls from the shared durable consumer of `stream` for as long as the process runs. `take`
- * resolves when the caller has room for one more message (its concurrency limit), so no more are
+ * returns nothing, or a promise that resolves, when the caller has room for one more message (its concurrency limit), so no more are
  * held than can be worked on. NATS restarts are survived: the client re-pulls, and if the pull
  * loop ends anyway it is started again.
  */
 export const consumeWorkQueue = (
   nc: NatsConnection,
   stream: string,
-  options: { batch: number; take: () => Promise<void>; onError: (err: unknown) => void },
+  options: { batch: number; take: () => Promise<void> | undefined; onError: (err: unknown) => void },
   handle: (m: QueuedMessage) => void,
 ): WorkQueueConsumer => {
   let stopped = false;
@@ -274,7 +274,8 @@ export const consumeWorkQueue = (
         const consumer = await js.consumers.get(stream, WEBHOOK_CONSUMER);
         current = await consumer.consume({ max_messages: options.batch });
         for await (const m of current) {
-          await options.take();
+          const wait = options.take();
+          if (wait) await wait;
           handle(queued(stream, m));
           if (stopped) break;
         }
