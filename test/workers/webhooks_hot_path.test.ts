@@ -1,4 +1,5 @@
 import t from "tap";
+import { deliveryCountOf } from "../../adapters/bus/jetstream_webhooks.ts";
 import { firstAttemptsJson } from "../../adapters/db/postgres_webhook_store.ts";
 import { metricsRegistry } from "../../adapters/metrics/mod.ts";
 import type { RecordedFirstAttempt } from "../../core/webhooks/mod.ts";
@@ -20,6 +21,7 @@ t.test("recordFirst's batch parameter is the JSON of one flat object per row, as
       },
       attempt: {
         id: `0190a0b0-0000-7000-9000-${String(i).padStart(12, "0")}`,
+        delivery_id: `0190a0b0-0000-7000-8000-${String(i).padStart(12, "0")}`,
         attempt_number: 1,
         started_at: started,
         duration_ms: i % 9,
@@ -95,4 +97,25 @@ t.test("a counter's bound series counts into the same series as inc with those l
   const fresh = registry.counter("y_total", "Y").series({ result: "failed" });
   fresh.inc();
   t.match(await registry.render(), 'y_total{result="failed"} 1\n');
+});
+
+t.test("a JetStream message's delivery count, read from its reply subject (the formats JsMsg#info parses)", (t) => {
+  const subjects: Array<[string, number]> = [
+    // $JS.ACK.<stream>.<consumer>.<count>.<stream seq>.<delivery seq>.<timestamp>.<pending>
+    ["$JS.ACK.LAUREL_EVENTS.laurel-webhooks.1.2041.2041.1763800000000000000.17", 1],
+    ["$JS.ACK.LAUREL_EVENTS.laurel-webhooks.12.7.9.1763800000000000000.0", 12],
+    // $JS.ACK.<domain>.<account hash>.<stream>.<consumer>.<count>.<stream seq>.<delivery seq>.<timestamp>.<pending>.<random>
+    ["$JS.ACK._.ACCOUNTHASH.LAUREL_EVENTS.laurel-webhooks.3.2041.2041.1763800000000000000.17.RANDOM", 3],
+    ["$JS.ACK.dom.ACCOUNTHASH.LAUREL_EVENTS.laurel-webhooks.250.1.1.1763800000000000000.0", 250],
+    ["$JS.ACK._.ACCOUNTHASH.S.C.4.1.1.1763800000000000000.0.R.future.tokens", 4],
+  ];
+  const unparsed = {
+    get deliveryCount(): number {
+      throw new Error("info read");
+    },
+  } as never;
+  for (const [reply, count] of subjects) t.equal(deliveryCountOf({ reply, info: unparsed } as never), count, reply);
+  const odd = { reply: "$JS.ACK.too.short", info: { deliveryCount: 5 } };
+  t.equal(deliveryCountOf(odd as never), 5, "anything else is left to info (which throws for it)");
+  t.end();
 });
