@@ -227,6 +227,16 @@ export const undiciWebhookPoster = (options: WebhookPosterOptions): WebhookPoste
       } catch (err) {
         return resolve({ error: describe(err), durationMs: 0 });
       }
+      // The headers as undici's flat name/value list, in the request's order and the user agent
+      // last, as the object spread used to give them (a spread with an extra key costs more than
+      // the rest of building the request).
+      const headers: string[] = [];
+      let agentSet = false;
+      for (const name in req.headers) {
+        if (name === "user-agent") agentSet = true;
+        headers.push(name, name === "user-agent" ? userAgent : (req.headers[name] as string));
+      }
+      if (!agentSet) headers.push("user-agent", userAgent);
       const attempt = new PostAttempt(resolve);
       timeouts.add(attempt);
       try {
@@ -235,7 +245,7 @@ export const undiciWebhookPoster = (options: WebhookPosterOptions): WebhookPoste
             origin: target.origin,
             path: target.path,
             method: "POST",
-            headers: { ...req.headers, "user-agent": userAgent },
+            headers,
             body: req.body,
           },
           attempt,
