@@ -30,7 +30,7 @@ import type { WebhookAdminDeps } from "../adapters/trpc/mod.ts";
 import { undiciWebhookPoster } from "../adapters/webhook_http/mod.ts";
 import type { SecretBox } from "../core/credentials/mod.ts";
 import type { EventStore } from "../core/events/mod.ts";
-import { DEFAULT_SCHEDULE, type RetrySchedule } from "../core/webhooks/mod.ts";
+import { ATTEMPT_OUTCOMES, DEFAULT_SCHEDULE, type RetrySchedule } from "../core/webhooks/mod.ts";
 import {
   DEFAULT_RELAY_OPTIONS,
   type Log,
@@ -99,15 +99,23 @@ export const pipelineMetrics = (registry: MetricsRegistry): PipelineMetrics => {
     "From the event to its successful delivery",
     LAG_BUCKETS,
   );
+  // One series per outcome, bound once: these count every attempt.
+  const attemptsBy = new Map(ATTEMPT_OUTCOMES.map((outcome) => [outcome, attempts.series({ outcome })]));
+  const delivered = deliveries.series({ result: "delivered" });
+  const failed = deliveries.series({ result: "failed" });
   return {
     eventsPublished: (n) => published.inc({}, n),
     dispatched: (n) => dispatched.inc({}, n),
-    attempt: (outcome) => attempts.inc({ outcome }),
+    attempt: (outcome) => {
+      const series = attemptsBy.get(outcome);
+      if (series) series.inc();
+      else attempts.inc({ outcome });
+    },
     delivered: (seconds) => {
-      deliveries.inc({ result: "delivered" });
+      delivered.inc();
       lag.observe(seconds);
     },
-    failed: () => deliveries.inc({ result: "failed" }),
+    failed: () => failed.inc(),
     notPosted: (reason) => notPosted.inc({ reason }),
     deferred: () => deferred.inc(),
   };

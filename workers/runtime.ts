@@ -62,6 +62,12 @@ export const semaphore = (size: number) => {
   let free = size;
   const waiting: Array<() => void> = [];
   return {
+    /** Takes a slot if one is free, without waiting. */
+    tryAcquire: (): boolean => {
+      if (free <= 0) return false;
+      free--;
+      return true;
+    },
     acquire: (): Promise<void> => {
       if (free > 0) {
         free--;

@@ -1,11 +1,13 @@
 import type { SecretBox } from "../core/credentials/mod.ts";
 import {
+  type AttemptClassification,
   type AttemptRequest,
   buildAttemptRequest,
   type ClaimedDelivery,
   concludeAttempt,
   type DeliveryClaim,
   type DeliveryEvent,
+  type DeliveryProgress,
   type DeliveryStore,
   type DeliveryTargets,
   destinationKey,
@@ -19,8 +21,8 @@ import {
   type RecordedFirstAttempt,
   type RetrySchedule,
   type SigningSecrets,
+  type WebhookAttemptRecord,
   type WebhookCrypto,
-  type WebhookDeliveryRecord,
 } from "../core/webhooks/mod.ts";
 import { destinationLimits } from "./destination_limits.ts";
 import { batcher, type Log, type PipelineMetrics, semaphore } from "./runtime.ts";
@@ -36,10 +38,14 @@ export interface WorkMessage {
 }
 
 /**
- * Starts pulling from one queue: `take` is awaited before each message is accepted (the worker's
- * concurrency limit), `handle` is called without being awaited.
+ * Starts pulling from one queue: `take` is called before each message is accepted, and its promise
+ * (if it returns one: no slot free yet) awaited (the worker's concurrency limit); `handle` is
+ * called without being awaited.
  */
-export type Subscribe = (take: () => Promise<void>, handle: (m: WorkMessage) => void) => { stop(): Promise<void> };
+export type Subscribe = (
+  take: () => Promise<void> | undefined,
+  handle: (m: WorkMessage) => void,
+) => { stop(): Promise<void> };
 
 export interface WebhookWorkerDeps {
   deliveries: Pick<DeliveryStore, "existing" | "recordFirst" | "claim" | "defer" | "record" | "abandon">;
@@ -104,15 +110,43 @@ const RECORD_LINGER_MS = 20;
 const workSlots = (concurrency: number) => {
   const work = semaphore(concurrency);
   const tail = semaphore(4 * concurrency);
+  const acquireSlowly = async (): Promise<void> => {
+    await tail.acquire();
+    await work.acquire();
+  };
   return {
     work,
     tail,
-    acquire: async (): Promise<void> => {
-      await tail.acquire();
-      await work.acquire();
+    /** Resolved at once (no promise per message) while both are free, as they mostly are. */
+    acquire(): Promise<void> | undefined {
+      if (!tail.tryAcquire()) return acquireSlowly();
+      if (!work.tryAcquire()) return work.acquire();
+      return undefined;
     },
   };
 };
+
+/** What `post` returns: the attempt, the delivery's new state, and when the attempt ended. */
+interface Concluded {
+  attempt: WebhookAttemptRecord;
+  progress: DeliveryProgress;
+  classification: AttemptClassification;
+  now: Date;
+}
+
+/** A message's work slot, released once (when its POST is over, or at the latest when settled). */
+class WorkSlot {
+  private held = true;
+  private readonly work: { release(): void };
+  constructor(work: { release(): void }) {
+    this.work = work;
+  }
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.work.release();
+  }
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
@@ -248,26 +282,35 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS, isolateFailures: rowRefused },
   );
 
-  /** Signs and posts one attempt; the delivery's new state, or null when nothing could sign it. */
-  const post = async (delivery: WebhookDeliveryRecord, target: Target, webhookUrl: string) => {
+  /**
+   * Signs and posts one attempt of delivery `deliveryId` of `event`; the delivery's new state, or
+   * null when nothing could sign it.
+   */
+  const post = async (
+    event: DeliveryEvent,
+    deliveryId: string,
+    progress: DeliveryProgress,
+    target: Target,
+    webhookUrl: string,
+  ): Promise<Concluded | null> => {
     const startedAt = deps.clock();
     const request = buildAttemptRequest({
-      event: delivery,
+      event,
       webhookUrl,
       secrets: target.secrets,
       now: startedAt,
       crypto: deps.crypto,
     });
     if (!request) {
-      deps.log.error({ organization_id: delivery.organization_id }, "no signing secret: nothing posted");
+      deps.log.error({ organization_id: event.organization_id }, "no signing secret: nothing posted");
       return null;
     }
     const result = await deps.post(request);
     const now = deps.clock();
     const concluded = concludeAttempt({
       attemptId: deps.newId(),
-      deliveryId: delivery.id,
-      progress: delivery.progress,
+      deliveryId,
+      progress,
       result,
       startedAt,
       now,
@@ -277,10 +320,15 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     if (target.destination) {
       limits.observe(target.destination, result.durationMs, concluded.classification.succeeded);
     }
-    return { ...concluded, now };
+    return {
+      attempt: concluded.attempt,
+      progress: concluded.progress,
+      classification: concluded.classification,
+      now,
+    };
   };
 
-  const count = (delivery: DeliveryEvent, c: NonNullable<Awaited<ReturnType<typeof post>>>): void => {
+  const count = (delivery: DeliveryEvent, c: Concluded): void => {
     deps.metrics.attempt(c.classification.outcome);
     if (c.progress.status === "succeeded") {
       deps.metrics.delivered((c.now.getTime() - delivery.occurred_at.getTime()) / 1000);
@@ -326,28 +374,26 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     target: Target,
     webhookUrl: string,
     m: WorkMessage,
-    postDone: () => void,
+    slot: WorkSlot,
   ) => {
     const destination = target.destination as string;
-    const slot = slotFor(destination, { deliveryId: event.event_id, create: event }, m);
-    if (slot !== true && !(await slot)) return;
-    let done: Awaited<ReturnType<typeof post>>;
+    // (slotFor, with the claim for a put-off built only when needed)
+    const got = limits.acquire(destination);
+    if (got !== true && !(await putOffUnless(got, destination, { deliveryId: event.event_id, create: event }, m))) {
+      return;
+    }
+    let done: Concluded | null;
     try {
       // Only a message that came back can find its delivery made (a relay publishing an event
       // twice is dropped by JetStream's msgID window).
       if (m.deliveryCount > 1 && (await existing(event.event_id))) return m.ack();
-      const delivery: WebhookDeliveryRecord = {
-        ...event,
-        id: event.event_id,
-        created_at: deps.clock(),
-        progress: newDeliveryProgress(deps.clock()),
-      };
-      done = await post(delivery, target, webhookUrl);
+      // A new delivery (its id is the event's); recordFirst stores it with its first attempt.
+      done = await post(event, event.event_id, newDeliveryProgress(deps.clock()), target, webhookUrl);
     } finally {
       // The destination's slot is for the request only, not for the bookkeeping after it; nor is
       // the message's work slot.
       limits.release(destination);
-      postDone();
+      slot.release();
     }
     if (done) {
       await recordFirst({ event, attempt: done.attempt, progress: done.progress });
@@ -361,17 +407,17 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     request: DeliveryClaim,
     organizationId: string,
     m: WorkMessage,
-    postDone: () => void,
+    slot: WorkSlot,
   ): Promise<void> => {
     const target = await targetOf(organizationId);
     const destination = target.destination;
     if (destination) {
-      const slot = slotFor(destination, request, m);
-      if (slot !== true && !(await slot)) return;
+      const got = slotFor(destination, request, m);
+      if (got !== true && !(await got)) return;
     }
     let held: ClaimedDelivery | undefined;
     let reason: NotDeliveredReason | null = null;
-    let done: Awaited<ReturnType<typeof post>> = null;
+    let done: Concluded | null = null;
     try {
       held = await claim(request);
       if (!held) return m.ack();
@@ -381,10 +427,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
         eventType: held.record.event_type,
         hasDataServicesApplication: target.hasDataServicesApplication,
       });
-      if (!reason && target.webhookUrl) done = await post(held.record, target, target.webhookUrl);
+      if (!reason && target.webhookUrl) {
+        done = await post(held.record, held.record.id, held.record.progress, target, target.webhookUrl);
+      }
     } finally {
       if (destination) limits.release(destination);
-      postDone();
+      slot.release();
     }
     if (!done) {
       // The organization stopped wanting it while it waited (or nothing can sign it).
@@ -403,7 +451,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     m.ack();
   };
 
-  const onEvent = async (m: WorkMessage, postDone: () => void): Promise<void> => {
+  const onEvent = async (m: WorkMessage, slot: WorkSlot): Promise<void> => {
     const event = eventOf(m.body);
     if (!event) {
       deps.log.warn({ body: m.body }, "malformed event message dropped");
@@ -420,46 +468,47 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       deps.metrics.notPosted(reason ?? "no_webhook_url");
       return m.ack();
     }
-    await deliverFirst(event, target, target.webhookUrl, m, postDone);
+    await deliverFirst(event, target, target.webhookUrl, m, slot);
   };
 
-  const onDispatch = async (m: WorkMessage, postDone: () => void): Promise<void> => {
+  const onDispatch = async (m: WorkMessage, slot: WorkSlot): Promise<void> => {
     const d = dispatchOf(m.body);
     if (!d) {
       deps.log.warn({ body: m.body }, "malformed dispatch message dropped");
       return m.term();
     }
-    await deliverClaimed({ deliveryId: d.deliveryId }, d.organizationId, m, postDone);
+    await deliverClaimed({ deliveryId: d.deliveryId }, d.organizationId, m, slot);
   };
 
   let failures = 0;
-  const run =
-    (handler: (m: WorkMessage, postDone: () => void) => Promise<void>, slots: ReturnType<typeof workSlots>) =>
-    (m: WorkMessage) => {
-      inFlight++;
-      let working = true;
-      const postDone = (): void => {
-        if (!working) return;
-        working = false;
-        slots.work.release();
-      };
-      handler(m, postDone)
-        .then(() => {
-          failures = 0;
-        })
-        .catch((err: unknown) => {
-          if (failures % 20 === 0) deps.log.error({ err }, "webhook delivery failed; the message will come back");
-          failures++;
-          // The claim (if any) lapses with its lease; the message comes back after a pause.
-          m.nak(1_000);
-        })
-        .finally(() => {
-          inFlight--;
-          postDone();
-          slots.tail.release();
-          if (inFlight === 0) idle?.();
-        });
+  const run = (handler: (m: WorkMessage, slot: WorkSlot) => Promise<void>, slots: ReturnType<typeof workSlots>) => {
+    const settled = (slot: WorkSlot): void => {
+      inFlight--;
+      slot.release();
+      slots.tail.release();
+      if (inFlight === 0) idle?.();
     };
+    return (m: WorkMessage): void => {
+      inFlight++;
+      const slot = new WorkSlot(slots.work);
+      handler(m, slot).then(
+        () => {
+          failures = 0;
+          settled(slot);
+        },
+        (err: unknown) => {
+          try {
+            if (failures % 20 === 0) deps.log.error({ err }, "webhook delivery failed; the message will come back");
+            failures++;
+            // The claim (if any) lapses with its lease; the message comes back after a pause.
+            m.nak(1_000);
+          } finally {
+            settled(slot);
+          }
+        },
+      );
+    };
+  };
 
   const subscriptions = [
     deps.events(firstSlots.acquire, run(onEvent, firstSlots)),

@@ -232,22 +232,56 @@ export interface QueuedMessage {
   term(): void;
 }
 
-const queued = (stream: string, m: JsMsg): QueuedMessage => {
-  let body: unknown;
-  try {
-    body = m.json();
-  } catch {
-    body = undefined;
+/**
+ * The delivery count of a JetStream message, read from its reply subject as `JsMsg#info` does
+ * (`$JS.ACK.<stream>.<consumer>.<count>...` with 9 tokens, or `$JS.ACK.<domain>.<account>.<stream>.
+ * <consumer>.<count>...` with 11 or more), without splitting the subject nor parsing the rest of it.
+ * Anything else goes to `info`, which throws as before.
+ */
+export const deliveryCountOf = (m: Pick<JsMsg, "info">): number => {
+  // The client's message has its reply subject (not in the JsMsg interface); `info` parses it.
+  const reply = (m as { reply?: unknown }).reply;
+  if (typeof reply === "string" && reply.startsWith("$JS.ACK.")) {
+    // Where each dot is, up to the 11th.
+    const dots: number[] = [];
+    for (let i = reply.indexOf("."); i !== -1 && dots.length < 11; i = reply.indexOf(".", i + 1)) dots.push(i);
+    const tokens = dots.length + 1;
+    const index = tokens === 9 ? 4 : tokens >= 11 ? 6 : -1;
+    if (index !== -1) {
+      return Number.parseInt(reply.slice((dots[index - 1] as number) + 1, dots[index] as number), 10);
+    }
   }
-  return {
-    stream,
-    body,
-    deliveryCount: m.info.deliveryCount,
-    ack: () => m.ack(),
-    nak: (delayMs) => m.nak(delayMs),
-    term: () => m.term(),
-  };
+  return m.info.deliveryCount;
 };
+
+/** A message of a work queue, its body parsed once; one object, no closures per message. */
+class Queued implements QueuedMessage {
+  readonly stream: string;
+  readonly body: unknown;
+  readonly deliveryCount: number;
+  private readonly m: JsMsg;
+  constructor(stream: string, m: JsMsg) {
+    this.stream = stream;
+    this.m = m;
+    let body: unknown;
+    try {
+      body = m.json();
+    } catch {
+      body = undefined;
+    }
+    this.body = body;
+    this.deliveryCount = deliveryCountOf(m);
+  }
+  ack(): void {
+    this.m.ack();
+  }
+  nak(delayMs?: number): void {
+    this.m.nak(delayMs);
+  }
+  term(): void {
+    this.m.term();
+  }
+}
 
 export interface WorkQueueConsumer {
   stop(): Promise<void>;
@@ -255,14 +289,14 @@ export interface WorkQueueConsumer {
 
 /**
  * Pulls from the shared durable consumer of `stream` for as long as the process runs. `take`
- * resolves when the caller has room for one more message (its concurrency limit), so no more are
+ * returns nothing, or a promise that resolves, when the caller has room for one more message (its concurrency limit), so no more are
  * held than can be worked on. NATS restarts are survived: the client re-pulls, and if the pull
  * loop ends anyway it is started again.
  */
 export const consumeWorkQueue = (
   nc: NatsConnection,
   stream: string,
-  options: { batch: number; take: () => Promise<void>; onError: (err: unknown) => void },
+  options: { batch: number; take: () => Promise<void> | undefined; onError: (err: unknown) => void },
   handle: (m: QueuedMessage) => void,
 ): WorkQueueConsumer => {
   let stopped = false;
@@ -274,8 +308,9 @@ export const consumeWorkQueue = (
         const consumer = await js.consumers.get(stream, WEBHOOK_CONSUMER);
         current = await consumer.consume({ max_messages: options.batch });
         for await (const m of current) {
-          await options.take();
-          handle(queued(stream, m));
+          const wait = options.take();
+          if (wait) await wait;
+          handle(new Queued(stream, m));
           if (stopped) break;
         }
       } catch (err) {

@@ -8,11 +8,13 @@ import type {
   DeliveryTargets,
   DueDelivery,
   EventTypeSelection,
+  RecordedFirstAttempt,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookSettingsRecord,
   WebhookSettingsStore,
 } from "../../core/webhooks/mod.ts";
+import { isoMillisCached } from "../../core/webhooks/mod.ts";
 import type { Database } from "./orm.ts";
 import { placeholders, rawTransaction, sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
@@ -31,6 +33,26 @@ interface DeliveryRow {
   created_at: Date;
   claim_token?: string | null;
 }
+
+/** JSON values as JSON.stringify writes them (a Date as its toJSON, an invalid one as null). */
+const str = (v: string | null): string => (v === null ? "null" : JSON.stringify(v));
+const num = (v: number | null): string => (v !== null && Number.isFinite(v) ? String(v) : "null");
+const date = (v: Date | null): string =>
+  v !== null && Number.isFinite(v.getTime()) ? `"${isoMillisCached(v)}"` : "null";
+
+/**
+ * The batch parameter of `recordFirst`: the JSON text JSON.stringify would write for one flat
+ * object per row, written directly: no row objects, and the dates through a per-second cache.
+ */
+export const firstAttemptsJson = (attempts: readonly RecordedFirstAttempt[]): string => {
+  let batch = "[";
+  for (let i = 0; i < attempts.length; i++) {
+    const { event: e, attempt: a, progress: p } = attempts[i] as (typeof attempts)[number];
+    batch += `${i === 0 ? "" : ","}{"id":${str(e.event_id)},"organization_id":${str(e.organization_id)},"event_type":${str(e.event_type)},"occurred_at":${date(e.occurred_at)},"status":${str(p.status)},"attempts_count":${num(p.attemptsCount)},"first_attempt_at":${date(p.firstAttemptAt)},"last_attempt_at":${date(p.lastAttemptAt)},"next_attempt_at":${date(p.nextAttemptAt)},"succeeded_at":${date(p.succeededAt)},"a_id":${str(a.id)},"attempt_number":${num(a.attempt_number)},"started_at":${date(a.started_at)},"duration_ms":${num(a.duration_ms)},"status_code":${num(a.status_code)},"error":${str(a.error)},"response_excerpt":${str(a.response_excerpt)},"outcome":${str(a.outcome)}}`;
+  }
+  batch += "]";
+  return batch;
+};
 
 const DELIVERY_COLUMNS =
   "id, event_id, organization_id, event_type, occurred_at, status, attempts_count, first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, created_at, claim_token";
@@ -205,29 +227,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
 
   async recordFirst(attempts, now) {
     if (attempts.length === 0) return;
-    const batch = JSON.stringify(
-      // One flat literal per row (spreads build slower, dictionary-shaped objects).
-      attempts.map(({ event: e, attempt: a, progress: p }) => ({
-        id: e.event_id,
-        organization_id: e.organization_id,
-        event_type: e.event_type,
-        occurred_at: e.occurred_at,
-        status: p.status,
-        attempts_count: p.attemptsCount,
-        first_attempt_at: p.firstAttemptAt,
-        last_attempt_at: p.lastAttemptAt,
-        next_attempt_at: p.nextAttemptAt,
-        succeeded_at: p.succeededAt,
-        a_id: a.id,
-        attempt_number: a.attempt_number,
-        started_at: a.started_at,
-        duration_ms: a.duration_ms,
-        status_code: a.status_code,
-        error: a.error,
-        response_excerpt: a.response_excerpt,
-        outcome: a.outcome,
-      })),
-    );
+    const batch = firstAttemptsJson(attempts);
     // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
     // one that exists already keeps its state) and their attempts. Row checks run at the end of
     // the statement, so the attempts may point at deliveries inserted by the same statement.

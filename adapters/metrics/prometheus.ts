@@ -11,9 +11,15 @@ const labelText = (labels: Labels): string => {
   return keys.length === 0 ? "" : `{${keys.map((k) => `${k}="${escapeValue(labels[k] as string)}"`).join(",")}}`;
 };
 const key = (labels: Labels): string => JSON.stringify(Object.entries(labels).sort());
+const NO_LABELS_KEY = key({});
 
 export interface Counter {
   inc(labels?: Labels, n?: number): void;
+  /**
+   * `inc` of one series, its labels fixed now: no key is built per call. The series is written
+   * from its first increment on, as with `inc`.
+   */
+  series(labels: Labels): { inc(n?: number): void };
 }
 
 export interface Histogram {
@@ -43,12 +49,29 @@ export const metricsRegistry = (): MetricsRegistry => {
         for (const v of values.values()) lines.push(`${name}${labelText(v.labels)} ${v.value}`);
         return lines.join("\n");
       });
+      const inc = (labels: Labels | undefined, n: number): void => {
+        const k = labels ? key(labels) : NO_LABELS_KEY;
+        const v = values.get(k);
+        if (v) v.value += n;
+        else values.set(k, { labels: labels ?? {}, value: n });
+      };
       return {
-        inc(labels = {}, n = 1) {
+        inc(labels, n = 1) {
+          inc(labels, n);
+        },
+        series(labels) {
           const k = key(labels);
-          const v = values.get(k);
-          if (v) v.value += n;
-          else values.set(k, { labels, value: n });
+          let v: { labels: Labels; value: number } | undefined;
+          return {
+            inc(n = 1) {
+              v ??= values.get(k);
+              if (v) v.value += n;
+              else {
+                v = { labels, value: n };
+                values.set(k, v);
+              }
+            },
+          };
         },
       };
     },
@@ -78,11 +101,11 @@ export const metricsRegistry = (): MetricsRegistry => {
         return lines.join("\n");
       });
       return {
-        observe(value, labels = {}) {
-          const k = key(labels);
+        observe(value, labels) {
+          const k = labels ? key(labels) : NO_LABELS_KEY;
           let s = series.get(k);
           if (!s) {
-            s = { labels, counts: buckets.map(() => 0), sum: 0, count: 0 };
+            s = { labels: labels ?? {}, counts: buckets.map(() => 0), sum: 0, count: 0 };
             series.set(k, s);
           }
           for (let i = 0; i < buckets.length; i++) if (value <= (buckets[i] as number)) (s.counts[i] as number)++;

@@ -47,11 +47,10 @@ class TimeoutError extends Error {
   }
 }
 
-/** An attempt as its timeout slice holds it: `expire` is dropped once the attempt settled. */
+/** An attempt as its timeout slice holds it: `expire` does nothing once the attempt settled. */
 interface Attempt {
-  expire: (() => void) | undefined;
+  expire(): void;
 }
-
 /**
  * The one overall timeout of each attempt, kept per short slice of time rather than with a timer of
  * its own: every attempt started in a slice is aborted together once `timeoutMs` has passed since
@@ -70,13 +69,117 @@ const timeoutSlices = (timeoutMs: number) => {
           if (current === slice) current = null;
         }, sliceMs).unref();
         setTimeout(() => {
-          for (const a of slice) a.expire?.();
+          for (const a of slice) a.expire();
         }, timeoutMs + sliceMs).unref();
       }
       current.push(attempt);
     },
   };
 };
+
+/**
+ * One attempt as undici's dispatch handler: the response head and the first bytes of its body
+ * arrive in its methods. One object per attempt, with no closures (nor their names) built for it.
+ */
+class PostAttempt implements Attempt {
+  private readonly started = performance.now();
+  private status = 0;
+  private retryAfter: string | undefined;
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  private read = 0;
+  private cut = false;
+  private done = false;
+  private timedOut = false;
+  private abort: ((err?: Error) => void) | undefined;
+  private readonly resolve: (r: PostResult) => void;
+
+  constructor(resolve: (r: PostResult) => void) {
+    this.resolve = resolve;
+  }
+
+  elapsed(): number {
+    return performance.now() - this.started;
+  }
+
+  private answer(): PostResult {
+    return {
+      status: this.status,
+      retryAfter: this.retryAfter,
+      // A cut UTF-8 sequence decodes to U+FFFD; core trims to whole characters.
+      body: this.kept > 0 ? Buffer.concat(this.chunks).toString("utf8") : null,
+      durationMs: this.elapsed(),
+    };
+  }
+
+  settle(r: PostResult): void {
+    if (this.done) return;
+    this.done = true;
+    // The timeout slice keeps this object until its time is over: drop what it no longer needs.
+    this.chunks = [];
+    this.resolve(r);
+  }
+
+  expire(): void {
+    if (this.done) return;
+    this.timedOut = true;
+    this.settle({ timedOut: true, durationMs: this.elapsed() });
+    // Not yet on a connection: aborted in onConnect, before anything is sent.
+    this.abort?.(new TimeoutError());
+  }
+
+  onConnect(abortRequest: (err?: Error) => void): void {
+    this.abort = abortRequest;
+    if (this.timedOut) abortRequest(new TimeoutError());
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null): boolean {
+    if (statusCode < 200) return true; // 1xx: the answer is still to come
+    this.status = statusCode;
+    if (rawHeaders) {
+      for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+        const name = rawHeaders[i] as Buffer;
+        if (name.length === 11 && name.toString("latin1").toLowerCase() === "retry-after") {
+          this.retryAfter = (rawHeaders[i + 1] as Buffer).toString("latin1");
+          break;
+        }
+      }
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.read += chunk.length;
+    if (this.kept < RESPONSE_EXCERPT_BYTES && !this.done) {
+      const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - this.kept);
+      // Copied: undici may reuse the buffer it hands over.
+      this.chunks.push(Buffer.from(part));
+      this.kept += part.length;
+    }
+    if (this.read > DRAIN_LIMIT && !this.cut) {
+      // Enough read: the answer counts as it is, and the connection is closed.
+      this.cut = true;
+      this.settle(this.answer());
+      this.abort?.(new Error("response body too long; connection closed"));
+      return false;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.settle(this.answer());
+  }
+
+  onError(err: Error): void {
+    if (this.cut) return;
+    const blocked = blockedIn(err);
+    const code = (err as { code?: string }).code;
+    if (blocked) this.settle({ blocked: true, error: blocked.message, durationMs: this.elapsed() });
+    else if (this.timedOut || (code && TIMEOUT_CODES.has(code))) {
+      this.settle({ timedOut: true, durationMs: this.elapsed() });
+    } else this.settle({ error: describe(err), durationMs: this.elapsed() });
+  }
+}
 
 /**
  * HTTPS POSTs of webhook attempts with undici: TLS verified (system roots plus `caFile`), no
@@ -117,8 +220,6 @@ export const undiciWebhookPoster = (options: WebhookPosterOptions): WebhookPoste
    */
   const post = (req: AttemptRequest): Promise<PostResult> =>
     new Promise<PostResult>((resolve) => {
-      const started = performance.now();
-      const elapsed = (): number => performance.now() - started;
       if (!req.url.startsWith("https://")) return resolve({ error: "webhook_url is not https", durationMs: 0 });
       let target: { origin: string; path: string };
       try {
@@ -126,36 +227,17 @@ export const undiciWebhookPoster = (options: WebhookPosterOptions): WebhookPoste
       } catch (err) {
         return resolve({ error: describe(err), durationMs: 0 });
       }
-      let status = 0;
-      let retryAfter: string | undefined;
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let read = 0;
-      let cut = false;
-      let done = false;
-      let timedOut = false;
-      let abort: ((err?: Error) => void) | undefined;
-      const attempt: Attempt = {
-        expire: () => {
-          timedOut = true;
-          settle({ timedOut: true, durationMs: elapsed() });
-          // Not yet on a connection: aborted in onConnect, before anything is sent.
-          abort?.(new TimeoutError());
-        },
-      };
-      const answer = (): PostResult => ({
-        status,
-        retryAfter,
-        // A cut UTF-8 sequence decodes to U+FFFD; core trims to whole characters.
-        body: kept > 0 ? Buffer.concat(chunks).toString("utf8") : null,
-        durationMs: elapsed(),
-      });
-      const settle = (r: PostResult): void => {
-        if (done) return;
-        done = true;
-        attempt.expire = undefined;
-        resolve(r);
-      };
+      // The headers as undici's flat name/value list, in the request's order and the user agent
+      // last, as the object spread used to give them (a spread with an extra key costs more than
+      // the rest of building the request).
+      const headers: string[] = [];
+      let agentSet = false;
+      for (const name in req.headers) {
+        if (name === "user-agent") agentSet = true;
+        headers.push(name, name === "user-agent" ? userAgent : (req.headers[name] as string));
+      }
+      if (!agentSet) headers.push("user-agent", userAgent);
+      const attempt = new PostAttempt(resolve);
       timeouts.add(attempt);
       try {
         agent.dispatch(
@@ -163,61 +245,14 @@ export const undiciWebhookPoster = (options: WebhookPosterOptions): WebhookPoste
             origin: target.origin,
             path: target.path,
             method: "POST",
-            headers: { ...req.headers, "user-agent": userAgent },
+            headers,
             body: req.body,
           },
-          {
-            onConnect(abortRequest) {
-              abort = abortRequest;
-              if (timedOut) abortRequest(new TimeoutError());
-            },
-            onHeaders(statusCode, rawHeaders) {
-              if (statusCode < 200) return true; // 1xx: the answer is still to come
-              status = statusCode;
-              for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-                const name = rawHeaders[i] as Buffer;
-                if (name.length === 11 && name.toString("latin1").toLowerCase() === "retry-after") {
-                  retryAfter = (rawHeaders[i + 1] as Buffer).toString("latin1");
-                  break;
-                }
-              }
-              return true;
-            },
-            onData(chunk) {
-              read += chunk.length;
-              if (kept < RESPONSE_EXCERPT_BYTES) {
-                const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
-                // Copied: undici may reuse the buffer it hands over.
-                chunks.push(Buffer.from(part));
-                kept += part.length;
-              }
-              if (read > DRAIN_LIMIT && !cut) {
-                // Enough read: the answer counts as it is, and the connection is closed.
-                cut = true;
-                settle(answer());
-                abort?.(new Error("response body too long; connection closed"));
-                return false;
-              }
-              return true;
-            },
-            onComplete() {
-              settle(answer());
-            },
-            onError(err) {
-              if (cut) return;
-              const blocked = blockedIn(err);
-              if (blocked) return settle({ blocked: true, error: blocked.message, durationMs: elapsed() });
-              const code = (err as { code?: string }).code;
-              if (timedOut || (code && TIMEOUT_CODES.has(code))) {
-                return settle({ timedOut: true, durationMs: elapsed() });
-              }
-              settle({ error: describe(err), durationMs: elapsed() });
-            },
-          },
+          attempt,
         );
       } catch (err) {
         // The agent is closed, or the request malformed: nothing was sent.
-        settle({ error: describe(err), durationMs: elapsed() });
+        attempt.settle({ error: describe(err), durationMs: attempt.elapsed() });
       }
     });
 

@@ -1,5 +1,4 @@
-import type { EventType } from "../events/mod.ts";
-import { webhookSummary } from "../events/mod.ts";
+import type { EventType, WebhookSummary } from "../events/mod.ts";
 import { isoMillis, isoMillisOrNull } from "../shared/mod.ts";
 import {
   type AttemptClassification,
@@ -14,13 +13,13 @@ import type { DeliveryEvent, WebhookAttemptRecord, WebhookDeliveryRecord } from 
 import { DEFAULT_SCHEDULE, parseRetryAfter, type RetrySchedule } from "./retry_schedule.ts";
 import type { WebhookAttempt, WebhookDelivery } from "./shapes.ts";
 import {
-  activeSecrets,
+  formatSignatureHeader,
   parseWebhookSecret,
   type SigningSecrets,
   signingInput,
-  webhookHeaders,
   webhookTimestamp,
 } from "./signing.ts";
+import { isoSecondsCached } from "./wire_time.ts";
 
 /** What goes on the wire for one attempt. */
 export interface AttemptRequest {
@@ -42,37 +41,53 @@ export const buildAttemptRequest = (input: {
   now: Date;
   crypto: Pick<WebhookCrypto, "sign">;
 }): AttemptRequest | null => {
-  const { event, now } = input;
-  const keys = activeSecrets({ ...input.secrets, now })
-    .map(parseWebhookSecret)
-    .filter((k): k is string => k !== undefined);
-  if (keys.length === 0) return null;
-  const body = JSON.stringify(
-    webhookSummary(
-      {
-        id: event.event_id,
-        organization_id: event.organization_id,
-        event_type: event.event_type as EventType,
-        occurred_at: event.occurred_at,
-        detail: {},
-      },
-      now,
-    ),
-  );
+  const { event, now, secrets } = input;
+  // activeSecrets, each parsed (an unusable one signs nothing), without the intermediate arrays.
+  const current = secrets.current === null ? undefined : keyOf(secrets.current);
+  const previous =
+    secrets.previous && secrets.previousExpiresAt && now.getTime() < secrets.previousExpiresAt.getTime()
+      ? keyOf(secrets.previous)
+      : undefined;
+  if (current === undefined && previous === undefined) return null;
+  // The summary of spec §2.8 (`webhookSummary`), its fields in the same order; the dates in
+  // seconds, formatted through a per-second cache.
+  const summary: WebhookSummary = {
+    id: event.event_id,
+    organization_id: event.organization_id,
+    event_type: event.event_type as EventType,
+    occurred_at: isoSecondsCached(event.occurred_at),
+    delivered_at: isoSecondsCached(now),
+  };
+  const body = JSON.stringify(summary);
   const timestampSeconds = webhookTimestamp(now);
   const toSign = signingInput(event.event_id, timestampSeconds, body);
+  const signatures: string[] = [];
+  if (current !== undefined) signatures.push(input.crypto.sign(current, toSign));
+  if (previous !== undefined) signatures.push(input.crypto.sign(previous, toSign));
   return {
     url: input.webhookUrl,
     body,
+    // `content-type` first, then `webhookHeaders`' three, in its order.
     headers: {
       "content-type": "application/json",
-      ...webhookHeaders({
-        webhookId: event.event_id,
-        timestampSeconds,
-        signaturesBase64: keys.map((k) => input.crypto.sign(k, toSign)),
-      }),
+      "webhook-id": event.event_id,
+      "webhook-timestamp": String(timestampSeconds),
+      "webhook-signature": formatSignatureHeader(signatures),
     },
   };
+};
+
+/**
+ * `parseWebhookSecret` of the few secrets in use, remembered: the same secret is parsed (a regular
+ * expression over its base64) for every attempt otherwise.
+ */
+const parsedKeys = new Map<string, string | undefined>();
+const keyOf = (secret: string): string | undefined => {
+  if (parsedKeys.has(secret)) return parsedKeys.get(secret);
+  const key = parseWebhookSecret(secret);
+  if (parsedKeys.size >= 1_000) parsedKeys.clear();
+  parsedKeys.set(secret, key);
+  return key;
 };
 
 /** What the HTTP adapter saw. */

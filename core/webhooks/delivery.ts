@@ -108,9 +108,16 @@ export interface AttemptRecordInput {
 export const afterAttempt = (progress: DeliveryProgress, a: AttemptRecordInput): DeliveryProgress => {
   const attemptsCount = progress.attemptsCount + 1;
   const firstAttemptAt = progress.firstAttemptAt ?? a.startedAt;
-  const base = { attemptsCount, firstAttemptAt, lastAttemptAt: a.startedAt };
+  // Plain literals, in the same field order either way (no spreads: this runs for every attempt).
   if (a.outcome === "succeeded") {
-    return { ...base, status: "succeeded", nextAttemptAt: null, succeededAt: a.now };
+    return {
+      attemptsCount,
+      firstAttemptAt,
+      lastAttemptAt: a.startedAt,
+      status: "succeeded",
+      nextAttemptAt: null,
+      succeededAt: a.now,
+    };
   }
   const next = nextAttemptAt({
     firstAttemptAt,
@@ -120,5 +127,12 @@ export const afterAttempt = (progress: DeliveryProgress, a: AttemptRecordInput):
     random: a.random,
     schedule: a.schedule ?? DEFAULT_SCHEDULE,
   });
-  return { ...base, status: next ? "pending" : "failed", nextAttemptAt: next, succeededAt: null };
+  return {
+    attemptsCount,
+    firstAttemptAt,
+    lastAttemptAt: a.startedAt,
+    status: next ? "pending" : "failed",
+    nextAttemptAt: next,
+    succeededAt: null,
+  };
 };

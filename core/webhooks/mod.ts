@@ -113,3 +113,4 @@ export {
   validateWebhookUrl,
   WEBHOOK_URL_MAX_LENGTH,
 } from "./url.ts";
+export { isoMillisCached, isoSecondsCached } from "./wire_time.ts";

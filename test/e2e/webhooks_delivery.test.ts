@@ -82,6 +82,7 @@ t.test("an event is posted once, signed, with the summary of spec §2.8", async 
   t.same(receiver.verify([org.secret]), [], "the signature verifies with standardwebhooks");
   t.equal(got.headers["webhook-id"], id, "webhook-id is the event id");
   t.equal(got.headers["content-type"], "application/json");
+  t.equal(got.headers["user-agent"], "Laurel-Webhooks/1", "the worker's user agent, once");
   t.same(Object.keys(got.json).sort(), ["delivered_at", "event_type", "id", "occurred_at", "organization_id"]);
   t.match(got.json, { id, organization_id: org.id, event_type: "badge.created" });
   t.match(got.json.occurred_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, "seconds precision");
