@@ -43,10 +43,10 @@ export const buildAttemptRequest = (input: {
 }): AttemptRequest | null => {
   const { event, now, secrets } = input;
   // activeSecrets, each parsed (an unusable one signs nothing), without the intermediate arrays.
-  const current = secrets.current === null ? undefined : keyOf(secrets.current);
+  const current = secrets.current === null ? undefined : parseWebhookSecret(secrets.current);
   const previous =
     secrets.previous && secrets.previousExpiresAt && now.getTime() < secrets.previousExpiresAt.getTime()
-      ? keyOf(secrets.previous)
+      ? parseWebhookSecret(secrets.previous)
       : undefined;
   if (current === undefined && previous === undefined) return null;
   // The summary of spec §2.8 (`webhookSummary`), its fields in the same order; the dates in
@@ -75,19 +75,6 @@ export const buildAttemptRequest = (input: {
       "webhook-signature": formatSignatureHeader(signatures),
     },
   };
-};
-
-/**
- * `parseWebhookSecret` of the few secrets in use, remembered: the same secret is parsed (a regular
- * expression over its base64) for every attempt otherwise.
- */
-const parsedKeys = new Map<string, string | undefined>();
-const keyOf = (secret: string): string | undefined => {
-  if (parsedKeys.has(secret)) return parsedKeys.get(secret);
-  const key = parseWebhookSecret(secret);
-  if (parsedKeys.size >= 1_000) parsedKeys.clear();
-  parsedKeys.set(secret, key);
-  return key;
 };
 
 /** What the HTTP adapter saw. */
