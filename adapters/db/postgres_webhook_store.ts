@@ -105,7 +105,7 @@ const DUE = "((d.status = 'pending' and d.next_attempt_at <= ?) or (d.status = '
 const ATTEMPT_FIELDS =
   "a_id uuid, attempt_number int, started_at timestamptz, duration_ms int, status_code int, error text, response_excerpt text, outcome text";
 
-const attemptFields = (a: WebhookAttemptRecord) => ({
+export const attemptFields = (a: WebhookAttemptRecord) => ({
   a_id: a.id,
   attempt_number: a.attempt_number,
   started_at: a.started_at,
@@ -119,7 +119,7 @@ const attemptFields = (a: WebhookAttemptRecord) => ({
 const PROGRESS_FIELDS =
   "status text, attempts_count int, first_attempt_at timestamptz, last_attempt_at timestamptz, next_attempt_at timestamptz, succeeded_at timestamptz";
 
-const progressFields = (p: DeliveryProgress) => ({
+export const progressFields = (p: DeliveryProgress) => ({
   status: p.status,
   attempts_count: p.attemptsCount,
   first_attempt_at: p.firstAttemptAt,

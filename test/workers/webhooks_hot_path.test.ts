@@ -1,6 +1,6 @@
 import t from "tap";
 import { deliveryCountOf } from "../../adapters/bus/jetstream_webhooks.ts";
-import { firstAttemptsJson } from "../../adapters/db/postgres_webhook_store.ts";
+import { attemptFields, firstAttemptsJson, progressFields } from "../../adapters/db/postgres_webhook_store.ts";
 import { metricsRegistry } from "../../adapters/metrics/mod.ts";
 import type { RecordedFirstAttempt } from "../../core/webhooks/mod.ts";
 
@@ -42,25 +42,14 @@ t.test("recordFirst's batch parameter is the JSON of one flat object per row, as
   }
   const expected = (attempts: RecordedFirstAttempt[]): string =>
     JSON.stringify(
+      // The flat row the other batched writes build, from the same field lists.
       attempts.map(({ event: e, attempt: a, progress: p }) => ({
         id: e.event_id,
         organization_id: e.organization_id,
         event_type: e.event_type,
         occurred_at: e.occurred_at,
-        status: p.status,
-        attempts_count: p.attemptsCount,
-        first_attempt_at: p.firstAttemptAt,
-        last_attempt_at: p.lastAttemptAt,
-        next_attempt_at: p.nextAttemptAt,
-        succeeded_at: p.succeededAt,
-        a_id: a.id,
-        attempt_number: a.attempt_number,
-        started_at: a.started_at,
-        duration_ms: a.duration_ms,
-        status_code: a.status_code,
-        error: a.error,
-        response_excerpt: a.response_excerpt,
-        outcome: a.outcome,
+        ...progressFields(p),
+        ...attemptFields(a),
       })),
     );
   t.equal(firstAttemptsJson(rows), expected(rows));
