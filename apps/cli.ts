@@ -106,8 +106,9 @@ export const main = async (
     process.stdout.write(`${parsed.values.json ? JSON.stringify(out.json) : out.text}\n`);
   } catch (err) {
     if (err instanceof TRPCClientError) {
-      const detail = (err.data as { code?: string } | undefined)?.code;
-      return fail(`Error${detail ? ` (${detail})` : ""}: ${err.message}`, 1);
+      const data = err.data as { code?: string; errors?: Array<{ field: string; message: string }> } | undefined;
+      const fields = (data?.errors ?? []).map((e) => `\n  ${e.field}: ${e.message}`).join("");
+      return fail(`Error${data?.code ? ` (${data.code})` : ""}: ${err.message}${fields}`, 1);
     }
     return fail(`Cannot reach Laurel at ${url}: ${(err as Error).message}`, 1);
   }

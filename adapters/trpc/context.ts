@@ -38,7 +38,31 @@ export interface TrpcContext {
 
 export const createContextInner = (deps: TrpcDeps, admin: boolean): TrpcContext => ({ deps, admin });
 
-const t = initTRPC.context<TrpcContext>().create();
+/**
+ * Errors carry the core error's field errors (`data.errors`, as the REST body's `errors`), and
+ * never a stack trace: what a tool shows its operator is the message and the fields.
+ */
+const t = initTRPC.context<TrpcContext>().create({
+  isDev: false,
+  errorFormatter: ({ shape, error }) => {
+    const cause = error.cause as unknown;
+    const issues = (
+      cause as { issues?: Array<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }> }
+    )?.issues;
+    const errors = isCoreError(cause)
+      ? cause.errors
+      : Array.isArray(issues)
+        ? issues.map((i) => ({
+            field: (i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join("."),
+            message: i.message,
+          }))
+        : [];
+    return {
+      ...shape,
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, errors },
+    };
+  },
+});
 
 /** The one table from core codes to tRPC codes. */
 const TRPC_CODE = {

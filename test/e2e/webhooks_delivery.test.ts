@@ -224,7 +224,21 @@ t.test("SSRF: 127.0.0.1 is refused as a webhook_url, and a name resolving to it 
     });
     t.equal(refused.status, 422, `${url} refused`);
     t.equal(refused.body.error.data.code, "UNPROCESSABLE_CONTENT");
+    t.same(
+      refused.body.error.data.errors.map((e) => e.field),
+      ["webhook_url"],
+      "the error names the field (and why)",
+    );
+    t.notOk(JSON.stringify(refused.body).includes("    at "), "no stack trace in the answer");
   }
+  // A shape the schema refuses: 400, with the field named.
+  const malformed = await trpcFailure(laurel.origin, admin(), "webhooks.update", { organization_id: "nope" });
+  t.equal(malformed.status, 400);
+  t.same(
+    [...new Set(malformed.body.error.data.errors.map((e) => e.field))],
+    ["organization_id"],
+    "every issue names organization_id",
+  );
   // `localhost` is a name, accepted when set; the worker (no WEBHOOK_ALLOWED_NETWORKS) refuses the address.
   await trpcMutation(laurel.origin, admin(), "webhooks.update", { organization_id: org.id, webhook_url: receiver.url });
   const pipeline = await startTestPipeline(

@@ -97,6 +97,7 @@ t.test("npm start: CLI webhook settings, a badge issued, delivered, listed and r
   );
   t.equal(refused.code, 1, "an http:// URL is refused");
   t.match(refused.stderr, /UNPROCESSABLE_CONTENT/);
+  t.match(refused.stderr, /\n {2}webhook_url: \S/, "the CLI names the field and why");
 
   // The badges feature records events; the in-process relay and worker post them.
   const template = await rest("POST", "/badge_templates", { name: "Rust", description: "Safe code", state: "active" });

@@ -204,7 +204,10 @@ export const trpcFailure = async (
   adminToken: string,
   path: string,
   input: unknown,
-): Promise<{ status: number; body: { error: { message: string; data: { code: string } } } }> => {
+): Promise<{
+  status: number;
+  body: { error: { message: string; data: { code: string; errors: Array<{ field: string; message: string }> } } };
+}> => {
   const res = await fetch(`${origin}/trpc/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
