@@ -35,6 +35,17 @@ export const createTestDatabase = async (): Promise<TestDatabase> => {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       try {
+        // Clients closed just before (a pool's end() resolves before its backends are gone) are let
+        // go on their own first: `with (force)` would terminate them, and the closing client then
+        // raises "terminating connection due to administrator command" in its test.
+        for (let i = 0; i < 100; i++) {
+          const { rows } = await c.query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where datname = $1 and backend_type = 'client backend'",
+            [name],
+          );
+          if ((rows[0]?.n ?? 0) === 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
         // `with (force)` refuses (42501) while an autovacuum worker, which belongs to no role, works
         // in the database; it is gone a moment later.
         for (let attempt = 1; ; attempt++) {
