@@ -86,7 +86,7 @@ export const startOutboxRelay = async (
       named.clear();
       if (all) scannedAt = performance.now();
       let published = 0;
-      if (all || (organizations as string[]).length > 0) {
+      if (!organizations || organizations.length > 0) {
         try {
           published = await deps.outbox.relayBatch(
             options.batch,
@@ -107,8 +107,8 @@ export const startOutboxRelay = async (
       }
       if (published >= options.batch) {
         // A full batch: there may be more of the same organizations (or of any, after a full look).
-        if (all) everyone = true;
-        else for (const o of organizations as string[]) named.add(o);
+        if (organizations) for (const o of organizations) named.add(o);
+        else everyone = true;
         continue;
       }
       if (named.size > 0 || everyone) continue;

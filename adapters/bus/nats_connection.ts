@@ -25,3 +25,34 @@ export const natsHealthy = async (nc: NatsConnection): Promise<boolean> => {
     return false;
   }
 };
+
+/**
+ * Publishes `body` as JSON on core NATS and flushes, so every subscriber has it before the caller
+ * answers its own client (the caches these messages clear must not outlive the change).
+ */
+export const broadcastJson = async (nc: NatsConnection, subject: string, body: unknown): Promise<void> => {
+  nc.publish(subject, JSON.stringify(body));
+  await nc.flush();
+};
+
+/**
+ * Calls `onMessage` with each JSON body on `subject`; a malformed message from elsewhere on the bus
+ * (not JSON, or a shape `onMessage` throws on) is ignored.
+ */
+export const subscribeJson = (
+  nc: NatsConnection,
+  subject: string,
+  onMessage: (body: unknown) => void,
+): (() => void) => {
+  const sub = nc.subscribe(subject, {
+    callback: (err, msg) => {
+      if (err) return;
+      try {
+        onMessage(msg.json<unknown>());
+      } catch {
+        // a malformed message from elsewhere on the bus is ignored
+      }
+    },
+  });
+  return () => sub.unsubscribe();
+};

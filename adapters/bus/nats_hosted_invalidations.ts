@@ -1,4 +1,4 @@
-import type { NatsConnection } from "./nats_connection.ts";
+import { broadcastJson, type NatsConnection, subscribeJson } from "./nats_connection.ts";
 
 export const HOSTED_INVALIDATIONS_SUBJECT = "laurel.hosted_invalidations";
 
@@ -18,29 +18,19 @@ export const natsHostedInvalidations =
   (nc: NatsConnection) =>
   async (items: HostedInvalidation[]): Promise<void> => {
     if (items.length === 0) return;
-    nc.publish(HOSTED_INVALIDATIONS_SUBJECT, JSON.stringify(items));
     // Flushed before the HTTP answer goes out, so peers have dropped the record when the caller sees it changed.
-    await nc.flush();
+    await broadcastJson(nc, HOSTED_INVALIDATIONS_SUBJECT, items);
   };
 
 export const subscribeHostedInvalidations = (
   nc: NatsConnection,
   onInvalidation: (item: HostedInvalidation) => void,
-): (() => void) => {
-  const sub = nc.subscribe(HOSTED_INVALIDATIONS_SUBJECT, {
-    callback: (err, msg) => {
-      if (err) return;
-      try {
-        const items = msg.json<HostedInvalidation[]>();
-        if (!Array.isArray(items)) return;
-        for (const item of items) {
-          if (["assertion", "badge_class", "issuer", "credential"].includes(item?.kind))
-            onInvalidation(typeof item.id === "string" ? { kind: item.kind, id: item.id } : { kind: item.kind });
-        }
-      } catch {
-        // a malformed message from elsewhere on the bus is ignored
-      }
-    },
+): (() => void) =>
+  subscribeJson(nc, HOSTED_INVALIDATIONS_SUBJECT, (items) => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as Array<Partial<HostedInvalidation> | null>) {
+      const kind = item?.kind;
+      if (kind && ["assertion", "badge_class", "issuer", "credential"].includes(kind))
+        onInvalidation(typeof item?.id === "string" ? { kind, id: item.id } : { kind });
+    }
   });
-  return () => sub.unsubscribe();
-};

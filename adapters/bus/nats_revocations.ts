@@ -1,5 +1,5 @@
 import type { RevocationBroadcast } from "../../core/credentials/mod.ts";
-import type { NatsConnection } from "./nats_connection.ts";
+import { broadcastJson, type NatsConnection, subscribeJson } from "./nats_connection.ts";
 
 export const REVOCATIONS_SUBJECT = "laurel.revocations";
 
@@ -13,9 +13,8 @@ export type Revocation = { kind: "application"; clientId: string } | { kind: "to
 export const natsRevocationBroadcast = (nc: NatsConnection, local: (r: Revocation) => void): RevocationBroadcast => {
   const send = async (r: Revocation): Promise<void> => {
     local(r);
-    nc.publish(REVOCATIONS_SUBJECT, JSON.stringify(r));
-    // Flush before the HTTP answer goes out, so peers hear of it before the caller can try again.
-    await nc.flush();
+    // Flushed before the HTTP answer goes out, so peers hear of it before the caller can try again.
+    await broadcastJson(nc, REVOCATIONS_SUBJECT, r);
   };
   return {
     applicationRevoked: (clientId) => send({ kind: "application", clientId }),
@@ -23,16 +22,5 @@ export const natsRevocationBroadcast = (nc: NatsConnection, local: (r: Revocatio
   };
 };
 
-export const subscribeRevocations = (nc: NatsConnection, onRevocation: (r: Revocation) => void): (() => void) => {
-  const sub = nc.subscribe(REVOCATIONS_SUBJECT, {
-    callback: (err, msg) => {
-      if (err) return;
-      try {
-        onRevocation(msg.json<Revocation>());
-      } catch {
-        // a malformed message from elsewhere on the bus is ignored
-      }
-    },
-  });
-  return () => sub.unsubscribe();
-};
+export const subscribeRevocations = (nc: NatsConnection, onRevocation: (r: Revocation) => void): (() => void) =>
+  subscribeJson(nc, REVOCATIONS_SUBJECT, (body) => onRevocation(body as Revocation));

@@ -1,4 +1,4 @@
-import type { NatsConnection } from "./nats_connection.ts";
+import { broadcastJson, type NatsConnection, subscribeJson } from "./nats_connection.ts";
 
 export const WEBHOOK_SETTINGS_SUBJECT = "laurel.webhook_settings_changes";
 
@@ -10,26 +10,11 @@ export const WEBHOOK_SETTINGS_SUBJECT = "laurel.webhook_settings_changes";
  */
 export const natsSettingsChanges =
   (nc: NatsConnection) =>
-  async (organizationId: string): Promise<void> => {
-    nc.publish(WEBHOOK_SETTINGS_SUBJECT, JSON.stringify({ organization_id: organizationId }));
-    // Flushed before the tool's answer goes out: workers have dropped the old settings when it returns.
-    await nc.flush();
-  };
+  (organizationId: string): Promise<void> =>
+    broadcastJson(nc, WEBHOOK_SETTINGS_SUBJECT, { organization_id: organizationId });
 
-export const subscribeSettingsChanges = (
-  nc: NatsConnection,
-  onChange: (organizationId: string) => void,
-): (() => void) => {
-  const sub = nc.subscribe(WEBHOOK_SETTINGS_SUBJECT, {
-    callback: (err, msg) => {
-      if (err) return;
-      try {
-        const body = msg.json<{ organization_id?: unknown }>();
-        if (typeof body?.organization_id === "string") onChange(body.organization_id);
-      } catch {
-        // a malformed message from elsewhere on the bus is ignored
-      }
-    },
+export const subscribeSettingsChanges = (nc: NatsConnection, onChange: (organizationId: string) => void) =>
+  subscribeJson(nc, WEBHOOK_SETTINGS_SUBJECT, (body) => {
+    const id = (body as { organization_id?: unknown } | null)?.organization_id;
+    if (typeof id === "string") onChange(id);
   });
-  return () => sub.unsubscribe();
-};
