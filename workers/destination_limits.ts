@@ -7,6 +7,9 @@ import {
 
 /** A guess for a destination not heard from yet: fast, so a first burst is not put off for long. */
 const FIRST_GUESS_MS = 10;
+/** Hand-overs the pace of a saturated destination is measured over, and the fewest it is taken from. */
+const HAND_OVERS = 256;
+const MIN_HAND_OVERS = 16;
 
 interface Destination {
   inFlight: number;
@@ -15,6 +18,12 @@ interface Destination {
   /** The timer that drops waiters past their time (set while any wait). */
   expiry: ReturnType<typeof setTimeout> | undefined;
   averageMs: number;
+  /**
+   * When the last HAND_OVERS slots were handed from one delivery to a waiting one (a ring; made when
+   * the destination is first saturated), and how many of the current saturated stretch it holds.
+   */
+  handOvers: Float64Array | undefined;
+  handOverCount: number;
   consecutiveFailures: number;
   /** Probes left to a failing destination, refilled at the policy's rate. */
   tokens: number;
@@ -28,7 +37,11 @@ interface Destination {
  * The worker's per-destination state (see core `DestinationPolicy`): slots, a short in-memory
  * queue, the failing state and its probe rate, and where put-off deliveries go in line.
  */
-export const destinationLimits = (capacity: number, policy: DestinationPolicy = DESTINATION_POLICY) => {
+export const destinationLimits = (
+  capacity: number,
+  policy: DestinationPolicy = DESTINATION_POLICY,
+  now: () => number = () => performance.now(),
+) => {
   const all = new Map<string, Destination>();
   const get = (dest: string): Destination => {
     let d = all.get(dest);
@@ -40,21 +53,23 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
         inFlight: 0,
         waiters: [],
         averageMs: FIRST_GUESS_MS,
+        handOvers: undefined,
+        handOverCount: 0,
         consecutiveFailures: 0,
         tokens: policy.failingAttemptsPerSecond,
-        refilledAt: performance.now(),
+        refilledAt: now(),
         horizon: 0,
         touched: 0,
         expiry: undefined,
       };
       all.set(dest, d);
     }
-    d.touched = performance.now();
+    d.touched = now();
     return d;
   };
   const failing = (d: Destination): boolean => destinationIsFailing(d.consecutiveFailures, policy);
   const takeToken = (d: Destination): boolean => {
-    const t = performance.now();
+    const t = now();
     d.tokens = Math.min(
       policy.failingAttemptsPerSecond,
       d.tokens + ((t - d.refilledAt) / 1000) * policy.failingAttemptsPerSecond,
@@ -63,6 +78,25 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
     if (d.tokens < 1) return false;
     d.tokens -= 1;
     return true;
+  };
+
+  /**
+   * The time one slot takes to come free, the smaller of two guesses: the attempt time shared by
+   * the slots, and, once the destination has stayed saturated for a while, the mean interval of its
+   * last HAND_OVERS hand-overs. Each guess errs on the slow side in its own way. A stall of this
+   * process (the CPU taken by others, a garbage collection) makes every answer in flight look slow
+   * at once and inflates the attempt time, while the hand-overs after it come bunched, so over a few
+   * hundred of them the pace stays the destination's; the first hand-overs of a burst (new
+   * connections, code not yet optimized) are spaced out, while the attempt time starts from a fast
+   * guess and grows at most about 20% per answer. A destination that really is slow is slow by both.
+   */
+  const paceMs = (d: Destination): number => {
+    const byTime = d.averageMs / capacity;
+    const n = Math.min(d.handOverCount, HAND_OVERS);
+    if (n < MIN_HAND_OVERS || !d.handOvers) return byTime;
+    const newest = d.handOvers[(d.handOverCount - 1) % HAND_OVERS] as number;
+    const oldest = d.handOvers[(d.handOverCount - n) % HAND_OVERS] as number;
+    return Math.min(byTime, (newest - oldest) / (n - 1));
   };
 
   const waitLimitMs = 2 * policy.maxWaitSeconds * 1000;
@@ -75,13 +109,13 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
     }
     d.expiry = setTimeout(
       () => {
-        const t = performance.now();
+        const t = now();
         while (d.waiters.length > 0 && (d.waiters[0] as { until: number }).until <= t) {
           (d.waiters.shift() as { grant: (granted: boolean) => void }).grant(false);
         }
         armExpiry(d);
       },
-      Math.max(1, head.until - performance.now()),
+      Math.max(1, head.until - now()),
     );
   };
 
@@ -98,13 +132,13 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
         d.inFlight++;
         return true;
       }
-      const expectedWaitMs = ((d.waiters.length + 1) * d.averageMs) / capacity;
+      const expectedWaitMs = (d.waiters.length + 1) * paceMs(d);
       if (expectedWaitMs > policy.maxWaitSeconds * 1000) return false;
       // No timer per waiter: the queue is in arrival order, so one timer per destination, set for
       // the oldest waiter's deadline, drops those that waited too long (a few µs per message saved
       // when a burst waits for a busy destination's slots).
       return new Promise<boolean>((resolve) => {
-        d.waiters.push({ grant: resolve, until: performance.now() + waitLimitMs });
+        d.waiters.push({ grant: resolve, until: now() + waitLimitMs });
         if (!d.expiry) armExpiry(d);
       });
     },
@@ -113,9 +147,14 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
       const d = get(dest);
       const next = d.waiters.shift();
       if (next) {
+        const ring = d.handOvers ?? new Float64Array(HAND_OVERS);
+        d.handOvers = ring;
+        ring[d.handOverCount % HAND_OVERS] = d.touched;
+        d.handOverCount++;
         next.grant(true);
         return;
       }
+      d.handOverCount = 0;
       d.inFlight = Math.max(0, d.inFlight - 1);
     },
     /**
@@ -138,7 +177,7 @@ export const destinationLimits = (capacity: number, policy: DestinationPolicy = 
      */
     putOffMs(dest: string, random: number): number {
       const d = get(dest);
-      const t = performance.now();
+      const t = now();
       const spacingMs = failing(d) ? 1000 / policy.failingAttemptsPerSecond : d.averageMs / capacity;
       d.horizon = Math.max(d.horizon, t) + spacingMs;
       return Math.round(1000 * putOffSeconds((d.horizon - t) / 1000, random, policy));

@@ -70,3 +70,66 @@ t.test("one stalled answer does not put a healthy destination's queue off; a slo
   limits.release("b");
   t.equal(await b[2], true);
 });
+
+t.test("a stall of the worker itself does not put a saturated healthy destination off", async (t) => {
+  // Eight slots and 248 deliveries waiting: what the shipped defaults (256 at once, 8 per
+  // destination) allow toward one destination.
+  let clock = 1_000;
+  const limits = destinationLimits(8, DESTINATION_POLICY, () => clock);
+  t.same(
+    Array.from({ length: 8 }, () => limits.acquire("a")),
+    Array(8).fill(true),
+    "eight slots",
+  );
+  const waiting: Array<boolean | Promise<boolean>> = Array.from({ length: 248 }, () => limits.acquire("a"));
+  t.notOk(waiting.includes(false), "248 wait (attempt time unknown yet: a fast first guess)");
+  // Saturated at a steady pace: an answer a millisecond (8 in flight, 8 ms each); each slot goes to
+  // the oldest waiter and a new delivery arrives.
+  for (let i = 0; i < 400; i++) {
+    clock += 1;
+    limits.observe("a", 8, true);
+    limits.release("a");
+    waiting.push(limits.acquire("a"));
+  }
+  t.notOk(waiting.includes(false), "at that pace nobody is put off");
+  // This process stalls for 300 ms: the eight answers in flight all look 300 ms slow, and their
+  // slots are handed over together when it resumes.
+  clock += 300;
+  for (let i = 0; i < 8; i++) {
+    limits.observe("a", 300, true);
+    limits.release("a");
+    waiting.push(limits.acquire("a"));
+  }
+  t.notOk(waiting.includes(false), "after the stall, arrivals still wait their turn");
+
+  // Judged by the attempt time alone (nothing handed over yet to go by), the same answers put
+  // arrivals off: the stall looks like a slow destination.
+  let clock2 = 1_000;
+  const byTime = destinationLimits(8, DESTINATION_POLICY, () => clock2);
+  for (let i = 0; i < 8; i++) byTime.acquire("a");
+  for (let i = 0; i < 400; i++) byTime.observe("a", 8, true);
+  for (let i = 0; i < 8; i++) byTime.observe("a", 300, true);
+  const queued = Array.from({ length: 248 }, () => byTime.acquire("a"));
+  clock2 += 1;
+  t.ok(queued.includes(false), "some of 248 arrivals are put off");
+
+  // A destination whose slot really comes free only every 600 ms puts the second waiter off.
+  let clock3 = 1_000;
+  const slow = destinationLimits(1, DESTINATION_POLICY, () => clock3);
+  t.equal(slow.acquire("s"), true);
+  const slowWaiting: Array<boolean | Promise<boolean>> = [slow.acquire("s")];
+  for (let i = 0; i < 40; i++) {
+    clock3 += 600;
+    slow.observe("s", 600, true);
+    slow.release("s");
+    slowWaiting.push(slow.acquire("s"));
+  }
+  t.notOk(slowWaiting.includes(false), "one waiter at a time waits 600 ms");
+  t.equal(slow.acquire("s"), false, "a second one, 1.2 s behind: put off");
+
+  // Settle every waiter, so no timer is left.
+  for (let i = 0; i < 700; i++) limits.release("a");
+  for (let i = 0; i < 300; i++) byTime.release("a");
+  for (let i = 0; i < 50; i++) slow.release("s");
+  await Promise.all([...waiting, ...queued, ...slowWaiting]);
+});
