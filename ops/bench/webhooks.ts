@@ -476,7 +476,21 @@ interface DrainResult {
   received: number;
   posts: number;
   recorded: number;
+  /** Put-offs of measured deliveries (destination at its cap), from the workers' /metrics. */
+  putOff: number;
 }
+
+/** The sum of a counter's samples in a worker's /metrics (Prometheus text). */
+const scrapeCounter = async (port: number, name: string): Promise<number> => {
+  const res = await request(`http://127.0.0.1:${port}/metrics`);
+  const text = await res.body.text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+};
 
 const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
   await resetReceiver(s);
@@ -493,13 +507,13 @@ const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
   const t0 = now();
   // The shipped per-destination cap unless BENCH_DRAIN_PER_DESTINATION is set (the raw loop has 50 in flight).
   // Started together, so that several start draining at about the same time.
+  const metricsPorts = await Promise.all(Array.from({ length: processes }, () => freePort()));
   const workers = await Promise.all(
-    Array.from({ length: processes }, (_, i) =>
-      startWorker(
-        s,
-        i,
-        DRAIN_PER_DESTINATION_SET ? { WEBHOOK_MAX_PER_DESTINATION: String(DRAIN_PER_DESTINATION) } : {},
-      ),
+    metricsPorts.map((port, i) =>
+      startWorker(s, i, {
+        METRICS_PORT: String(port),
+        ...(DRAIN_PER_DESTINATION_SET ? { WEBHOOK_MAX_PER_DESTINATION: String(DRAIN_PER_DESTINATION) } : {}),
+      }),
     ),
   );
   const deadline = now() + 600_000;
@@ -510,8 +524,10 @@ const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
       if (seen >= DRAIN_WARMUP || now() >= deadline) break;
       await delay(20);
     }
-    await recordBatch(s.db, org.id, DRAIN_EVENTS);
   }
+  let putOffBefore = 0;
+  for (const port of metricsPorts) putOffBefore += await scrapeCounter(port, "laurel_webhook_deferred_total");
+  if (DRAIN_WARMUP > 0) await recordBatch(s.db, org.id, DRAIN_EVENTS);
   const cpu = cpuMeter(s, workers);
   while ((await receiverCount(s)).first < total && now() < deadline) await delay(100);
   const stats = await receiverStats(s);
@@ -522,6 +538,8 @@ const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
     "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'succeeded'",
     [org.id],
   );
+  let putOff = -putOffBefore;
+  for (const port of metricsPorts) putOff += await scrapeCounter(port, "laurel_webhook_deferred_total");
   for (const w of workers) await w.stop();
   const last = times[times.length - 1] as number;
   // Measured: the receipts of the events recorded after the warm-up, first to last.
@@ -534,6 +552,7 @@ const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
     received: times.length,
     posts: stats.received,
     recorded: Number(done?.n ?? 0),
+    putOff,
   };
 };
 
@@ -737,7 +756,8 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
       out.push(
         "",
         `With ${processes} worker process${processes > 1 ? "es" : ""}, the drain's receiver saw ${n0(result.posts)} POSTs ` +
-          `for ${n0(result.received)} events; ${n0(result.recorded)} deliveries were recorded succeeded. From the ` +
+          `for ${n0(result.received)} events; ${n0(result.recorded)} deliveries were recorded succeeded; ` +
+          `the workers put deliveries off ${n0(result.putOff)} times (destination at its cap). From the ` +
           `workers' start (process start included): ${formatRps(result.wallRate)} deliveries/s.`,
       );
     }
@@ -855,7 +875,7 @@ const main = async (): Promise<void> => {
       const d = await drain(s, processes);
       r.drains.push({ processes, result: d });
       log(
-        `  ${processes} worker process(es): ${d.received} events received (${d.posts} POSTs), ${d.recorded} deliveries recorded succeeded`,
+        `  ${processes} worker process(es): ${d.received} events received (${d.posts} POSTs), ${d.recorded} deliveries recorded succeeded, ${d.putOff} put-offs`,
       );
       log(
         `  ${formatRps(d.rate)} deliveries/s (first to last receipt)${r.raw ? ` = ${((100 * d.rate) / r.raw.rate).toFixed(0)}% of raw` : ""}, ` +
