@@ -151,6 +151,48 @@ t.test("a row the database refuses fails alone; the rest of its batch is recorde
   t.equal(calls, 1, "one attempt for the whole batch");
 });
 
+t.test("deleting events deletes their deliveries and attempts; nothing else", async (t) => {
+  // No foreign keys (migration 006): statement-level triggers keep what the cascades did.
+  const sql = laurel.db.em().getConnection();
+  const count = async (table: string, ids: string[]): Promise<number> => {
+    const column = table === "webhook_attempts" ? "delivery_id" : "id";
+    const [row] = await sql.execute<Array<{ n: string }>>(
+      `select count(*) as n from ${table} where ${column} = any(?::uuid[])`,
+      [`{${ids.join(",")}}`],
+    );
+    return Number(row?.n);
+  };
+  const store = postgresDeliveryStore(laurel.db);
+  const gone = await laurel.createOrganization("Deleted organization");
+  const kept = await laurel.createOrganization("Kept organization");
+  const goneEvents = await recordEvents(laurel.db, gone.organization.id, 3);
+  const keptEvents = await recordEvents(laurel.db, kept.organization.id, 3);
+  const goneIds = goneEvents.map((e) => e.id);
+  const keptIds = keptEvents.map((e) => e.id);
+  await store.recordFirst(
+    [...goneEvents, ...keptEvents].map((e) => firstAttempt(e, 500)),
+    new Date(),
+  );
+  t.same([await count("webhook_deliveries", goneIds), await count("webhook_attempts", goneIds)], [3, 3], "recorded");
+
+  // One delivery deleted on its own takes its attempts along.
+  await sql.execute("delete from webhook_deliveries where id = ?", [keptIds[0]]);
+  t.equal(await count("webhook_attempts", keptIds), 2, "the deleted delivery's attempt is gone, the others stay");
+
+  // An organization deleted: its events go by cascade, their deliveries and attempts with them.
+  await sql.execute("delete from organizations where id = ?", [gone.organization.id]);
+  t.same(
+    [await count("webhook_deliveries", goneIds), await count("webhook_attempts", goneIds)],
+    [0, 0],
+    "the deleted organization's deliveries and attempts are gone",
+  );
+  t.same(
+    [await count("webhook_deliveries", keptIds), await count("webhook_attempts", keptIds)],
+    [2, 2],
+    "another organization's are untouched",
+  );
+});
+
 t.test("a batch publish resolves once JetStream stored every event; duplicates are acknowledged", async (t) => {
   await ensureWebhookStreams(laurel.nc, {
     ackWaitMs: 60_000,

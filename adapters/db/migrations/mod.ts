@@ -4,6 +4,7 @@ import { M20261122002Events } from "./m20261122_002_events.ts";
 import { M20261122003Badges } from "./m20261122_003_badges.ts";
 import { M20261122004Webhooks } from "./m20261122_004_webhooks.ts";
 import { M20261122005RelayCursors } from "./m20261122_005_relay_cursors.ts";
+import { M20261124006DeliveryCascades } from "./m20261124_006_delivery_cascades.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261122_003_badges", class: M20261122003Badges },
   { name: "m20261122_004_webhooks", class: M20261122004Webhooks },
   { name: "m20261122_005_relay_cursors", class: M20261122005RelayCursors },
+  { name: "m20261124_006_delivery_cascades", class: M20261124006DeliveryCascades },
 ];
