@@ -44,7 +44,9 @@ export class M20261124006DeliveryCascades extends Migration {
     this.addSql("drop function laurel_delete_delivery_attempts()");
     this.addSql("drop trigger events_delete_deliveries on events");
     this.addSql("drop function laurel_delete_event_deliveries()");
-    this.addSql("delete from webhook_attempts a where not exists (select 1 from webhook_deliveries d where d.id = a.delivery_id)");
+    this.addSql(
+      "delete from webhook_attempts a where not exists (select 1 from webhook_deliveries d where d.id = a.delivery_id)",
+    );
     this.addSql("delete from webhook_deliveries d where not exists (select 1 from events e where e.id = d.event_id)");
     this.addSql(`alter table webhook_attempts add constraint webhook_attempts_delivery_id_fkey
       foreign key (delivery_id) references webhook_deliveries(id) on delete cascade`);
