@@ -1,5 +1,23 @@
 import { Migration } from "@mikro-orm/migrations";
 
+/** Each former foreign key: deleting `parent` rows deletes the `child` rows whose `column` names them. */
+const CASCADES = [
+  {
+    parent: "events",
+    child: "webhook_deliveries",
+    column: "event_id",
+    fn: "laurel_delete_event_deliveries",
+    trigger: "events_delete_deliveries",
+  },
+  {
+    parent: "webhook_deliveries",
+    child: "webhook_attempts",
+    column: "delivery_id",
+    fn: "laurel_delete_delivery_attempts",
+    trigger: "webhook_deliveries_delete_attempts",
+  },
+] as const;
+
 /**
  * Deliveries and attempts are removed with their event by statement-level triggers instead of
  * foreign keys (issue 4).
@@ -23,27 +41,22 @@ export class M20261124006DeliveryCascades extends Migration {
   override async up(): Promise<void> {
     this.addSql("alter table webhook_deliveries drop constraint webhook_deliveries_event_id_fkey");
     this.addSql("alter table webhook_attempts drop constraint webhook_attempts_delivery_id_fkey");
-    this.addSql(`create function laurel_delete_event_deliveries() returns trigger language plpgsql as $$
-      begin
-        delete from webhook_deliveries d using gone_events g where d.event_id = g.id;
-        return null;
-      end $$`);
-    this.addSql(`create trigger events_delete_deliveries after delete on events
-      referencing old table as gone_events for each statement execute function laurel_delete_event_deliveries()`);
-    this.addSql(`create function laurel_delete_delivery_attempts() returns trigger language plpgsql as $$
-      begin
-        delete from webhook_attempts a using gone_deliveries g where a.delivery_id = g.id;
-        return null;
-      end $$`);
-    this.addSql(`create trigger webhook_deliveries_delete_attempts after delete on webhook_deliveries
-      referencing old table as gone_deliveries for each statement execute function laurel_delete_delivery_attempts()`);
+    for (const c of CASCADES) {
+      this.addSql(`create function ${c.fn}() returns trigger language plpgsql as $$
+        begin
+          delete from ${c.child} x using gone g where x.${c.column} = g.id;
+          return null;
+        end $$`);
+      this.addSql(`create trigger ${c.trigger} after delete on ${c.parent}
+        referencing old table as gone for each statement execute function ${c.fn}()`);
+    }
   }
 
   override async down(): Promise<void> {
-    this.addSql("drop trigger webhook_deliveries_delete_attempts on webhook_deliveries");
-    this.addSql("drop function laurel_delete_delivery_attempts()");
-    this.addSql("drop trigger events_delete_deliveries on events");
-    this.addSql("drop function laurel_delete_event_deliveries()");
+    for (const c of CASCADES) {
+      this.addSql(`drop trigger ${c.trigger} on ${c.parent}`);
+      this.addSql(`drop function ${c.fn}()`);
+    }
     this.addSql(
       "delete from webhook_attempts a where not exists (select 1 from webhook_deliveries d where d.id = a.delivery_id)",
     );
