@@ -26,6 +26,13 @@ const fail = (message: string, code = 2): never => {
   process.exit(code);
 };
 
+/** Why a request got no answer: the innermost cause's code (ECONNREFUSED...) or message. */
+const unreachable = (err: unknown): string => {
+  let e = err as { cause?: unknown; code?: string; message?: string } | undefined;
+  for (let i = 0; i < 5 && e?.cause; i++) e = e.cause as typeof e;
+  return e?.code ?? e?.message ?? String(err);
+};
+
 const adminToken = (): string => {
   if (process.env.LAUREL_ADMIN_TOKEN) return process.env.LAUREL_ADMIN_TOKEN;
   const path = join(resolve(process.env.DATA_DIR ?? "./data"), "admin-token");
@@ -105,12 +112,16 @@ export const main = async (
     const out = await handler(client, parsed.values as Record<string, string | boolean | undefined>);
     process.stdout.write(`${parsed.values.json ? JSON.stringify(out.json) : out.text}\n`);
   } catch (err) {
-    if (err instanceof TRPCClientError) {
+    // A request that never got an answer (nothing listening, a wrong host) has no error data.
+    if (err instanceof TRPCClientError && err.data !== undefined) {
       const data = err.data as { code?: string; errors?: Array<{ field: string; message: string }> } | undefined;
       const fields = (data?.errors ?? []).map((e) => `\n  ${e.field}: ${e.message}`).join("");
       return fail(`Error${data?.code ? ` (${data.code})` : ""}: ${err.message}${fields}`, 1);
     }
-    return fail(`Cannot reach Laurel at ${url}: ${(err as Error).message}`, 1);
+    return fail(
+      `Cannot reach Laurel at ${url} (${unreachable(err)}): is it running? LAUREL_URL names another server.`,
+      1,
+    );
   }
 };
 

@@ -98,6 +98,17 @@ t.test("npm start: CLI webhook settings, a badge issued, delivered, listed and r
   t.equal(refused.code, 1, "an http:// URL is refused");
   t.match(refused.stderr, /UNPROCESSABLE_CONTENT/);
   t.match(refused.stderr, /\n {2}webhook_url: \S/, "the CLI names the field and why");
+  const closed = `http://127.0.0.1:${await freePort()}`;
+  const nobody = await runTs("apps/cli.ts", ["webhooks", "show", "--organization", org], {
+    LAUREL_URL: closed,
+    DATA_DIR: dir.path,
+  });
+  t.equal(nobody.code, 1, "no server there: exit 1");
+  t.equal(
+    nobody.stderr.trim(),
+    `Cannot reach Laurel at ${closed} (ECONNREFUSED): is it running? LAUREL_URL names another server.`,
+    "the CLI says which server it could not reach and why",
+  );
 
   // The badges feature records events; the in-process relay and worker post them.
   const template = await rest("POST", "/badge_templates", { name: "Rust", description: "Safe code", state: "active" });
