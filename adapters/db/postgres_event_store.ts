@@ -70,7 +70,7 @@ export const postgresEventStore = (db: Database): EventStore => ({
  */
 export const postgresOutbox = (db: Database): Outbox => ({
   relayBatch: (limit, publish, organizations) =>
-    rawTransaction(db.em(), async (tx) => {
+    rawTransaction(db, async (tx) => {
       // Every organization's counter and cursor are read when no names are given: ~9 ms per 10,000
       // organizations, so the relay names those its notifications named and looks at all only now and then.
       // `seq` is dense, so an organization's next events are the seq range just above its cursor.

@@ -397,7 +397,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   },
 
   dispatchDue: (now, limit, redispatchAt, publish) =>
-    rawTransaction(db.em(), async (tx) => {
+    rawTransaction(db, async (tx) => {
       const rows = await tx.all<DueDelivery>(
         `select id as delivery_id, organization_id from webhook_deliveries
          where due_at <= ? order by due_at limit ?::int for update skip locked`,

@@ -1,4 +1,4 @@
-import type { Em } from "./orm.ts";
+import type { Database, Em } from "./orm.ts";
 
 interface RawResult {
   rows?: unknown[];
@@ -40,26 +40,81 @@ export interface RawTx {
   run(sql: string, params?: unknown[]): Promise<number>;
 }
 
+interface PgConnection {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<RawResult & { rows: unknown[] }>;
+}
+
+interface KnexPool {
+  client: { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+}
+
+const numberPlaceholders = (sql: string): string => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
+/** `?` placeholders numbered (`$1`, `$2`...), remembered per statement text (the loops reuse a few). */
+const numberedTexts = new Map<string, string>();
+const numberedText = (sql: string): string => {
+  let text = numberedTexts.get(sql);
+  if (text === undefined) {
+    text = numberPlaceholders(sql);
+    if (numberedTexts.size > 100) numberedTexts.clear();
+    numberedTexts.set(sql, text);
+  }
+  return text;
+};
+
 /**
- * A transaction straight on knex, for the workers' loops (relay, scheduler). MikroORM's
- * `transactional` keeps its context in an AsyncLocalStorage, and on Node 20 the first use of one
- * installs promise hooks for the rest of the process: every promise of the delivery path would pay
- * for them. Commits when `work` resolves, rolls back when it throws.
+ * A transaction for the workers' loops (relay, scheduler), which may run hundreds a second when
+ * events come one by one. On PostgreSQL it runs on a pooled connection directly (BEGIN, the
+ * statements, COMMIT): a knex transaction builds a whole knex instance (every query-builder method
+ * defined anew), ~100 KB of objects that outlived V8's young generation, so at 500 events/s the
+ * relay alone promoted ~10 MB/s and the worker's scavenges took 5-13 ms. On PGlite (one connection,
+ * `npm start`) it stays a knex transaction. Nor is it MikroORM's `transactional`, which keeps its
+ * context in an AsyncLocalStorage: on Node 20 the first use of one installs promise hooks for the
+ * rest of the process, a cost on every promise of the delivery path. Statements use `?`
+ * placeholders (no `?` may appear otherwise). Commits when `work` resolves, rolls back when it
+ * throws.
  */
-export const rawTransaction = async <T>(em: Em, work: (tx: RawTx) => Promise<T>): Promise<T> => {
-  const knex = em.getConnection().getKnex() as unknown as {
-    transaction<R>(fn: (trx: KnexTransaction) => Promise<R>): Promise<R>;
-  };
-  return knex.transaction(async (trx) => {
-    const tx: RawTx = {
-      all: async <R>(sql: string, params: unknown[] = []) => ((await trx.raw(sql, params)).rows ?? []) as R[],
-      run: async (sql, params = []) => {
-        const r = await trx.raw(sql, params);
-        return r.rowCount ?? r.affectedRows ?? 0;
-      },
+export const rawTransaction = async <T>(db: Database, work: (tx: RawTx) => Promise<T>): Promise<T> => {
+  const em = db.em();
+  if (db.kind === "pglite") {
+    const knex = em.getConnection().getKnex() as unknown as {
+      transaction<R>(fn: (trx: KnexTransaction) => Promise<R>): Promise<R>;
     };
-    return work(tx);
-  });
+    return knex.transaction(async (trx) =>
+      work({
+        all: async <R>(sql: string, params: unknown[] = []) => ((await trx.raw(sql, params)).rows ?? []) as R[],
+        run: async (sql, params = []) => {
+          const r = await trx.raw(sql, params);
+          return r.rowCount ?? r.affectedRows ?? 0;
+        },
+      }),
+    );
+  }
+  const pool = (em.getConnection().getKnex() as unknown as KnexPool).client;
+  const connection = await pool.acquireConnection();
+  try {
+    await connection.query({ text: "begin", values: [] });
+    let result: T;
+    try {
+      result = await work({
+        all: async <R>(sql: string, params: unknown[] = []) =>
+          (await connection.query({ text: numberedText(sql), values: params })).rows as R[],
+        run: async (sql, params = []) =>
+          (await connection.query({ text: numberedText(sql), values: params })).rowCount ?? 0,
+      });
+    } catch (err) {
+      // A connection that cannot roll back is broken: the pool drops it (knex marks it disposed).
+      await connection.query({ text: "rollback", values: [] }).catch(() => undefined);
+      throw err;
+    }
+    await connection.query({ text: "commit", values: [] });
+    return result;
+  } finally {
+    await pool.releaseConnection(connection);
+  }
 };
 
 /** `?, ?, ?` for a list bound one value per placeholder (knex expands no arrays in raw SQL here). */
@@ -74,14 +129,6 @@ export const toDateOrNull = (v: unknown): Date | null => (v === null || v === un
 
 /** jsonb comes back parsed; be tolerant of text. */
 export const toJson = <T>(v: unknown): T => (typeof v === "string" ? (JSON.parse(v) as T) : (v as T));
-
-interface PgConnection {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-}
-
-interface KnexPool {
-  client: { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
-}
 
 /**
  * A named prepared statement on a pooled PostgreSQL connection, outside any transaction (a lone
@@ -107,10 +154,11 @@ export const preparedAll = async <T>(
 };
 
 /** A statement written with `?` placeholders, numbered for a prepared statement (`$1`, `$2`, ...). */
-export const numbered = (name: string, knexText: string): { name: string; text: string; knexText: string } => {
-  let n = 0;
-  return { name, knexText, text: knexText.replace(/\?/g, () => `$${++n}`) };
-};
+export const numbered = (name: string, knexText: string): { name: string; text: string; knexText: string } => ({
+  name,
+  knexText,
+  text: numberPlaceholders(knexText),
+});
 
 /**
  * An error PostgreSQL raised about the data of a statement (SQLSTATE class 22, data exception, or

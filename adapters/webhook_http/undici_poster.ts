@@ -51,19 +51,25 @@ class TimeoutError extends Error {
 interface Attempt {
   expire(): void;
 }
+/** The attempts of one slice still under way: an attempt leaves its slice when it settles. */
+type Slice = Set<Attempt>;
 /**
  * The one overall timeout of each attempt, kept per short slice of time rather than with a timer of
- * its own: every attempt started in a slice is aborted together once `timeoutMs` has passed since
- * the slice began plus the slice's length, so an attempt gets between `timeoutMs` and `timeoutMs +
- * slice`. One timer per slice, unreferenced.
+ * its own: every attempt started in a slice and still under way once `timeoutMs` has passed since
+ * the slice began plus the slice's length is aborted, so an attempt gets between `timeoutMs` and
+ * `timeoutMs + slice`. One timer per slice, unreferenced. A settled attempt leaves its slice at once,
+ * so nothing keeps it (nor the undici request its abort function holds) for the whole timeout: kept,
+ * every attempt outlived V8's young generation, and the copying and promoting made scavenges of
+ * 8-13 ms in the worker at 500 deliveries/s.
  */
 const timeoutSlices = (timeoutMs: number) => {
   const sliceMs = Math.max(1, Math.min(100, Math.floor(timeoutMs / 20)));
-  let current: Attempt[] | null = null;
+  let current: Slice | null = null;
   return {
-    add(attempt: Attempt): void {
+    /** Puts an attempt in the current slice, and returns the slice to leave when it settles. */
+    add(attempt: Attempt): Slice {
       if (!current) {
-        const slice: Attempt[] = [];
+        const slice: Slice = new Set();
         current = slice;
         setTimeout(() => {
           if (current === slice) current = null;
@@ -72,7 +78,8 @@ const timeoutSlices = (timeoutMs: number) => {
           for (const a of slice) a.expire();
         }, timeoutMs + sliceMs).unref();
       }
-      current.push(attempt);
+      current.add(attempt);
+      return current;
     },
   };
 };
@@ -92,6 +99,8 @@ class PostAttempt implements Attempt {
   private done = false;
   private timedOut = false;
   private abort: ((err?: Error) => void) | undefined;
+  /** The timeout slice holding this attempt while it is under way. */
+  slice: Slice | undefined;
   private readonly resolve: (r: PostResult) => void;
 
   constructor(resolve: (r: PostResult) => void) {
@@ -115,7 +124,8 @@ class PostAttempt implements Attempt {
   settle(r: PostResult): void {
     if (this.done) return;
     this.done = true;
-    // The timeout slice keeps this object until its time is over: drop what it no longer needs.
+    this.slice?.delete(this);
+    this.slice = undefined;
     this.chunks = [];
     this.resolve(r);
   }
@@ -238,7 +248,7 @@ export const undiciWebhookPoster = (options: WebhookPosterOptions): WebhookPoste
       }
       if (!agentSet) headers.push("user-agent", userAgent);
       const attempt = new PostAttempt(resolve);
-      timeouts.add(attempt);
+      attempt.slice = timeouts.add(attempt);
       try {
         agent.dispatch(
           {
