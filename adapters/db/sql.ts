@@ -78,9 +78,10 @@ const numberedText = (sql: string): string => {
  * throws.
  */
 export const rawTransaction = async <T>(db: Database, work: (tx: RawTx) => Promise<T>): Promise<T> => {
-  const em = db.em();
+  // The connection's knex (its pool): no EntityManager is needed, so none is forked per call.
+  const knexOf = (): unknown => db.orm.em.getConnection().getKnex();
   if (db.kind === "pglite") {
-    const knex = em.getConnection().getKnex() as unknown as {
+    const knex = knexOf() as {
       transaction<R>(fn: (trx: KnexTransaction) => Promise<R>): Promise<R>;
     };
     return knex.transaction(async (trx) =>
@@ -93,7 +94,7 @@ export const rawTransaction = async <T>(db: Database, work: (tx: RawTx) => Promi
       }),
     );
   }
-  const pool = (em.getConnection().getKnex() as unknown as KnexPool).client;
+  const pool = (knexOf() as KnexPool).client;
   const connection = await pool.acquireConnection();
   try {
     await connection.query({ text: "begin", values: [] });
