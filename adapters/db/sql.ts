@@ -65,6 +65,15 @@ const numberedText = (sql: string): string => {
   return text;
 };
 
+/** `all` and `run` over one way of sending a statement (a knex transaction, a pooled connection). */
+const txOver = (query: (sql: string, params: unknown[]) => PromiseLike<RawResult>): RawTx => ({
+  all: async <T>(sql: string, params: unknown[] = []) => ((await query(sql, params)).rows ?? []) as T[],
+  run: async (sql, params = []) => {
+    const r = await query(sql, params);
+    return r.rowCount ?? r.affectedRows ?? 0;
+  },
+});
+
 /**
  * A transaction for the workers' loops (relay, scheduler), which may run hundreds a second when
  * events come one by one. On PostgreSQL it runs on a pooled connection directly (BEGIN, the
@@ -84,15 +93,7 @@ export const rawTransaction = async <T>(db: Database, work: (tx: RawTx) => Promi
     const knex = knexOf() as {
       transaction<R>(fn: (trx: KnexTransaction) => Promise<R>): Promise<R>;
     };
-    return knex.transaction(async (trx) =>
-      work({
-        all: async <R>(sql: string, params: unknown[] = []) => ((await trx.raw(sql, params)).rows ?? []) as R[],
-        run: async (sql, params = []) => {
-          const r = await trx.raw(sql, params);
-          return r.rowCount ?? r.affectedRows ?? 0;
-        },
-      }),
-    );
+    return knex.transaction((trx) => work(txOver((sql, params) => trx.raw(sql, params))));
   }
   const pool = (knexOf() as KnexPool).client;
   const connection = await pool.acquireConnection();
@@ -100,12 +101,7 @@ export const rawTransaction = async <T>(db: Database, work: (tx: RawTx) => Promi
     await connection.query({ text: "begin", values: [] });
     let result: T;
     try {
-      result = await work({
-        all: async <R>(sql: string, params: unknown[] = []) =>
-          (await connection.query({ text: numberedText(sql), values: params })).rows as R[],
-        run: async (sql, params = []) =>
-          (await connection.query({ text: numberedText(sql), values: params })).rowCount ?? 0,
-      });
+      result = await work(txOver((sql, params) => connection.query({ text: numberedText(sql), values: params })));
     } catch (err) {
       // A connection that cannot roll back is broken: the pool drops it (knex marks it disposed).
       await connection.query({ text: "rollback", values: [] }).catch(() => undefined);
