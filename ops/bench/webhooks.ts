@@ -6,11 +6,14 @@
 //   2. a worker process draining 20,000 recorded events (after 5,000 warm-up ones) to the same receiver (all bookkeeping on),
 //      with the shipped per-destination cap (WEBHOOK_MAX_PER_DESTINATION, 8 requests in flight per
 //      worker process; BENCH_DRAIN_PER_DESTINATION overrides it for experiments);
-//      target >= 40% of the raw loop;
+//      target >= 40% of the raw loop; then, for comparison only, one worker process with 32 in flight
+//      to the destination (BENCH_DRAIN_COMPARE_CAP), not shipped and not held against the target. Each
+//      drain reports its CPU budget: the CPU of all four processes per event, and the rate at which
+//      that cost would take every core of the machine;
 //   3. end-to-end latency (event committed -> receiver got it) at a steady 500 events/s; p99 < 100 ms;
 //   4. the same with 10,000 deliveries to a dead receiver (connection refused) waiting for retry
 //      (first attempts made before the window; a failing destination is then probed at 5/s);
-//      p99 within 20% of (3);
+//      p99 within 20% of (3), taken before this window and again after the backlog is deleted;
 //   5. the events list, page 1,000 of one million events, totals included; < 10 ms.
 //
 // Run: BENCH_ONLY=webhooks npm run bench, or bash ops/prepare.sh test >/dev/null && npx tsx
@@ -18,7 +21,7 @@
 // Env: DATABASE_URL or TEST_DATABASE_URL (an admin URL; a fresh database is made and dropped;
 // default: `ops/prepare.sh postgres`), BENCH_DURATION (s, default 10), BENCH_LATENCY_DURATION (s, default 20), BENCH_WORKERS (worker
 // processes for the drain: a comma-separated list, one drain each, default "1,2"), BENCH_DRAIN_EVENTS (20000), BENCH_DRAIN_WARMUP (5000 events drained first,
-// not measured; 0 for none), BENCH_DRAIN_PER_DESTINATION (the shipped default),
+// not measured; 0 for none), BENCH_DRAIN_PER_DESTINATION (the shipped default), BENCH_DRAIN_COMPARE_CAP (32; 0: no comparison drain),
 // BENCH_LIST_EVENTS (1000000), BENCH_RATE (events/s, 500), BENCH_PHASES (raw,drain,latency,dead,list),
 // BENCH_WRITE_DOCS=0|1 (default: write the `webhooks` section of docs/benchmarks.md only on a full run:
 // every phase at its default size), BENCH_VERBOSE=1 (echo the servers' output),
@@ -60,15 +63,20 @@ const WORKER_COUNTS = (env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
 const DRAIN_EVENTS = Number(env.BENCH_DRAIN_EVENTS ?? 20_000);
 const LIST_EVENTS = Number(env.BENCH_LIST_EVENTS ?? 1_000_000);
 const RATE = Number(env.BENCH_RATE ?? 500);
+const RAW_IN_FLIGHT = Number(env.BENCH_RAW_IN_FLIGHT ?? 50);
+/** Events drained first and left out of the drain's figures, like the raw loop's warm-up (0: none). */
+const DRAIN_WARMUP = Number(env.BENCH_DRAIN_WARMUP ?? 5_000);
 /**
  * Requests in flight per destination and worker process for the drain: the shipped default (issue 4:
  * "at most a few concurrent requests per destination"), unless BENCH_DRAIN_PER_DESTINATION is set.
  */
-/** Events drained first and left out of the drain's figures, like the raw loop's warm-up (0: none). */
-const RAW_IN_FLIGHT = Number(env.BENCH_RAW_IN_FLIGHT ?? 50);
-const DRAIN_WARMUP = Number(env.BENCH_DRAIN_WARMUP ?? 5_000);
 const DRAIN_PER_DESTINATION_SET = env.BENCH_DRAIN_PER_DESTINATION !== undefined;
 const DRAIN_PER_DESTINATION = Number(env.BENCH_DRAIN_PER_DESTINATION ?? DEFAULT_MAX_CONCURRENT_PER_DESTINATION);
+/**
+ * One more drain, by one worker process with this many requests in flight to the destination (not
+ * shipped: it shows what the cap costs; 0 for none). Not held against the target.
+ */
+const DRAIN_COMPARE_CAP = Number(env.BENCH_DRAIN_COMPARE_CAP ?? 32);
 const DEAD_BACKLOG = 10_000;
 /** Which parts to run (default all): raw,drain,latency,dead,list. */
 const PHASES = new Set((env.BENCH_PHASES ?? "raw,drain,latency,dead,list").split(","));
@@ -406,6 +414,35 @@ const cpuMeter = (s: Stack, workers: RunningServer[]) => {
 const cpuText = (c: CpuUse): string =>
   `workers ${c.workers.toFixed(1)} s, postgres ${c.postgres.toFixed(1)} s, nats ${c.nats.toFixed(1)} s, receiver ${c.receiver.toFixed(1)} s`;
 
+/**
+ * The drain's CPU budget: what the four processes spent per event in all, the rate at which that
+ * cost would take every core of this machine (the most any number of worker processes could reach
+ * at this cost), and how busy the machine and the worker processes were during the run.
+ */
+const cpuBudget = (d: DrainResult, processes: number, rawRate: number | undefined, cores: number) => {
+  const cpuS = d.cpu.workers + d.cpu.postgres + d.cpu.nats + d.cpu.receiver;
+  const usPerEvent = (1e6 * cpuS) / d.cpuEvents;
+  const ceiling = (cores * 1e6) / usPerEvent;
+  const wallS = d.cpuWallMs / 1000;
+  return {
+    usPerEvent,
+    ceiling,
+    ceilingShare: rawRate ? ceiling / rawRate : undefined,
+    machineBusy: cpuS / (wallS * cores),
+    workerBusy: d.cpu.workers / (wallS * processes),
+  };
+};
+
+const budgetText = (d: DrainResult, processes: number, rawRate: number | undefined, cores: number): string => {
+  const b = cpuBudget(d, processes, rawRate, cores);
+  return (
+    `${b.usPerEvent.toFixed(0)} µs of CPU per event in all: at that cost the ${cores} cores allow at most ` +
+    `${formatRps(b.ceiling)} deliveries/s${b.ceilingShare === undefined ? "" : ` (${(100 * b.ceilingShare).toFixed(0)}% of the raw loop)`}; ` +
+    `during the run they used ${(100 * b.machineBusy).toFixed(0)}% of the machine, the worker process${processes > 1 ? "es" : ""} ` +
+    `${(100 * b.workerBusy).toFixed(0)}% of a core${processes > 1 ? " each" : ""}`
+  );
+};
+
 const perEvent = (c: CpuUse, n: number): string =>
   `worker ${((1e6 * c.workers) / n).toFixed(0)} µs, PostgreSQL ${((1e6 * c.postgres) / n).toFixed(0)} µs, ` +
   `nats-server ${((1e6 * c.nats) / n).toFixed(0)} µs, receiver ${((1e6 * c.receiver) / n).toFixed(0)} µs`;
@@ -469,12 +506,23 @@ const rawLoop = async (s: Stack): Promise<RawResult> => {
 // ---------------------------------------------------------------------------------------------
 // 2. Draining recorded events
 
+/** One drain: its worker processes, their per-destination cap, and what they did. */
+interface Drain {
+  processes: number;
+  perDestination: number;
+  /** Whether the cap is the shipped default (only such drains are held against the target). */
+  shipped: boolean;
+  result: DrainResult;
+}
+
 interface DrainResult {
   rate: number;
   wallRate: number;
   cpu: CpuUse;
   /** Events received while the CPU was measured (after the warm-up). */
   cpuEvents: number;
+  /** Wall time over which the CPU was measured (ms). */
+  cpuWallMs: number;
   received: number;
   posts: number;
   recorded: number;
@@ -494,7 +542,7 @@ const scrapeCounter = async (port: number, name: string): Promise<number> => {
   return sum;
 };
 
-const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
+const drain = async (s: Stack, processes: number, perDestination?: number): Promise<DrainResult> => {
   await resetReceiver(s);
   const org = await webhookOrganization(s, "Drain", `${s.receiverUrl}/hooks`);
   const total = DRAIN_WARMUP + DRAIN_EVENTS;
@@ -507,14 +555,14 @@ const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
   // from that commit, so the relay's work for them is measured too.
   await record(DRAIN_WARMUP === 0 ? DRAIN_EVENTS : DRAIN_WARMUP);
   const t0 = now();
-  // The shipped per-destination cap unless BENCH_DRAIN_PER_DESTINATION is set (the raw loop has 50 in flight).
+  // The shipped per-destination cap unless one is given (the raw loop has 50 in flight).
   // Started together, so that several start draining at about the same time.
   const metricsPorts = await Promise.all(Array.from({ length: processes }, () => freePort()));
   const workers = await Promise.all(
     metricsPorts.map((port, i) =>
       startWorker(s, i, {
         METRICS_PORT: String(port),
-        ...(DRAIN_PER_DESTINATION_SET ? { WEBHOOK_MAX_PER_DESTINATION: String(DRAIN_PER_DESTINATION) } : {}),
+        ...(perDestination === undefined ? {} : { WEBHOOK_MAX_PER_DESTINATION: String(perDestination) }),
       }),
     ),
   );
@@ -531,10 +579,12 @@ const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
   for (const port of metricsPorts) putOffBefore += await scrapeCounter(port, "laurel_webhook_deferred_total");
   if (DRAIN_WARMUP > 0) await recordBatch(s.db, org.id, DRAIN_EVENTS);
   const cpu = cpuMeter(s, workers);
+  const cpuFrom = now();
   while ((await receiverCount(s)).first < total && now() < deadline) await delay(100);
   const stats = await receiverStats(s);
   const times = Object.values(stats.first).sort((a, b) => a - b);
   const cpuUsed = await cpu();
+  const cpuWallMs = now() - cpuFrom;
   const [done] = await sql<{ n: string }>(
     s.db,
     "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'succeeded'",
@@ -551,6 +601,7 @@ const drain = async (s: Stack, processes: number): Promise<DrainResult> => {
     wallRate: times.length / ((last - t0) / 1000),
     cpu: cpuUsed,
     cpuEvents: times.length - seen,
+    cpuWallMs,
     received: times.length,
     posts: stats.received,
     recorded: Number(done?.n ?? 0),
@@ -706,13 +757,22 @@ interface Results {
   raw?: RawResult;
   rawRuns?: RawResult[];
   /** One drain per worker-process count, in WORKER_COUNTS order. */
-  drains?: Array<{ processes: number; result: DrainResult }>;
+  drains?: Drain[];
+  /** The drain with BENCH_DRAIN_COMPARE_CAP in flight to the destination (not shipped). */
+  compared?: Drain;
+  /**
+   * Without the dead backlog: the window before it (and the one after it was deleted, when the
+   * dead phase ran), pooled: the figure held against the targets.
+   */
   calm?: LatencyResult;
+  /** The calm windows one by one: before the backlog, and after it was deleted. */
+  calmWindows?: LatencyResult[];
   loaded?: LatencyResult & { deadAttempts: number; backlog: number };
   list?: Awaited<ReturnType<typeof listBench>>;
 }
 
 const n0 = (v: number): string => v.toLocaleString("en-US");
+const allDrains = (r: Results): Drain[] => [...(r.drains ?? []), ...(r.compared ? [r.compared] : [])];
 
 /** The `webhooks` section of docs/benchmarks.md, from one run's results. */
 const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string => {
@@ -736,11 +796,11 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
         `client ${raw.clientUs.toFixed(0)} µs, receiver ${raw.receiverUs.toFixed(0)} µs`,
       ]);
     }
-    for (const { processes, result } of r.drains ?? []) {
+    for (const { processes, perDestination, shipped, result } of allDrains(r)) {
       rows.push([
         `workers draining ${n0(DRAIN_EVENTS)} recorded events (${processes} worker process${processes > 1 ? "es" : ""}, ` +
-          `${DRAIN_PER_DESTINATION} in flight to the destination per process` +
-          `${DRAIN_PER_DESTINATION_SET ? ", set by BENCH_DRAIN_PER_DESTINATION" : ", the shipped default"}), all bookkeeping`,
+          `${perDestination} in flight to the destination per process` +
+          `${shipped ? ", the shipped default" : ", not shipped: for comparison"}), all bookkeeping`,
         `${formatRps(result.rate)} deliveries/s`,
         perEvent(result.cpu, result.cpuEvents),
       ]);
@@ -759,26 +819,38 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
       "",
       markdownTable(["run", "rate", "CPU per event"], rows),
     );
-    for (const { processes, result } of r.drains ?? []) {
+    if (r.raw) {
+      const rawUs = r.raw.clientUs + r.raw.receiverUs;
       out.push(
         "",
-        `With ${processes} worker process${processes > 1 ? "es" : ""}, the drain's receiver saw ${n0(result.posts)} POSTs ` +
+        `The raw loop spends ${rawUs.toFixed(0)} µs of CPU per POST (client and receiver): at that cost the ${m.cores} cores ` +
+          `would allow ${formatRps((m.cores * 1e6) / rawUs)} POST/s, and it ran at ${((100 * r.raw.rate * rawUs) / (m.cores * 1e6)).toFixed(0)}% ` +
+          "of that. Each drain's CPU budget below is the same reckoning for its four processes (workers, PostgreSQL, " +
+          "nats-server, receiver).",
+      );
+    }
+    for (const { processes, perDestination, result } of allDrains(r)) {
+      out.push(
+        "",
+        `With ${processes} worker process${processes > 1 ? "es" : ""} and ${perDestination} in flight per process, the drain's receiver saw ${n0(result.posts)} POSTs ` +
           `for ${n0(result.received)} events; ${n0(result.recorded)} deliveries were recorded succeeded; ` +
           `the workers put deliveries off ${n0(result.putOff)} times (destination at its cap). From the ` +
-          `workers' start (process start included): ${formatRps(result.wallRate)} deliveries/s.`,
+          `workers' start (process start included): ${formatRps(result.wallRate)} deliveries/s. CPU budget: ` +
+          `${budgetText(result, processes, r.raw?.rate, m.cores)}.`,
       );
     }
   }
   if (r.calm) {
-    const rows = [[`steady ${RATE} events/s`, n0(r.calm.events), ms(r.calm.p50), ms(r.calm.p99), ms(r.calm.max)]];
-    if (r.loaded) {
-      rows.push([
-        `the same, ${n0(r.loaded.backlog)} deliveries to a dead receiver waiting`,
-        n0(r.loaded.events),
-        ms(r.loaded.p50),
-        ms(r.loaded.p99),
-        ms(r.loaded.max),
-      ]);
+    const row = (label: string, l: LatencyResult): string[] => [label, n0(l.events), ms(l.p50), ms(l.p99), ms(l.max)];
+    const [before, after] = r.calmWindows ?? [];
+    const rows: string[][] = [];
+    if (r.loaded && before && after) {
+      rows.push(row(`steady ${RATE} events/s, before the backlog`, before));
+      rows.push(row(`the same, ${n0(r.loaded.backlog)} deliveries to a dead receiver waiting`, r.loaded));
+      rows.push(row("the same, after the backlog was deleted", after));
+      rows.push(row("the two windows without the backlog, together", r.calm));
+    } else {
+      rows.push(row(`steady ${RATE} events/s`, r.calm));
     }
     out.push(
       "",
@@ -789,7 +861,9 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
         (r.loaded
           ? ` The dead receiver refuses connections; all its deliveries are pending in PostgreSQL before the window ` +
             `(a failing destination is probed at 5/s per worker; the rest wait their turn): ${n0(r.loaded.deadAttempts)} attempts ` +
-            "to it during the window."
+            "to it during the window. The window with the backlog sits between two without it (the backlog is deleted " +
+            "after it), and the comparison is against those two together, so that drift over the run (the machine, " +
+            "the worker warming up, tables growing) weighs on both sides alike instead of on whichever window comes first."
           : ""),
       "",
       markdownTable(["run", "events", "p50 ms", "p99 ms", "max ms"], rows),
@@ -817,7 +891,7 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
     );
   }
   const targets: string[][] = [];
-  for (const { processes, result } of r.raw ? (r.drains ?? []) : []) {
+  for (const { processes, result } of r.raw ? (r.drains ?? []).filter((d) => d.shipped) : []) {
     const ratio = result.rate / (r.raw as RawResult).rate;
     targets.push([
       `drain (${processes} worker process${processes > 1 ? "es" : ""}) / raw HTTPS POST loop`,
@@ -881,17 +955,27 @@ const main = async (): Promise<void> => {
   if (PHASES.has("drain")) {
     log(`2. workers draining ${n0(DRAIN_EVENTS)} recorded events...`);
     r.drains = [];
-    for (const processes of WORKER_COUNTS) {
-      const d = await drain(s, processes);
-      r.drains.push({ processes, result: d });
+    const runDrain = async (processes: number, cap: number | undefined): Promise<Drain> => {
+      const d = await drain(s, processes, cap);
       log(
-        `  ${processes} worker process(es): ${d.received} events received (${d.posts} POSTs), ${d.recorded} deliveries recorded succeeded, ${d.putOff} put-offs`,
+        `  ${processes} worker process(es), ${cap ?? DEFAULT_MAX_CONCURRENT_PER_DESTINATION} in flight per process: ${d.received} events received (${d.posts} POSTs), ${d.recorded} deliveries recorded succeeded, ${d.putOff} put-offs`,
       );
       log(
         `  ${formatRps(d.rate)} deliveries/s (first to last receipt)${r.raw ? ` = ${((100 * d.rate) / r.raw.rate).toFixed(0)}% of raw` : ""}, ` +
           `${formatRps(d.wallRate)}/s from worker start; CPU: ${cpuText(d.cpu)}; per event: ${perEvent(d.cpu, d.cpuEvents)}`,
       );
+      log(`  ${budgetText(d, processes, r.raw?.rate, m.cores)}`);
+      return {
+        processes,
+        perDestination: cap ?? DEFAULT_MAX_CONCURRENT_PER_DESTINATION,
+        shipped: cap === undefined || cap === DEFAULT_MAX_CONCURRENT_PER_DESTINATION,
+        result: d,
+      };
+    };
+    for (const processes of WORKER_COUNTS) {
+      r.drains.push(await runDrain(processes, DRAIN_PER_DESTINATION_SET ? DRAIN_PER_DESTINATION : undefined));
     }
+    if (DRAIN_COMPARE_CAP > 0) r.compared = await runDrain(1, DRAIN_COMPARE_CAP);
     // The peer again, after the drains: the ratios use its faster run.
     if (PHASES.has("raw")) await raw(true);
   }
@@ -900,7 +984,8 @@ const main = async (): Promise<void> => {
     log(`3. end-to-end latency at ${RATE} events/s...`);
     const healthy = await webhookOrganization(s, "Healthy", `${s.receiverUrl}/hooks`);
     const worker = await startWorker(s, 0);
-    r.calm = latencyOf(await latencyRun(s, healthy.id));
+    const calmBefore = await latencyRun(s, healthy.id);
+    r.calm = latencyOf(calmBefore);
     log(`  ${latencyText(r.calm)}`);
 
     if (PHASES.has("dead")) {
@@ -927,6 +1012,13 @@ const main = async (): Promise<void> => {
       );
       r.loaded = { ...loaded, deadAttempts: Number(deadAttempts?.n ?? 0), backlog: DEAD_BACKLOG };
       log(`  ${latencyText(loaded)}; ${r.loaded.deadAttempts} attempts to the dead receiver meanwhile`);
+      log("   again without the backlog (deleted)...");
+      await sql(s.db, "delete from webhook_deliveries where organization_id = ?", [dead.id]);
+      const calmAfter = await latencyRun(s, healthy.id);
+      log(`  ${latencyText(latencyOf(calmAfter))}`);
+      r.calmWindows = [latencyOf(calmBefore), latencyOf(calmAfter)];
+      r.calm = latencyOf([...calmBefore, ...calmAfter].sort((a, b) => a - b));
+      log(`  both windows without the backlog: ${latencyText(r.calm)}`);
     }
     await worker.stop();
   }
