@@ -1001,6 +1001,8 @@ const main = async (): Promise<void> => {
       log(
         `   and with ${n0(DEAD_BACKLOG)} deliveries to a dead receiver waiting for retry, windows in the order A B B A`,
       );
+      // The worker's CPU over each window (with its VACUUM and warm-up): what the backlog costs it.
+      const workerCpuMs = (): number => processCpuMs(worker.pid) ?? 0;
       const deadPort = await freePort();
       const dead = await webhookOrganization(s, "Dead", `https://localhost:${deadPort}/hooks`);
       const calm: number[][] = [];
@@ -1009,9 +1011,10 @@ const main = async (): Promise<void> => {
       for (const withBacklog of [false, true, true, false]) {
         if (!withBacklog) {
           await sql(s.db, "delete from webhook_deliveries where organization_id = ?", [dead.id]);
+          const cpu0 = workerCpuMs();
           const window = await latencyRun(s, healthy.id);
           calm.push(window);
-          log(`  A, no backlog: ${latencyText(latencyOf(window))}`);
+          log(`  A, no backlog: ${latencyText(latencyOf(window))}; worker CPU ${n0(workerCpuMs() - cpu0)} ms`);
           continue;
         }
         const [pending] = await sql<{ n: string }>(
@@ -1033,7 +1036,9 @@ const main = async (): Promise<void> => {
           }
         }
         const windowStart = new Date();
+        const cpu0 = workerCpuMs();
         const window = await latencyRun(s, healthy.id);
+        const cpuMs = workerCpuMs() - cpu0;
         const [attempts] = await sql<{ n: string }>(
           s.db,
           "select count(*) as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.organization_id = ? and a.started_at >= ?",
@@ -1042,7 +1047,7 @@ const main = async (): Promise<void> => {
         deadAttempts += Number(attempts?.n ?? 0);
         loaded.push(window);
         log(
-          `  B, backlog waiting: ${latencyText(latencyOf(window))}; ${attempts?.n} attempts to the dead receiver meanwhile`,
+          `  B, backlog waiting: ${latencyText(latencyOf(window))}; worker CPU ${n0(cpuMs)} ms; ${attempts?.n} attempts to the dead receiver meanwhile`,
         );
       }
       const pooled = (windows: number[][]) => latencyOf(windows.flat().sort((a, b) => a - b));
