@@ -17,7 +17,7 @@
 //   5. the events list, page 1,000 of one million events, totals included; < 10 ms.
 //
 // Run: BENCH_ONLY=webhooks npm run bench, or bash ops/prepare.sh test >/dev/null && npx tsx
-// ops/bench/webhooks.ts. About 1.5 minutes.
+// ops/bench/webhooks.ts. About 3 minutes.
 // Env: DATABASE_URL or TEST_DATABASE_URL (an admin URL; a fresh database is made and dropped;
 // default: `ops/prepare.sh postgres`), BENCH_DURATION (s, default 10), BENCH_LATENCY_DURATION (s, default 20), BENCH_WORKERS (worker
 // processes for the drain: a comma-separated list, one drain each, default "1,2"), BENCH_DRAIN_EVENTS (20000), BENCH_DRAIN_WARMUP (5000 events drained first,
