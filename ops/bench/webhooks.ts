@@ -1005,6 +1005,14 @@ const main = async (): Promise<void> => {
       const workerCpuMs = (): number => processCpuMs(worker.pid) ?? 0;
       const deadPort = await freePort();
       const dead = await webhookOrganization(s, "Dead", `https://localhost:${deadPort}/hooks`);
+      const deadPending = async (): Promise<number> => {
+        const [row] = await sql<{ n: string }>(
+          s.db,
+          "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'pending'",
+          [dead.id],
+        );
+        return Number(row?.n ?? 0);
+      };
       const calm: number[][] = [];
       const loaded: number[][] = [];
       let deadAttempts = 0;
@@ -1017,23 +1025,12 @@ const main = async (): Promise<void> => {
           log(`  A, no backlog: ${latencyText(latencyOf(window))}; worker CPU ${n0(workerCpuMs() - cpu0)} ms`);
           continue;
         }
-        const [pending] = await sql<{ n: string }>(
-          s.db,
-          "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'pending'",
-          [dead.id],
-        );
-        if (Number(pending?.n) < DEAD_BACKLOG) {
+        // Recorded before the first B (the second finds it still there), and waited for until every
+        // first attempt failed.
+        if ((await deadPending()) < DEAD_BACKLOG) {
           for (let done = 0; done < DEAD_BACKLOG; done += 1_000) await recordBatch(s.db, dead.id, 1_000);
           const backlogDeadline = now() + 300_000;
-          for (;;) {
-            const [row] = await sql<{ n: string }>(
-              s.db,
-              "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'pending'",
-              [dead.id],
-            );
-            if (Number(row?.n) >= DEAD_BACKLOG || now() > backlogDeadline) break;
-            await delay(250);
-          }
+          while ((await deadPending()) < DEAD_BACKLOG && now() <= backlogDeadline) await delay(250);
         }
         const windowStart = new Date();
         const cpu0 = workerCpuMs();
