@@ -20,7 +20,7 @@ const nc = await connectNats(config.natsUrl, "laurel-server");
 const stdout = asyncStdout();
 const server = await buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream });
 await server.app.listen({ port: config.port, host: config.host });
-server.app.log.info(`listening on ${config.port}; REST at ${config.baseUrl}`);
+server.app.log.info(`listening on ${config.port} (Node ${process.version}); REST at ${config.baseUrl}`);
 onShutdown(async () => {
   await server.close();
   await nc.drain();

@@ -48,7 +48,7 @@ if (config.webhooks.inProcessWorkers) {
 }
 await server.app.listen({ port: config.port, host: config.host });
 server.app.log.info(
-  `Laurel listening on ${config.port}: REST ${config.baseUrl}, token endpoint ${config.authUrl}/oauth/token, docs /docs; ` +
+  `Laurel listening on ${config.port} (Node ${process.version}): REST ${config.baseUrl}, token endpoint ${config.authUrl}/oauth/token, docs /docs; ` +
     `database ${db.kind}${db.kind === "pglite" ? ` in ${config.dataDir}` : ""}, NATS ${localNats ? "local" : natsUrl}; ` +
     `admin token in ${config.adminToken ? "LAUREL_ADMIN_TOKEN" : join(config.dataDir, "admin-token")}`,
 );

@@ -54,7 +54,10 @@ const metricsServer = config.webhooks.metricsPort
     }).listen(config.webhooks.metricsPort, config.host)
   : null;
 
-log.info({ pid: process.pid, metrics_port: config.webhooks.metricsPort ?? null }, "webhook worker ready");
+log.info(
+  { pid: process.pid, node: process.version, metrics_port: config.webhooks.metricsPort ?? null },
+  "webhook worker ready",
+);
 onShutdown(async () => {
   await pipeline.stop();
   metricsServer?.close();

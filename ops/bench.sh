@@ -18,5 +18,5 @@ for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null &&
 export NATS_URL="nats://127.0.0.1:$nats_port"
 for bench in ${BENCH_ONLY:-run badges webhooks}; do
   echo "== ops/bench/$bench.ts"
-  npx tsx "ops/bench/$bench.ts"
+  node "ops/bench/$bench.ts"
 done

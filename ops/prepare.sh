@@ -17,12 +17,12 @@ apt_install() {
 }
 
 ensure_node_modules() {
-  # Reinstall when the lock file changed since the last install.
+  # `npm ci` installs exactly the lock file (which lists every platform's optional packages), and
+  # only when node_modules is missing or older than the lock. It also brings the Node 24 binary
+  # (the `node` package) that every npm script runs on, whatever Node the machine has.
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    # `npm install` with the committed lock installs exactly its versions; `npm ci` is stricter
-    # about optional platform packages the lock leaves out (Biome's other-OS binaries) and refuses.
-    say "installing npm packages (npm install, from package-lock.json)"
-    npm install --no-audit --no-fund --loglevel=error >&2
+    say "installing npm packages (npm ci, from package-lock.json)"
+    npm ci --no-audit --no-fund --loglevel=error >&2
     touch node_modules/.package-lock.json
   fi
 }

@@ -5,7 +5,7 @@
 //      request, each writing its badge.created event and, after the response, the pending-badge
 //      notification and its event) against single-row PostgreSQL INSERTs from 20 clients; target >= 15%.
 //
-// Run: BENCH_ONLY=badges npm run bench, or npx tsx ops/bench/badges.ts once `bash ops/prepare.sh test`
+// Run: BENCH_ONLY=badges npm run bench, or npx node ops/bench/badges.ts once `bash ops/prepare.sh test`
 // has PostgreSQL running. A fresh database is created beside the one named by BENCH_DATABASE_URL,
 // DATABASE_URL or TEST_DATABASE_URL (default postgres://laurel:laurel@127.0.0.1:5432/laurel) and
 // dropped afterwards; NATS_URL is used when set, else a nats-server of its own is started.
@@ -94,7 +94,7 @@ const startLaurel = async (databaseUrl: string, natsUrl: string, dataDir: string
   const server = await startServer({
     name: "laurel",
     command: process.execPath,
-    args: ["--import", "tsx", "apps/server.ts"],
+    args: ["apps/server.ts"],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -419,7 +419,7 @@ const main = async (): Promise<number> => {
   const section = [
     "## Issue 3: hosted assertions and badge issuing",
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} with \`npx tsx ops/bench/badges.ts\` on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ` +
+    `Measured ${new Date().toISOString().slice(0, 10)} with \`npx node ops/bench/badges.ts\` on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ` +
       `${settings.warmup} s warm-up then ${settings.duration} s per row; Laurel (apps/server.ts) on PostgreSQL, one process.`,
     "",
     `### GET /obi/v2/badge_assertions/<id> (${assertionBytes} bytes), ${settings.connections} connections`,

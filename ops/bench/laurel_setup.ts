@@ -23,7 +23,7 @@ export interface LaurelLaunch {
 }
 
 /**
- * Default: `node --import tsx apps/server.ts` (one process, so its pid is the server's), or
+ * Default: `node apps/server.ts` (one process, so its pid is the server's), or
  * `node <file>` when LAUREL_ENTRY names a built `.js` file (e.g. `dist/apps/server.js`).
  * Adjust freely; keep it a single process so the RSS reading means something.
  */
@@ -32,7 +32,7 @@ export function laurelLaunch(context: LaurelLaunchContext): LaurelLaunch {
   const origin = `http://127.0.0.1:${context.port}`;
   return {
     command: process.execPath,
-    args: entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry],
+    args: [entry],
     env: {
       PORT: String(context.port),
       BASE_URL: `${origin}/v1`,

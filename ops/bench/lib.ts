@@ -174,9 +174,9 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Arguments that run a TypeScript file with the current Node through tsx, in one process. */
-export function tsxArgs(file: string): string[] {
-  return ["--import", "tsx", file];
+/** Arguments that run a TypeScript file with the current Node (it strips the types), in one process. */
+export function tsArgs(file: string): string[] {
+  return [file];
 }
 
 /** Starts one of ops/bench/peers/*.ts on a fresh loopback port. */
@@ -189,7 +189,7 @@ export async function startPeer(
   const server = await startServer({
     name,
     command: process.execPath,
-    args: tsxArgs(`ops/bench/peers/${file}`),
+    args: tsArgs(`ops/bench/peers/${file}`),
     env: { ...env, PORT: String(port) },
     ready: new RegExp(`^listening ${port}$`),
   });

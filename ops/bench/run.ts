@@ -67,7 +67,7 @@ function commandLine(): string {
     .sort();
   // `npx` sets npm_lifecycle_event too ("npx"); only a package.json script is worth naming.
   const event = process.env.npm_lifecycle_event;
-  const base = event !== undefined && event !== "npx" ? `npm run ${event}` : "npx tsx ops/bench/run.ts";
+  const base = event !== undefined && event !== "npx" ? `npm run ${event}` : "npx node ops/bench/run.ts";
   return [...overrides, base].join(" ");
 }
 
@@ -352,7 +352,7 @@ async function main(): Promise<number> {
       memoryRows.push(["Laurel API server, after start and setup", mib(laurel.rssAfterSetup)]);
       memoryRows.push(["Laurel API server, after all runs", mib(after)]);
       if (tree !== undefined && after !== undefined && tree !== after) {
-        // e.g. the esbuild service tsx starts when the server runs from TypeScript sources
+        // e.g. a helper process a TypeScript loader starts, when the server runs under one
         memoryRows.push(["Laurel API server with its child processes, after all runs", mib(tree)]);
       }
     }

@@ -16,7 +16,7 @@
 //      p99 within 20% of (3); windows without (A) and with (B) the backlog in the order A B B A, each kind pooled;
 //   5. the events list, page 1,000 of one million events, totals included; < 10 ms.
 //
-// Run: BENCH_ONLY=webhooks npm run bench, or bash ops/prepare.sh test >/dev/null && npx tsx
+// Run: BENCH_ONLY=webhooks npm run bench, or bash ops/prepare.sh test >/dev/null && npx node
 // ops/bench/webhooks.ts. About 3 minutes.
 // Env: DATABASE_URL or TEST_DATABASE_URL (an admin URL; a fresh database is made and dropped;
 // default: `ops/prepare.sh postgres`), BENCH_DURATION (s, default 10), BENCH_LATENCY_DURATION (s, default 20), BENCH_WORKERS (worker
@@ -50,7 +50,7 @@ import {
   REPO_ROOT,
   type RunningServer,
   startServer,
-  tsxArgs,
+  tsArgs,
   writeDocsSection,
 } from "./lib.ts";
 
@@ -209,7 +209,7 @@ const start = async (
   const server = await startServer({
     name,
     command: process.execPath,
-    args: [...nodeArgs, ...tsxArgs(entry)],
+    args: [...nodeArgs, ...tsArgs(entry)],
     env: extra,
     ready,
   });
@@ -777,7 +777,7 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
   const out: string[] = [
     "## Issue 4: webhook delivery and the events list",
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} with \`npx tsx ops/bench/webhooks.ts\` on ${m.cpu}, ${m.cores} cores, ` +
+    `Measured ${new Date().toISOString().slice(0, 10)} with \`npx node ops/bench/webhooks.ts\` on ${m.cpu}, ${m.cores} cores, ` +
       `${m.memory} RAM, Node ${m.node}, ${m.os}. Everything real and on this machine: PostgreSQL, one nats-server, ` +
       "Laurel's API server (`apps/server.ts`) and worker processes (`apps/worker.ts`, each an event relay, retry scheduler and " +
       "delivery worker), and an HTTPS receiver (`node:https`, `ops/bench/peers/webhook_receiver.ts`, answering 200 " +

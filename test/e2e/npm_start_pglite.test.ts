@@ -20,6 +20,9 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
     dir.remove();
   });
   t.match(server.output(), /database pglite/);
+  // The Node the project brings (the npm `node` package) runs the tests and every process they start.
+  t.ok(Number(process.versions.node.split(".")[0]) >= 24, `tests run on Node 24 or later (${process.version})`);
+  t.ok(server.output().includes(`(Node ${process.version})`), "the start line names the Node it runs on");
 
   const health = await fetch(`${origin}/healthz`);
   t.equal(health.status, 200);

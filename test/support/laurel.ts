@@ -122,7 +122,7 @@ export const spawnServer = async (
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const pub = publicOrigin ?? origin;
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/server.ts"], {
+  const child = spawn(process.execPath, ["apps/server.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
     env: {
       ...process.env,

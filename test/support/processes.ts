@@ -2,14 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 
 export const ROOT = new URL("../..", import.meta.url).pathname;
 
-/** Runs a TypeScript entry point of the project (`apps/cli.ts` ...) to completion. */
+/** Runs a TypeScript entry point of the project (`apps/cli.ts` ...) to completion; this Node strips the types. */
 export const runTs = (
   entry: string,
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+    const child = spawn(process.execPath, [entry, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -28,7 +28,7 @@ export const startTs = async (
   ready: (output: string) => boolean,
   timeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; output(): string; stop(signal?: NodeJS.Signals): Promise<number | null> }> => {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+  const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -372,7 +372,7 @@ export interface SpawnedWorker {
 /** `apps/worker.ts` as its own OS process, as in production; resolves once it is consuming. */
 export const spawnWorker = async (env: Record<string, string>): Promise<SpawnedWorker> => {
   const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker.ts"], {
+  const child = spawn(process.execPath, ["apps/worker.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
