@@ -17,14 +17,12 @@ export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson
 export type { Mailer, MailMessage } from "./notifications.ts";
 export { notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
 export type {
-  BadgeFilter,
   BadgeStore,
   BadgeTx,
   BadgeView,
   Earner,
   IssueLookup,
   IssueWrites,
-  TemplateFilter,
   TemplateView,
 } from "./ports.ts";
 export {
