@@ -154,6 +154,17 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
       return { items: items.map(badgeViewOf), total };
     },
 
+    // A seek on (organization_id, id) past the cursor: constant cost per page at any depth.
+    async badgeFeed(organizationId, query, afterId, limit) {
+      const head = afterId === null ? ["b.organization_id = ?"] : ["b.organization_id = ?", "b.id > ?"];
+      const where = listWhere(BADGES, query, head, afterId === null ? [organizationId] : [organizationId, afterId]);
+      const found = await rows(db.em(), `${BADGE_FROM} where ${where.sql} order by b.id asc limit ?`, [
+        ...where.params,
+        limit,
+      ]);
+      return found.map(badgeViewOf);
+    },
+
     async getBadge(organizationId, id) {
       const [row] = await rows(
         db.em(),

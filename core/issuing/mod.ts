@@ -1,3 +1,5 @@
+export type { FeedPage } from "./badge_feed.ts";
+export { FEED_PAGE_SIZE, feedCursor, searchIssuedBadges } from "./badge_feed.ts";
 export type { BatchResult, IssuedBadge } from "./badges.ts";
 export {
   deleteBadge,

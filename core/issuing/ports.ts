@@ -90,6 +90,16 @@ export interface BadgeStore extends IssueWrites {
   /** `organizationId` null: any organization (the hosted badge class). */
   getTemplate(organizationId: string | null, id: string): Promise<TemplateView | null>;
   listBadges(organizationId: string, query: BadgeListQuery, page: PageRequest): Promise<Page<BadgeView>>;
+  /**
+   * Up to `limit` badges matching the filters with ids above `afterId` (null: from the first), in
+   * id order; the cost of a page must not grow with how many came before it.
+   */
+  badgeFeed(
+    organizationId: string,
+    query: Pick<BadgeListQuery, "filters">,
+    afterId: string | null,
+    limit: number,
+  ): Promise<BadgeView[]>;
   /** `organizationId` null: any organization (the hosted assertion). */
   getBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
   getUser(id: string): Promise<UserRecord | null>;

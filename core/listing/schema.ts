@@ -28,7 +28,7 @@ const describe = (kind: FilterKind): string => {
  */
 export const listQuerySchema = (
   spec: ListSpec,
-  options: { paged?: boolean; extra?: Record<string, TSchema> } = {},
+  options: { paged?: boolean; sortable?: boolean; extra?: Record<string, TSchema> } = {},
 ): TObject => {
   const keys = filterKeyNames(spec);
   const properties: Record<string, TSchema> = {
@@ -38,7 +38,7 @@ export const listQuerySchema = (
       }),
     ),
   };
-  if (spec.sorts.length > 0)
+  if (spec.sorts.length > 0 && options.sortable !== false)
     properties.sort = Type.Optional(
       Type.String({
         description: `Sort keys joined by |, each optionally prefixed by - for descending, such as ${spec.sorts[0]}|-${spec.sorts[1] ?? spec.sorts[0]}. Known keys: ${spec.sorts.join(", ")}.`,

@@ -203,5 +203,6 @@ t.test("the OpenAPI schema names both forms of every key", async (t) => {
   t.match(schema.properties.filter, { description: /state::pending,accepted/ });
   t.notOk("sort" in listQuerySchema(EVENT_LIST).properties, "no sort keys: no sort parameter");
   t.notOk("page" in listQuerySchema(BADGE_LIST, { paged: false }).properties);
+  t.notOk("sort" in listQuerySchema(BADGE_LIST, { sortable: false }).properties);
   t.match(schema.properties.query, { description: /double quotes/ });
 });
