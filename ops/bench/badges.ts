@@ -139,6 +139,7 @@ interface Fixture {
 const setup = async (laurel: Laurel): Promise<Fixture> => {
   const created = await trpc(laurel, "organizations.create", {
     name: "Bench Org",
+    email: "bench@example.org",
     website_url: "https://bench.example",
   });
   const organizationId = (created.organization as { id: string }).id;
