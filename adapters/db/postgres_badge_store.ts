@@ -143,12 +143,16 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     async listBadges(organizationId, query, page) {
       const where = badgeWhere(organizationId, query);
       const from = where.needsTemplate ? "badges b join badge_templates t on t.id = b.badge_template_id" : "badges b";
+      const order = listOrder(BADGES, query.sort);
+      // The page's ids first, over the badges' index alone; only those 50 rows are then joined
+      // with their template and issuer (joined before the offset, page 100 joined 5,000 rows).
       const [items, total] = await Promise.all([
-        rows(db.em(), `${BADGE_FROM} where ${where.sql} order by ${listOrder(BADGES, query.sort)} limit ? offset ?`, [
-          ...where.params,
-          page.per,
-          page.offset,
-        ]),
+        rows(
+          db.em(),
+          `${BADGE_FROM} join (select b.id from ${from} where ${where.sql} order by ${order} limit ? offset ?) p on p.id = b.id
+           order by ${order}`,
+          [...where.params, page.per, page.offset],
+        ),
         count(db, `select count(*)::int as n from ${from} where ${where.sql}`, where.params),
       ]);
       return { items: items.map(badgeViewOf), total };
