@@ -1,4 +1,5 @@
 import t from "tap";
+import { freePort } from "../../adapters/bus/mod.ts";
 import { sqlAll } from "../../adapters/db/sql.ts";
 import { buildApiServer, StartupRefused } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
@@ -11,6 +12,7 @@ import {
   checkRevokedAssertion,
   expandStrict,
 } from "../support/ob2/check.ts";
+import { runTs } from "../support/processes.ts";
 
 /**
  * Issuer profiles valid under OB 2.0: every organization has a contact e-mail, and each hosted
@@ -99,6 +101,19 @@ t.test("start-up: organizations without an e-mail get ISSUER_DEFAULT_EMAIL, or t
   const refused = await buildApiServer(readConfig(env), laurel.db, laurel.nc, false).catch((err: unknown) => err);
   t.ok(refused instanceof StartupRefused, "refused");
   t.match((refused as Error).message, /1 organization\(s\) have no contact e-mail.*set ISSUER_DEFAULT_EMAIL/);
+  if (laurel.database) {
+    const port = await freePort();
+    const server = await runTs("apps/server.ts", [], {
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      NATS_URL: laurel.nats.url,
+      ISSUER_DEFAULT_EMAIL: "",
+      LOG_LEVEL: "silent",
+    });
+    t.equal(server.code, 2, "npm run server exits 2");
+    t.match(server.stderr, /Laurel cannot start: 1 organization\(s\) have no contact e-mail/);
+  }
   await t.rejects(
     buildApiServer(readConfig({ ...env, ISSUER_DEFAULT_EMAIL: "nope" }), laurel.db, laurel.nc, false),
     /ISSUER_DEFAULT_EMAIL must be an e-mail address/,
