@@ -40,7 +40,8 @@ const commaList = (value: string): string[] =>
 
 /** An ISO 8601 date or date-time; no offset reads as UTC. A bare date as an upper bound takes its whole day. */
 const parseDate = (value: string, bound: "min" | "max"): Date | null => {
-  const text = value.trim();
+  // An unencoded `+` of an offset arrives as a space (form encoding): read it back as `+`.
+  const text = value.trim().replace(/(T[\d:.]+) (\d{2}:?\d{2})$/i, "$1+$2");
   if (DATE.test(text)) {
     const day = new Date(`${text}T00:00:00Z`);
     if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text) return null;

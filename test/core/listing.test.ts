@@ -74,6 +74,11 @@ const ACCEPTED: Array<[string, string, unknown]> = [
     { filters: { updated_at: { kind: "range", min: d("2024-01-01T10:00:00Z"), max: d("2024-01-02T08:00:00Z") } } },
   ],
   [
+    "an offset's unencoded + arrives as a space",
+    "issued_at_min=2024-01-01T10:00:00+02:00",
+    { filters: { issued_at: { kind: "range", min: d("2024-01-01T08:00:00Z"), max: null } } },
+  ],
+  [
     "sort several keys",
     "sort=issued_to_last_name|-created_at",
     {
