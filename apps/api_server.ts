@@ -22,6 +22,7 @@ import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import type { EventRecord } from "../core/events/mod.ts";
+import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
@@ -34,6 +35,23 @@ export interface ApiServer {
 }
 
 /** Wires the HTTP server (REST, token endpoint, tRPC) from its parts, with plain arguments. */
+/** A configuration the process cannot start with; its message says what to set. */
+export class StartupRefused extends Error {
+  override name = "StartupRefused";
+}
+
+/** Runs `build`; a `StartupRefused` is printed plainly, `cleanUp` runs, and the process exits 2. */
+export const orRefuse = async <T>(build: () => Promise<T>, cleanUp: () => Promise<void>): Promise<T> => {
+  try {
+    return await build();
+  } catch (err) {
+    if (!(err instanceof StartupRefused)) throw err;
+    console.error(`Laurel cannot start: ${err.message}`);
+    await cleanUp();
+    process.exit(2);
+  }
+};
+
 export const buildApiServer = async (
   config: Config,
   db: Database,
@@ -46,6 +64,11 @@ export const buildApiServer = async (
   const secrets = nodeSecretBox(keys);
   const jwt = await accessTokenKeys(keys, config.authUrl);
   const organizations = postgresOrganizationStore(db);
+  // Every issuer profile needs a contact e-mail (OB 2.0): organizations made before it was
+  // required get the configured default, or the process refuses to serve their profiles.
+  const emails = missingIssuerEmails(await organizations.countWithoutEmail(), config.issuerDefaultEmail);
+  if (emails.action === "refuse") throw new StartupRefused(emails.message);
+  if (emails.action === "fill") await organizations.fillMissingEmail(emails.email, new Date());
   const apps = postgresOAuthApplicationStore(db);
   const tokens = postgresAuthorizationTokenStore(db);
   const clock = (): Date => new Date();

@@ -13,7 +13,7 @@ import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_wo
  */
 const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
 
-  organizations create --name <name> [--description <text>] [--email <e>] [--website-url <url>]
+  organizations create --name <name> --email <contact e-mail> [--description <text>] [--website-url <url>]
   organizations list [--page <n>]
 ${BADGE_USAGE}
 ${WEBHOOK_USAGE}
@@ -56,10 +56,12 @@ const table = (rows: Array<Record<string, unknown>>, columns: string[]): string 
 const HANDLERS: Record<string, Handler> = {
   "organizations create": async (client, o) => {
     if (typeof o.name !== "string") return fail("organizations create needs --name");
+    if (typeof o.email !== "string")
+      return fail("organizations create needs --email (the issuer's contact address, required by Open Badges 2.0)");
     const result = await client.organizations.create.mutate({
       name: o.name,
+      email: o.email,
       ...(typeof o.description === "string" ? { description: o.description } : {}),
-      ...(typeof o.email === "string" ? { email: o.email } : {}),
       ...(typeof o["website-url"] === "string" ? { website_url: o["website-url"] } : {}),
     });
     const t = result.authorization_token;

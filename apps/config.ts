@@ -20,6 +20,8 @@ export interface Config {
   /** nodemailer connection URL; when unset, pending-badge mail is written to the log. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** The contact e-mail given at start-up to organizations that have none (ISSUER_DEFAULT_EMAIL). */
+  issuerDefaultEmail: string | undefined;
   /** Webhook delivery (issue 4): WEBHOOK_* variables. */
   webhooks: WebhookConfig;
 }
@@ -54,6 +56,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     publicUrl: trimSlash(env.PUBLIC_URL || new URL(baseUrl).origin),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
+    issuerDefaultEmail: env.ISSUER_DEFAULT_EMAIL || undefined,
     webhooks: readWebhookConfig(env),
   };
 };

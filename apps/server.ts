@@ -1,6 +1,6 @@
 import { connectNats } from "../adapters/bus/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
-import { buildApiServer } from "./api_server.ts";
+import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfig } from "./config.ts";
 import { asyncStdout, loggerOptions } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
@@ -18,7 +18,13 @@ const db = await openDatabase({
 });
 const nc = await connectNats(config.natsUrl, "laurel-server");
 const stdout = asyncStdout();
-const server = await buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream });
+const server = await orRefuse(
+  () => buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream }),
+  async () => {
+    await nc.close();
+    await db.close();
+  },
+);
 await server.app.listen({ port: config.port, host: config.host });
 server.app.log.info(`listening on ${config.port} (Node ${process.version}); REST at ${config.baseUrl}`);
 onShutdown(async () => {

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { connectNats, type LocalNats, startLocalNats } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
-import { buildApiServer } from "./api_server.ts";
+import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfig } from "./config.ts";
 import { asyncStdout, loggerOptions } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
@@ -28,12 +28,13 @@ const nc = await connectNats(natsUrl, "laurel-all-in-one");
 const metrics = metricsRegistry();
 registerDatabaseFigures(metrics, db);
 const stdout = asyncStdout();
-const server = await buildApiServer(
-  config,
-  db,
-  nc,
-  { ...loggerOptions(config.logLevel), stream: stdout.stream },
-  metrics,
+const server = await orRefuse(
+  () => buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream }, metrics),
+  async () => {
+    await nc.close();
+    await db.close();
+    await localNats?.stop();
+  },
 );
 // The event relay, retry scheduler and webhook worker run here too (WEBHOOK_WORKERS=0 to leave them
 // to separate `npm run worker` processes).

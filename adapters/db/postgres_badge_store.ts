@@ -1,77 +1,77 @@
-import type { BadgeSort, TemplateSort } from "../../core/badges/mod.ts";
+import type { BADGE_LIST, BadgeListQuery, TEMPLATE_LIST } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
-import type { BadgeFilter, BadgeStore, IssueWrites, TemplateFilter, UserRecord } from "../../core/issuing/mod.ts";
-import { BADGE_FROM, badgeViewOf, containsPattern, rows, templateFrom, templateViewOf, toDate } from "./badge_rows.ts";
+import type { BadgeStore, IssueWrites, UserRecord } from "../../core/issuing/mod.ts";
+import { BADGE_FROM, badgeViewOf, rows, templateFrom, templateViewOf, toDate } from "./badge_rows.ts";
 import { groupedCalls } from "./grouped_calls.ts";
 import { groupedIssueWrites } from "./grouped_issues.ts";
+import { columnCondition, type ListTable, listOrder, listWhere } from "./list_sql.ts";
 import type { Database, Em } from "./orm.ts";
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 
-const TEMPLATE_ORDER: Record<TemplateSort, string> = {
-  "-created_at": "t.created_at desc, t.id desc",
-  created_at: "t.created_at asc, t.id asc",
-  name: "lower(t.name) asc, t.id asc",
-  "-name": "lower(t.name) desc, t.id desc",
+const TEMPLATES: ListTable<keyof typeof TEMPLATE_LIST.filters, (typeof TEMPLATE_LIST.sorts)[number]> = {
+  filters: {
+    query: (value, params) => {
+      const name = columnCondition("t.name", value, params);
+      return `(${name} or ${columnCondition("t.description", value, params)})`;
+    },
+    name: (value, params) => {
+      params.push(...(value.kind === "values" ? value.values : []));
+      return "lower(t.name) = lower(?)";
+    },
+    state: "t.state",
+    public: "t.public",
+    // The template has every listed skill (jsonb containment, the GIN index).
+    skills: (value, params) => {
+      params.push(JSON.stringify(value.kind === "values" ? value.values : []));
+      return "t.skills @> ?::jsonb";
+    },
+    created_at: "t.created_at",
+    updated_at: "t.updated_at",
+  },
+  sorts: {
+    name: "lower(t.name)",
+    created_at: "t.created_at",
+    updated_at: "t.updated_at",
+    badges_count: "badges_count",
+  },
+  id: "t.id",
 };
 
-const BADGE_ORDER: Record<BadgeSort, string> = {
-  "-issued_at": "b.issued_at desc, b.id desc",
-  issued_at: "b.issued_at asc, b.id asc",
-  "-created_at": "b.created_at desc, b.id desc",
+const BADGES: ListTable<keyof typeof BADGE_LIST.filters, (typeof BADGE_LIST.sorts)[number]> = {
+  filters: {
+    state: "b.state",
+    badge_template_id: "b.badge_template_id",
+    recipient_email: "b.recipient_email_key",
+    recipient_email_all: "b.recipient_email_key",
+    // The recipient's name or e-mail, or the template's name; quoted, any of them whole.
+    query: (value, params) =>
+      `(${[
+        "concat_ws(' ', b.issued_to_first_name, b.issued_to_middle_name, b.issued_to_last_name)",
+        "b.recipient_email",
+        "t.name",
+      ]
+        .map((c) => columnCondition(c, value, params))
+        .join(" or ")})`,
+    public: "b.public",
+    issuer_earner_id: "b.issuer_earner_id",
+    issued_at: "b.issued_at",
+    updated_at: "b.updated_at",
+  },
+  sorts: {
+    issued_at: "b.issued_at",
+    created_at: "b.created_at",
+    updated_at: "b.updated_at",
+    issued_to_last_name: "b.issued_to_last_name",
+  },
+  id: "b.id",
 };
 
-interface Where {
-  sql: string;
-  params: unknown[];
-}
-
-const templateWhere = (organizationId: string, f: TemplateFilter): Where => {
-  const parts = ["t.organization_id = ?"];
-  const params: unknown[] = [organizationId];
-  if (f.state) {
-    parts.push("t.state = ?");
-    params.push(f.state);
-  }
-  if (f.name) {
-    parts.push("lower(t.name) = lower(?)");
-    params.push(f.name.trim());
-  }
-  if (f.query) {
-    parts.push("(t.name ilike ? or t.description ilike ?)");
-    params.push(containsPattern(f.query), containsPattern(f.query));
-  }
-  if (f.skills.length > 0) {
-    parts.push("t.skills @> ?::jsonb");
-    params.push(JSON.stringify(f.skills));
-  }
-  return { sql: parts.join(" and "), params };
-};
-
-const badgeWhere = (organizationId: string, f: BadgeFilter): Where & { needsTemplate: boolean } => {
-  const parts = ["b.organization_id = ?"];
-  const params: unknown[] = [organizationId];
-  if (f.state) {
-    parts.push("b.state = ?");
-    params.push(f.state);
-  }
-  if (f.badge_template_id) {
-    parts.push("b.badge_template_id = ?");
-    params.push(f.badge_template_id);
-  }
-  if (f.recipient_email) {
-    parts.push("b.recipient_email_key = ?");
-    params.push(f.recipient_email);
-  }
-  if (f.query) {
-    const p = containsPattern(f.query);
-    parts.push(
-      "(concat_ws(' ', b.issued_to_first_name, b.issued_to_middle_name, b.issued_to_last_name) ilike ? or b.recipient_email ilike ? or t.name ilike ?)",
-    );
-    params.push(p, p, p);
-  }
-  return { sql: parts.join(" and "), params, needsTemplate: f.query !== undefined };
-};
+/** The badge list's conditions; `needsTemplate`: the count must join the templates too. */
+export const badgeWhere = (organizationId: string, query: Pick<BadgeListQuery, "filters">) => ({
+  ...listWhere(BADGES, query, ["b.organization_id = ?"], [organizationId]),
+  needsTemplate: query.filters.query !== undefined,
+});
 
 const count = async (db: Database, sql: string, params: unknown[]): Promise<number> => {
   const [row] = await rows(db.em(), sql, params);
@@ -118,12 +118,12 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     issueLookup: grouped.issueLookup,
     insertBadge: grouped.insertBadge,
 
-    async listTemplates(organizationId, filter, page) {
-      const where = templateWhere(organizationId, filter);
+    async listTemplates(organizationId, query, page) {
+      const where = listWhere(TEMPLATES, query, ["t.organization_id = ?"], [organizationId]);
       const [items, total] = await Promise.all([
         rows(
           db.em(),
-          `${templateFrom(true)} where ${where.sql} order by ${TEMPLATE_ORDER[filter.sort]} limit ? offset ?`,
+          `${templateFrom(true)} where ${where.sql} order by ${listOrder(TEMPLATES, query.sort)} limit ? offset ?`,
           [...where.params, page.per, page.offset],
         ),
         count(db, `select count(*)::int as n from badge_templates t where ${where.sql}`, where.params),
@@ -140,18 +140,33 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
       return row ? templateViewOf(row, Number(row.badges_count)) : null;
     },
 
-    async listBadges(organizationId, filter, page) {
-      const where = badgeWhere(organizationId, filter);
+    async listBadges(organizationId, query, page) {
+      const where = badgeWhere(organizationId, query);
       const from = where.needsTemplate ? "badges b join badge_templates t on t.id = b.badge_template_id" : "badges b";
+      const order = listOrder(BADGES, query.sort);
+      // The page's ids first, over the badges' index alone; only those 50 rows are then joined
+      // with their template and issuer (joined before the offset, page 100 joined 5,000 rows).
       const [items, total] = await Promise.all([
-        rows(db.em(), `${BADGE_FROM} where ${where.sql} order by ${BADGE_ORDER[filter.sort]} limit ? offset ?`, [
-          ...where.params,
-          page.per,
-          page.offset,
-        ]),
+        rows(
+          db.em(),
+          `${BADGE_FROM} join (select b.id from ${from} where ${where.sql} order by ${order} limit ? offset ?) p on p.id = b.id
+           order by ${order}`,
+          [...where.params, page.per, page.offset],
+        ),
         count(db, `select count(*)::int as n from ${from} where ${where.sql}`, where.params),
       ]);
       return { items: items.map(badgeViewOf), total };
+    },
+
+    // A seek on (organization_id, id) past the cursor: constant cost per page at any depth.
+    async badgeFeed(organizationId, query, afterId, limit) {
+      const head = afterId === null ? ["b.organization_id = ?"] : ["b.organization_id = ?", "b.id > ?"];
+      const where = listWhere(BADGES, query, head, afterId === null ? [organizationId] : [organizationId, afterId]);
+      const found = await rows(db.em(), `${BADGE_FROM} where ${where.sql} order by b.id asc limit ?`, [
+        ...where.params,
+        limit,
+      ]);
+      return found.map(badgeViewOf);
     },
 
     async getBadge(organizationId, id) {

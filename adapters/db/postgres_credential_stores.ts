@@ -109,6 +109,22 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
   async insert(org: OrganizationRecord) {
     await db.em().insert(OrganizationEntity, org);
   },
+  async countWithoutEmail() {
+    const [row] = await sqlAll<{ n: string | number }>(
+      db.em(),
+      "select count(*) as n from organizations where email is null",
+      [],
+    );
+    return Number(row?.n ?? 0);
+  },
+  async fillMissingEmail(email, now) {
+    const changed = await sqlAll<{ id: string }>(
+      db.em(),
+      "update organizations set email = ?, updated_at = ? where email is null returning id",
+      [email, now],
+    );
+    return changed.length;
+  },
 });
 
 export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationStore => ({

@@ -15,6 +15,7 @@ import type { RestDeps } from "./deps.ts";
 import { errorBody, STATUS_FOR_CODE, WWW_AUTHENTICATE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
 import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
+import { badgeFeedRoutes } from "./routes/badge_feed.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -245,6 +246,7 @@ export const buildRestApp = async (
   await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeTemplateRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(badgeFeedRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);

@@ -1,6 +1,5 @@
 import { type Static, Type } from "typebox";
-import { MAX_PAGE } from "../shared/mod.ts";
-import { BADGE_STATES, REVOCATION_REASON_MAX } from "./badge_state.ts";
+import { REVOCATION_REASON_MAX } from "./badge_state.ts";
 import { Nullable } from "./output_schemas.ts";
 import { TEMPLATE_STATES } from "./template_state.ts";
 
@@ -17,7 +16,6 @@ const HttpUrl = Type.String({ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://
 const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
 /** Loose on purpose: the domain parser (`parseIssuedAt`) gives the precise message. */
 const TimestampInput = Type.String({ minLength: 1, maxLength: 64 });
-const Page = Type.Integer({ minimum: 1, maximum: MAX_PAGE });
 
 const AlignmentInput = Type.Object(
   { name: Name, url: HttpUrl, description: Type.Optional(Nullable(Type.String({ maxLength: TEXT_MAX }))) },
@@ -149,41 +147,3 @@ export const BadgeReplaceBody = Type.Object(
   { additionalProperties: false },
 );
 export type BadgeReplaceBody = Static<typeof BadgeReplaceBody>;
-
-export const BADGE_SORTS = ["-issued_at", "issued_at", "-created_at"] as const;
-export type BadgeSort = (typeof BADGE_SORTS)[number];
-export const TEMPLATE_SORTS = ["-created_at", "created_at", "name", "-name"] as const;
-export type TemplateSort = (typeof TEMPLATE_SORTS)[number];
-
-export const BadgeListQuery = Type.Object(
-  {
-    state: Type.Optional(Type.Enum(BADGE_STATES)),
-    badge_template_id: Type.Optional(Type.String({ format: "uuid" })),
-    recipient_email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
-    sort: Type.Optional(Type.Enum(BADGE_SORTS, { default: "-issued_at" })),
-    page: Type.Optional(Page),
-  },
-  { additionalProperties: false },
-);
-export type BadgeListQuery = Static<typeof BadgeListQuery>;
-
-/** `skills` is comma-separated; a template matches when it has every listed skill. */
-export const TemplateListQuery = Type.Object(
-  {
-    state: Type.Optional(Type.Enum(TEMPLATE_STATES)),
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
-    skills: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
-    sort: Type.Optional(Type.Enum(TEMPLATE_SORTS, { default: "-created_at" })),
-    page: Type.Optional(Page),
-  },
-  { additionalProperties: false },
-);
-export type TemplateListQuery = Static<typeof TemplateListQuery>;
-
-export const parseSkillsFilter = (skills: string | undefined): string[] =>
-  (skills ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");

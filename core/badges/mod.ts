@@ -10,21 +10,15 @@ export {
 export type { BatchItemCheck } from "./batch.ts";
 export { checkBatchItems } from "./batch.ts";
 export { schemaFieldErrors } from "./field_errors.ts";
-export type { BadgeSort, TemplateSort } from "./input_schemas.ts";
 export {
-  BADGE_SORTS,
   BATCH_MAX,
   BadgeBatchBody,
   BadgeBatchEnvelope,
   BadgeIssueBody,
-  BadgeListQuery,
   BadgeReplaceBody,
   BadgeRevokeBody,
   EvidenceInput,
-  parseSkillsFilter,
-  TEMPLATE_SORTS,
   TemplateCreateBody,
-  TemplateListQuery,
   TemplateUpdateBody,
 } from "./input_schemas.ts";
 export type { NewBadgeContext, NormalizedIssue } from "./issue_rules.ts";
@@ -39,6 +33,8 @@ export {
   replacementIssue,
 } from "./issue_rules.ts";
 export { isFieldError, parseIssuedAt } from "./issued_at.ts";
+export type { BadgeListQuery, TemplateListQuery } from "./lists.ts";
+export { BADGE_LIST, TEMPLATE_LIST } from "./lists.ts";
 export type { BadgeJson, BadgeStandardShape, BadgeTemplateJson } from "./output_schemas.ts";
 export {
   AlignmentSchema,

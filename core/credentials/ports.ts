@@ -23,6 +23,10 @@ export interface OrganizationStore {
   get(id: string): Promise<OrganizationRecord | null>;
   list(page: PageRequest): Promise<Page<OrganizationRecord>>;
   insert(org: OrganizationRecord): Promise<void>;
+  /** How many organizations have no contact e-mail. */
+  countWithoutEmail(): Promise<number>;
+  /** Gives `email` to every organization without one; returns how many. */
+  fillMissingEmail(email: string, now: Date): Promise<number>;
 }
 
 export interface OAuthApplicationStore {

@@ -1,14 +1,19 @@
 import type { PageRequest } from "../shared/mod.ts";
+import type { EventListQuery } from "./event_list.ts";
 import type { EventRecord } from "./event_record.ts";
 import type { EventType } from "./event_types.ts";
 
 /** Reads of the events table for the events API (spec §4.5). */
 export interface EventStore {
   /**
-   * One page of an organization's events, newest first, and how many it has in all. Must cost the
-   * same for page 1 and page 1,000 (DESIGN §4; see the db adapter for how).
+   * One page of an organization's events, newest first, and how many it has in all. Unfiltered,
+   * it must cost the same for page 1 and page 1,000 (DESIGN §4; see the db adapter for how).
    */
-  list(organizationId: string, page: PageRequest): Promise<{ items: EventRecord[]; total: number }>;
+  list(
+    organizationId: string,
+    query: EventListQuery,
+    page: PageRequest,
+  ): Promise<{ items: EventRecord[]; total: number }>;
   get(organizationId: string, id: string): Promise<EventRecord | null>;
   /** Whether the organization may see workforce data now (spec §6.4); false unless recorded so. */
   workforceAuthorized(organizationId: string): Promise<boolean>;

@@ -1,6 +1,7 @@
 import { notFound } from "../errors/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { type EventDetail, eventDetail } from "./detail.ts";
+import type { EventListQuery } from "./event_list.ts";
 import type { EventStore } from "./ports.ts";
 
 /**
@@ -10,10 +11,11 @@ import type { EventStore } from "./ports.ts";
 export const listEvents = async (
   deps: { events: EventStore },
   organizationId: string,
+  query: EventListQuery,
   page: PageRequest,
 ): Promise<{ items: EventDetail[]; total: number }> => {
   const [result, workforceAuthorized] = await Promise.all([
-    deps.events.list(organizationId, page),
+    deps.events.list(organizationId, query, page),
     deps.events.workforceAuthorized(organizationId),
   ]);
   return { items: result.items.map((e) => eventDetail(e, { workforceAuthorized })), total: result.total };

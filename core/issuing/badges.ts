@@ -143,23 +143,13 @@ export const issueBatch = async (
   return results;
 };
 
+/** A page of the organization's badges; `query` comes from `parseListQuery(BADGE_LIST, ...)`. */
 export const listBadges = (
   deps: IssuingDeps,
   organizationId: string,
   query: BadgeListQuery,
   page: PageRequest,
-): Promise<Page<BadgeView>> =>
-  deps.store.listBadges(
-    organizationId,
-    {
-      ...(query.state ? { state: query.state } : {}),
-      ...(query.badge_template_id ? { badge_template_id: query.badge_template_id.toLowerCase() } : {}),
-      ...(query.recipient_email ? { recipient_email: normalizeEmail(query.recipient_email) } : {}),
-      ...(query.query ? { query: query.query } : {}),
-      sort: query.sort ?? "-issued_at",
-    },
-    page,
-  );
+): Promise<Page<BadgeView>> => deps.store.listBadges(organizationId, query, page);
 
 export const getBadge = async (deps: IssuingDeps, organizationId: string, id: string): Promise<BadgeView> => {
   const view = await deps.store.getBadge(organizationId, id);

@@ -1,3 +1,5 @@
+export type { FeedPage } from "./badge_feed.ts";
+export { FEED_PAGE_SIZE, feedCursor, searchIssuedBadges } from "./badge_feed.ts";
 export type { BatchResult, IssuedBadge } from "./badges.ts";
 export {
   deleteBadge,
@@ -17,14 +19,12 @@ export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson
 export type { Mailer, MailMessage } from "./notifications.ts";
 export { notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
 export type {
-  BadgeFilter,
   BadgeStore,
   BadgeTx,
   BadgeView,
   Earner,
   IssueLookup,
   IssueWrites,
-  TemplateFilter,
   TemplateView,
 } from "./ports.ts";
 export {

@@ -1,12 +1,10 @@
 import type {
+  BadgeListQuery,
   BadgeRecord,
-  BadgeSort,
-  BadgeState,
   BadgeTemplateData,
   BadgeTemplateRecord,
   OrganizationRef,
-  TemplateSort,
-  TemplateState,
+  TemplateListQuery,
 } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import type { EventRecord } from "../events/mod.ts";
@@ -40,27 +38,6 @@ export interface IssueLookup {
   earner: Earner | null;
   /** A pending or accepted badge of this template exists for this recipient (`LIVE_BADGE_STATES`). */
   hasLiveBadge: boolean;
-}
-
-export interface TemplateFilter {
-  state?: TemplateState;
-  /** Case-insensitive substring of the name or description. */
-  query?: string;
-  /** Case-insensitive exact name. */
-  name?: string;
-  /** The template has every one of these skills. */
-  skills: string[];
-  sort: TemplateSort;
-}
-
-export interface BadgeFilter {
-  state?: BadgeState;
-  badge_template_id?: string;
-  /** Normalized (`normalizeEmail`). */
-  recipient_email?: string;
-  /** Case-insensitive substring of the recipient's name or e-mail or the template's name. */
-  query?: string;
-  sort: BadgeSort;
 }
 
 /**
@@ -109,10 +86,20 @@ export interface BadgeTx extends IssueWrites {
 /** Badges, templates and earners, read outside a transaction or changed inside one. */
 export interface BadgeStore extends IssueWrites {
   transaction<T>(work: (tx: BadgeTx) => Promise<T>): Promise<T>;
-  listTemplates(organizationId: string, filter: TemplateFilter, page: PageRequest): Promise<Page<TemplateView>>;
+  listTemplates(organizationId: string, query: TemplateListQuery, page: PageRequest): Promise<Page<TemplateView>>;
   /** `organizationId` null: any organization (the hosted badge class). */
   getTemplate(organizationId: string | null, id: string): Promise<TemplateView | null>;
-  listBadges(organizationId: string, filter: BadgeFilter, page: PageRequest): Promise<Page<BadgeView>>;
+  listBadges(organizationId: string, query: BadgeListQuery, page: PageRequest): Promise<Page<BadgeView>>;
+  /**
+   * Up to `limit` badges matching the filters with ids above `afterId` (null: from the first), in
+   * id order; the cost of a page must not grow with how many came before it.
+   */
+  badgeFeed(
+    organizationId: string,
+    query: Pick<BadgeListQuery, "filters">,
+    afterId: string | null,
+    limit: number,
+  ): Promise<BadgeView[]>;
   /** `organizationId` null: any organization (the hosted assertion). */
   getBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
   getUser(id: string): Promise<UserRecord | null>;

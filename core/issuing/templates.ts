@@ -6,7 +6,6 @@ import {
   checkTemplateDeletable,
   newTemplateRecord,
   type OrganizationRef,
-  parseSkillsFilter,
   type TemplateAction,
   type TemplateCreateBody,
   type TemplateListQuery,
@@ -60,23 +59,13 @@ export const createTemplate = async (
   return { template, owner };
 };
 
+/** A page of the organization's templates; `query` comes from `parseListQuery(TEMPLATE_LIST, ...)`. */
 export const listTemplates = (
   deps: IssuingDeps,
   organizationId: string,
   query: TemplateListQuery,
   page: PageRequest,
-): Promise<Page<TemplateView>> =>
-  deps.store.listTemplates(
-    organizationId,
-    {
-      ...(query.state ? { state: query.state } : {}),
-      ...(query.query ? { query: query.query } : {}),
-      ...(query.name ? { name: query.name } : {}),
-      skills: parseSkillsFilter(query.skills),
-      sort: query.sort ?? "-created_at",
-    },
-    page,
-  );
+): Promise<Page<TemplateView>> => deps.store.listTemplates(organizationId, query, page);
 
 export const getTemplate = async (deps: IssuingDeps, organizationId: string, id: string): Promise<TemplateView> => {
   const view = await deps.store.getTemplate(organizationId, id);

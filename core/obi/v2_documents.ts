@@ -1,4 +1,4 @@
-import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import type { BadgeRecord, BadgeTemplateData, OrganizationRef } from "../badges/mod.ts";
 import { isoMillis } from "../shared/mod.ts";
 import { assertionUrl, badgeClassUrl, issuerUrl, OBI_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
@@ -71,6 +71,8 @@ const authority = (absoluteUrl: string): string =>
 /**
  * The hosted-verification policy is stated rather than left to a validator's default: the
  * organization's website (`url`) is usually on another host than the one serving its assertions.
+ * OB 2.0 validators fetch `url`, so an organization without a website gets the address of this
+ * profile itself, which answers.
  */
 const profile = (org: OrganizationRef, urls: ObiUrls) => ({
   "@context": OBI_V2_CONTEXT,
@@ -79,7 +81,7 @@ const profile = (org: OrganizationRef, urls: ObiUrls) => ({
   ...(org.description ? { description: org.description } : {}),
   ...(org.email ? { email: org.email } : {}),
   ...(org.image_url ? { image: org.image_url } : {}),
-  url: org.website_url ?? organizationUrl({ publicBase: urls.publicBase }, org.id),
+  url: org.website_url ?? issuerUrl(urls.obiBase, org.id),
   verification: { type: "VerificationObject" as const, allowedOrigins: authority(urls.obiBase) },
 });
 

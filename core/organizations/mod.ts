@@ -1,6 +1,7 @@
 export type { OrganizationRecord, Urls } from "./organizations.ts";
 export {
   CreateOrganizationInput,
+  missingIssuerEmails,
   newOrganization,
   Organization,
   organizationJson,

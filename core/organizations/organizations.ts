@@ -16,7 +16,8 @@ export const CreateOrganizationInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255 }),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
-    email: Type.Optional(Type.Union([Type.String({ format: "email", maxLength: 320 }), Type.Null()])),
+    /** The issuer's contact address: OB 2.0 requires `email` on every issuer Profile. */
+    email: Type.String({ format: "email", maxLength: 320 }),
     website_url: Type.Optional(Type.Union([Type.String({ format: "uri", maxLength: 2048 }), Type.Null()])),
     image_url: Type.Optional(Type.Union([Type.String({ format: "uri", maxLength: 2048 }), Type.Null()])),
   },
@@ -61,9 +62,28 @@ export const newOrganization = (input: CreateOrganizationInput, id: string, now:
   id,
   name: input.name.trim(),
   description: input.description ?? null,
-  email: input.email ?? null,
+  email: input.email.trim(),
   website_url: input.website_url ?? null,
   image_url: input.image_url ?? null,
   created_at: now,
   updated_at: now,
 });
+
+/**
+ * Start-up with organizations that have no contact e-mail (made before it was required): with a
+ * default address configured they all get it; without one the process must not serve their
+ * issuer profiles, which OB 2.0 verifiers would reject.
+ */
+export const missingIssuerEmails = (
+  missing: number,
+  defaultEmail: string | undefined,
+): { action: "none" } | { action: "fill"; email: string } | { action: "refuse"; message: string } => {
+  if (defaultEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(defaultEmail.trim()))
+    return { action: "refuse", message: `ISSUER_DEFAULT_EMAIL must be an e-mail address, not ${defaultEmail}` };
+  if (missing === 0) return { action: "none" };
+  if (defaultEmail !== undefined) return { action: "fill", email: defaultEmail.trim() };
+  return {
+    action: "refuse",
+    message: `${missing} organization(s) have no contact e-mail, which every Open Badges 2.0 issuer profile needs; set ISSUER_DEFAULT_EMAIL to give them one`,
+  };
+};

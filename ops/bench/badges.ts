@@ -13,19 +13,19 @@
 // BENCH_WRITE_DOCS=0|1 (default: write the `badges` section of docs/benchmarks.md only on a
 // full-length run: >= 10 s measured, with a warm-up), BENCH_VERBOSE=1 (echo the servers' output).
 
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
 import pg from "pg";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
+import { createBenchDatabase, type Laurel, startLaurelServer } from "./laurel_process.ts";
 import {
   type BenchSettings,
   basicHeader,
   formatMs,
   formatRps,
-  freePort,
   type LoadResult,
   machineInfo,
   markdownTable,
@@ -36,7 +36,6 @@ import {
   resultRow,
   settingsFromEnv,
   startPeer,
-  startServer,
   writeDocsSection,
 } from "./lib.ts";
 
@@ -62,54 +61,11 @@ const adminUrl =
   process.env.TEST_DATABASE_URL ||
   "postgres://laurel:laurel@127.0.0.1:5432/laurel";
 
-const createDatabase = async (): Promise<{ url: string; drop(): Promise<void> }> => {
-  const name = `laurel_bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-};
-
-interface Laurel {
-  server: RunningServer;
-  origin: string;
-  adminToken: string;
-}
-
+const createDatabase = () => createBenchDatabase(adminUrl);
 const startLaurel = async (databaseUrl: string, natsUrl: string, dataDir: string): Promise<Laurel> => {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const adminToken = randomBytes(24).toString("base64url");
-  const server = await startServer({
-    name: "laurel",
-    command: process.execPath,
-    args: ["apps/server.ts"],
-    env: {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      BASE_URL: `${origin}/v1`,
-      AUTH_URL: origin,
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      NATS_URL: natsUrl,
-      LAUREL_ADMIN_TOKEN: adminToken,
-    },
-    ready: /listening on/,
-    readyTimeoutMs: 120_000,
-  });
-  started.push(server);
-  return { server, origin, adminToken };
+  const laurel = await startLaurelServer(databaseUrl, natsUrl, dataDir);
+  started.push(laurel.server);
+  return laurel;
 };
 
 const json = async (url: string, init: RequestInit): Promise<Record<string, unknown>> => {
@@ -139,6 +95,7 @@ interface Fixture {
 const setup = async (laurel: Laurel): Promise<Fixture> => {
   const created = await trpc(laurel, "organizations.create", {
     name: "Bench Org",
+    email: "bench@example.org",
     website_url: "https://bench.example",
   });
   const organizationId = (created.organization as { id: string }).id;

@@ -90,7 +90,7 @@ export async function setupLaurel(baseUrl: string, context: LaurelSetupContext):
   const res = await fetch(`${baseUrl}/trpc/organizations.create`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${context.adminToken}` },
-    body: JSON.stringify({ name: "Bench" }),
+    body: JSON.stringify({ name: "Bench", email: "bench@example.org" }),
   });
   if (!res.ok) throw new Error(`organizations.create: ${res.status} ${await res.text()}`);
   const created = (await res.json()) as {

@@ -293,7 +293,7 @@ const trpc = async (s: Stack, path: string, input: unknown): Promise<unknown> =>
 
 /** An organization that receives webhooks at `url` (spec §6.1 fully met). */
 const webhookOrganization = async (s: Stack, name: string, url: string): Promise<{ id: string; token: string }> => {
-  const created = (await trpc(s, "organizations.create", { name })) as {
+  const created = (await trpc(s, "organizations.create", { name, email: "bench@example.org" })) as {
     organization: { id: string };
     authorization_token: { token: string };
   };
@@ -664,7 +664,7 @@ const latencyRun = async (s: Stack, organizationId: string): Promise<number[]> =
 const listBench = async (
   s: Stack,
 ): Promise<{ page: number; page1: number[]; page1000: number[]; count: number; explain: number }> => {
-  const org = (await trpc(s, "organizations.create", { name: "Historian" })) as {
+  const org = (await trpc(s, "organizations.create", { name: "Historian", email: "bench@example.org" })) as {
     organization: { id: string };
     authorization_token: { token: string };
   };

@@ -107,6 +107,7 @@ const fakeStore = (
     listTemplates: async () => ({ items: [], total: 0 }),
     getTemplate: async () => null,
     listBadges: async () => ({ items: [], total: 0 }),
+    badgeFeed: async () => [],
     getBadge: async () => null,
     getUser: async () => null,
     appendEvents: async (e) => {

@@ -232,7 +232,12 @@ t.test("event queries apply the workforce rule at read time", async (t) => {
   const reduced = await getEvent({ events: store }, ORG, record.id);
   t.same((reduced as { employment: unknown }).employment, { id: "e", email: "a@example.com", external_id: "X" });
   authorized = true;
-  const page = await listEvents({ events: store }, ORG, { page: 1, per: 50, offset: 0 });
+  const page = await listEvents(
+    { events: store },
+    ORG,
+    { filters: {}, sort: [], page: 1 },
+    { page: 1, per: 50, offset: 0 },
+  );
   t.same((page.items[0] as { employment: unknown }).employment, employment);
   t.equal(page.total, 1);
   await rejects(t, getEvent({ events: store }, ORG, "other"), "not_found");

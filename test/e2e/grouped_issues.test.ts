@@ -144,6 +144,7 @@ t.test("two API processes issuing at once for one organization: seq stays dense"
   t.teardown(close);
   const { organization: org, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
     name: "Two Process Issuer",
+    email: "issuer@example.org",
   })) as OrganizationWithToken;
   const auth = basic(authorization_token.token);
   const post = async (origin: string, path: string, body: unknown) => {

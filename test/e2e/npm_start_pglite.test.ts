@@ -28,10 +28,14 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
   t.equal(health.status, 200);
   t.same(await health.json(), { status: "ok", checks: { database: true, nats: true } });
 
-  const cli = await runTs("apps/cli.ts", ["organizations", "create", "--name", "Acme", "--json"], {
-    LAUREL_URL: origin,
-    DATA_DIR: dir.path,
-  });
+  const cli = await runTs(
+    "apps/cli.ts",
+    ["organizations", "create", "--name", "Acme", "--email", "acme@example.org", "--json"],
+    {
+      LAUREL_URL: origin,
+      DATA_DIR: dir.path,
+    },
+  );
   t.equal(cli.code, 0, cli.stderr);
   const created = JSON.parse(cli.stdout);
   t.match(created, {

@@ -11,6 +11,7 @@ t.test("rotation and application deletion reach every API process", async (t) =>
   t.teardown(close);
   const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
     name: "Two Process Org",
+    email: "issuer@example.org",
   })) as OrganizationWithToken;
   const tokens = `/v1/organizations/${organization.id}/authorization_tokens`;
   const get = (origin: string, path: string, auth: string) =>
@@ -62,6 +63,7 @@ t.test("a revoked badge stops revalidating on every API process at once", async 
   t.teardown(close);
   const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
     name: "Hosted Org",
+    email: "issuer@example.org",
   })) as OrganizationWithToken;
   const auth = basic(authorization_token.token);
   const post = async (path: string, body: unknown, method = "POST") => {

@@ -42,7 +42,7 @@ t.test("npm start: CLI webhook settings, a badge issued, delivered, listed and r
     return JSON.parse(r.stdout);
   };
 
-  const created = await cli("organizations", "create", "--name", "Hooked Inc");
+  const created = await cli("organizations", "create", "--name", "Hooked Inc", "--email", "hooks@example.org");
   const org = created.organization.id as string;
   const auth = basic(created.authorization_token.token);
   const rest = async (method: string, path: string, body?: unknown) => {

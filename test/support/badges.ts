@@ -41,6 +41,20 @@ export const organization = async (laurel: TestLaurel, name: string): Promise<Or
   };
 };
 
+/** The fixture of an organization made over tRPC (`organizations.create`'s answer). */
+export const basicOrg = (created: unknown): OrgFixture => {
+  const { organization, authorization_token } = created as {
+    organization: { id: string };
+    authorization_token: { token: string };
+  };
+  return {
+    id: organization.id,
+    auth: basic(authorization_token.token),
+    templates: `/organizations/${organization.id}/badge_templates`,
+    badges: `/organizations/${organization.id}/badges`,
+  };
+};
+
 /** Creates an active template (unless told otherwise) and returns its JSON. */
 export const createTemplate = async (
   laurel: TestLaurel,

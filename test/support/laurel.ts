@@ -94,7 +94,10 @@ export const startLaurel = async (
     database,
     dataDir,
     createOrganization: async (name = "Acme") =>
-      (await trpcMutation(origin, server.adminToken, "organizations.create", { name })) as OrganizationWithToken,
+      (await trpcMutation(origin, server.adminToken, "organizations.create", {
+        name,
+        email: "issuer@example.org",
+      })) as OrganizationWithToken,
     close: async () => {
       await server.close();
       await nc.close();

@@ -3,8 +3,8 @@ import { Type } from "typebox";
 import {
   BadgeTemplateJsonSchema,
   badgeTemplateJson,
+  TEMPLATE_LIST,
   TemplateCreateBody,
-  TemplateListQuery,
   TemplateUpdateBody,
 } from "../../../core/badges/mod.ts";
 import { notFound } from "../../../core/errors/mod.ts";
@@ -17,6 +17,7 @@ import {
   templateAction,
   updateTemplate,
 } from "../../../core/issuing/mod.ts";
+import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
@@ -24,6 +25,7 @@ import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelop
 import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
 import { refuseNulCharacters } from "../nul_guard.ts";
 
 const TemplateParams = Type.Object({
@@ -74,14 +76,16 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
     schema: {
       tags,
       security,
-      summary: "List badge templates, newest first (filters `state`, `query`, `name`, `skills`; `sort`)",
+      summary: "List badge templates, newest first unless sorted",
+      description: LIST_DESCRIPTION,
       params: OrganizationParams,
-      querystring: TemplateListQuery,
+      querystring: listQuerySchema(TEMPLATE_LIST),
       response: { 200: Many(BadgeTemplateJsonSchema), ...errors },
     },
+    validatorCompiler: listValidatorCompiler,
     handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
-      const query = request.query as TemplateListQuery;
+      const query = readListQuery(TEMPLATE_LIST, request);
       const req = pageRequest(query.page);
       // The body depends on the organization and the URL (filters, page, links) only.
       return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {

@@ -2,11 +2,11 @@ import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import {
+  BADGE_LIST,
   BadgeBatchBody,
   BadgeBatchEnvelope,
   BadgeIssueBody,
   BadgeJsonSchema,
-  BadgeListQuery,
   BadgeReplaceBody,
   BadgeRevokeBody,
   badgeJson,
@@ -24,6 +24,7 @@ import {
   replaceBadge,
   revokeBadge,
 } from "../../../core/issuing/mod.ts";
+import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
@@ -31,6 +32,7 @@ import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelop
 import { ErrorBody, errorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
 import { refuseNulCharacters } from "../nul_guard.ts";
 
 const BadgeParams = Type.Object({
@@ -136,14 +138,16 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     schema: {
       tags,
       security,
-      summary: "List badges (filters `state`, `badge_template_id`, `recipient_email`, `query`; `sort`)",
+      summary: "List badges, most recently issued first unless sorted",
+      description: LIST_DESCRIPTION,
       params: OrganizationParams,
-      querystring: BadgeListQuery,
+      querystring: listQuerySchema(BADGE_LIST),
       response: { 200: Many(BadgeJsonSchema), ...errors },
     },
+    validatorCompiler: listValidatorCompiler,
     handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
-      const query = request.query as BadgeListQuery;
+      const query = readListQuery(BADGE_LIST, request);
       const req = pageRequest(query.page);
       // The body depends on the organization and the URL (filters, page, links) only.
       return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { EventDetailSchema, getEvent, listEvents } from "../../../core/events/mod.ts";
+import { EVENT_LIST, EventDetailSchema, getEvent, listEvents } from "../../../core/events/mod.ts";
+import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
+import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
 
 const EventParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -49,16 +51,19 @@ export const eventRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       tags,
       security,
       summary: "List the organization's events, newest first",
+      description: LIST_DESCRIPTION,
       params: OrganizationParams,
-      querystring: PageQuery,
+      querystring: listQuerySchema(EVENT_LIST),
       response: { 200: Many(EventDetailResponse), ...errors },
     },
+    validatorCompiler: listValidatorCompiler,
     handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
-      const req = pageRequest((request.query as { page?: number }).page);
-      // The body depends on the organization and the URL (page, links) only.
+      const query = readListQuery(EVENT_LIST, request);
+      const req = pageRequest(query.page);
+      // The body depends on the organization and the URL (filters, page, links) only.
       return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await listEvents(deps, organization_id, req);
+        const page = await listEvents(deps, organization_id, query, req);
         return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
       });
     },

@@ -52,9 +52,10 @@ export const checkIssuer = (doc: Doc): string[] => {
   const errors: string[] = [];
   if (doc?.["@context"] !== OB2_CONTEXT_URL) errors.push("issuer: @context must be the OB v2 context");
   if (!hasType(doc, "Issuer", "Profile")) errors.push("issuer: type must be Issuer or Profile");
-  required(errors, doc, "issuer", ["id", "name", "url"]);
+  required(errors, doc, "issuer", ["id", "name", "url", "email"]);
   if (!isIri(doc?.id)) errors.push("issuer: id must be an HTTP(S) IRI");
   if (!isIri(doc?.url)) errors.push("issuer: url must be an HTTP(S) IRI");
+  if (doc?.name !== undefined && typeof doc.name !== "string") errors.push("issuer: name must be text");
   if (doc?.email !== undefined && !isEmail(doc.email)) errors.push("issuer: email is not an e-mail address");
   if (doc?.image !== undefined && !isIri(doc.image)) errors.push("issuer: image must be an IRI");
   return errors;
@@ -117,6 +118,19 @@ export const checkAssertion = (doc: Doc, options: { now: Date; email: string }):
   for (const [i, e] of (doc?.evidence ?? []).entries()) {
     if (!isIri(e?.id)) errors.push(`assertion: evidence ${i} id must be an IRI`);
   }
+  return errors;
+};
+
+/** A revoked hosted assertion's 410 body: what a verifier needs to report the revocation. */
+export const checkRevokedAssertion = (doc: Doc): string[] => {
+  const errors: string[] = [];
+  if (doc?.["@context"] !== OB2_CONTEXT_URL) errors.push("revoked assertion: @context must be the OB v2 context");
+  if (!hasType(doc, "Assertion")) errors.push("revoked assertion: type must be Assertion");
+  required(errors, doc, "revoked assertion", ["id", "revoked"]);
+  if (!isIri(doc?.id)) errors.push("revoked assertion: id must be an HTTP(S) IRI");
+  if (doc?.revoked !== true) errors.push("revoked assertion: revoked must be true");
+  if (doc?.revocationReason !== undefined && typeof doc.revocationReason !== "string")
+    errors.push("revoked assertion: revocationReason must be text");
   return errors;
 };
 

@@ -1,0 +1,164 @@
+// Benchmark of the list filters and the high-volume badge feed, over one organization holding
+// BENCH_LIST_BADGES badges (default 1,000,000, generated in SQL with generate_series):
+//   1. `GET .../high_volume_issued_badge_search` page 2,000 (its cursor found by walking the feed);
+//   2. the badge list filtered by `state` and `issued_at_min` and sorted, pages 1 and 100.
+// Each is requested one at a time on one keep-alive connection over loopback, so the round trip
+// is the server's time plus the loopback hop; target: p99 under 10 ms each.
+//
+// Run: BENCH_ONLY=lists npm run bench, or npx node ops/bench/lists.ts once `bash ops/prepare.sh test`
+// has PostgreSQL running (a fresh database beside BENCH_DATABASE_URL, DATABASE_URL or
+// TEST_DATABASE_URL, dropped afterwards; NATS_URL when set, else a nats-server of its own).
+// Env: BENCH_LIST_BADGES (default 1000000), BENCH_LIST_SAMPLES (timed requests each, default 300).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { Agent, request } from "undici";
+import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
+import { createBenchDatabase, startLaurelServer } from "./laurel_process.ts";
+import { basicHeader, machineInfo, type RunningServer } from "./lib.ts";
+
+const BADGES = Number(process.env.BENCH_LIST_BADGES ?? 1_000_000);
+const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 300);
+const CHUNK = 100_000;
+const TARGET_MS = 10;
+const adminUrl =
+  process.env.BENCH_DATABASE_URL ||
+  process.env.DATABASE_URL ||
+  process.env.TEST_DATABASE_URL ||
+  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+const started: RunningServer[] = [];
+const log = (message: string): void => void process.stdout.write(`${message}\n`);
+const now = (): number => performance.now();
+
+const trpc = async (origin: string, adminToken: string, path: string, input: unknown) => {
+  const res = await fetch(`${origin}/trpc/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify(input),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { result: { data: Record<string, unknown> } }).result.data;
+};
+
+/**
+ * The badges, one a minute from 2020-01-01, with UUIDv7-shaped ids in issue order; states cycle
+ * pending, accepted, accepted, revoked, rejected; two in three are public.
+ */
+const generateBadges = async (databaseUrl: string, organizationId: string, templateId: string): Promise<void> => {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    for (let from = 1; from <= BADGES; from += CHUNK) {
+      const to = Math.min(BADGES, from + CHUNK - 1);
+      await db.query(
+        `insert into badges (id, organization_id, badge_template_id, state, public, issued_to_first_name,
+           issued_to_last_name, recipient_email, recipient_email_key, exclusive, issued_at, evidence,
+           suppress_badge_notification_email, revocation_reason, recipient_salt, state_updated_at, created_at, updated_at)
+         select (lpad(to_hex((extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(h, 1, 3) || '8' ||
+                 substr(h, 4, 15))::uuid,
+           $1::uuid, $2::uuid, (array['pending', 'accepted', 'accepted', 'revoked', 'rejected'])[1 + g % 5], g % 3 <> 0,
+           'Bench', 'Mark' || (g % 1000), 'p' || g || '@bench.example', 'p' || g || '@bench.example', false, ts, '[]'::jsonb,
+           true, case when g % 5 = 3 then 'Bench' end, 'salt', ts, ts, ts
+         from generate_series($3::int, $4::int) g,
+           lateral (select timestamptz '2020-01-01' + g * interval '1 minute' as ts, md5(g::text) as h) x`,
+        [organizationId, templateId, from, to],
+      );
+    }
+    await db.query("vacuum analyze badges");
+  } finally {
+    await db.end();
+  }
+};
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+const main = async (): Promise<number> => {
+  const machine = machineInfo();
+  log("# Laurel benchmark: list filters and the high-volume badge feed");
+  log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}`);
+  const database = await createBenchDatabase(adminUrl);
+  const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-lists-"));
+  let nats: LocalNats | undefined;
+  const agent = new Agent({ connections: 1 });
+  let failed = 0;
+  try {
+    if (!process.env.NATS_URL) nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
+    const laurel = await startLaurelServer(database.url, process.env.NATS_URL || (nats as LocalNats).url, dataDir);
+    started.push(laurel.server);
+    const created = await trpc(laurel.origin, laurel.adminToken, "organizations.create", {
+      name: "Bench Org",
+      email: "bench@example.org",
+    });
+    const organizationId = (created.organization as { id: string }).id;
+    const auth = basicHeader((created.authorization_token as { token: string }).token, "");
+    const api = `${laurel.origin}/v1/organizations/${organizationId}`;
+    const tpl = await fetch(`${api}/badge_templates`, {
+      method: "POST",
+      headers: { authorization: auth, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Bench", description: "Measures lists", state: "active" }),
+    });
+    const templateId = ((await tpl.json()) as { data: { id: string } }).data.id;
+    const t0 = now();
+    await generateBadges(database.url, organizationId, templateId);
+    log(`${BADGES.toLocaleString("en-US")} badges generated in ${((now() - t0) / 1000).toFixed(0)} s`);
+
+    const get = async (url: string) => {
+      const t = now();
+      const res = await request(url, { headers: { authorization: auth }, dispatcher: agent });
+      const body = (await res.body.json()) as { data: unknown[]; metadata: { next_page_url: string | null } };
+      const ms = now() - t;
+      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+      return { ms, body };
+    };
+    const timed = async (label: string, url: string) => {
+      for (let i = 0; i < 30; i++) await get(url);
+      const times: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) times.push((await get(url)).ms);
+      times.sort((a, b) => a - b);
+      const p99 = percentile(times, 99);
+      if (!(p99 < TARGET_MS)) failed++;
+      log(
+        `- ${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target < ${TARGET_MS} ms: ${p99 < TARGET_MS ? "met" : "not met"})`,
+      );
+    };
+
+    const feedPage = Math.min(2_000, Math.floor(BADGES / 50) - 1);
+    let url = `${api}/high_volume_issued_badge_search`;
+    const walk0 = now();
+    for (let page = 1; page < feedPage; page++) {
+      const next = (await get(url)).body.metadata.next_page_url;
+      if (!next) throw new Error(`the feed ended at page ${page}`);
+      url = next;
+    }
+    log(`walked the feed to page ${feedPage} in ${((now() - walk0) / 1000).toFixed(1)} s`);
+    await timed(`feed page ${feedPage.toLocaleString("en-US")}`, url);
+    // From a quarter of the way through the history: about 30% of all badges match.
+    const since = new Date(Date.UTC(2020, 0, 1) + Math.floor(BADGES / 4) * 60_000).toISOString();
+    const filtered = `${api}/badges?filter=state::accepted|issued_at_min::${since}&sort=-issued_at`;
+    const page100 = Math.min(100, Math.max(1, Math.floor((BADGES * 0.3) / 50)));
+    await timed("badge list, state + issued_at_min + sort, page 1", filtered);
+    await timed(`badge list, state + issued_at_min + sort, page ${page100}`, `${filtered}&page=${page100}`);
+  } finally {
+    await agent.close();
+    for (const s of started.reverse()) await s.stop();
+    await nats?.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return failed > 0 ? 1 : 0;
+};
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(130)));
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.stack : error);
+    void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(1));
+  },
+);
