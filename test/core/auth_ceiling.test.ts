@@ -3,6 +3,7 @@ import {
   type Action,
   allowedScopes,
   authorize,
+  type Ceiling,
   type Credential,
   ceilingOf,
   checkScopeList,
@@ -105,7 +106,7 @@ t.test("permission x ceiling: an access token never does more than its ceiling's
 
 t.test("an explicit scope list lies within the application's ceiling and the caller's reach", async (t) => {
   const writeOnly = { flags: flags(false, true, false), scopes: null };
-  const table: Array<[string, Scope[], { flags: Flags; scopes: Scope[] | null }, Credential, Scope[] | null]> = [
+  const table: Array<[string, Scope[], Ceiling, Credential, Scope[] | null]> = [
     [
       "full creator, any list",
       ["workforce", "events"],
