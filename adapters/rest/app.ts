@@ -14,6 +14,7 @@ import { type CoreErrorCode, type FieldError, isCoreError } from "../../core/err
 import type { RestDeps } from "./deps.ts";
 import { errorBody, STATUS_FOR_CODE, WWW_AUTHENTICATE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
+import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";
 import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
 import { badgeRoutes } from "./routes/badges.ts";
@@ -194,6 +195,9 @@ export const buildRestApp = async (
             : code === "payload_too_large"
               ? `The request body is larger than ${BODY_LIMIT} bytes`
               : err.message;
+      } else if (isRefusedTextError(err)) {
+        code = "validation_failed";
+        message = "The request holds text that cannot be stored (too long, or not valid UTF-8)";
       } else if (err.statusCode && err.statusCode < 500 && CODE_FOR_STATUS[err.statusCode]) {
         code = CODE_FOR_STATUS[err.statusCode] as CoreErrorCode;
         message = err.message;
@@ -239,6 +243,7 @@ export const buildRestApp = async (
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
   const apiPrefix = pathPrefix(deps.baseUrl);
+  app.addHook("preValidation", refuseUnstorableText);
   await app.register(operationalRoutes(deps));
   await app.register(tokenEndpointRoutes(deps, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });

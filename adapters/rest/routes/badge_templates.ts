@@ -24,7 +24,6 @@ import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelop
 import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
-import { refuseNulCharacters } from "../nul_guard.ts";
 
 const TemplateParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -40,7 +39,6 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 /** Badge templates (issue 3), scope `badge_templates`. */
 export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
-  app.addHook("preValidation", refuseNulCharacters);
   const base = "/organizations/:organization_id/badge_templates";
   const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;

@@ -31,7 +31,6 @@ import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelop
 import { ErrorBody, errorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
-import { refuseNulCharacters } from "../nul_guard.ts";
 
 const BadgeParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -57,7 +56,6 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 /** Issued badges (issue 3, spec §4.6), scope `issued_badges`. */
 export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
-  app.addHook("preValidation", refuseNulCharacters);
   const base = "/organizations/:organization_id/badges";
   const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
