@@ -59,7 +59,7 @@ interface ValidationIssue {
 
 /** AJV-style issues as `{field, message}`: `/badges/3/name` becomes `badges.3.name`. */
 const fieldErrors = (issues: ValidationIssue[], context: string | undefined): FieldError[] => {
-  const all = issues.slice(0, 50).map((issue): FieldError => {
+  const all = issues.map((issue): FieldError => {
     let field = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
     const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
     const extra = issue.params?.additionalProperties ?? issue.params?.additionalProperty;
