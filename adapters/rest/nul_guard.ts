@@ -7,22 +7,30 @@ const MAX_LISTED = 20;
 /** A UTF-16 surrogate without its pair. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const MESSAGE = "must not contain NUL characters or unpaired surrogates";
-
 /** Whether PostgreSQL refuses `text` as a text value: U+0000, or a surrogate without its pair. */
 export const isUnstorableText = (text: string): boolean => text.includes("\u0000") || LONE_SURROGATE.test(text);
+
+/** What is wrong with `text`, or null when PostgreSQL can store it. */
+const unstorableReason = (text: string): string | null =>
+  text.includes("\u0000")
+    ? "must not contain NUL characters"
+    : LONE_SURROGATE.test(text)
+      ? "must not contain unpaired surrogates"
+      : null;
 
 /** Dotted paths of the strings (keys or values) in `value` that PostgreSQL would refuse. */
 const unstorablePaths = (value: unknown, path: string, out: FieldError[], depth = 0): void => {
   if (out.length >= MAX_LISTED || depth > MAX_DEPTH) return;
   if (typeof value === "string") {
-    if (isUnstorableText(value)) out.push({ field: path || "body", message: MESSAGE });
+    const reason = unstorableReason(value);
+    if (reason) out.push({ field: path || "body", message: reason });
   } else if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) unstorablePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
   } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       const at = path ? `${path}.${k}` : k;
-      if (isUnstorableText(k)) out.push({ field: at, message: MESSAGE });
+      const reason = unstorableReason(k);
+      if (reason) out.push({ field: at, message: reason });
       unstorablePaths(v, at, out, depth + 1);
     }
   }

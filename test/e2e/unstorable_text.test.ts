@@ -66,6 +66,10 @@ for (const [label, esc] of BAD) {
       t.equal(res.status, 422, `${method} ${path} ${body}`);
       t.equal(res.body.data.code, "validation_failed");
       t.equal(res.body.data.errors[0].field, field);
+      t.equal(
+        res.body.data.errors[0].message,
+        esc === "\\u0000" ? "must not contain NUL characters" : "must not contain unpaired surrogates",
+      );
     }
     const made = await send("POST", `${org}/oauth_applications`, '{"name":"fine"}');
     const put = await send("PUT", `${org}/oauth_applications/${made.body.data.id}`, `{"name":"n${esc}"}`);
