@@ -9,6 +9,8 @@ export interface Config {
   authUrl: string;
   databaseUrl: string | undefined;
   natsUrl: string | undefined;
+  /** NATS_CREDS and NATS_CA_FILE (a user and password go in NATS_URL). */
+  nats: { credsFile: string | undefined; caFile: string | undefined };
   dataDir: string;
   adminToken: string | undefined;
   secretKey: string | undefined;
@@ -47,6 +49,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     authUrl,
     databaseUrl: env.DATABASE_URL || undefined,
     natsUrl: env.NATS_URL || undefined,
+    nats: { credsFile: env.NATS_CREDS || undefined, caFile: env.NATS_CA_FILE || undefined },
     dataDir: resolve(env.DATA_DIR ?? "./data"),
     adminToken: env.LAUREL_ADMIN_TOKEN || undefined,
     secretKey: env.LAUREL_SECRET_KEY || undefined,

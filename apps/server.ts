@@ -16,7 +16,7 @@ const db = await openDatabase({
   dataDir: config.dataDir,
   pool: { min: 1, max: config.dbPoolMax },
 });
-const nc = await connectNats(config.natsUrl, "laurel-server");
+const nc = await connectNats(config.natsUrl, "laurel-server", config.nats);
 const stdout = asyncStdout();
 const server = await orRefuse(
   () => buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream }),

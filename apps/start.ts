@@ -24,7 +24,7 @@ const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config
 let localNats: LocalNats | undefined;
 if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
 const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
-const nc = await connectNats(natsUrl, "laurel-all-in-one");
+const nc = await connectNats(natsUrl, "laurel-all-in-one", localNats ? {} : config.nats);
 const metrics = metricsRegistry();
 registerDatabaseFigures(metrics, db);
 const stdout = asyncStdout();

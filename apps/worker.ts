@@ -25,7 +25,7 @@ const db = await openDatabase({
   dataDir: config.dataDir,
   pool: { min: 1, max: config.dbPoolMax },
 });
-const nc = await connectNats(config.natsUrl, "laurel-worker");
+const nc = await connectNats(config.natsUrl, "laurel-worker", config.nats);
 const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
 const registry = metricsRegistry();
 registerDatabaseFigures(registry, db);

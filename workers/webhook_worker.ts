@@ -48,7 +48,7 @@ export type Subscribe = (
 ) => { stop(): Promise<void> };
 
 export interface WebhookWorkerDeps {
-  deliveries: Pick<DeliveryStore, "existing" | "recordFirst" | "claim" | "defer" | "record" | "abandon">;
+  deliveries: Pick<DeliveryStore, "events" | "existing" | "recordFirst" | "claim" | "defer" | "record" | "abandon">;
   targets: DeliveryTargets;
   secrets: Pick<SecretBox, "open">;
   crypto: Pick<WebhookCrypto, "sign">;
@@ -150,17 +150,18 @@ class WorkSlot {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
-const eventOf = (body: unknown): DeliveryEvent | null => {
-  if (!isRecord(body)) return null;
-  const { id, organization_id, event_type, occurred_at } = body;
-  if (typeof id !== "string" || typeof organization_id !== "string" || typeof event_type !== "string") return null;
-  const at = typeof occurred_at === "string" ? new Date(occurred_at) : null;
-  if (!at || Number.isNaN(at.getTime())) return null;
-  return { event_id: id, organization_id, event_type, occurred_at: at };
-};
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (v: unknown): v is string => typeof v === "string" && UUID.test(v);
 
+/**
+ * The event a message names. Only its id is taken: anything that can publish on the bus could
+ * write any organization or type beside it, so those come from the event's row.
+ */
+const eventIdOf = (body: unknown): string | null => (isRecord(body) && isUuid(body.id) ? body.id : null);
+
+/** A dispatch: the delivery it names, and its organization as a hint checked against the claimed row. */
 const dispatchOf = (body: unknown): { deliveryId: string; organizationId: string } | null =>
-  isRecord(body) && typeof body.delivery_id === "string" && typeof body.organization_id === "string"
+  isRecord(body) && isUuid(body.delivery_id) && isUuid(body.organization_id)
     ? { deliveryId: body.delivery_id, organizationId: body.organization_id }
     : null;
 
@@ -264,6 +265,13 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     { maxItems: 500, maxInFlight: 1 },
   );
 
+  const eventRow = batcher<string, DeliveryEvent | undefined>(
+    async (ids) => {
+      const found = await deps.deliveries.events(ids);
+      return ids.map((id) => found.get(id));
+    },
+    { maxItems: 500, maxInFlight: 2 },
+  );
   const existing = batcher<string, boolean>(
     async (ids) => {
       const found = await deps.deliveries.existing(ids);
@@ -421,6 +429,15 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     try {
       held = await claim(request);
       if (!held) return m.ack();
+      if (held.record.organization_id !== organizationId) {
+        // A forged or garbled dispatch: nothing is posted with another organization's settings.
+        // The claim lapses with its lease and the scheduler sends the delivery out again, rightly.
+        deps.log.warn(
+          { delivery_id: held.record.id, organization_id: organizationId },
+          "dispatch names another organization than its delivery: dropped",
+        );
+        return m.ack();
+      }
       reason = notDeliveredReason({
         webhookUrl: target.webhookUrl,
         subscribedEventTypes: target.eventTypes,
@@ -452,10 +469,15 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   };
 
   const onEvent = async (m: WorkMessage, slot: WorkSlot): Promise<void> => {
-    const event = eventOf(m.body);
-    if (!event) {
+    const eventId = eventIdOf(m.body);
+    if (!eventId) {
       deps.log.warn({ body: m.body }, "malformed event message dropped");
       return m.term();
+    }
+    const event = await eventRow(eventId);
+    if (!event) {
+      deps.log.warn({ event_id: eventId }, "message for an event that is not recorded dropped");
+      return m.ack();
     }
     const target = cachedTarget(event.organization_id) ?? (await targetOf(event.organization_id));
     const reason = notDeliveredReason({

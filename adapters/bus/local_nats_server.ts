@@ -28,6 +28,8 @@ export const startLocalNats = async (opts: {
   storeDir: string;
   port?: number;
   binary?: string;
+  /** More `nats-server` arguments (a config file with users, TLS...). */
+  args?: string[];
 }): Promise<LocalNats> => {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
@@ -38,7 +40,19 @@ export const startLocalNats = async (opts: {
     'trap \'kill "$server" 2>/dev/null; wait "$server"\' TERM; exec 3<&0; "$0" "$@" & server=$!; (read -r _ <&3; kill "$server" 2>/dev/null) & wait "$server"';
   const child = spawn(
     "bash",
-    ["-c", watchdog, binary, "-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)],
+    [
+      "-c",
+      watchdog,
+      binary,
+      "-js",
+      "-sd",
+      join(opts.storeDir),
+      "-a",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      ...(opts.args ?? []),
+    ],
     {
       stdio: ["pipe", "ignore", "pipe"],
     },

@@ -1,11 +1,41 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { readFileSync } from "node:fs";
+import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from "@nats-io/transport-node";
 
 export type { NatsConnection };
 
-/** Connects with endless reconnects: a NATS restart must not end the process. */
-export const connectNats = (url: string, name: string): Promise<NatsConnection> =>
-  connect({
-    servers: url.split(","),
+/** How to prove who we are to NATS and whom to trust, beside what `NATS_URL` says. */
+export interface NatsSecurity {
+  /** A `.creds` file (JWT and nkey seed, as `nsc` writes it): `NATS_CREDS`. Read at each connect. */
+  credsFile?: string | undefined;
+  /** PEM of the CA that signed the servers' certificates, for TLS: `NATS_CA_FILE`. */
+  caFile?: string | undefined;
+}
+
+/**
+ * Connection options for comma-separated server URLs: a user and password written in a URL
+ * (`nats://user:pass@host:4222`) are taken out of it and sent as such; `tls://` URLs or a CA file
+ * make the connection require TLS.
+ */
+export const natsConnectOptions = (url: string, name: string, security: NatsSecurity = {}): NodeConnectionOptions => {
+  let user: string | undefined;
+  let pass: string | undefined;
+  let tls = false;
+  const servers = url
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((server) => {
+      if (!URL.canParse(server)) return server;
+      const u = new URL(server);
+      if (u.protocol === "tls:") tls = true;
+      if (!u.username && !u.password) return server;
+      user ??= decodeURIComponent(u.username);
+      pass ??= decodeURIComponent(u.password);
+      return `${u.protocol}//${u.host}`;
+    });
+  const credsFile = security.credsFile;
+  return {
+    servers,
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -13,7 +43,15 @@ export const connectNats = (url: string, name: string): Promise<NatsConnection> 
     // No stack trace captured ahead of every request: it cost more than the rest of a JetStream
     // publish on the relay's hot path.
     noAsyncTraces: true,
-  });
+    ...(user !== undefined ? { user, pass: pass ?? "" } : {}),
+    ...(credsFile ? { authenticator: credsAuthenticator(() => readFileSync(credsFile)) } : {}),
+    ...(security.caFile ? { tls: { caFile: security.caFile } } : tls ? { tls: {} } : {}),
+  };
+};
+
+/** Connects with endless reconnects: a NATS restart must not end the process. */
+export const connectNats = (url: string, name: string, security: NatsSecurity = {}): Promise<NatsConnection> =>
+  connect(natsConnectOptions(url, name, security));
 
 /** Reachable now: connected (not reconnecting) and answering a round trip. */
 export const natsHealthy = async (nc: NatsConnection): Promise<boolean> => {

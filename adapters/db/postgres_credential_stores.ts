@@ -56,7 +56,8 @@ const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => (
 
 const APPLICATION_COLUMNS =
   "id, organization_id, name, description, uid, secret_digest, created_by_id, created_by_type, created_by_name, " +
-  "data_services_enabled, created_at, updated_at, last_used_at, last_successfully_used_at";
+  "data_services_enabled, ceiling_read_enabled, ceiling_write_enabled, ceiling_delete_enabled, ceiling_scopes, scopes, " +
+  "created_at, updated_at, last_used_at, last_successfully_used_at";
 const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord => ({
   id: toNumber(r.id),
   organization_id: r.organization_id as string,
@@ -68,6 +69,11 @@ const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord =
   created_by_type: r.created_by_type as string,
   created_by_name: r.created_by_name as string,
   data_services_enabled: r.data_services_enabled as boolean,
+  ceiling_read_enabled: r.ceiling_read_enabled as boolean,
+  ceiling_write_enabled: r.ceiling_write_enabled as boolean,
+  ceiling_delete_enabled: r.ceiling_delete_enabled as boolean,
+  ceiling_scopes: r.ceiling_scopes as string | null,
+  scopes: r.scopes as string | null,
   created_at: toDate(r.created_at),
   updated_at: toDate(r.updated_at),
   last_used_at: toDateOrNull(r.last_used_at),

@@ -2,6 +2,7 @@ import type {
   ClaimedDelivery,
   DeliveryAdminStore,
   DeliveryClaim,
+  DeliveryEvent,
   DeliveryProgress,
   DeliveryStatus,
   DeliveryStore,
@@ -215,6 +216,26 @@ const claimed = (rows: DeliveryRow[], into: Map<string, ClaimedDelivery>): void 
  * lands while its claim holds, the scheduler skips rows another scheduler has locked.
  */
 export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
+  async events(ids) {
+    const out = new Map<string, DeliveryEvent>();
+    if (ids.length === 0) return out;
+    const rows = await sqlAll<{ id: string; organization_id: string; event_type: string; occurred_at: unknown }>(
+      db.em(),
+      `select e.id, e.organization_id, e.event_type, e.occurred_at
+       from events e join json_array_elements_text(?::json) v(id) on e.id = v.id::uuid`,
+      [JSON.stringify(ids)],
+    );
+    for (const r of rows) {
+      out.set(r.id, {
+        event_id: r.id,
+        organization_id: r.organization_id,
+        event_type: r.event_type,
+        occurred_at: toDate(r.occurred_at),
+      });
+    }
+    return out;
+  },
+
   async existing(ids) {
     if (ids.length === 0) return new Set();
     const rows = await sqlAll<{ id: string }>(

@@ -14,6 +14,7 @@ import { type CoreErrorCode, type FieldError, isCoreError } from "../../core/err
 import type { RestDeps } from "./deps.ts";
 import { errorBody, STATUS_FOR_CODE, WWW_AUTHENTICATE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
+import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";
 import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
 import { badgeFeedRoutes } from "./routes/badge_feed.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
@@ -59,7 +60,7 @@ interface ValidationIssue {
 
 /** AJV-style issues as `{field, message}`: `/badges/3/name` becomes `badges.3.name`. */
 const fieldErrors = (issues: ValidationIssue[], context: string | undefined): FieldError[] => {
-  const all = issues.slice(0, 50).map((issue): FieldError => {
+  const all = issues.map((issue): FieldError => {
     let field = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
     const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
     const extra = issue.params?.additionalProperties ?? issue.params?.additionalProperty;
@@ -195,6 +196,9 @@ export const buildRestApp = async (
             : code === "payload_too_large"
               ? `The request body is larger than ${BODY_LIMIT} bytes`
               : err.message;
+      } else if (isRefusedTextError(err)) {
+        code = "validation_failed";
+        message = "The request holds text that cannot be stored (too long, or not valid UTF-8)";
       } else if (err.statusCode && err.statusCode < 500 && CODE_FOR_STATUS[err.statusCode]) {
         code = CODE_FOR_STATUS[err.statusCode] as CoreErrorCode;
         message = err.message;
@@ -240,6 +244,7 @@ export const buildRestApp = async (
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
   const apiPrefix = pathPrefix(deps.baseUrl);
+  app.addHook("preValidation", refuseUnstorableText);
   await app.register(operationalRoutes(deps));
   await app.register(tokenEndpointRoutes(deps, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });

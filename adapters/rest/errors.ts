@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import type { CoreErrorCode, FieldError } from "../../core/errors/mod.ts";
+import { type CoreErrorCode, capFieldErrors, type FieldError } from "../../core/errors/mod.ts";
 
 /** The one table from core error codes to HTTP statuses (DESIGN §1, §3). */
 export const STATUS_FOR_CODE = {
@@ -14,7 +14,7 @@ export const STATUS_FOR_CODE = {
   unavailable: 503,
 } as const satisfies Record<CoreErrorCode, number>;
 
-/** The error body of DESIGN §3. */
+/** The error body of DESIGN §3; its field errors are capped (see `capFieldErrors`). */
 export const ErrorBody = Type.Object({
   data: Type.Object({
     message: Type.String(),
@@ -26,7 +26,7 @@ export const ErrorBody = Type.Object({
 export type ErrorBody = Static<typeof ErrorBody>;
 
 export const errorBody = (code: CoreErrorCode, message: string, errors: FieldError[] = []): ErrorBody => ({
-  data: { message, code, errors },
+  data: { message, code, errors: capFieldErrors(errors) },
   metadata: {},
 });
 

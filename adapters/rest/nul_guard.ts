@@ -2,32 +2,68 @@ import type { FastifyRequest } from "fastify";
 import { badRequest, type FieldError, validationFailed } from "../../core/errors/mod.ts";
 
 const MAX_DEPTH = 64;
+const MAX_LISTED = 20;
 
-/** Dotted paths of the strings (keys or values) in `value` that hold a NUL character. */
-const nulPaths = (value: unknown, path: string, out: FieldError[], depth = 0): void => {
-  if (out.length >= 20 || depth > MAX_DEPTH) return;
+/** A UTF-16 surrogate without its pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether PostgreSQL refuses `text` as a text value: U+0000, or a surrogate without its pair. */
+export const isUnstorableText = (text: string): boolean => text.includes("\u0000") || LONE_SURROGATE.test(text);
+
+/** What is wrong with `text`, or null when PostgreSQL can store it. */
+const unstorableReason = (text: string): string | null =>
+  text.includes("\u0000")
+    ? "must not contain NUL characters"
+    : LONE_SURROGATE.test(text)
+      ? "must not contain unpaired surrogates"
+      : null;
+
+/** Dotted paths of the strings (keys or values) in `value` that PostgreSQL would refuse. */
+const unstorablePaths = (value: unknown, path: string, out: FieldError[], depth = 0): void => {
+  if (out.length >= MAX_LISTED || depth > MAX_DEPTH) return;
   if (typeof value === "string") {
-    if (value.includes("\u0000")) out.push({ field: path || "body", message: "must not contain NUL characters" });
+    const reason = unstorableReason(value);
+    if (reason) out.push({ field: path || "body", message: reason });
   } else if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) nulPaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
+    for (const [i, v] of value.entries()) unstorablePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
   } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       const at = path ? `${path}.${k}` : k;
-      if (k.includes("\u0000")) out.push({ field: at, message: "must not contain NUL characters" });
-      nulPaths(v, at, out, depth + 1);
+      const reason = unstorableReason(k);
+      if (reason) out.push({ field: at, message: reason });
+      unstorablePaths(v, at, out, depth + 1);
     }
   }
 };
 
 /**
- * PostgreSQL text cannot hold U+0000, so a NUL anywhere in the query or the body is refused up
- * front (400 / 422 naming the field) instead of failing in the database as a 500.
+ * A preValidation hook for every route: text PostgreSQL cannot hold (U+0000, lone surrogates) in the
+ * path, the query or the body is refused up front (400 / 422 naming the field) instead of failing in
+ * the database.
  */
-export const refuseNulCharacters = async (request: FastifyRequest): Promise<void> => {
-  const inQuery: FieldError[] = [];
-  nulPaths(request.query, "", inQuery);
-  if (inQuery.length > 0) throw badRequest("The request's query string is invalid", inQuery);
+export const refuseUnstorableText = async (request: FastifyRequest): Promise<void> => {
+  const inUrl: FieldError[] = [];
+  unstorablePaths(request.params, "", inUrl);
+  unstorablePaths(request.query, "", inUrl);
+  if (inUrl.length > 0) throw badRequest("The request's path or query string is invalid", inUrl);
   const inBody: FieldError[] = [];
-  nulPaths(request.body, "", inBody);
+  unstorablePaths(request.body, "", inBody);
   if (inBody.length > 0) throw validationFailed("The request body is invalid", inBody);
+};
+
+/**
+ * PostgreSQL's SQLSTATEs for text it refused (invalid byte sequence 22021, untranslatable character
+ * 22P05, value too long 22001, and 08P01, a NUL byte inside a query's text): input the edge should
+ * have refused, so a client error, never a 500.
+ */
+const REFUSED_TEXT_STATES = new Set(["22021", "22P05", "22001", "08P01"]);
+
+/** Whether `err` (or an error it wraps) is PostgreSQL refusing a text value. */
+export const isRefusedTextError = (err: unknown): boolean => {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    const code = (e as { code?: unknown; sqlState?: unknown }).code ?? (e as { sqlState?: unknown }).sqlState;
+    if (typeof code === "string" && REFUSED_TEXT_STATES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 };

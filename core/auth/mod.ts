@@ -9,6 +9,8 @@ export {
   seesOnlyReadOnlyTokens,
   tokenUsable,
 } from "./authorization_tokens.ts";
+export type { Ceiling } from "./ceiling.ts";
+export { allowedScopes, ceilingOf, checkScopeList, FULL_CEILING, grantScopes, scopesWithinCeiling } from "./ceiling.ts";
 export type { Action, Credential, Flags } from "./permissions.ts";
 export { ALL_FLAGS, actionForMethod, authorize, flagsOf } from "./permissions.ts";
 export type { Scope } from "./scopes.ts";

@@ -31,6 +31,8 @@ export type Credential =
       clientId: string;
       jti: string;
       scopes: readonly Scope[];
+      /** The flags of the application's ceiling: a scope grants only these in its family. */
+      ceiling: Flags;
     }
   | ({ kind: "authorization_token"; organizationId: string; tokenId: string } & Flags);
 
@@ -38,7 +40,8 @@ export const ALL_FLAGS: Flags = { read_enabled: true, write_enabled: true, delet
 
 /**
  * The flags a credential carries. An OAuth token that holds the family's scope may read, write and
- * delete in it (spec §5.1: each scope grants all three); its flags elsewhere are none.
+ * delete in it (spec §5.1: each scope grants all three) as far as its application's ceiling allows;
+ * its flags elsewhere are none.
  */
 export const flagsOf = (credential: Credential, family: Scope): Flags => {
   if (credential.kind === "authorization_token") {
@@ -49,7 +52,7 @@ export const flagsOf = (credential: Credential, family: Scope): Flags => {
     };
   }
   return credential.scopes.includes(family)
-    ? ALL_FLAGS
+    ? { ...credential.ceiling }
     : { read_enabled: false, write_enabled: false, delete_enabled: false };
 };
 
@@ -70,11 +73,14 @@ export const authorize = (
   if (credential.organizationId !== request.organizationId) {
     return forbidden("This credential belongs to another organization");
   }
-  if (credential.kind === "oauth") {
-    return credential.scopes.includes(request.family)
-      ? null
-      : forbidden(`This access token lacks the ${request.family} scope`);
-  }
   const flag = FLAG_FOR_ACTION[request.action];
+  if (credential.kind === "oauth") {
+    if (!credential.scopes.includes(request.family)) {
+      return forbidden(`This access token lacks the ${request.family} scope`);
+    }
+    return credential.ceiling[flag]
+      ? null
+      : forbidden(`This access token's application was created by a credential that is not ${flag.replace("_", " ")}`);
+  }
   return credential[flag] ? null : forbidden(`This authorization token is not ${flag.replace("_", " ")}`);
 };

@@ -2,11 +2,13 @@ import {
   ACCESS_TOKEN_LIFETIME_SECONDS,
   type Credential,
   formatScopes,
+  grantScopes,
   INVALID_CLIENT,
   type OAuthError,
   parseScopeParam,
   type TokenRequest,
 } from "../auth/mod.ts";
+import { applicationCeiling, applicationScopes } from "./oauth_applications.ts";
 import type { AccessTokenClaims, AccessTokenSigner, Context, OAuthApplicationStore, SecretBox } from "./ports.ts";
 import type { OAuthApplicationRecord } from "./records.ts";
 import type { AccessToken } from "./shapes.ts";
@@ -23,7 +25,8 @@ const NO_CLIENT_DIGEST = "-";
 
 /**
  * The `client_credentials` grant (spec §4.2, DESIGN §3): checks the client secret in constant time
- * and signs a 7200-second access token for the application's organization.
+ * and signs a 7200-second access token for the application's organization, with the scopes asked
+ * for when the application may be granted every one of them (`invalid_scope` otherwise).
  */
 export const issueAccessToken = async (
   deps: AccessTokenDeps,
@@ -37,8 +40,13 @@ export const issueAccessToken = async (
   const presented = deps.secrets.digest(request.clientSecret);
   const matches = deps.secrets.equal(presented, app?.secret_digest ?? NO_CLIENT_DIGEST);
   if (!app || !matches) return { ok: false, error: INVALID_CLIENT, app };
+  const granted = grantScopes(request.scopes, applicationScopes(app));
+  if (!granted.ok) {
+    const error_description = `This application may not be granted: ${formatScopes(granted.refused)}`;
+    return { ok: false, error: { error: "invalid_scope", error_description }, app };
+  }
   const iat = Math.floor(ctx.now.getTime() / 1000);
-  const scope = formatScopes(request.scopes);
+  const scope = formatScopes(granted.scopes);
   const claims: AccessTokenClaims = {
     iss: deps.issuer,
     sub: app.organization_id,
@@ -61,21 +69,26 @@ export const issueAccessToken = async (
   };
 };
 
-/** The caller behind verified access-token claims, or null when they are not ours. */
+/**
+ * The caller behind verified access-token claims, or null when they are not ours. Its scopes are
+ * those of the token that the application may still be granted, and its flags its ceiling's.
+ */
 export const accessTokenCredential = (
   claims: Partial<Record<keyof AccessTokenClaims, unknown>>,
-  app: Pick<OAuthApplicationRecord, "id" | "organization_id" | "uid">,
+  app: OAuthApplicationRecord,
 ): Credential | null => {
   if (typeof claims.scope !== "string" || typeof claims.jti !== "string") return null;
   if (claims.sub !== app.organization_id || claims.client_id !== app.uid) return null;
   const scopes = parseScopeParam(claims.scope);
   if (!scopes.ok) return null;
+  const allowed = applicationScopes(app);
   return {
     kind: "oauth",
     organizationId: app.organization_id,
     applicationId: app.id,
     clientId: app.uid,
     jti: claims.jti,
-    scopes: scopes.scopes,
+    scopes: scopes.scopes.filter((s) => allowed.includes(s)),
+    ceiling: applicationCeiling(app).flags,
   };
 };

@@ -12,6 +12,8 @@ export {
 } from "./authorization_tokens.ts";
 export type { OAuthApplicationDeps } from "./oauth_applications.ts";
 export {
+  applicationCeiling,
+  applicationScopes,
   createOAuthApplication,
   deleteOAuthApplication,
   getOAuthApplication,

@@ -1,11 +1,45 @@
-import { notFound } from "../errors/mod.ts";
+import {
+  allowedScopes,
+  type Ceiling,
+  type Credential,
+  ceilingOf,
+  checkScopeList,
+  formatScopes,
+  isScope,
+  type Scope,
+} from "../auth/mod.ts";
+import { isCoreError, notFound } from "../errors/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
 import type { Context, OAuthApplicationStore, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
 import type { OAuthApplicationRecord } from "./records.ts";
 import type { CreateOAuthApplicationInput, OAuthApplication, UpdateOAuthApplicationInput } from "./shapes.ts";
 
-/** Spec §2.2; `secret` is shown only in the response to creation. */
+const scopeList = (stored: string | null): Scope[] | null =>
+  stored === null ? null : stored.split(" ").filter(isScope);
+
+/** The ceiling recorded on an application. */
+export const applicationCeiling = (app: OAuthApplicationRecord): Ceiling => ({
+  flags: {
+    read_enabled: app.ceiling_read_enabled,
+    write_enabled: app.ceiling_write_enabled,
+    delete_enabled: app.ceiling_delete_enabled,
+  },
+  scopes: scopeList(app.ceiling_scopes),
+});
+
+/** The scopes the token endpoint may grant this application. */
+export const applicationScopes = (app: OAuthApplicationRecord): Scope[] =>
+  allowedScopes({ ceiling: applicationCeiling(app), scopes: scopeList(app.scopes) });
+
+const checkedScopes = (requested: Scope[] | undefined, ceiling: Ceiling, caller: Credential): string | null => {
+  if (requested === undefined) return null;
+  const checked = checkScopeList(requested, ceiling, caller);
+  if (isCoreError(checked)) throw checked;
+  return formatScopes(checked);
+};
+
+/** Spec §2.2 plus `scopes`, what the application may be granted; `secret` is shown only on creation. */
 export const oauthApplicationJson = (app: OAuthApplicationRecord, secret: string | null = null): OAuthApplication => ({
   id: app.id,
   name: app.name,
@@ -19,6 +53,7 @@ export const oauthApplicationJson = (app: OAuthApplicationRecord, secret: string
   created_by_type: app.created_by_type,
   created_by_name: app.created_by_name,
   creator_available: true,
+  scopes: formatScopes(applicationScopes(app)),
   secret,
 });
 
@@ -46,14 +81,18 @@ export const getOAuthApplication = async (
 
 /**
  * Creates an application. The organization is recorded as its creator (DESIGN: applications made
- * through the API have no user behind them; see docs/decisions.md).
+ * through the API have no user behind them; see docs/decisions.md), and the creating credential's
+ * ceiling as the most the application may ever do.
  */
 export const createOAuthApplication = async (
   deps: Pick<OAuthApplicationDeps, "apps" | "secrets">,
   ctx: Context,
   org: OrganizationRecord,
+  creator: Credential,
   input: CreateOAuthApplicationInput,
 ): Promise<{ app: OAuthApplicationRecord; secret: string }> => {
+  const ceiling = ceilingOf(creator);
+  const scopes = checkedScopes(input.scopes, ceiling, creator);
   const secret = deps.secrets.newSecret();
   const app = await deps.apps.insert({
     organization_id: org.id,
@@ -65,6 +104,11 @@ export const createOAuthApplication = async (
     created_by_type: "Organization",
     created_by_name: org.name,
     data_services_enabled: false,
+    ceiling_read_enabled: ceiling.flags.read_enabled,
+    ceiling_write_enabled: ceiling.flags.write_enabled,
+    ceiling_delete_enabled: ceiling.flags.delete_enabled,
+    ceiling_scopes: ceiling.scopes === null ? null : formatScopes(ceiling.scopes),
+    scopes,
     created_at: ctx.now,
     updated_at: ctx.now,
     last_used_at: null,
@@ -76,13 +120,15 @@ export const createOAuthApplication = async (
 export const updateOAuthApplication = async (
   deps: Pick<OAuthApplicationDeps, "apps">,
   ctx: Context,
-  organizationId: string,
+  caller: Credential,
   id: number,
   input: UpdateOAuthApplicationInput,
 ): Promise<OAuthApplicationRecord> => {
-  const app = await getOAuthApplication(deps, organizationId, id);
+  const app = await getOAuthApplication(deps, caller.organizationId, id);
+  const scopes = checkedScopes(input.scopes, applicationCeiling(app), caller);
   const next: OAuthApplicationRecord = {
     ...app,
+    scopes: scopes ?? app.scopes,
     name: input.name === undefined ? app.name : input.name.trim(),
     description: input.description === undefined ? app.description : input.description,
     updated_at: ctx.now,

@@ -12,6 +12,14 @@ export interface OAuthApplicationRecord {
   created_by_type: string;
   created_by_name: string;
   data_services_enabled: boolean;
+  /** The ceiling of the credential that created it (see `Ceiling` in core/auth). */
+  ceiling_read_enabled: boolean;
+  ceiling_write_enabled: boolean;
+  ceiling_delete_enabled: boolean;
+  /** Space-separated scopes of the creating access token; null when an authorization token created it. */
+  ceiling_scopes: string | null;
+  /** Space-separated scopes it may be granted, within the ceiling; null for every one within it. */
+  scopes: string | null;
   created_at: Date;
   updated_at: Date;
   last_used_at: Date | null;

@@ -1,4 +1,5 @@
 import { type Static, Type } from "typebox";
+import { SCOPES } from "../auth/mod.ts";
 
 const Timestamp = Type.String({ description: "ISO 8601, UTC, milliseconds" });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -17,6 +18,7 @@ export const OAuthApplication = Type.Object({
   created_by_type: Type.String(),
   created_by_name: Type.String(),
   creator_available: Type.Boolean(),
+  scopes: Type.String({ description: "Space-separated scopes the token endpoint may grant this application" }),
   secret: Type.Union([Type.String(), Type.Null()]),
 });
 export type OAuthApplication = Static<typeof OAuthApplication>;
@@ -55,15 +57,29 @@ export type AccessToken = Static<typeof AccessToken>;
 
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: "\\S" });
 const Description = Type.String({ maxLength: 2000 });
+const ScopeList = Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), {
+  minItems: 1,
+  maxItems: SCOPES.length,
+  uniqueItems: true,
+  description: "The scopes the application may be granted, within its creator's permissions (default: all of them)",
+});
 
 export const CreateOAuthApplicationInput = Type.Object(
-  { name: Name, description: Type.Optional(Type.Union([Description, Type.Null()])) },
+  {
+    name: Name,
+    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    scopes: Type.Optional(ScopeList),
+  },
   { additionalProperties: false },
 );
 export type CreateOAuthApplicationInput = Static<typeof CreateOAuthApplicationInput>;
 
 export const UpdateOAuthApplicationInput = Type.Object(
-  { name: Type.Optional(Name), description: Type.Optional(Type.Union([Description, Type.Null()])) },
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    scopes: Type.Optional(ScopeList),
+  },
   { additionalProperties: false },
 );
 export type UpdateOAuthApplicationInput = Static<typeof UpdateOAuthApplicationInput>;

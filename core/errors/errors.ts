@@ -44,3 +44,19 @@ export const notFound = (what: string): CoreError => new CoreError("not_found", 
 export const forbidden = (message: string): CoreError => new CoreError("forbidden", message);
 export const unauthenticated = (message = "Authentication required"): CoreError =>
   new CoreError("unauthenticated", message);
+
+/** How many field errors an error body lists; a final entry counts the rest. */
+export const MAX_LISTED_FIELD_ERRORS = 100;
+
+/**
+ * At most `max` field errors, then one entry saying how many more there were: a body of a
+ * hundred thousand bad items must not answer with a hundred thousand errors.
+ */
+export const capFieldErrors = (errors: FieldError[], max = MAX_LISTED_FIELD_ERRORS): FieldError[] => {
+  if (errors.length <= max) return errors;
+  const more = errors.length - max;
+  return [
+    ...errors.slice(0, max),
+    { field: "errors", message: `${more} more ${more === 1 ? "error" : "errors"} not listed` },
+  ];
+};

@@ -70,6 +70,11 @@ export interface RecordedFirstAttempt {
 /** Delivery state for the workers and the scheduler; every method may be called by many processes. */
 export interface DeliveryStore {
   /**
+   * The recorded events among these ids. What a first delivery posts, and to which organization,
+   * comes from here: a message on the bus only names the event.
+   */
+  events(eventIds: readonly string[]): Promise<Map<string, DeliveryEvent>>;
+  /**
    * Which of these deliveries exist already (any state). A first delivery (id = event id) is
    * attempted without a claim: JetStream hands its message to one worker at a time, and a message
    * that comes back (a worker died, the relay published it twice) finds its delivery here.

@@ -26,6 +26,7 @@ const oauth = (scopes: Scope[], organizationId = ORG): Credential => ({
   clientId: "client",
   jti: "j",
   scopes,
+  ceiling: { read_enabled: true, write_enabled: true, delete_enabled: true },
 });
 const token = (flags: Partial<Flags>, organizationId = ORG): Credential => ({
   kind: "authorization_token",

@@ -1,5 +1,5 @@
 import t from "tap";
-import { CoreError, isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { CoreError, capFieldErrors, isCoreError, validationFailed } from "../../core/errors/mod.ts";
 
 t.test("validationFailed carries its field errors and code", (t) => {
   const e = validationFailed("bad", [{ field: "name", message: "is required" }]);
@@ -8,5 +8,17 @@ t.test("validationFailed carries its field errors and code", (t) => {
   t.same(e.errors, [{ field: "name", message: "is required" }]);
   t.notOk(isCoreError(new Error("x")));
   t.equal(new CoreError("not_found", "x", { cause: 1 }).cause, 1);
+  t.end();
+});
+
+t.test("field errors are capped at 100 and the rest counted", (t) => {
+  const errors = (n: number) => Array.from({ length: n }, (_, i) => ({ field: `f${i}`, message: "bad" }));
+  t.same(capFieldErrors(errors(3)), errors(3));
+  t.same(capFieldErrors(errors(100)), errors(100));
+  const capped = capFieldErrors(errors(101));
+  t.equal(capped.length, 101);
+  t.same(capped[100], { field: "errors", message: "1 more error not listed" });
+  t.same(capFieldErrors(errors(300_000)).at(-1), { field: "errors", message: "299900 more errors not listed" });
+  t.same(capFieldErrors(errors(5), 2), [...errors(2), { field: "errors", message: "3 more errors not listed" }]);
   t.end();
 });

@@ -9,7 +9,6 @@ import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 import { listValidatorCompiler, readListQuery } from "../list_query.ts";
-import { refuseNulCharacters } from "../nul_guard.ts";
 
 const FeedResponse = Type.Object({
   data: Type.Array(BadgeJsonSchema),
@@ -26,7 +25,6 @@ const FEED_DESCRIPTION =
 /** The high-volume badge feed: keyset pages over the badge list's filters. */
 export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
-  app.addHook("preValidation", refuseNulCharacters);
   const reads = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);

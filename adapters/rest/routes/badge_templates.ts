@@ -26,7 +26,6 @@ import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
-import { refuseNulCharacters } from "../nul_guard.ts";
 
 const TemplateParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -42,7 +41,6 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 /** Badge templates (issue 3), scope `badge_templates`. */
 export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
-  app.addHook("preValidation", refuseNulCharacters);
   const base = "/organizations/:organization_id/badge_templates";
   const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;

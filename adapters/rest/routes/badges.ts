@@ -33,7 +33,6 @@ import { ErrorBody, errorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
-import { refuseNulCharacters } from "../nul_guard.ts";
 
 const BadgeParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -59,7 +58,6 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 /** Issued badges (issue 3, spec §4.6), scope `issued_badges`. */
 export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
-  app.addHook("preValidation", refuseNulCharacters);
   const base = "/organizations/:organization_id/badges";
   const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;

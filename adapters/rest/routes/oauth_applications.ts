@@ -17,7 +17,7 @@ import { contextOf, type RestDeps } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
-import { guard } from "../guard.ts";
+import { callerOf, guard } from "../guard.ts";
 
 const AppParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -91,6 +91,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
         deps,
         contextOf(deps),
         org,
+        callerOf(request).credential,
         request.body as CreateOAuthApplicationInput,
       );
       reply
@@ -115,7 +116,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       const updated = await updateOAuthApplication(
         deps,
         contextOf(deps),
-        p.organization_id,
+        callerOf(request).credential,
         p.oauth_application_id,
         (request.body ?? {}) as UpdateOAuthApplicationInput,
       );

@@ -3,7 +3,9 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { type OAuthError, oauthErrorStatus, parseTokenRequest } from "../../../core/auth/mod.ts";
 import { AccessToken, issueAccessToken } from "../../../core/credentials/mod.ts";
+import { isCoreError } from "../../../core/errors/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
+import { isRefusedTextError, isUnstorableText } from "../nul_guard.ts";
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 
@@ -59,6 +61,10 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   };
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {
+    // The edge's refusal of unstorable text (a hook shared by every route), and the database's.
+    if (isCoreError(err) || isRefusedTextError(err)) {
+      return fail(reply, { error: "invalid_request", error_description: "Parameters must be valid text without NUL" });
+    }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       reply.log.error({ err }, "token endpoint failure");
@@ -92,6 +98,12 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       const params = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
       const parsed = parseTokenRequest(params, parseBasic(request.headers.authorization));
       if (!parsed.ok) return fail(reply, parsed.error);
+      if (isUnstorableText(parsed.request.clientId) || isUnstorableText(parsed.request.clientSecret)) {
+        return fail(reply, {
+          error: "invalid_request",
+          error_description: "Client credentials must be valid text without NUL",
+        });
+      }
       const ctx = contextOf(deps);
       const result = await issueAccessToken(
         {

@@ -1,0 +1,240 @@
+import t from "tap";
+import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
+
+/**
+ * Every route of the HTTP app, read from Fastify itself, against every kind of credential: a Basic
+ * token with each combination of flags, a Bearer token of an application created by each of
+ * those, another organization's credentials, and none. Each route has a row saying who passes its
+ * authorization; a route without a row, or an answer the row does not allow, fails.
+ *
+ * Requests carry ids that do not exist and bodies that do not validate, so an allowed request
+ * answers 2xx, 400, 404 or 422 without changing anything, and a refused one 401 or 403.
+ */
+
+type FlagSet = "---" | "r--" | "-w-" | "--d" | "rw-" | "r-d" | "-wd" | "rwd";
+const FLAG_SETS: FlagSet[] = ["---", "r--", "-w-", "--d", "rw-", "r-d", "-wd", "rwd"];
+const flagsOf = (f: FlagSet) => ({
+  read_enabled: f[0] === "r",
+  write_enabled: f[1] === "w",
+  delete_enabled: f[2] === "d",
+});
+
+/** Who passes: Basic tokens holding `basic`, Bearer tokens of applications created with these flags. */
+type Row = { guarded: true; basic: "r" | "w" | "d"; bearer: FlagSet[] } | { guarded: false; who: "anyone" | "nobody" };
+
+const READ: Row = { guarded: true, basic: "r", bearer: ["rw-", "rwd"] };
+const WRITE: Row = { guarded: true, basic: "w", bearer: ["-w-", "rw-", "-wd", "rwd"] };
+const DELETE: Row = { guarded: true, basic: "d", bearer: ["-wd", "rwd"] };
+/** `authorization_tokens` is granted only to applications whose creator held every flag. */
+const TOKENS_READ: Row = { guarded: true, basic: "r", bearer: ["rwd"] };
+const TOKENS_WRITE: Row = { guarded: true, basic: "w", bearer: ["rwd"] };
+const PUBLIC: Row = { guarded: false, who: "anyone" };
+/** Client credentials (the token endpoint) or the admin token: no API credential gets a 2xx. */
+const NOBODY: Row = { guarded: false, who: "nobody" };
+
+const ORG = "/v1/organizations/:organization_id";
+const TABLE: Record<string, Row> = {
+  "GET /docs": PUBLIC,
+  "GET /docs/static/index.html": PUBLIC,
+  "GET /docs/static/swagger-initializer.js": PUBLIC,
+  "GET /docs/*": PUBLIC,
+  "GET /docs/json": PUBLIC,
+  "GET /docs/yaml": PUBLIC,
+  "GET /healthz": PUBLIC,
+  "GET /metrics": PUBLIC,
+  "GET /openapi.json": PUBLIC,
+  "GET /.well-known/jwks.json": PUBLIC,
+  "POST /oauth/token": NOBODY,
+  [`GET ${ORG}/oauth_applications`]: READ,
+  [`POST ${ORG}/oauth_applications`]: WRITE,
+  [`GET ${ORG}/oauth_applications/:oauth_application_id`]: READ,
+  [`PUT ${ORG}/oauth_applications/:oauth_application_id`]: WRITE,
+  [`DELETE ${ORG}/oauth_applications/:oauth_application_id`]: DELETE,
+  [`GET ${ORG}/authorization_tokens`]: TOKENS_READ,
+  [`POST ${ORG}/authorization_tokens`]: TOKENS_WRITE,
+  [`POST ${ORG}/authorization_tokens/rotate`]: TOKENS_WRITE,
+  [`GET ${ORG}/badge_templates`]: READ,
+  [`POST ${ORG}/badge_templates`]: WRITE,
+  [`GET ${ORG}/badge_templates/:badge_template_id`]: READ,
+  [`PUT ${ORG}/badge_templates/:badge_template_id`]: WRITE,
+  [`DELETE ${ORG}/badge_templates/:badge_template_id`]: DELETE,
+  [`PUT ${ORG}/badge_templates/:badge_template_id/archive`]: WRITE,
+  [`PUT ${ORG}/badge_templates/:badge_template_id/unarchive`]: WRITE,
+  [`GET ${ORG}/badges`]: READ,
+  [`POST ${ORG}/badges`]: WRITE,
+  [`POST ${ORG}/badges/batch`]: WRITE,
+  [`GET ${ORG}/badges/:badge_id`]: READ,
+  [`DELETE ${ORG}/badges/:badge_id`]: DELETE,
+  [`PUT ${ORG}/badges/:badge_id/revoke`]: WRITE,
+  [`POST ${ORG}/badges/:badge_id/replace`]: WRITE,
+  [`GET ${ORG}/events`]: READ,
+  [`GET ${ORG}/events/:event_id`]: READ,
+  "GET /v1/obi/v2/badge_assertions/:id": PUBLIC,
+  "GET /v1/obi/v2/badge_classes/:id": PUBLIC,
+  "GET /v1/obi/v2/issuers/:id": PUBLIC,
+  "GET /v1/obi/v2/images/default_badge.svg": PUBLIC,
+  "GET /v1/obi/v3/credentials/:id": PUBLIC,
+  "GET /v1/obi/v3/keys/:thumbprint": PUBLIC,
+};
+/** The admin API answers every method, all of them for the admin token only. */
+const TRPC = "/trpc/:path";
+
+/** Every `METHOD path` the app serves, from Fastify's own route tree (HEAD answers as GET). */
+const routesOf = (tree: string): Array<{ method: string; path: string }> => {
+  const out: Array<{ method: string; path: string }> = [];
+  const stack: string[] = [];
+  for (const line of tree.split("\n")) {
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([^)]*)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = (m[1] ?? "").length / 4;
+    const segment = m[2] ?? "";
+    const path = (depth > 0 ? (stack[depth - 1] ?? "") : "") + (segment.startsWith("/") ? segment : `/${segment}`);
+    stack[depth] = path;
+    stack.length = depth + 1;
+    for (const method of (m[3] ?? "").split(",").map((s) => s.trim())) {
+      if (method && method !== "HEAD") out.push({ method, path });
+    }
+  }
+  return out;
+};
+
+interface Kind {
+  name: string;
+  header: string | undefined;
+  /** The row's verdict for this credential on a guarded route. */
+  passes(row: Extract<Row, { guarded: true }>): boolean;
+  /** 401 or 403 when it does not pass. */
+  refusedWith: 401 | 403;
+}
+
+let laurel: TestLaurel;
+t.before(async () => {
+  laurel = await startLaurel();
+});
+t.teardown(() => laurel.close());
+
+const json = async (method: string, path: string, auth: string, body?: unknown) => {
+  const res = await laurel.server.app.inject({
+    method: method as "GET",
+    url: path,
+    headers: { authorization: auth, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+  return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : null };
+};
+
+const bearerFor = async (clientId: string, secret: string, scope: string): Promise<string> => {
+  const res = await laurel.server.app.inject({
+    method: "POST",
+    url: "/oauth/token",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    payload: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: clientId,
+      client_secret: secret,
+      scope,
+    }).toString(),
+  });
+  if (res.statusCode !== 200) throw new Error(`token endpoint: ${res.statusCode} ${res.body}`);
+  return `Bearer ${(JSON.parse(res.body) as { access_token: string }).access_token}`;
+};
+
+t.test("every route x every credential kind", async (t) => {
+  const a = await laurel.createOrganization("Matrix A");
+  const b = await laurel.createOrganization("Matrix B");
+  const orgA = `/v1/organizations/${a.organization.id}`;
+  const fullA = basic(a.authorization_token.token);
+
+  const kinds: Kind[] = [];
+  for (const f of FLAG_SETS) {
+    const made = await json("POST", `${orgA}/authorization_tokens`, fullA, { description: f, ...flagsOf(f) });
+    t.equal(made.status, 201);
+    const header = basic(made.body.data.token);
+    kinds.push({
+      name: `Basic ${f}`,
+      header,
+      passes: (row) => f.includes(row.basic),
+      refusedWith: 403,
+    });
+    // An application of this token, and an access token with every scope it may be granted.
+    const app = await json("POST", `${orgA}/oauth_applications`, header, { name: `app ${f}` });
+    if (!f.includes("w")) {
+      t.equal(app.status, 403, `a ${f} token cannot create an application`);
+      continue;
+    }
+    t.equal(app.status, 201);
+    const bearer = await bearerFor(app.body.data.uid, app.body.data.secret, app.body.data.scopes);
+    kinds.push({ name: `Bearer of ${f}`, header: bearer, passes: (row) => row.bearer.includes(f), refusedWith: 403 });
+  }
+  const appB = await json(
+    "POST",
+    `/v1/organizations/${b.organization.id}/oauth_applications`,
+    basic(b.authorization_token.token),
+    {
+      name: "B",
+    },
+  );
+  kinds.push(
+    {
+      name: "another organization's Basic",
+      header: basic(b.authorization_token.token),
+      passes: () => false,
+      refusedWith: 403,
+    },
+    {
+      name: "another organization's Bearer",
+      header: await bearerFor(appB.body.data.uid, appB.body.data.secret, appB.body.data.scopes),
+      passes: () => false,
+      refusedWith: 403,
+    },
+    { name: "none", header: undefined, passes: () => false, refusedWith: 401 },
+  );
+
+  const routes = routesOf(laurel.server.app.printRoutes({ commonPrefix: false }));
+  t.ok(routes.length > 30, `routes read from the app (${routes.length})`);
+  const probe = "0190a0d8-0000-7000-8000-000000000000";
+  for (const { method, path } of routes) {
+    const key = `${method} ${path}`;
+    const row = path === TRPC ? NOBODY : TABLE[key];
+    if (!row) {
+      t.fail(`${key} has no row in the authorization table`);
+      continue;
+    }
+    if (method === "QUERY" || method === "TRACE") continue; // not sendable by HTTP clients we test with
+    const url = path
+      .replace(":organization_id", a.organization.id)
+      .replace(":oauth_application_id", "2147483000")
+      .replace(/:(badge_template_id|badge_id|event_id|id)\b/, probe)
+      .replace(":thumbprint", "probe")
+      .replace(":path", "organizations.list")
+      .replace("*", "probe");
+    const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
+    const isTokenEndpoint = path === "/oauth/token";
+    for (const kind of kinds) {
+      const res = await laurel.server.app.inject({
+        method: method as "GET",
+        url,
+        headers: {
+          ...(kind.header ? { authorization: kind.header } : {}),
+          ...(hasBody
+            ? { "content-type": isTokenEndpoint ? "application/x-www-form-urlencoded" : "application/json" }
+            : {}),
+        },
+        ...(hasBody
+          ? { payload: isTokenEndpoint ? "grant_type=client_credentials&scope=events" : '{"matrix_probe":true}' }
+          : {}),
+      });
+      const status = res.statusCode;
+      const label = `${key} as ${kind.name}: ${status}`;
+      t.ok(status < 500, `${label} is not a server error`);
+      if (!row.guarded) {
+        if (row.who === "anyone") t.ok(status !== 401 && status !== 403, label);
+        // No credential of the API is let in: 401, or a 4xx of its own for methods it never serves.
+        else t.ok(status >= 400 && status < 500, `${label} (refused)`);
+        continue;
+      }
+      if (kind.passes(row)) t.ok(status !== 401 && status !== 403, `${label} (allowed)`);
+      else t.equal(status, kind.refusedWith, `${label} (refused)`);
+    }
+  }
+});
