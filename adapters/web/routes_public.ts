@@ -83,7 +83,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     const id = uuidParam(request);
     if (request.earner) return reply.redirect(`/badges/${id}`, 303);
     const view = await deps.earners.issuing.store.getBadge(null, id);
-    if (!view || view.badge.state !== "pending") throw notFound("Badge");
+    if (view?.badge.state !== "pending") throw notFound("Badge");
     return kit.page(
       reply,
       200,

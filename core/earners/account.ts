@@ -121,7 +121,7 @@ export const publicProfile = async (
   const account = isUuid
     ? await deps.store.getAccount(idOrVanity.toLowerCase())
     : await deps.store.accountByVanity(idOrVanity);
-  if (!account || !account.public_profile || account.closed_at !== null) throw notFound("Profile");
+  if (!account?.public_profile || account.closed_at !== null) throw notFound("Profile");
   const badges = (await deps.store.userBadges(account.user.id)).filter((v) => onPublicProfile(v.badge));
   return { account, badges };
 };
