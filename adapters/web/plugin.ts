@@ -36,6 +36,10 @@ const ASSETS = fileURLToPath(new URL("./assets/", import.meta.url));
 export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   const secure = deps.publicUrl.startsWith("https:");
   const publicOrigin = new URL(deps.publicUrl).origin;
+  // Pages are not part of the API: keep them out of the OpenAPI document.
+  app.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   await app.register(helmet, {
     contentSecurityPolicy: {
       useDefaults: false,
