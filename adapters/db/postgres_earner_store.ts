@@ -23,6 +23,7 @@ const linkOf = (r: Row): EarnerLink => ({
   email_key: r.email_key as string,
   user_id: (r.user_id as string | null) ?? null,
   next_path: (r.next_path as string | null) ?? null,
+  client_key: (r.client_key as string | null) ?? null,
   created_at: toDate(r.created_at) as Date,
   expires_at: toDate(r.expires_at) as Date,
   used_at: toDate(r.used_at),
@@ -168,10 +169,19 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
   async insertLink(l) {
     await sqlRun(
       db.em(),
-      `insert into earner_links (token_hash, purpose, email, email_key, user_id, next_path, created_at, expires_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [l.token_hash, l.purpose, l.email, l.email_key, l.user_id, l.next_path, l.created_at, l.expires_at],
+      `insert into earner_links (token_hash, purpose, email, email_key, user_id, next_path, client_key, created_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [l.token_hash, l.purpose, l.email, l.email_key, l.user_id, l.next_path, l.client_key, l.created_at, l.expires_at],
     );
+  },
+  async recentLinks(emailKey, clientKey, since) {
+    const [r] = await sqlAll<Row>(
+      db.em(),
+      `select (select count(*) from earner_links where email_key = ? and created_at > ?)::int as address,
+              (select count(*) from earner_links where client_key = ? and created_at > ?)::int as client`,
+      [emailKey, since, clientKey, since],
+    );
+    return { address: Number(r?.address ?? 0), client: Number(r?.client ?? 0) };
   },
   async getSession(tokenHash) {
     const [r] = await sqlAll<Row>(db.em(), "select * from earner_sessions where token_hash = ?", [tokenHash]);

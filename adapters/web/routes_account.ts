@@ -74,11 +74,17 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       }
     };
 
-  const mailLink = async (purpose: "add_email" | "merge", account: EarnerAccount, email: string) => {
+  const mailLink = async (purpose: "add_email" | "merge", account: EarnerAccount, request: FastifyRequest) => {
+    const email = field(request, "email").trim();
     if (!isEmailAddress(email)) {
       throw validationFailed("Check the address", [{ field: "email", message: "is not an e-mail address" }]);
     }
-    const { token } = await requestLink(deps.earners, deps.context(), { purpose, email, userId: account.user.id });
+    const { token } = await requestLink(deps.earners, deps.context(), {
+      purpose,
+      email,
+      userId: account.user.id,
+      client: request.ip,
+    });
     await kit.mail.sendLink(purpose, email, token);
   };
 
@@ -105,7 +111,7 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   app.post(
     "/account/emails",
     form(async (account, request) => {
-      await mailLink("add_email", account, field(request, "email").trim());
+      await mailLink("add_email", account, request);
       return "email_sent";
     }),
   );
@@ -119,7 +125,7 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   app.post(
     "/account/merge",
     form(async (account, request) => {
-      await mailLink("merge", account, field(request, "email").trim());
+      await mailLink("merge", account, request);
       return "merge_sent";
     }),
   );

@@ -51,7 +51,12 @@ export const signInRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
         }),
       );
     }
-    const { token } = await requestLink(deps.earners, deps.context(), { purpose: "sign_in", email, next });
+    const { token } = await requestLink(deps.earners, deps.context(), {
+      purpose: "sign_in",
+      email,
+      next,
+      client: request.ip,
+    });
     await kit.mail.sendLink("sign_in", email, token);
     return kit.page(
       reply,

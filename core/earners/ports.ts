@@ -16,6 +16,8 @@ export interface EarnerLink {
   user_id: string | null;
   /** Where to go after a sign-in: a path inside Laurel, checked with `safeNext`. */
   next_path: string | null;
+  /** Digest of the requesting client's address (the per-client limit), when known. */
+  client_key: string | null;
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
@@ -63,6 +65,8 @@ export interface EarnerTx {
 export interface EarnerStore {
   transaction<T>(work: (tx: EarnerTx) => Promise<T>): Promise<T>;
   insertLink(link: EarnerLink): Promise<void>;
+  /** Links made since `since` for this address and for this client (null: not counted). */
+  recentLinks(emailKey: string, clientKey: string | null, since: Date): Promise<{ address: number; client: number }>;
   getSession(tokenHash: string): Promise<EarnerSession | null>;
   revokeSession(tokenHash: string, now: Date): Promise<void>;
   revokeSessions(userId: string, now: Date): Promise<void>;

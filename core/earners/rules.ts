@@ -8,6 +8,15 @@ export const LINK_TTL_MS = 15 * 60_000;
 /** A session lasts 30 days from sign-in, unless signed out (or out everywhere) before. */
 export const SESSION_TTL_MS = 30 * 24 * 3_600_000;
 
+/**
+ * Mailed links are limited per address (no one can flood an inbox) and per client (no one can
+ * probe many addresses), over the link's own lifetime.
+ */
+export const LINK_LIMITS = { perAddress: 5, perClient: 20, windowMs: LINK_TTL_MS } as const;
+
+export const linkRequestAllowed = (recent: { address: number; client: number }): boolean =>
+  recent.address < LINK_LIMITS.perAddress && recent.client < LINK_LIMITS.perClient;
+
 export type LinkCheck = "ok" | "unknown" | "used" | "expired";
 
 export const checkLink = (link: EarnerLink | null, now: Date): LinkCheck => {

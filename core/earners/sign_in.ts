@@ -1,9 +1,18 @@
 import { normalizeEmail } from "../badges/mod.ts";
+import { CoreError } from "../errors/mod.ts";
 import { accountMergedEvent } from "../events/mod.ts";
 import { eventContext, newUserRecord } from "../issuing/mod.ts";
 import type { EarnerContext, EarnerDeps } from "./context.ts";
 import type { EarnerAccount, EarnerLink, LinkPurpose } from "./ports.ts";
-import { checkLink, LINK_TTL_MS, SESSION_TTL_MS, safeNext, sessionActive } from "./rules.ts";
+import {
+  checkLink,
+  LINK_LIMITS,
+  LINK_TTL_MS,
+  linkRequestAllowed,
+  SESSION_TTL_MS,
+  safeNext,
+  sessionActive,
+} from "./rules.ts";
 
 const EMAIL = /^[^\s@<>()"]+@[^\s@<>()"]+\.[^\s@<>()"]+$/;
 
@@ -17,10 +26,14 @@ export const isEmailAddress = (email: string): boolean => email.length <= 254 &&
 export const requestLink = async (
   deps: Pick<EarnerDeps, "store" | "digest">,
   ctx: Pick<EarnerContext, "now" | "newToken">,
-  input: { purpose: LinkPurpose; email: string; userId?: string | null; next?: string | null },
+  input: { purpose: LinkPurpose; email: string; userId?: string | null; next?: string | null; client?: string | null },
 ): Promise<{ token: string; link: EarnerLink }> => {
-  const token = ctx.newToken();
   const email = input.email.trim();
+  const clientKey = input.client ? deps.digest(input.client) : null;
+  const since = new Date(ctx.now.getTime() - LINK_LIMITS.windowMs);
+  if (!linkRequestAllowed(await deps.store.recentLinks(normalizeEmail(email), clientKey, since)))
+    throw new CoreError("rate_limited", "Too many links were asked for; wait a few minutes and try again");
+  const token = ctx.newToken();
   const link: EarnerLink = {
     token_hash: deps.digest(token),
     purpose: input.purpose,
@@ -28,6 +41,7 @@ export const requestLink = async (
     email_key: normalizeEmail(email),
     user_id: input.userId ?? null,
     next_path: safeNext(input.next),
+    client_key: clientKey,
     created_at: ctx.now,
     expires_at: new Date(ctx.now.getTime() + LINK_TTL_MS),
     used_at: null,

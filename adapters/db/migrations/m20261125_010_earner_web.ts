@@ -21,11 +21,16 @@ export class M20261125010EarnerWeb extends Migration {
       email_key text not null,
       user_id uuid null references users(id) on delete cascade,
       next_path text null,
+      client_key text null,
       created_at timestamptz(3) not null,
       expires_at timestamptz(3) not null,
       used_at timestamptz(3) null
     )`);
-    this.addSql("create index earner_links_expires_idx on earner_links (expires_at)");
+    // The request limits count recent links per address and per client.
+    this.addSql("create index earner_links_email_idx on earner_links (email_key, created_at)");
+    this.addSql(
+      "create index earner_links_client_idx on earner_links (client_key, created_at) where client_key is not null",
+    );
     this.addSql(`create table earner_sessions (
       token_hash text primary key,
       user_id uuid not null references users(id) on delete cascade,
