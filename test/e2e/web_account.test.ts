@@ -114,6 +114,11 @@ t.test("merge, addresses, profile, sign out everywhere", async (t) => {
     t.equal(merged.length, 1, "user.account_merged for each organization holding a badge of either account");
     t.equal(merged[0]?.detail.destination_user_id, destination);
     t.not(merged[0]?.detail.source_user_id, destination);
+    const listed = await api("GET", `/organizations/${org.id}/events`, org.auth);
+    t.ok(
+      listed.body.data.some((e: { event_type: string }) => e.event_type === "user.account_merged"),
+      "and in the events list",
+    );
   }
   t.equal(await ownerOf(other.body.data.id), destination, "the other account's badge moved");
   // The closed account's session ended.
