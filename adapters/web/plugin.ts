@@ -99,6 +99,8 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   };
 
   app.addHook("preHandler", async (request, reply) => {
+    // Assets are the same for everyone: no session read for them.
+    if (request.url.startsWith("/assets/")) return;
     request.earner = await sessionAccount(deps.earners, deps.clock(), request.cookies[SESSION_COOKIE]);
     if (request.method !== "POST") return;
     // A form from another site is refused before its token is even looked at.

@@ -1,7 +1,5 @@
 import t from "tap";
-import { renderPage, safeUrl } from "../../adapters/web/html.ts";
-import { badgePage } from "../../adapters/web/pages/badge_page.ts";
-import { webUrls } from "../../adapters/web/urls.ts";
+import { badgePage, renderPage, safeUrl, webUrls } from "../../adapters/web/mod.ts";
 import type { BadgeView } from "../../core/issuing/mod.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 
