@@ -112,6 +112,7 @@ export const buildApiServer = async (
     }),
     mailer: badgeWiring.mailer,
     sha256Hex: badgeWiring.badges.sha256Hex,
+    onHostedInvalidation: badgeWiring.onHostedInvalidation,
   });
   const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken), web] }, { logger });
   log = app.log;

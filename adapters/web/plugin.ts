@@ -12,6 +12,7 @@ import { earnerMail } from "./earner_mail.ts";
 import { PAGE_FOR_CODE } from "./errors.ts";
 import { renderPage } from "./html.ts";
 import { type Frame, messagePage } from "./layout.ts";
+import { pageCache } from "./page_cache.ts";
 import { accountRoutes } from "./routes_account.ts";
 import { publicRoutes } from "./routes_public.ts";
 import { signInRoutes } from "./routes_sign_in.ts";
@@ -73,10 +74,14 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   app.decorateRequest("earner", null);
 
   const urls = webUrls(deps.publicUrl, deps.apiBase);
+  const pages = deps.onHostedInvalidation ? pageCache() : null;
+  deps.onHostedInvalidation?.((kind, id) => pages?.drop(kind, id));
   const kit: WebKit = {
     deps,
     urls,
     mail: earnerMail(deps.mailer, urls),
+    pages,
+    notFoundPage: (frame) => messagePage(frame, "Page not found", ["There is nothing here, or it is not public."]),
     frame: (request, reply, title) => ({
       title,
       viewer: request.earner,
@@ -95,7 +100,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   };
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const frame: Frame = kit.frame(request, reply, "Not found");
-    return kit.page(reply, 404, messagePage(frame, "Page not found", ["There is nothing here, or it is not public."]));
+    return kit.page(reply, 404, kit.notFoundPage(frame));
   };
 
   app.addHook("preHandler", async (request, reply) => {
@@ -113,6 +118,9 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
         messagePage(kit.frame(request, reply, "Refused"), "Refused", ["This form was sent from another site."]),
       );
     }
+    // Checking an address against a badge changes nothing, and the page offering it is the same
+    // for every visitor (so it can be cached): it needs no token.
+    if (request.url.endsWith("/verify_email")) return;
     await new Promise<void>((resolve, reject) =>
       app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())),
     );

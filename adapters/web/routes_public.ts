@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { fullName } from "../../core/badges/mod.ts";
 import {
   badgeForPage,
+  badgePageVisible,
   badgePrivacy,
   decideBadge,
   issuerPage,
@@ -9,11 +10,14 @@ import {
   verifyChecks,
 } from "../../core/earners/mod.ts";
 import { notFound } from "../../core/errors/mod.ts";
+import type { BadgeView } from "../../core/issuing/mod.ts";
 import { recipientHashInput } from "../../core/obi/mod.ts";
-import { safeUrl } from "./html.ts";
+import { renderPage, safeUrl } from "./html.ts";
+import type { Frame } from "./layout.ts";
 import { type BadgePageData, badgePage } from "./pages/badge_page.ts";
 import { organizationPage, profilePage } from "./pages/public_pages.ts";
 import { signInPage } from "./pages/sign_in_pages.ts";
+import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -43,6 +47,20 @@ export const noticeOf = (request: FastifyRequest): string | null =>
 export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const { deps, urls } = kit;
 
+  const badgeFrame = (view: BadgeView, base: Frame): Frame => {
+    const { badge, template, issuer } = view;
+    return {
+      ...base,
+      share: {
+        title: `${template.name} · ${issuer.name}`,
+        description: `${fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name)} earned ${template.name}, issued by ${issuer.name}.`,
+        url: urls.badgePage(badge.id),
+        image: safeUrl(template.image_url),
+      },
+      noindex: !badge.public,
+    };
+  };
+
   const showBadge = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -51,22 +69,34 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     const id = uuidParam(request);
     const view = await badgeForPage(deps.earners, id, request.earner?.user.id ?? null);
     const now = deps.clock();
-    const { badge, template, issuer } = view;
-    const frame = {
-      ...kit.frame(request, reply, template.name),
-      share: {
-        title: `${template.name} · ${issuer.name}`,
-        description: `${fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name)} earned ${template.name}, issued by ${issuer.name}.`,
-        url: urls.badgePage(id),
-        image: safeUrl(template.image_url),
-      },
-      noindex: !badge.public,
-    };
+    const frame = badgeFrame(view, kit.frame(request, reply, view.template.name));
     const data = { view, now, checks: verifyChecks(view, now), emailCheck, notice: noticeOf(request) };
     return kit.page(reply, 200, badgePage(frame, data, urls));
   };
 
-  app.get("/badges/:id", (request, reply) => showBadge(request, reply));
+  /** The page as every visitor without a session sees it (no token, no notice): cacheable. */
+  const anonymousBadgePage = async (id: string, now: Date): Promise<{ status: number; body: string }> => {
+    const view = await deps.earners.issuing.store.getBadge(null, id);
+    if (!view || !badgePageVisible(view.badge, null)) {
+      return { status: 404, body: renderPage(kit.notFoundPage({ title: "Not found", viewer: null, csrf: null })) };
+    }
+    const frame = badgeFrame(view, { title: view.template.name, viewer: null, csrf: null });
+    const data = { view, now, checks: verifyChecks(view, now), emailCheck: null, notice: null };
+    return { status: 200, body: renderPage(badgePage(frame, data, urls)) };
+  };
+
+  app.get("/badges/:id", async (request, reply) => {
+    const anonymous = !request.cookies[SESSION_COOKIE] && Object.keys(request.query as object).length === 0;
+    if (!anonymous || !kit.pages) return showBadge(request, reply);
+    const id = uuidParam(request);
+    const now = deps.clock();
+    let entry = kit.pages.get(id, now.getTime());
+    if (!entry) {
+      entry = await anonymousBadgePage(id, now);
+      kit.pages.put(id, entry.status, entry.body, now.getTime());
+    }
+    return reply.code(entry.status).type("text/html; charset=utf-8").send(entry.body);
+  });
 
   app.post("/badges/:id/verify_email", async (request, reply) => {
     const email = field(request, "email").trim().slice(0, 254);

@@ -4,6 +4,7 @@ import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
 import type { Mailer } from "../../core/issuing/mod.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
+import type { PageCache } from "./page_cache.ts";
 import type { WebUrls } from "./urls.ts";
 
 /** What the app hands the web pages. */
@@ -18,6 +19,8 @@ export interface WebDeps {
   context(): EarnerContext;
   mailer: Mailer;
   sha256Hex(input: string): string;
+  /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */
+  onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
 }
 
 /** What every route of the web adapter shares. */
@@ -25,6 +28,9 @@ export interface WebKit {
   deps: WebDeps;
   urls: WebUrls;
   mail: EarnerMail;
+  /** Badge pages as sent to visitors without a session; null: not cached. */
+  pages: PageCache | null;
+  notFoundPage(frame: Frame): VNode;
   frame(request: FastifyRequest, reply: FastifyReply, title: string): Frame;
   page(reply: FastifyReply, status: number, page: VNode): FastifyReply;
   sessionCookie(reply: FastifyReply, token: string): FastifyReply;
