@@ -39,6 +39,9 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     return null;
   };
 
+  // The site's root: the wallet for an earner, the sign-in form for anyone else.
+  app.get("/", async (request, reply) => reply.redirect(request.earner ? "/wallet" : "/sign_in", 303));
+
   app.get("/wallet", async (request, reply) => {
     const account = signedIn(request, reply);
     if (!account) return reply;

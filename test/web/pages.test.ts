@@ -105,6 +105,8 @@ t.test("next must stay inside Laurel; signed-out actions go to sign-in", async (
   t.notMatch(page, /evil\.example/, "an outside next is dropped");
   const kept = await (await fetch(`${laurel.origin}/sign_in?next=/wallet`)).text();
   t.match(kept, /name="next" value="\/wallet"/);
+  const root = await fetch(`${laurel.origin}/`, { redirect: "manual" });
+  t.equal(root.headers.get("location"), "/sign_in", "the root sends a visitor to sign in");
   for (const path of ["/wallet", "/account"]) {
     const res = await fetch(`${laurel.origin}${path}`, { redirect: "manual" });
     t.equal(res.status, 303);
