@@ -142,6 +142,7 @@ export const badgePage = (frame: Frame, data: BadgePageData, urls: WebUrls): VNo
     </article>`,
     decision(data.view, frame, urls),
     share(data.view, urls),
-    verify(data, frame, urls),
+    // A pending or rejected badge has no public record yet: nothing to verify.
+    badge.state === "pending" || badge.state === "rejected" ? null : verify(data, frame, urls),
   );
 };
