@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import {
   type NatsConnection,
@@ -13,6 +13,7 @@ import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/cryp
 import {
   type Database,
   postgresAuthorizationTokenStore,
+  postgresEarnerStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
   postgresWorkforceAuthorizationStore,
@@ -21,6 +22,7 @@ import {
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
+import { webPlugin } from "../adapters/web/mod.ts";
 import type { EventRecord } from "../core/events/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
@@ -115,7 +117,27 @@ export const buildApiServer = async (
     metrics: () => registry.render(),
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
   };
-  const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken)] }, { logger });
+  const web = webPlugin({
+    publicUrl: config.publicUrl,
+    apiBase: config.baseUrl,
+    earners: {
+      store: postgresEarnerStore(db),
+      issuing: badgeWiring.badges.issuing,
+      digest: (token) => createHash("sha256").update(token, "utf8").digest("hex"),
+    },
+    clock,
+    context: () => ({
+      now: clock(),
+      newId: badgeWiring.badges.newId,
+      newEventId: badgeWiring.badges.newEventId,
+      newSalt: badgeWiring.badges.newSalt,
+      newToken: () => randomBytes(32).toString("base64url"),
+    }),
+    mailer: badgeWiring.mailer,
+    sha256Hex: badgeWiring.badges.sha256Hex,
+    onHostedInvalidation: badgeWiring.onHostedInvalidation,
+  });
+  const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken), web] }, { logger });
   log = app.log;
   return {
     app,

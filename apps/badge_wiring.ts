@@ -5,6 +5,8 @@ import { logMailer, type MailLog, smtpMailer } from "../adapters/mail/mod.ts";
 import {
   type BadgeRestDeps,
   type HostedBroadcast,
+  type HostedKind,
+  type HostedRecordCache,
   hostedRecordCache,
   invalidatingStore,
 } from "../adapters/rest/mod.ts";
@@ -15,6 +17,8 @@ export interface BadgeWiring {
   badges: BadgeRestDeps;
   /** The mailer in use (the log mailer keeps its last messages in `sent`). */
   mailer: Mailer;
+  /** Calls `listener` after every invalidation of a hosted record (local or from another process). */
+  onHostedInvalidation(listener: (kind: HostedKind, id?: string) => void): void;
   /** Waits for background work (notifications) and closes the mail transport. */
   close(): Promise<void>;
 }
@@ -31,7 +35,16 @@ export const wireBadges = async (
   /** Tells the other API processes which hosted records changed. */
   broadcast?: HostedBroadcast,
 ): Promise<BadgeWiring> => {
-  const hosted = hostedRecordCache({ ttlMs: 5_000 });
+  const records = hostedRecordCache({ ttlMs: 5_000 });
+  const listeners: ((kind: HostedKind, id?: string) => void)[] = [];
+  // Caches built on the same records (the web adapter's badge pages) drop their entries with them.
+  const hosted: HostedRecordCache = {
+    ...records,
+    invalidate(kind, id) {
+      records.invalidate(kind, id);
+      for (const listener of listeners) listener(kind, id);
+    },
+  };
   const smtp = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
   const mailer: Mailer = smtp ?? logMailer(log);
   const pending = new Set<Promise<unknown>>();
@@ -58,6 +71,7 @@ export const wireBadges = async (
   return {
     badges,
     mailer,
+    onHostedInvalidation: (listener) => void listeners.push(listener),
     close: async () => {
       // Notifications in flight get a moment to finish; a stuck SMTP server cannot hold shutdown.
       const deadline = Date.now() + 10_000;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts what Laurel needs on a Debian machine, idempotently.
 #   ops/prepare.sh start   -> npm packages + nats-server (npm start uses PGlite unless DATABASE_URL is set)
-#   ops/prepare.sh test    -> the above + a running PostgreSQL with a `laurel` role allowed to create databases
+#   ops/prepare.sh test    -> the above + chromium (browser tests) + a running PostgreSQL with a `laurel` role allowed to create databases
 # Only Debian's packages and the npm registry are used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,14 @@ ensure_nats_server() {
   if ! command -v nats-server >/dev/null && [ ! -x /usr/sbin/nats-server ]; then
     say "installing Debian's nats-server"
     apt_install nats-server
+  fi
+}
+
+ensure_chromium() {
+  # The browser tests drive Debian's chromium through playwright-core (no downloaded browser).
+  if [ ! -x /usr/bin/chromium ]; then
+    say "installing Debian's chromium (browser tests)"
+    apt_install chromium
   fi
 }
 
@@ -67,7 +75,7 @@ SQL
 
 case "$mode" in
   start) ensure_node_modules; ensure_nats_server ;;
-  test) ensure_node_modules; ensure_nats_server; ensure_postgres ;;
+  test) ensure_node_modules; ensure_nats_server; ensure_chromium; ensure_postgres ;;
   postgres) ensure_postgres ;;
   *) say "usage: ops/prepare.sh start|test|postgres"; exit 2 ;;
 esac

@@ -9,5 +9,5 @@ export { ErrorBody, errorBody, STATUS_FOR_CODE } from "./errors.ts";
 export type { FreshReads } from "./fresh_reads.ts";
 export { freshReads, sendFreshBody } from "./fresh_reads.ts";
 export { callerOf, guard } from "./guard.ts";
-export type { HostedBroadcast, HostedRecordCache } from "./obi/mod.ts";
+export type { HostedBroadcast, HostedKind, HostedRecordCache } from "./obi/mod.ts";
 export { hostedRecordCache, invalidatingStore } from "./obi/mod.ts";

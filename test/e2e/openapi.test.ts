@@ -29,8 +29,13 @@ interface OpenApiDocument {
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
+/** The earners' web pages (HTML, not API), at the root of PUBLIC_URL. */
+const WEB_PAGES =
+  /^\/(badges|organizations|users|sign_in|sign_out|sign_out_everywhere|wallet|account|assets)(\/|$)|^\*$|^\/\*?$/;
+
 /** Routes that are not part of the public API and need not be documented. */
 const undocumented = (path: string): boolean =>
+  WEB_PAGES.test(path) ||
   path.startsWith("/docs") ||
   path === "/openapi.json" ||
   path === "/healthz" ||

@@ -1,0 +1,246 @@
+import type { EarnerAccount, EarnerLink, EarnerSession, EarnerStore, EarnerTx } from "../../core/earners/mod.ts";
+import {
+  BADGE_FROM,
+  badgeViewOf,
+  ORGANIZATION_SELECT,
+  organizationOf,
+  placeholders,
+  rows,
+  templateFrom,
+  templateViewOf,
+  toDate,
+} from "./badge_rows.ts";
+import type { Database, Em } from "./orm.ts";
+import { appendEvents } from "./postgres_event_log.ts";
+import { sqlAll, sqlRun } from "./sql.ts";
+
+type Row = Record<string, unknown>;
+
+const linkOf = (r: Row): EarnerLink => ({
+  token_hash: r.token_hash as string,
+  purpose: r.purpose as EarnerLink["purpose"],
+  email: r.email as string,
+  email_key: r.email_key as string,
+  user_id: (r.user_id as string | null) ?? null,
+  next_path: (r.next_path as string | null) ?? null,
+  client_key: (r.client_key as string | null) ?? null,
+  created_at: toDate(r.created_at) as Date,
+  expires_at: toDate(r.expires_at) as Date,
+  used_at: toDate(r.used_at),
+});
+
+const sessionOf = (r: Row): EarnerSession => ({
+  token_hash: r.token_hash as string,
+  user_id: r.user_id as string,
+  created_at: toDate(r.created_at) as Date,
+  expires_at: toDate(r.expires_at) as Date,
+  revoked_at: toDate(r.revoked_at),
+});
+
+const ACCOUNT_SELECT = `select u.id, u.first_name, u.last_name, u.created_at, u.updated_at, u.public_profile,
+    u.vanity_name, u.closed_at,
+    coalesce((select json_agg(json_build_object('email', e.email, 'confirmed', e.confirmed) order by e.position)
+      from user_emails e where e.user_id = u.id), '[]'::json) as emails
+  from users u`;
+
+const accountOf = (r: Row | undefined): EarnerAccount | null => {
+  if (!r) return null;
+  const emails = (typeof r.emails === "string" ? JSON.parse(r.emails) : r.emails) as EarnerAccount["user"]["emails"];
+  return {
+    user: {
+      id: r.id as string,
+      first_name: r.first_name as string,
+      last_name: r.last_name as string,
+      emails,
+      created_at: toDate(r.created_at) as Date,
+      updated_at: toDate(r.updated_at) as Date,
+    },
+    public_profile: r.public_profile === true,
+    vanity_name: (r.vanity_name as string | null) ?? null,
+    closed_at: toDate(r.closed_at),
+  };
+};
+
+const unique = (err: unknown): boolean => (err as { code?: string } | null)?.code === "23505";
+
+const revokeSessions = (em: Em, userId: string, now: Date) =>
+  sqlRun(em, "update earner_sessions set revoked_at = ? where user_id = ? and revoked_at is null", [now, userId]);
+
+const earnerTx = (em: Em): EarnerTx => ({
+  async lockLink(tokenHash) {
+    const [r] = await sqlAll<Row>(em, "select * from earner_links where token_hash = ? for update", [tokenHash]);
+    return r ? linkOf(r) : null;
+  },
+  async markLinkUsed(tokenHash, now) {
+    await sqlRun(em, "update earner_links set used_at = ? where token_hash = ?", [now, tokenHash]);
+  },
+  async ownerOf(emailKey) {
+    const [r] = await sqlAll<Row>(em, "select user_id, confirmed from user_emails where email_key = ?", [emailKey]);
+    return r ? { user_id: r.user_id as string, confirmed: r.confirmed === true } : null;
+  },
+  async insertUser(user, emailKeys) {
+    try {
+      await sqlRun(em, "insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
+        user.id,
+        user.first_name,
+        user.last_name,
+        user.created_at,
+        user.updated_at,
+      ]);
+      for (const [position, e] of user.emails.entries()) {
+        await sqlRun(
+          em,
+          "insert into user_emails (email_key, user_id, email, position, confirmed, created_at) values (?, ?, ?, ?, ?, ?)",
+          [emailKeys[position], user.id, e.email, position, e.confirmed, user.created_at],
+        );
+      }
+      return "inserted";
+    } catch (err) {
+      if (unique(err)) return "email_taken";
+      throw err;
+    }
+  },
+  async confirmEmail(userId, email, emailKey, now) {
+    await sqlRun(
+      em,
+      `insert into user_emails (email_key, user_id, email, position, confirmed, created_at)
+       values (?, ?, ?, (select coalesce(max(position) + 1, 0) from user_emails where user_id = ?), true, ?)
+       on conflict (email_key) do update set confirmed = true where user_emails.user_id = excluded.user_id`,
+      [emailKey, userId, email, userId, now],
+    );
+  },
+  async linkBadges(userId, emailKeys, now) {
+    if (emailKeys.length === 0) return 0;
+    return sqlRun(
+      em,
+      `update badges set user_id = ?, updated_at = ? where user_id is null and recipient_email_key in (${placeholders(emailKeys.length)})`,
+      [userId, now, ...emailKeys],
+    );
+  },
+  async insertSession(s) {
+    await sqlRun(
+      em,
+      "insert into earner_sessions (token_hash, user_id, created_at, expires_at, revoked_at) values (?, ?, ?, ?, null)",
+      [s.token_hash, s.user_id, s.created_at, s.expires_at],
+    );
+  },
+  async latestRecipientName(emailKey) {
+    const [r] = await sqlAll<Row>(
+      em,
+      `select issued_to_first_name, issued_to_last_name from badges where recipient_email_key = ?
+       order by issued_at desc, id desc limit 1`,
+      [emailKey],
+    );
+    return r ? { first_name: r.issued_to_first_name as string, last_name: r.issued_to_last_name as string } : null;
+  },
+  async mergeAccounts(sourceId, destinationId, now) {
+    await sqlRun(
+      em,
+      `update user_emails set user_id = ?,
+         position = position + (select coalesce(max(position) + 1, 0) from user_emails where user_id = ?)
+       where user_id = ?`,
+      [destinationId, destinationId, sourceId],
+    );
+    await sqlRun(em, "update badges set user_id = ?, updated_at = ? where user_id = ?", [destinationId, now, sourceId]);
+    await sqlRun(em, "update users set closed_at = ?, merged_into_user_id = ?, updated_at = ? where id = ?", [
+      now,
+      destinationId,
+      now,
+      sourceId,
+    ]);
+  },
+  async organizationsHoldingBadges(userIds) {
+    const found = await sqlAll<Row>(
+      em,
+      `select distinct organization_id from badges where user_id in (${placeholders(userIds.length)}) order by 1`,
+      userIds,
+    );
+    return found.map((r) => r.organization_id as string);
+  },
+  revokeSessions: async (userId, now) => {
+    await revokeSessions(em, userId, now);
+  },
+  appendEvents: (events) => appendEvents(em, events),
+});
+
+/** Earner accounts, links and sessions on PostgreSQL (or PGlite), and the reads of the web pages. */
+export const postgresEarnerStore = (db: Database): EarnerStore => ({
+  transaction: (work) => db.em().transactional((em) => work(earnerTx(em as Em))),
+  async insertLink(l) {
+    await sqlRun(
+      db.em(),
+      `insert into earner_links (token_hash, purpose, email, email_key, user_id, next_path, client_key, created_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [l.token_hash, l.purpose, l.email, l.email_key, l.user_id, l.next_path, l.client_key, l.created_at, l.expires_at],
+    );
+  },
+  async recentLinks(emailKey, clientKey, since) {
+    const [r] = await sqlAll<Row>(
+      db.em(),
+      `select (select count(*) from earner_links where email_key = ? and created_at > ?)::int as address,
+              (select count(*) from earner_links where client_key = ? and created_at > ?)::int as client`,
+      [emailKey, since, clientKey, since],
+    );
+    return { address: Number(r?.address ?? 0), client: Number(r?.client ?? 0) };
+  },
+  async getSession(tokenHash) {
+    const [r] = await sqlAll<Row>(db.em(), "select * from earner_sessions where token_hash = ?", [tokenHash]);
+    return r ? sessionOf(r) : null;
+  },
+  async revokeSession(tokenHash, now) {
+    await sqlRun(db.em(), "update earner_sessions set revoked_at = ? where token_hash = ? and revoked_at is null", [
+      now,
+      tokenHash,
+    ]);
+  },
+  revokeSessions: async (userId, now) => {
+    await revokeSessions(db.em(), userId, now);
+  },
+  getAccount: async (userId) =>
+    accountOf((await sqlAll<Row>(db.em(), `${ACCOUNT_SELECT} where u.id = ?`, [userId]))[0]),
+  accountByVanity: async (name) =>
+    accountOf((await sqlAll<Row>(db.em(), `${ACCOUNT_SELECT} where lower(u.vanity_name) = lower(?)`, [name]))[0]),
+  async updateName(userId, firstName, lastName, now) {
+    await sqlRun(db.em(), "update users set first_name = ?, last_name = ?, updated_at = ? where id = ?", [
+      firstName,
+      lastName,
+      now,
+      userId,
+    ]);
+  },
+  async updateProfile(userId, publicProfile, vanity, now) {
+    try {
+      await sqlRun(db.em(), "update users set public_profile = ?, vanity_name = ?, updated_at = ? where id = ?", [
+        publicProfile,
+        vanity,
+        now,
+        userId,
+      ]);
+      return "updated";
+    } catch (err) {
+      if (unique(err)) return "taken";
+      throw err;
+    }
+  },
+  async removeEmail(userId, emailKey) {
+    await sqlRun(db.em(), "delete from user_emails where user_id = ? and email_key = ?", [userId, emailKey]);
+  },
+  userBadges: async (userId) =>
+    (await rows(db.em(), `${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(
+      badgeViewOf,
+    ),
+  async getIssuer(organizationId) {
+    const [r] = await rows(db.em(), `select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [
+      organizationId,
+    ]);
+    return r ? organizationOf(r) : null;
+  },
+  issuerTemplates: async (organizationId) =>
+    (
+      await rows(
+        db.em(),
+        `${templateFrom(true)} where t.organization_id = ? and t.state = 'active' and t.public order by lower(t.name), t.id`,
+        [organizationId],
+      )
+    ).map((r) => templateViewOf(r, Number(r.badges_count))),
+});

@@ -1,0 +1,50 @@
+import { renderToString } from "preact-render-to-string";
+import type { LinkPurpose } from "../../core/earners/mod.ts";
+import type { Mailer } from "../../core/issuing/mod.ts";
+import { html } from "./html.ts";
+import type { WebUrls } from "./urls.ts";
+
+const WORDING: Record<LinkPurpose, { subject: string; intro: string; button: string }> = {
+  sign_in: {
+    subject: "Your Laurel sign-in link",
+    intro: "Use this link to sign in to Laurel.",
+    button: "Sign in",
+  },
+  add_email: {
+    subject: "Confirm your e-mail address on Laurel",
+    intro: "Use this link to add this address to your Laurel account. Badges sent to it will join your account.",
+    button: "Confirm this address",
+  },
+  merge: {
+    subject: "Merge your Laurel accounts",
+    intro:
+      "Someone signed in to Laurel asked to merge the account of this address into theirs. Open this link in the browser where that account is signed in to move its badges and addresses.",
+    button: "Merge accounts",
+  },
+};
+
+const FOOTER = "The link works once, for 15 minutes. If you did not ask for it, ignore this e-mail.";
+
+/**
+ * Every mail the earner pages send (sign-in, address confirmation, merge links), multipart text
+ * and HTML, through the mail port: the one place to switch to another delivery.
+ */
+export const earnerMail = (mailer: Mailer, urls: WebUrls) => ({
+  sendLink: (purpose: LinkPurpose, to: string, token: string): Promise<void> => {
+    const w = WORDING[purpose];
+    const link = urls.signInLink(token);
+    const body = html`<div style="font-family: sans-serif; max-width: 32rem">
+      <p>${w.intro}</p>
+      <p><a href=${link} style="display: inline-block; padding: 0.6rem 1rem; background: #1f5f4a; color: #fff; border-radius: 6px; text-decoration: none">${w.button}</a></p>
+      <p style="color: #555; font-size: 0.9rem">${FOOTER}<br />${link}</p>
+    </div>`;
+    return mailer.send({
+      to,
+      subject: w.subject,
+      text: `${w.intro}\n\n${link}\n\n${FOOTER}\n`,
+      html: renderToString(body),
+    });
+  },
+});
+
+export type EarnerMail = ReturnType<typeof earnerMail>;

@@ -1,0 +1,177 @@
+import { fileURLToPath } from "node:url";
+import cookie from "@fastify/cookie";
+import csrf from "@fastify/csrf-protection";
+import formbody from "@fastify/formbody";
+import helmet from "@fastify/helmet";
+import fastifyStatic from "@fastify/static";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
+import { isCoreError } from "../../core/errors/mod.ts";
+import { errorBody } from "../rest/mod.ts";
+import { earnerMail } from "./earner_mail.ts";
+import { PAGE_FOR_CODE } from "./errors.ts";
+import { renderPage } from "./html.ts";
+import { type Frame, messagePage } from "./layout.ts";
+import { pageCache } from "./page_cache.ts";
+import { accountRoutes } from "./routes_account.ts";
+import { publicRoutes } from "./routes_public.ts";
+import { signInRoutes } from "./routes_sign_in.ts";
+import { SESSION_COOKIE } from "./session_cookie.ts";
+import { webUrls } from "./urls.ts";
+import type { WebDeps, WebKit } from "./web_deps.ts";
+
+export { SESSION_COOKIE };
+
+declare module "fastify" {
+  interface FastifyRequest {
+    earner: EarnerAccount | null;
+  }
+}
+
+const ASSETS = fileURLToPath(new URL("./assets/", import.meta.url));
+
+/**
+ * The earner pages on the API's Fastify instance: security headers on every answer, forms parsed
+ * and checked for CSRF here, the session read once per request, pages rendered from core results.
+ */
+export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
+  const secure = deps.publicUrl.startsWith("https:");
+  const publicOrigin = new URL(deps.publicUrl).origin;
+  // Pages are not part of the API: keep them out of the OpenAPI document.
+  app.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "https:", "data:"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    referrerPolicy: { policy: "same-origin" },
+    hsts: secure,
+  });
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(cookie);
+  await app.register(csrf, {
+    cookieKey: "laurel_csrf",
+    cookieOpts: { httpOnly: true, sameSite: "lax", secure, path: "/", signed: false },
+    getToken: (request) => (request.body as { _csrf?: string } | undefined)?._csrf,
+  });
+  await app.register(fastifyStatic, {
+    root: ASSETS,
+    prefix: "/assets/",
+    decorateReply: false,
+    maxAge: 3_600_000,
+  });
+  app.decorateRequest("earner", null);
+
+  const urls = webUrls(deps.publicUrl, deps.apiBase);
+  const pages = deps.onHostedInvalidation ? pageCache() : null;
+  deps.onHostedInvalidation?.((kind, id) => pages?.drop(kind, id));
+  const kit: WebKit = {
+    deps,
+    urls,
+    mail: earnerMail(deps.mailer, urls),
+    pages,
+    notFoundPage: (frame) => messagePage(frame, "Page not found", ["There is nothing here, or it is not public."]),
+    frame: (request, reply, title) => ({
+      title,
+      viewer: request.earner,
+      csrf: reply.generateCsrf(),
+    }),
+    page: (reply, status, vnode) => reply.code(status).type("text/html; charset=utf-8").send(renderPage(vnode)),
+    sessionCookie: (reply, token) =>
+      reply.setCookie(SESSION_COOKIE, token, {
+        httpOnly: true,
+        sameSite: "lax",
+        secure,
+        path: "/",
+        maxAge: 30 * 86_400,
+      }),
+    clearSession: (reply) => reply.clearCookie(SESSION_COOKIE, { path: "/" }),
+  };
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const frame: Frame = kit.frame(request, reply, "Not found");
+    return kit.page(reply, 404, kit.notFoundPage(frame));
+  };
+
+  app.addHook("preHandler", async (request, reply) => {
+    // Assets are the same for everyone: no session read for them.
+    if (request.url.startsWith("/assets/")) return;
+    request.earner = await sessionAccount(deps.earners, deps.clock(), request.cookies[SESSION_COOKIE]);
+    if (request.method !== "POST") return;
+    // A form from another site is refused before its token is even looked at.
+    const origin = request.headers.origin;
+    const site = request.headers["sec-fetch-site"];
+    if ((origin !== undefined && origin !== publicOrigin) || site === "cross-site") {
+      return kit.page(
+        reply,
+        403,
+        messagePage(kit.frame(request, reply, "Refused"), "Refused", ["This form was sent from another site."]),
+      );
+    }
+    // Checking an address against a badge changes nothing, and the page offering it is the same
+    // for every visitor (so it can be cached): it needs no token.
+    if (request.url.endsWith("/verify_email")) return;
+    await new Promise<void>((resolve, reject) =>
+      app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())),
+    );
+  });
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (isCoreError(err)) {
+      if (err.code === "not_found") return notFound(request, reply);
+      const page = PAGE_FOR_CODE[err.code];
+      return kit.page(
+        reply,
+        page.status,
+        messagePage(kit.frame(request, reply, page.heading), page.heading, [err.message]),
+      );
+    }
+    if (err.code?.startsWith("FST_CSRF")) {
+      return kit.page(
+        reply,
+        403,
+        messagePage(kit.frame(request, reply, "Form expired"), "This form has expired", [
+          "Go back, reload the page and try again.",
+        ]),
+      );
+    }
+    if (err.statusCode && err.statusCode < 500) {
+      return kit.page(
+        reply,
+        err.statusCode,
+        messagePage(kit.frame(request, reply, "Error"), "That did not work", [err.message]),
+      );
+    }
+    request.log.error({ err }, "page failed");
+    return reply
+      .code(500)
+      .type("text/html; charset=utf-8")
+      .send(
+        renderPage(
+          messagePage({ title: "Error", viewer: null, csrf: null }, "Something went wrong", [
+            "Please try again shortly.",
+          ]),
+        ),
+      );
+  });
+
+  await app.register(publicRoutes(kit));
+  await app.register(signInRoutes(kit));
+  await app.register(accountRoutes(kit));
+
+  // Any other GET: the common 404 page for browsers, the API's error body for everyone else.
+  app.get("/*", (request, reply) => {
+    if ((request.headers.accept ?? "").includes("text/html")) return notFound(request, reply);
+    return reply.code(404).send(errorBody("not_found", `No route for ${request.method} ${request.url.split("?")[0]}`));
+  });
+};

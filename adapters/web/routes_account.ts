@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  type EarnerAccount,
+  isEmailAddress,
+  removeEmail,
+  requestLink,
+  updateName,
+  updateProfile,
+  walletBadges,
+} from "../../core/earners/mod.ts";
+import { isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { accountPage, walletPage } from "./pages/earner_pages.ts";
+import { noticeOf } from "./routes_public.ts";
+import type { WebKit } from "./web_deps.ts";
+
+const field = (request: FastifyRequest, name: string): string => {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === "string" ? value : "";
+};
+
+const ACCOUNT_NOTICES: Record<string, string> = {
+  name: "Name saved.",
+  profile: "Profile saved.",
+  email_sent: "We sent a confirmation link to that address. Open it to add the address.",
+  merge_sent: "We sent a merge link to that address. Open it in this browser to merge the accounts.",
+  email_removed: "Address removed.",
+  email_confirmed: "Address confirmed.",
+  merged: "Accounts merged: the other account's badges and addresses are now here.",
+};
+
+export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
+  const { deps, urls } = kit;
+
+  /** The signed-in account, or a redirect to sign in that comes back here. */
+  const signedIn = (request: FastifyRequest, reply: FastifyReply): EarnerAccount | null => {
+    if (request.earner) return request.earner;
+    const path = request.method === "GET" ? request.url : "/account";
+    void reply.redirect(`/sign_in?next=${encodeURIComponent(path)}`, 303);
+    return null;
+  };
+
+  // The site's root: the wallet for an earner, the sign-in form for anyone else.
+  app.get("/", async (request, reply) => reply.redirect(request.earner ? "/wallet" : "/sign_in", 303));
+
+  app.get("/wallet", async (request, reply) => {
+    const account = signedIn(request, reply);
+    if (!account) return reply;
+    const badges = await walletBadges(deps.earners, account.user.id);
+    const frame = { ...kit.frame(request, reply, "Your badges"), noindex: true };
+    return kit.page(reply, 200, walletPage(frame, { badges, now: deps.clock(), notice: noticeOf(request) }, urls));
+  });
+
+  const showAccount = (request: FastifyRequest, reply: FastifyReply, status: number, error: string | null) => {
+    const done = (request.query as { done?: string }).done ?? "";
+    const notice = ACCOUNT_NOTICES[done] ?? null;
+    return kit.page(reply, status, accountPage(kit.frame(request, reply, "Your account"), { notice, error }, urls));
+  };
+
+  app.get("/account", async (request, reply) => {
+    if (!signedIn(request, reply)) return reply;
+    return showAccount(request, reply, 200, null);
+  });
+
+  /** Runs a form's use case; a refusal re-renders the account page with core's message. */
+  const form =
+    (work: (account: EarnerAccount, request: FastifyRequest) => Promise<string>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const account = signedIn(request, reply);
+      if (!account) return reply;
+      try {
+        const done = await work(account, request);
+        return reply.redirect(`/account?done=${done}`, 303);
+      } catch (err) {
+        if (!isCoreError(err) || err.code !== "validation_failed") throw err;
+        const details = err.errors.map((e) => `${e.field.replace("_", " ")} ${e.message}`).join("; ");
+        return showAccount(request, reply, 422, details ? `${err.message}: ${details}.` : err.message);
+      }
+    };
+
+  const mailLink = async (purpose: "add_email" | "merge", account: EarnerAccount, request: FastifyRequest) => {
+    const email = field(request, "email").trim();
+    if (!isEmailAddress(email)) {
+      throw validationFailed("Check the address", [{ field: "email", message: "is not an e-mail address" }]);
+    }
+    const { token } = await requestLink(deps.earners, deps.context(), {
+      purpose,
+      email,
+      userId: account.user.id,
+      client: request.ip,
+    });
+    await kit.mail.sendLink(purpose, email, token);
+  };
+
+  app.post(
+    "/account/name",
+    form(async (account, request) => {
+      await updateName(deps.earners, deps.clock(), account, {
+        first_name: field(request, "first_name"),
+        last_name: field(request, "last_name"),
+      });
+      return "name";
+    }),
+  );
+  app.post(
+    "/account/profile",
+    form(async (account, request) => {
+      await updateProfile(deps.earners, deps.clock(), account, {
+        public_profile: field(request, "public_profile") === "on",
+        vanity_name: field(request, "vanity_name"),
+      });
+      return "profile";
+    }),
+  );
+  app.post(
+    "/account/emails",
+    form(async (account, request) => {
+      await mailLink("add_email", account, request);
+      return "email_sent";
+    }),
+  );
+  app.post(
+    "/account/emails/remove",
+    form(async (account, request) => {
+      await removeEmail(deps.earners, account, field(request, "email"));
+      return "email_removed";
+    }),
+  );
+  app.post(
+    "/account/merge",
+    form(async (account, request) => {
+      await mailLink("merge", account, request);
+      return "merge_sent";
+    }),
+  );
+};

@@ -1,0 +1,160 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { fullName } from "../../core/badges/mod.ts";
+import {
+  badgeForPage,
+  badgePageVisible,
+  badgePrivacy,
+  decideBadge,
+  issuerPage,
+  publicProfile,
+  verifyChecks,
+} from "../../core/earners/mod.ts";
+import { notFound } from "../../core/errors/mod.ts";
+import type { BadgeView } from "../../core/issuing/mod.ts";
+import { recipientHashInput } from "../../core/obi/mod.ts";
+import { renderPage, safeUrl } from "./html.ts";
+import type { Frame } from "./layout.ts";
+import { type BadgePageData, badgePage } from "./pages/badge_page.ts";
+import { organizationPage, profilePage } from "./pages/public_pages.ts";
+import { signInPage } from "./pages/sign_in_pages.ts";
+import { SESSION_COOKIE } from "./session_cookie.ts";
+import type { WebKit } from "./web_deps.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path id, lowercased; anything that is not a UUID is the same 404 as an unknown one. */
+export const uuidParam = (request: FastifyRequest, name = "id"): string => {
+  const value = (request.params as Record<string, string>)[name] ?? "";
+  if (!UUID.test(value)) throw notFound("Page");
+  return value.toLowerCase();
+};
+
+const field = (request: FastifyRequest, name: string): string => {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === "string" ? value : "";
+};
+
+const NOTICES: Record<string, string> = {
+  accepted: "Badge accepted. It is now part of your record.",
+  rejected: "Badge rejected.",
+  public: "This badge is now public.",
+  private: "This badge is now private: only you can see it.",
+  signed_in: "You are signed in.",
+};
+export const noticeOf = (request: FastifyRequest): string | null =>
+  NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+
+export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
+  const { deps, urls } = kit;
+
+  const badgeFrame = (view: BadgeView, base: Frame): Frame => {
+    const { badge, template, issuer } = view;
+    return {
+      ...base,
+      share: {
+        title: `${template.name} · ${issuer.name}`,
+        description: `${fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name)} earned ${template.name}, issued by ${issuer.name}.`,
+        url: urls.badgePage(badge.id),
+        image: safeUrl(template.image_url),
+      },
+      noindex: !badge.public,
+    };
+  };
+
+  const showBadge = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    emailCheck: BadgePageData["emailCheck"] = null,
+  ) => {
+    const id = uuidParam(request);
+    const view = await badgeForPage(deps.earners, id, request.earner?.user.id ?? null);
+    const now = deps.clock();
+    const frame = badgeFrame(view, kit.frame(request, reply, view.template.name));
+    const data = { view, now, checks: verifyChecks(view, now), emailCheck, notice: noticeOf(request) };
+    return kit.page(reply, 200, badgePage(frame, data, urls));
+  };
+
+  /** The page as every visitor without a session sees it (no token, no notice): cacheable. */
+  const anonymousBadgePage = async (id: string, now: Date): Promise<{ status: number; body: string }> => {
+    const view = await deps.earners.issuing.store.getBadge(null, id);
+    if (!view || !badgePageVisible(view.badge, null)) {
+      return { status: 404, body: renderPage(kit.notFoundPage({ title: "Not found", viewer: null, csrf: null })) };
+    }
+    const frame = badgeFrame(view, { title: view.template.name, viewer: null, csrf: null });
+    const data = { view, now, checks: verifyChecks(view, now), emailCheck: null, notice: null };
+    return { status: 200, body: renderPage(badgePage(frame, data, urls)) };
+  };
+
+  app.get("/badges/:id", async (request, reply) => {
+    const anonymous = !request.cookies[SESSION_COOKIE] && Object.keys(request.query as object).length === 0;
+    if (!anonymous || !kit.pages) return showBadge(request, reply);
+    const id = uuidParam(request);
+    const now = deps.clock();
+    let entry = kit.pages.get(id, now.getTime());
+    if (!entry) {
+      entry = await anonymousBadgePage(id, now);
+      kit.pages.put(id, entry.status, entry.body, now.getTime());
+    }
+    return reply.code(entry.status).type("text/html; charset=utf-8").send(entry.body);
+  });
+
+  app.post("/badges/:id/verify_email", async (request, reply) => {
+    const email = field(request, "email").trim().slice(0, 254);
+    const view = await badgeForPage(deps.earners, uuidParam(request), request.earner?.user.id ?? null);
+    const salt = view.badge.recipient_salt;
+    const matches =
+      deps.sha256Hex(recipientHashInput(email, salt)) ===
+      deps.sha256Hex(recipientHashInput(view.badge.recipient_email, salt));
+    return showBadge(request, reply, { email, matches });
+  });
+
+  // The pending-badge e-mail's link: sign in (address pre-filled) and come back to the badge.
+  app.get("/badges/:id/accept", async (request, reply) => {
+    const id = uuidParam(request);
+    if (request.earner) return reply.redirect(`/badges/${id}`, 303);
+    const view = await deps.earners.issuing.store.getBadge(null, id);
+    if (view?.badge.state !== "pending") throw notFound("Badge");
+    return kit.page(
+      reply,
+      200,
+      signInPage(kit.frame(request, reply, "Sign in to accept your badge"), {
+        email: view.badge.recipient_email,
+        next: `/badges/${id}`,
+        error: null,
+        context: `${view.issuer.name} sent you the badge “${view.template.name}”. Sign in to accept it.`,
+      }),
+    );
+  });
+
+  const back = (request: FastifyRequest, id: string, done: string): string =>
+    field(request, "back") === "wallet" ? `/wallet?done=${done}` : `/badges/${id}?done=${done}`;
+
+  for (const decision of ["accept", "reject"] as const) {
+    app.post(`/badges/:id/${decision}`, async (request, reply) => {
+      const id = uuidParam(request);
+      if (!request.earner) return reply.redirect(`/sign_in?next=${encodeURIComponent(`/badges/${id}`)}`, 303);
+      await decideBadge(deps.earners, deps.context(), request.earner, id, decision);
+      return reply.redirect(back(request, id, decision === "accept" ? "accepted" : "rejected"), 303);
+    });
+  }
+
+  app.post("/badges/:id/privacy", async (request, reply) => {
+    const id = uuidParam(request);
+    if (!request.earner) return reply.redirect(`/sign_in?next=${encodeURIComponent(`/badges/${id}`)}`, 303);
+    const isPublic = field(request, "public") === "true";
+    await badgePrivacy(deps.earners, deps.context(), request.earner, id, isPublic);
+    return reply.redirect(back(request, id, isPublic ? "public" : "private"), 303);
+  });
+
+  app.get("/organizations/:id", async (request, reply) => {
+    const data = await issuerPage(deps.earners, uuidParam(request));
+    return kit.page(reply, 200, organizationPage(kit.frame(request, reply, data.issuer.name), data, urls));
+  });
+
+  app.get("/users/:who", async (request, reply) => {
+    const who = (request.params as { who: string }).who;
+    const data = await publicProfile(deps.earners, who, UUID.test(who));
+    const name = `${data.account.user.first_name} ${data.account.user.last_name}`.trim();
+    return kit.page(reply, 200, profilePage(kit.frame(request, reply, name), data, urls));
+  });
+};

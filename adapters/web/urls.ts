@@ -1,0 +1,24 @@
+/** Addresses the pages link to, from the configured public and API bases. */
+export interface WebUrls {
+  publicUrl: string;
+  badgePage(id: string): string;
+  badgeAction(id: string, action: "accept" | "reject" | "privacy" | "verify_email"): string;
+  organizationPage(id: string): string;
+  profilePage(idOrVanity: string): string;
+  assertion(id: string): string;
+  credential(id: string): string;
+  defaultImage: string;
+  signInLink(token: string): string;
+}
+
+export const webUrls = (publicUrl: string, apiBase: string): WebUrls => ({
+  publicUrl,
+  badgePage: (id) => `${publicUrl}/badges/${id}`,
+  badgeAction: (id, action) => `/badges/${id}/${action}`,
+  organizationPage: (id) => `/organizations/${id}`,
+  profilePage: (who) => `${publicUrl}/users/${encodeURIComponent(who)}`,
+  assertion: (id) => `${apiBase}/obi/v2/badge_assertions/${id}`,
+  credential: (id) => `${apiBase}/obi/v3/credentials/${id}`,
+  defaultImage: `${apiBase}/obi/v2/images/default_badge.svg`,
+  signInLink: (token) => `${publicUrl}/sign_in/link?token=${encodeURIComponent(token)}`,
+});

@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { VNode } from "preact";
+import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
+import type { Mailer } from "../../core/issuing/mod.ts";
+import type { EarnerMail } from "./earner_mail.ts";
+import type { Frame } from "./layout.ts";
+import type { PageCache } from "./page_cache.ts";
+import type { WebUrls } from "./urls.ts";
+
+/** What the app hands the web pages. */
+export interface WebDeps {
+  /** `PUBLIC_URL`: where pages are served, no trailing slash. */
+  publicUrl: string;
+  /** `BASE_URL`: the hosted Open Badges records live under it. */
+  apiBase: string;
+  earners: EarnerDeps;
+  clock: () => Date;
+  /** A fresh context for one use case (time, ids, tokens). */
+  context(): EarnerContext;
+  mailer: Mailer;
+  sha256Hex(input: string): string;
+  /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */
+  onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
+}
+
+/** What every route of the web adapter shares. */
+export interface WebKit {
+  deps: WebDeps;
+  urls: WebUrls;
+  mail: EarnerMail;
+  /** Badge pages as sent to visitors without a session; null: not cached. */
+  pages: PageCache | null;
+  notFoundPage(frame: Frame): VNode;
+  frame(request: FastifyRequest, reply: FastifyReply, title: string): Frame;
+  page(reply: FastifyReply, status: number, page: VNode): FastifyReply;
+  sessionCookie(reply: FastifyReply, token: string): FastifyReply;
+  clearSession(reply: FastifyReply): FastifyReply;
+}

@@ -1,0 +1,127 @@
+import type { OrganizationRef } from "../badges/mod.ts";
+import { normalizeEmail } from "../badges/mod.ts";
+import { forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import { type BadgeView, earnerDecision, type IssuingContext, setPrivacy, type TemplateView } from "../issuing/mod.ts";
+import type { EarnerDeps } from "./context.ts";
+import type { EarnerAccount } from "./ports.ts";
+import { badgePageVisible, canDecide, onPublicProfile, validVanity, walletOrder } from "./rules.ts";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: PostgreSQL text cannot hold U+0000
+const NUL = /\u0000/;
+
+export const updateName = async (
+  deps: Pick<EarnerDeps, "store">,
+  now: Date,
+  account: EarnerAccount,
+  input: { first_name: string; last_name: string },
+): Promise<void> => {
+  const first = input.first_name.trim();
+  const last = input.last_name.trim();
+  const errors = [
+    ...(first === "" || first.length > 255 || NUL.test(first)
+      ? [{ field: "first_name", message: "must be 1 to 255 characters" }]
+      : []),
+    ...(last.length > 255 || NUL.test(last) ? [{ field: "last_name", message: "must be at most 255 characters" }] : []),
+  ];
+  if (errors.length > 0) throw validationFailed("Check the name", errors);
+  await deps.store.updateName(account.user.id, first, last, now);
+};
+
+export const updateProfile = async (
+  deps: Pick<EarnerDeps, "store">,
+  now: Date,
+  account: EarnerAccount,
+  input: { public_profile: boolean; vanity_name: string },
+): Promise<void> => {
+  const vanity = input.vanity_name.trim();
+  if (vanity !== "" && !validVanity(vanity)) {
+    throw validationFailed("Check the profile name", [
+      { field: "vanity_name", message: "3 to 40 letters, digits or dashes, starting with a letter" },
+    ]);
+  }
+  const result = await deps.store.updateProfile(account.user.id, input.public_profile, vanity || null, now);
+  if (result === "taken")
+    throw validationFailed("Check the profile name", [{ field: "vanity_name", message: "is taken" }]);
+};
+
+/** Removes one of the account's addresses; the last one stays (an account needs a way in). */
+export const removeEmail = async (deps: Pick<EarnerDeps, "store">, account: EarnerAccount, email: string) => {
+  const key = normalizeEmail(email);
+  if (!account.user.emails.some((e) => normalizeEmail(e.email) === key)) throw notFound("E-mail address");
+  if (account.user.emails.length < 2)
+    throw validationFailed("An account keeps at least one address", [
+      { field: "email", message: "is the account's only address" },
+    ]);
+  await deps.store.removeEmail(account.user.id, key);
+};
+
+/** The wallet: every badge of the account, pending first. */
+export const walletBadges = async (deps: Pick<EarnerDeps, "store">, userId: string): Promise<BadgeView[]> =>
+  (await deps.store.userBadges(userId)).sort(walletOrder);
+
+const ownBadge = async (deps: EarnerDeps, account: EarnerAccount, badgeId: string): Promise<BadgeView> => {
+  const view = await deps.issuing.store.getBadge(null, badgeId);
+  if (!view || view.badge.user_id !== account.user.id) throw notFound("Badge");
+  return view;
+};
+
+/** Accept or reject one's own pending badge, once its address is confirmed on the account. */
+export const decideBadge = async (
+  deps: EarnerDeps,
+  ctx: IssuingContext,
+  account: EarnerAccount,
+  badgeId: string,
+  decision: "accept" | "reject",
+): Promise<BadgeView> => {
+  const view = await ownBadge(deps, account, badgeId);
+  if (!canDecide(view.badge, account.user))
+    throw forbidden(`Confirm ${view.badge.recipient_email} on your account before deciding on this badge`);
+  return earnerDecision(deps.issuing, ctx, badgeId, decision, account.user.id);
+};
+
+export const badgePrivacy = async (
+  deps: EarnerDeps,
+  ctx: IssuingContext,
+  account: EarnerAccount,
+  badgeId: string,
+  isPublic: boolean,
+): Promise<BadgeView> => {
+  await ownBadge(deps, account, badgeId);
+  return setPrivacy(deps.issuing, ctx, badgeId, isPublic, account.user.id);
+};
+
+/** A badge page's badge, or not found for anyone who may not see it (no existence leak). */
+export const badgeForPage = async (
+  deps: Pick<EarnerDeps, "issuing">,
+  badgeId: string,
+  viewerId: string | null,
+): Promise<BadgeView> => {
+  const view = await deps.issuing.store.getBadge(null, badgeId);
+  if (!view || !badgePageVisible(view.badge, viewerId)) throw notFound("Badge");
+  return view;
+};
+
+/** An organization's public page: the issuer and its active public templates. */
+export const issuerPage = async (
+  deps: Pick<EarnerDeps, "store">,
+  organizationId: string,
+): Promise<{ issuer: OrganizationRef; templates: TemplateView[] }> => {
+  const issuer = await deps.store.getIssuer(organizationId);
+  if (!issuer) throw notFound("Organization");
+  const templates = await deps.store.issuerTemplates(organizationId);
+  return { issuer, templates: templates.filter((t) => t.template.state === "active" && t.template.public) };
+};
+
+/** An earner's public profile (by id or vanity name), or not found while it is off. */
+export const publicProfile = async (
+  deps: Pick<EarnerDeps, "store">,
+  idOrVanity: string,
+  isUuid: boolean,
+): Promise<{ account: EarnerAccount; badges: BadgeView[] }> => {
+  const account = isUuid
+    ? await deps.store.getAccount(idOrVanity.toLowerCase())
+    : await deps.store.accountByVanity(idOrVanity);
+  if (!account?.public_profile || account.closed_at !== null) throw notFound("Profile");
+  const badges = (await deps.store.userBadges(account.user.id)).filter((v) => onPublicProfile(v.badge));
+  return { account, badges };
+};

@@ -1,0 +1,33 @@
+export {
+  badgeForPage,
+  badgePrivacy,
+  decideBadge,
+  issuerPage,
+  publicProfile,
+  removeEmail,
+  updateName,
+  updateProfile,
+  walletBadges,
+} from "./account.ts";
+export type { EarnerContext, EarnerDeps } from "./context.ts";
+export type { EarnerAccount, EarnerLink, EarnerSession, EarnerStore, EarnerTx, LinkPurpose } from "./ports.ts";
+export type { BadgeStatus, LinkCheck, VerifyCheck } from "./rules.ts";
+export {
+  badgePageVisible,
+  badgeStatus,
+  canDecide,
+  checkLink,
+  LINK_LIMITS,
+  LINK_TTL_MS,
+  linkRequestAllowed,
+  onPublicProfile,
+  SESSION_TTL_MS,
+  safeNext,
+  sessionActive,
+  VANITY_PATTERN,
+  validVanity,
+  verifyChecks,
+  walletOrder,
+} from "./rules.ts";
+export type { Redeemed } from "./sign_in.ts";
+export { isEmailAddress, redeemLink, requestLink, sessionAccount, signOut, signOutEverywhere } from "./sign_in.ts";

@@ -1,0 +1,85 @@
+import type { OrganizationRef } from "../badges/mod.ts";
+import type { EventRecord } from "../events/mod.ts";
+import type { BadgeView, TemplateView, UserRecord } from "../issuing/mod.ts";
+
+/** What a mailed link lets its holder do once. */
+export type LinkPurpose = "sign_in" | "add_email" | "merge";
+
+/** A mailed, single-use link; only the hash of its token is kept. */
+export interface EarnerLink {
+  token_hash: string;
+  purpose: LinkPurpose;
+  /** The address the link was mailed to (as typed, trimmed) and its normalized key. */
+  email: string;
+  email_key: string;
+  /** The account that asked for it (adding an address, merging); null for a sign-in. */
+  user_id: string | null;
+  /** Where to go after a sign-in: a path inside Laurel, checked with `safeNext`. */
+  next_path: string | null;
+  /** Digest of the requesting client's address (the per-client limit), when known. */
+  client_key: string | null;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface EarnerSession {
+  token_hash: string;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+/** An earner account with its web settings. */
+export interface EarnerAccount {
+  user: UserRecord;
+  public_profile: boolean;
+  vanity_name: string | null;
+  closed_at: Date | null;
+}
+
+/** One transaction over accounts, links, sessions and the badges they own. */
+export interface EarnerTx {
+  lockLink(tokenHash: string): Promise<EarnerLink | null>;
+  markLinkUsed(tokenHash: string, now: Date): Promise<void>;
+  /** The account owning a normalized address, and whether that address is confirmed. */
+  ownerOf(emailKey: string): Promise<{ user_id: string; confirmed: boolean } | null>;
+  insertUser(user: UserRecord, emailKeys: string[]): Promise<"inserted" | "email_taken">;
+  /** Adds a confirmed address to the account, or confirms it when it is already the account's. */
+  confirmEmail(userId: string, email: string, emailKey: string, now: Date): Promise<void>;
+  /** Links badges sent to these addresses (and not linked yet) to the account. */
+  linkBadges(userId: string, emailKeys: string[], now: Date): Promise<number>;
+  insertSession(session: EarnerSession): Promise<void>;
+  /** The name the latest badge sent to the address was issued to (a new account takes it). */
+  latestRecipientName(emailKey: string): Promise<{ first_name: string; last_name: string } | null>;
+  /** Moves the source account's addresses and badges to the destination and closes the source. */
+  mergeAccounts(sourceId: string, destinationId: string, now: Date): Promise<void>;
+  /** Ids of the organizations that issued a badge held by any of these accounts. */
+  organizationsHoldingBadges(userIds: string[]): Promise<string[]>;
+  revokeSessions(userId: string, now: Date): Promise<void>;
+  appendEvents(events: EventRecord[]): Promise<void>;
+}
+
+/** The earner side's storage (accounts, links, sessions) and the reads its pages need. */
+export interface EarnerStore {
+  transaction<T>(work: (tx: EarnerTx) => Promise<T>): Promise<T>;
+  insertLink(link: EarnerLink): Promise<void>;
+  /** Links made since `since` for this address and for this client (null: not counted). */
+  recentLinks(emailKey: string, clientKey: string | null, since: Date): Promise<{ address: number; client: number }>;
+  getSession(tokenHash: string): Promise<EarnerSession | null>;
+  revokeSession(tokenHash: string, now: Date): Promise<void>;
+  revokeSessions(userId: string, now: Date): Promise<void>;
+  getAccount(userId: string): Promise<EarnerAccount | null>;
+  /** By vanity name, case-insensitively. */
+  accountByVanity(name: string): Promise<EarnerAccount | null>;
+  updateName(userId: string, firstName: string, lastName: string, now: Date): Promise<void>;
+  updateProfile(userId: string, publicProfile: boolean, vanity: string | null, now: Date): Promise<"updated" | "taken">;
+  /** Removes an address of the account; its badges stay with the account. */
+  removeEmail(userId: string, emailKey: string): Promise<void>;
+  /** Every badge linked to the account, newest first. */
+  userBadges(userId: string): Promise<BadgeView[]>;
+  getIssuer(organizationId: string): Promise<OrganizationRef | null>;
+  /** The organization's active public templates with how many badges each has issued. */
+  issuerTemplates(organizationId: string): Promise<TemplateView[]>;
+}

@@ -1,0 +1,141 @@
+import { normalizeEmail } from "../badges/mod.ts";
+import { CoreError } from "../errors/mod.ts";
+import { accountMergedEvent } from "../events/mod.ts";
+import { eventContext, newUserRecord } from "../issuing/mod.ts";
+import type { EarnerContext, EarnerDeps } from "./context.ts";
+import type { EarnerAccount, EarnerLink, LinkPurpose } from "./ports.ts";
+import {
+  checkLink,
+  LINK_LIMITS,
+  LINK_TTL_MS,
+  linkRequestAllowed,
+  SESSION_TTL_MS,
+  safeNext,
+  sessionActive,
+} from "./rules.ts";
+
+const EMAIL = /^[^\s@<>()"]+@[^\s@<>()"]+\.[^\s@<>()"]+$/;
+
+/** A plausible address (the mail server has the last word); trimmed, at most 254 characters. */
+export const isEmailAddress = (email: string): boolean => email.length <= 254 && EMAIL.test(email);
+
+/**
+ * Makes a single-use link for `email` and returns its token to be mailed (only its digest is
+ * stored). Known and unknown addresses are treated alike, so the answer reveals nothing.
+ */
+export const requestLink = async (
+  deps: Pick<EarnerDeps, "store" | "digest">,
+  ctx: Pick<EarnerContext, "now" | "newToken">,
+  input: { purpose: LinkPurpose; email: string; userId?: string | null; next?: string | null; client?: string | null },
+): Promise<{ token: string; link: EarnerLink }> => {
+  const email = input.email.trim();
+  const clientKey = input.client ? deps.digest(input.client) : null;
+  const since = new Date(ctx.now.getTime() - LINK_LIMITS.windowMs);
+  if (!linkRequestAllowed(await deps.store.recentLinks(normalizeEmail(email), clientKey, since)))
+    throw new CoreError("rate_limited", "Too many links were asked for; wait a few minutes and try again");
+  const token = ctx.newToken();
+  const link: EarnerLink = {
+    token_hash: deps.digest(token),
+    purpose: input.purpose,
+    email,
+    email_key: normalizeEmail(email),
+    user_id: input.userId ?? null,
+    next_path: safeNext(input.next),
+    client_key: clientKey,
+    created_at: ctx.now,
+    expires_at: new Date(ctx.now.getTime() + LINK_TTL_MS),
+    used_at: null,
+  };
+  await deps.store.insertLink(link);
+  return { token, link };
+};
+
+export type Redeemed =
+  | { ok: false; reason: "unknown" | "used" | "expired" | "wrong_account" | "email_taken" | "no_account" }
+  | { ok: true; purpose: LinkPurpose; userId: string; email: string; session: string | null; next: string | null };
+
+/**
+ * Uses a mailed link once. A sign-in link confirms its address (making the account when there
+ * is none) and opens a session; an add-address link confirms the address on the account that
+ * asked; a merge link, followed while signed in to the account that asked, merges the account
+ * owning the address into it. `sessionUserId`: who is signed in in this browser, if anyone.
+ */
+export const redeemLink = async (
+  deps: EarnerDeps,
+  ctx: EarnerContext,
+  token: string,
+  sessionUserId: string | null,
+): Promise<Redeemed> => {
+  const hash = deps.digest(token);
+  return deps.store.transaction(async (tx): Promise<Redeemed> => {
+    const link = await tx.lockLink(hash);
+    const check = checkLink(link, ctx.now);
+    if (check !== "ok" || link === null) return { ok: false, reason: check === "ok" ? "unknown" : check };
+    const owner = await tx.ownerOf(link.email_key);
+    if (link.purpose === "merge" && (link.user_id === null || link.user_id !== sessionUserId))
+      return { ok: false, reason: "wrong_account" };
+    if (link.purpose === "add_email" && owner !== null && owner.user_id !== link.user_id)
+      return { ok: false, reason: "email_taken" };
+    if (link.purpose === "merge" && (owner === null || owner.user_id === link.user_id))
+      return { ok: false, reason: "no_account" };
+    await tx.markLinkUsed(hash, ctx.now);
+    let userId: string;
+    if (link.purpose === "merge") {
+      const source = (owner as { user_id: string }).user_id;
+      userId = link.user_id as string;
+      const organizations = await tx.organizationsHoldingBadges([source, userId]);
+      await tx.mergeAccounts(source, userId, ctx.now);
+      await tx.revokeSessions(source, ctx.now);
+      await tx.appendEvents(
+        organizations.map((org) =>
+          accountMergedEvent({ source_user_id: source, destination_user_id: userId }, eventContext(ctx, org)),
+        ),
+      );
+      return { ok: true, purpose: link.purpose, userId, email: link.email, session: null, next: "/account" };
+    }
+    if (owner !== null) userId = owner.user_id;
+    else if (link.purpose === "add_email") userId = link.user_id as string;
+    else {
+      const name = (await tx.latestRecipientName(link.email_key)) ?? {
+        first_name: link.email.split("@")[0] || link.email,
+        last_name: "",
+      };
+      const user = newUserRecord({ email: link.email, ...name }, { id: ctx.newId(), now: ctx.now });
+      await tx.insertUser(user, [link.email_key]);
+      userId = user.id;
+    }
+    await tx.confirmEmail(userId, link.email, link.email_key, ctx.now);
+    await tx.linkBadges(userId, [link.email_key], ctx.now);
+    if (link.purpose === "add_email")
+      return { ok: true, purpose: link.purpose, userId, email: link.email, session: null, next: "/account" };
+    const session = ctx.newToken();
+    await tx.insertSession({
+      token_hash: deps.digest(session),
+      user_id: userId,
+      created_at: ctx.now,
+      expires_at: new Date(ctx.now.getTime() + SESSION_TTL_MS),
+      revoked_at: null,
+    });
+    return { ok: true, purpose: link.purpose, userId, email: link.email, session, next: link.next_path };
+  });
+};
+
+/** The signed-in account of a session token, or null (unknown, revoked, expired, account closed). */
+export const sessionAccount = async (
+  deps: Pick<EarnerDeps, "store" | "digest">,
+  now: Date,
+  token: string | undefined,
+): Promise<EarnerAccount | null> => {
+  if (!token) return null;
+  const session = await deps.store.getSession(deps.digest(token));
+  if (!sessionActive(session, now)) return null;
+  const account = await deps.store.getAccount(session.user_id);
+  return account && account.closed_at === null ? account : null;
+};
+
+export const signOut = (deps: Pick<EarnerDeps, "store" | "digest">, now: Date, token: string): Promise<void> =>
+  deps.store.revokeSession(deps.digest(token), now);
+
+/** Ends every session of the account, in every browser. */
+export const signOutEverywhere = (deps: Pick<EarnerDeps, "store">, now: Date, userId: string): Promise<void> =>
+  deps.store.revokeSessions(userId, now);

@@ -1,0 +1,49 @@
+import t from "tap";
+import { basic, type OrganizationWithToken, spawnTwoServers, trpcMutation } from "../support/laurel.ts";
+
+/**
+ * Two API processes: a badge page cached by one for visitors without a session disappears from it
+ * as soon as the other makes the badge private (the hosted records' broadcast reaches the page).
+ */
+t.test("a badge page cached on B is dropped when A makes the badge private", async (t) => {
+  const { a, b, adminToken, close } = await spawnTwoServers();
+  t.teardown(close);
+  const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
+    name: "Two Process Pages",
+  })) as OrganizationWithToken;
+  const headers = { authorization: basic(authorization_token.token), "content-type": "application/json" };
+  const api = `${a.origin}/v1/organizations/${organization.id}`;
+  const template = (await (
+    await fetch(`${api}/badge_templates`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "Pages", description: "Cached", state: "active" }),
+    })
+  ).json()) as { data: { id: string } };
+  const issued = (await (
+    await fetch(`${api}/badges`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        badge_template_id: template.data.id,
+        issued_at: "2024-03-01T10:00:00Z",
+        issued_to_first_name: "Two",
+        issued_to_last_name: "Process",
+        recipient_email: "two@example.org",
+        suppress_badge_notification_email: true,
+      }),
+    })
+  ).json()) as { data: { id: string } };
+  const id = issued.data.id;
+  await trpcMutation(a.origin, adminToken, "badges.accept", { badge_id: id });
+
+  const page = `${b.origin}/badges/${id}`;
+  const first = await fetch(page);
+  t.equal(first.status, 200);
+  t.equal(first.headers.get("set-cookie"), null, "a visitor's page sets no cookie");
+  const body = await first.text();
+  t.equal(await (await fetch(page)).text(), body, "the same bytes again (cached)");
+
+  await trpcMutation(a.origin, adminToken, "badges.privacy", { badge_id: id, public: false });
+  t.equal((await fetch(page)).status, 404, "B no longer shows it");
+});

@@ -1,0 +1,58 @@
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+/** Debian's chromium (ops/prepare.sh test installs it); never a downloaded browser. */
+export const CHROMIUM = "/usr/bin/chromium";
+
+export const launchChromium = (): Promise<Browser> => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run ops/prepare.sh test`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+};
+
+const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** Runs axe-core inside the page; returns the serious and critical violations. */
+export const seriousViolations = async (page: Page): Promise<AxeViolation[]> => {
+  // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses injected script tags.
+  await page.evaluate(readFileSync(axeSource, "utf8"));
+  const violations = (await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is a global the script defined
+    const result = await (globalThis as any).axe.run(document);
+    return result.violations;
+  })) as AxeViolation[];
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+};
+
+export const ARTIFACTS = join(new URL("../..", import.meta.url).pathname, "artifacts", "web");
+
+/** Screenshots of the page at phone and desktop widths into the ignored artifacts folder. */
+export const screenshots = async (page: Page, name: string): Promise<void> => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
+  if (size) await page.setViewportSize(size);
+};
