@@ -13,6 +13,8 @@ import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/cryp
 import {
   type Database,
   postgresAuthorizationTokenStore,
+  postgresEmployeeStore,
+  postgresInvitationStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
   postgresWorkforceAuthorizationStore,
@@ -67,6 +69,7 @@ export const buildApiServer = async (
     badgeWiring.badges.hosted.invalidate(item.kind, item.id),
   );
   const webhooks = webhookApiParts(db, config.webhooks);
+  const employeeStore = postgresEmployeeStore(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
   const deps = {
@@ -88,6 +91,16 @@ export const buildApiServer = async (
     workforce: {
       authorization: postgresWorkforceAuthorizationStore(db),
       appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),
+      employees: employeeStore,
+    },
+    employees: {
+      store: employeeStore,
+      invitations: {
+        mailer: badgeWiring.mailer,
+        publicUrl: config.publicUrl,
+        budget: { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() },
+        ...postgresInvitationStore(db),
+      },
     },
     metrics: () => registry.render(),
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),

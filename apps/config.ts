@@ -20,6 +20,8 @@ export interface Config {
   /** nodemailer connection URL; when unset, pending-badge mail is written to the log. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Employee invitation e-mails an organization may send per hour (per API process). */
+  invitationsPerHour: number;
   /** Webhook delivery (issue 4): WEBHOOK_* variables. */
   webhooks: WebhookConfig;
 }
@@ -38,6 +40,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   ] as const) {
     if (!URL.canParse(value)) throw new Error(`${name} must be an absolute URL, not ${value}`);
   }
+  const invitationsPerHour = Number(env.INVITATIONS_PER_HOUR ?? 1000);
+  if (!Number.isInteger(invitationsPerHour) || invitationsPerHour < 1)
+    throw new Error(`INVITATIONS_PER_HOUR must be a positive integer, not ${env.INVITATIONS_PER_HOUR}`);
   return {
     port,
     host: env.HOST ?? "0.0.0.0",
@@ -54,6 +59,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     publicUrl: trimSlash(env.PUBLIC_URL || new URL(baseUrl).origin),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
+    invitationsPerHour,
     webhooks: readWebhookConfig(env),
   };
 };
