@@ -42,6 +42,10 @@ export class M20261125011Employees extends Migration {
     this.addSql("create index employees_org_email_idx on employees (organization_id, email_key, id)");
     this.addSql("create index employees_org_first_name_idx on employees (organization_id, lower(first_name), id)");
     this.addSql("create index employees_org_last_name_idx on employees (organization_id, lower(last_name), id)");
+    // The list's exact filters; `employee_state` also serves the newest-first order within a state.
+    this.addSql("create index employees_org_department_idx on employees (organization_id, lower(department))");
+    this.addSql("create index employees_org_team_idx on employees (organization_id, lower(team))");
+    this.addSql("create index employees_org_state_idx on employees (organization_id, employee_state, created_at, id)");
     // Association with earner accounts goes by the normalized address across organizations.
     this.addSql("create index employees_email_key_idx on employees (email_key)");
     this.addSql("create index employees_user_idx on employees (user_id) where user_id is not null");
