@@ -1,14 +1,11 @@
 import { CoreError, notFound } from "../errors/mod.ts";
-import type { Mailer, MailMessage } from "../issuing/mod.ts";
+import { escapeHtml, type Mailer, type MailMessage } from "../issuing/mod.ts";
 import type { EmployeeRecord, Employer } from "./employee_records.ts";
 import type { SendInvitationsBody } from "./employee_schemas.ts";
 
 /** Where an invited employee goes: the earner pages' sign-in, then their wallet. */
 export const invitationLink = (publicUrl: string): string =>
   `${publicUrl.replace(/\/+$/, "")}/sign_in?next=${encodeURIComponent("/wallet")}`;
-
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** The invitation e-mail: who invites, and the link to sign in and connect. */
 export const invitationMessage = (employee: EmployeeRecord, employer: Employer, publicUrl: string): MailMessage => {
