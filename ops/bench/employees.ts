@@ -56,9 +56,9 @@ const main = async (): Promise<void> => {
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   const dir = mkdtempSync(join(tmpdir(), "laurel-bench-employees-"));
-  let nats: LocalNats | null = null;
+  const nats: LocalNats | null = process.env.NATS_URL ? null : await startLocalNats({ storeDir: join(dir, "nats") });
   try {
-    const natsUrl = process.env.NATS_URL ?? (nats = await startLocalNats({ storeDir: join(dir, "nats") })).url;
+    const natsUrl = process.env.NATS_URL ?? (nats as LocalNats).url;
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const config = readConfig({
