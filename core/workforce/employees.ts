@@ -1,3 +1,4 @@
+import { Compile } from "typebox/compile";
 import { schemaFieldErrors } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import { type CoreError, notFound, validationFailed } from "../errors/mod.ts";
@@ -141,6 +142,16 @@ export const deleteEmployee = (
     await tx.appendEvents([event("employment.deleted", { record: current, employer }, ctx)]);
   });
 
+/** Most items of a sync are valid: a compiled check passes them ~100x faster than collecting errors. */
+let validBody: ((item: unknown) => boolean) | null = null;
+const isValidBody = (item: unknown): boolean => {
+  if (!validBody) {
+    const compiled = Compile(EmployeeCreateBody);
+    validBody = (x) => compiled.Check(x);
+  }
+  return validBody(item);
+};
+
 export type UpsertResult =
   | { index: number; status: "created" | "updated" | "unchanged"; id: string; external_id: string }
   | { index: number; status: "failed"; external_id: string | null; error: CoreError };
@@ -163,7 +174,7 @@ export const upsertEmployees = (
     const valid: Array<{ index: number; body: EmployeeCreateBody }> = [];
     const seen = new Set<string>();
     items.forEach((item, index) => {
-      const errors = schemaFieldErrors(EmployeeCreateBody, item, `employees.${index}`);
+      const errors = isValidBody(item) ? [] : schemaFieldErrors(EmployeeCreateBody, item, `employees.${index}`);
       const raw = (item as { external_id?: unknown } | null)?.external_id;
       const externalId = typeof raw === "string" ? raw.trim() : null;
       if (errors.length === 0 && externalId !== null && seen.has(externalId))
