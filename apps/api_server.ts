@@ -14,6 +14,8 @@ import {
   type Database,
   postgresAuthorizationTokenStore,
   postgresEarnerStore,
+  postgresEmployeeStore,
+  postgresInvitationStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
   postgresWorkforceAuthorizationStore,
@@ -92,6 +94,7 @@ export const buildApiServer = async (
     badgeWiring.badges.hosted.invalidate(item.kind, item.id),
   );
   const webhooks = webhookApiParts(db, config.webhooks);
+  const employeeStore = postgresEmployeeStore(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
   const deps = {
@@ -113,6 +116,16 @@ export const buildApiServer = async (
     workforce: {
       authorization: postgresWorkforceAuthorizationStore(db),
       appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),
+      employees: employeeStore,
+    },
+    employees: {
+      store: employeeStore,
+      invitations: {
+        mailer: badgeWiring.mailer,
+        publicUrl: config.publicUrl,
+        budget: { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() },
+        ...postgresInvitationStore(db),
+      },
     },
     metrics: () => registry.render(),
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),

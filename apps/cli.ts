@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../adapters/trpc/mod.ts";
 import { BADGE_HANDLERS, BADGE_OPTIONS, BADGE_USAGE } from "./cli_badges.ts";
+import { EMPLOYEE_HANDLERS, EMPLOYEE_OPTIONS, EMPLOYEE_USAGE } from "./cli_employees.ts";
 import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
 import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_workforce.ts";
 
@@ -18,6 +19,7 @@ const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
 ${BADGE_USAGE}
 ${WEBHOOK_USAGE}
 ${WORKFORCE_USAGE}
+${EMPLOYEE_USAGE}
 
 Environment: LAUREL_URL (default http://localhost:3000), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
 
@@ -77,6 +79,7 @@ const HANDLERS: Record<string, Handler> = {
   ...BADGE_HANDLERS,
   ...WEBHOOK_HANDLERS,
   ...WORKFORCE_HANDLERS,
+  ...EMPLOYEE_HANDLERS,
 };
 
 const OPTIONS = {
@@ -90,6 +93,7 @@ const OPTIONS = {
   ...BADGE_OPTIONS,
   ...WEBHOOK_OPTIONS,
   ...WORKFORCE_OPTIONS,
+  ...EMPLOYEE_OPTIONS,
 } as const;
 
 export const main = async (

@@ -24,6 +24,8 @@ export interface Config {
   mailFrom: string;
   /** The contact e-mail given at start-up to organizations that have none (ISSUER_DEFAULT_EMAIL). */
   issuerDefaultEmail: string | undefined;
+  /** Employee invitation e-mails an organization may send per hour (per API process). */
+  invitationsPerHour: number;
   /** Webhook delivery (issue 4): WEBHOOK_* variables. */
   webhooks: WebhookConfig;
 }
@@ -42,6 +44,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   ] as const) {
     if (!URL.canParse(value)) throw new Error(`${name} must be an absolute URL, not ${value}`);
   }
+  const invitationsPerHour = Number(env.INVITATIONS_PER_HOUR ?? 1000);
+  if (!Number.isInteger(invitationsPerHour) || invitationsPerHour < 1)
+    throw new Error(`INVITATIONS_PER_HOUR must be a positive integer, not ${env.INVITATIONS_PER_HOUR}`);
   return {
     port,
     host: env.HOST ?? "0.0.0.0",
@@ -60,6 +65,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
     issuerDefaultEmail: env.ISSUER_DEFAULT_EMAIL || undefined,
+    invitationsPerHour,
     webhooks: readWebhookConfig(env),
   };
 };

@@ -19,6 +19,7 @@ import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
 import { badgeFeedRoutes } from "./routes/badge_feed.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
 import { badgeRoutes } from "./routes/badges.ts";
+import { employeeRoutes } from "./routes/employees.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
 import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
@@ -254,6 +255,7 @@ export const buildRestApp = async (
   await app.register(badgeFeedRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(employeeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

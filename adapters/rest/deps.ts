@@ -12,6 +12,7 @@ import type { EventStore } from "../../core/events/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
+import type { EmployeeRestDeps } from "./routes/employees.ts";
 
 /** Everything the REST adapter needs, passed in by the app that wires it. */
 export interface RestDeps {
@@ -33,6 +34,8 @@ export interface RestDeps {
   badges: BadgeRestDeps;
   /** The events table, read by the events API (issue 4). */
   events: EventStore;
+  /** Employee records and their invitations. */
+  employees: EmployeeRestDeps;
   health(): Promise<Record<string, boolean>>;
   metrics?(): Promise<string> | string;
   /** Further route plugins (badges, events, tRPC...), registered at the root. */

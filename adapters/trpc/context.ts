@@ -9,7 +9,7 @@ import type {
 } from "../../core/credentials/mod.ts";
 import { type CoreErrorCode, isCoreError } from "../../core/errors/mod.ts";
 import type { IssuingDeps } from "../../core/issuing/mod.ts";
-import type { WorkforceDeps } from "../../core/workforce/mod.ts";
+import type { EmployeeStore, WorkforceDeps } from "../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "./webhooks_router.ts";
 
 /** What internal procedures can reach; filled by the app, transport-free so tests use createCaller. */
@@ -26,8 +26,8 @@ export interface TrpcDeps {
   badges: { issuing: IssuingDeps; newEventId: () => string; newSalt: () => string };
   /** Webhook settings, deliveries and redeliveries (issue 4). */
   webhooks: WebhookAdminDeps;
-  /** Workforce authorization and employment events. */
-  workforce: WorkforceDeps;
+  /** Workforce authorization, employment events and employee records (the CLI's import). */
+  workforce: WorkforceDeps & { employees: EmployeeStore };
 }
 
 export interface TrpcContext {

@@ -17,7 +17,7 @@ export { eventContext } from "./context.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
 export type { Mailer, MailMessage } from "./notifications.ts";
-export { notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
+export { escapeHtml, notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
 export type {
   BadgeStore,
   BadgeTx,

@@ -23,7 +23,7 @@ export const notificationKind = (earner: Earner | null): PendingNotificationEven
     : "pending_badge_notification.unconfirmed_email.sent";
 };
 
-const escapeHtml = (s: string): string =>
+export const escapeHtml = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 const NEXT_STEP: Record<PendingNotificationEventType, string> = {

@@ -1,3 +1,43 @@
+export type { ConnectionAction, ConnectionChange, ConnectionFields } from "./connection.ts";
+export {
+  associatesWith,
+  CONNECTION_ACTIONS,
+  employerSeesBadges,
+  transitionConnection,
+  visibleBadges,
+} from "./connection.ts";
+export type { EmployeeFilter, EmployeeRecord, Employer, EmploymentHistory } from "./employee_records.ts";
+export {
+  applyEmployeeUpdate,
+  employeeChanged,
+  employeeFilter,
+  employmentShape,
+  newEmployeeRecord,
+} from "./employee_records.ts";
+export type { EmployeeSort, EmployeeSortKey, EmployeeState } from "./employee_schemas.ts";
+export {
+  EMPLOYEE_BATCH_MAX,
+  EMPLOYEE_SORT_KEYS,
+  EMPLOYEE_STATES,
+  EmployeeBatchBody,
+  EmployeeBatchEnvelope,
+  EmployeeCreateBody,
+  EmployeeListQuery,
+  EmployeeUpdateBody,
+  EmploymentHistoryInput,
+  NULLABLE_FIELDS,
+  SendInvitationsBody,
+  TEXT_FIELDS,
+} from "./employee_schemas.ts";
+export type { EmployeeContext, EmployeeStore, EmployeeTx, EmployeeView, UpsertResult } from "./employees.ts";
+export {
+  createEmployee,
+  deleteEmployee,
+  getEmployee,
+  listEmployees,
+  updateEmployee,
+  upsertEmployees,
+} from "./employees.ts";
 export type { WorkforceAuthorizationStore, WorkforceDeps } from "./employment_events.ts";
 export {
   employmentEventErrors,
@@ -6,3 +46,5 @@ export {
   recordEmploymentEvent,
   setWorkforceAuthorization,
 } from "./employment_events.ts";
+export type { InvitationBudget, InvitationDeps, InvitationResult } from "./invitations.ts";
+export { invitationLink, invitationMessage, sendInvitations, takeInvitations } from "./invitations.ts";

@@ -3,6 +3,7 @@ import addFormatsModule from "ajv-formats";
 import t from "tap";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { badgeScenarios } from "../support/openapi_badge_scenarios.ts";
+import { employeeScenarios } from "../support/openapi_employee_scenarios.ts";
 
 /**
  * Issue 2 item 5: the OpenAPI 3.1 document at /openapi.json names every route the server has, and
@@ -324,8 +325,10 @@ t.test("real answers validate against the document, for every documented operati
   /** Keyed as the document keys operations. An operation with no 2xx from the probes needs one here. */
   // Issue 3's operations (badge templates, badges, hosted records) have their scenarios beside them.
   const badgeOperations = await badgeScenarios({ laurel, call, organizationId: a.organization.id, admin });
+  const employeeOperations = await employeeScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const SCENARIOS: Record<string, Scenario[]> = {
     ...badgeOperations,
+    ...employeeOperations,
     "GET /v1/organizations/{organization_id}/events/{event_id}": [
       {
         // The badge scenarios' setup recorded events; fetch the newest by its id.

@@ -1,0 +1,219 @@
+import type { EventRecord } from "../../core/events/mod.ts";
+import type {
+  EmployeeFilter,
+  EmployeeRecord,
+  EmployeeSortKey,
+  EmployeeStore,
+  EmployeeTx,
+  Employer,
+  EmploymentHistory,
+  InvitationDeps,
+} from "../../core/workforce/mod.ts";
+import type { Database, Em } from "./orm.ts";
+import { appendEvents } from "./postgres_event_log.ts";
+import { sqlAll, sqlRun, toDate, toDateOrNull, toJson } from "./sql.ts";
+
+/** Every column of `employees` (migration 011); each is the record field of the same name. */
+const COLUMNS = [
+  "id",
+  "organization_id",
+  "email",
+  "email_key",
+  "first_name",
+  "last_name",
+  "external_id",
+  "position_title",
+  "manager_external_id",
+  "department",
+  "job_family",
+  "organization_level_1",
+  "organization_level_2",
+  "organization_level_3",
+  "team",
+  "manager_first_name",
+  "manager_last_name",
+  "country",
+  "zip_code",
+  "state_or_province",
+  "level",
+  "employment_histories",
+  "employee_state",
+  "employee_state_updated_at",
+  "last_invitation_sent_at",
+  "user_id",
+  "created_at",
+  "last_updated_by_organization_at",
+] as const satisfies ReadonlyArray<keyof EmployeeRecord>;
+const SELECT = COLUMNS.map((c) => `e.${c}`).join(", ");
+const UPDATED = COLUMNS.filter((c) => c !== "id" && c !== "organization_id");
+
+type Row = Record<string, unknown>;
+
+const recordOf = (r: Row): EmployeeRecord =>
+  ({
+    ...r,
+    employment_histories: toJson<EmploymentHistory[]>(r.employment_histories),
+    employee_state_updated_at: toDate(r.employee_state_updated_at),
+    last_invitation_sent_at: toDateOrNull(r.last_invitation_sent_at),
+    created_at: toDate(r.created_at),
+    last_updated_by_organization_at: toDate(r.last_updated_by_organization_at),
+  }) as EmployeeRecord;
+
+/** Records as one JSON array for `jsonb_populate_recordset` (timestamps as ISO text). */
+const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
+
+const EMPLOYER = `select o.id, o.name, coalesce(o.description, '') as bio from organizations o where o.id = ?`;
+const employerOf = async (em: Em, organizationId: string): Promise<Employer | null> => {
+  const [row] = await sqlAll<{ id: string; name: string; bio: string }>(em, EMPLOYER, [organizationId]);
+  return row ? { id: row.id, name: row.name, bio: row.bio, industry: "" } : null;
+};
+
+const ORDER: Record<EmployeeSortKey, string> = {
+  created_at: "e.created_at",
+  email: "e.email_key",
+  first_name: "lower(e.first_name)",
+  last_name: "lower(e.last_name)",
+};
+
+const orderBy = (sort: EmployeeFilter["sort"]): string => {
+  const desc = sort.startsWith("-");
+  const dir = desc ? "desc" : "asc";
+  return `${ORDER[sort.replace(/^-/, "") as EmployeeSortKey]} ${dir}, e.id ${dir}`;
+};
+
+/** `%`, `_` and `\` of a user's text match themselves in a LIKE pattern. */
+const contains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const where = (organizationId: string, f: EmployeeFilter): { sql: string; params: unknown[] } => {
+  const parts = ["e.organization_id = ?"];
+  const params: unknown[] = [organizationId];
+  if (f.name_or_email) {
+    parts.push("(lower(e.first_name || ' ' || e.last_name) like ? or e.email_key like ?)");
+    params.push(contains(f.name_or_email), contains(f.name_or_email));
+  }
+  if (f.employee_states) {
+    parts.push(`e.employee_state in (${f.employee_states.map(() => "?").join(", ")})`);
+    params.push(...f.employee_states);
+  }
+  if (f.team) {
+    parts.push("lower(e.team) = lower(?)");
+    params.push(f.team);
+  }
+  if (f.department) {
+    parts.push("lower(e.department) = lower(?)");
+    params.push(f.department);
+  }
+  if (f.external_id) {
+    parts.push("e.external_id = ?");
+    params.push(f.external_id);
+  }
+  return { sql: parts.join(" and "), params };
+};
+
+const tx = (em: Em): EmployeeTx => ({
+  employer: (organizationId) => employerOf(em, organizationId),
+  async lock(organizationId, id) {
+    const [row] = await sqlAll<Row>(
+      em,
+      `select ${SELECT} from employees e where e.id = ? and e.organization_id = ? for update`,
+      [id, organizationId],
+    );
+    return row ? recordOf(row) : null;
+  },
+  async lockByExternalIds(organizationId, externalIds) {
+    if (externalIds.length === 0) return [];
+    const rows = await sqlAll<Row>(
+      em,
+      `select ${SELECT} from employees e where e.organization_id = ?
+         and e.external_id in (select jsonb_array_elements_text(?::jsonb)) order by e.id for update`,
+      [organizationId, JSON.stringify(externalIds)],
+    );
+    return rows.map(recordOf);
+  },
+  async insert(records) {
+    // `on conflict do nothing` answers the collision as a value; the use case then throws, which
+    // rolls the transaction back.
+    const n = await sqlRun(
+      em,
+      `insert into employees (${COLUMNS.join(", ")})
+       select ${COLUMNS.join(", ")} from jsonb_populate_recordset(null::employees, ?::jsonb)
+       on conflict (organization_id, external_id) do nothing`,
+      [asJson(records)],
+    );
+    return n === records.length ? "inserted" : "external_id_taken";
+  },
+  async update(records) {
+    try {
+      await sqlRun(
+        em,
+        `update employees e set (${UPDATED.join(", ")}) = (${UPDATED.map((c) => `r.${c}`).join(", ")})
+         from jsonb_populate_recordset(null::employees, ?::jsonb) r where e.id = r.id`,
+        [asJson(records)],
+      );
+      return "updated";
+    } catch (err) {
+      const e = err as { code?: string; sqlState?: string };
+      if (e.code !== "23505" && e.sqlState !== "23505") throw err;
+      return "external_id_taken";
+    }
+  },
+  async delete(id) {
+    await sqlRun(em, "delete from employees where id = ?", [id]);
+  },
+  appendEvents: (events: EventRecord[]) => appendEvents(em, events),
+});
+
+export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
+  transaction: (work) => db.em().transactional((em) => work(tx(em as Em))),
+  employer: (organizationId) => employerOf(db.em(), organizationId),
+  async get(organizationId, id) {
+    const [row] = await sqlAll<Row>(
+      db.em(),
+      `select ${SELECT} from employees e where e.id = ? and e.organization_id = ?`,
+      [id, organizationId],
+    );
+    return row ? recordOf(row) : null;
+  },
+  async list(organizationId, filter, page) {
+    const w = where(organizationId, filter);
+    const [rows, counted] = await Promise.all([
+      sqlAll<Row>(
+        db.em(),
+        `select ${SELECT} from employees e where ${w.sql} order by ${orderBy(filter.sort)} limit ? offset ?`,
+        [...w.params, page.per, page.offset],
+      ),
+      sqlAll<{ n: number }>(db.em(), `select count(*)::int as n from employees e where ${w.sql}`, w.params),
+    ]);
+    return { items: rows.map(recordOf), total: Number(counted[0]?.n ?? 0) };
+  },
+});
+
+/** What sending invitations reads and writes. */
+export const postgresInvitationStore = (db: Database): Pick<InvitationDeps, "pick" | "markInvited"> => ({
+  async pick(organizationId, which) {
+    const em = db.em();
+    const employer = await employerOf(em, organizationId);
+    const rows =
+      "ids" in which
+        ? await sqlAll<Row>(
+            em,
+            `select ${SELECT} from employees e where e.organization_id = ?
+               and e.id in (select (jsonb_array_elements_text(?::jsonb))::uuid) order by e.id`,
+            [organizationId, JSON.stringify(which.ids)],
+          )
+        : await sqlAll<Row>(
+            em,
+            `select ${SELECT} from employees e where e.organization_id = ? and e.employee_state = ? order by e.id`,
+            [organizationId, which.state],
+          );
+    return { employer, records: rows.map(recordOf) };
+  },
+  async markInvited(organizationId, ids, at) {
+    await sqlRun(
+      db.em(),
+      `update employees set last_invitation_sent_at = ?
+       where organization_id = ? and id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
+      [at, organizationId, JSON.stringify(ids)],
+    );
+  },
+});

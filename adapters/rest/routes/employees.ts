@@ -1,0 +1,234 @@
+import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { EmploymentSchema } from "../../../core/events/mod.ts";
+import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import {
+  createEmployee,
+  deleteEmployee,
+  EmployeeBatchBody,
+  type EmployeeBatchEnvelope,
+  type EmployeeContext,
+  EmployeeCreateBody,
+  EmployeeListQuery,
+  type EmployeeStore,
+  EmployeeUpdateBody,
+  type EmployeeView,
+  EmployeeBatchEnvelope as EnvelopeSchema,
+  employeeFilter,
+  employmentShape,
+  getEmployee,
+  type InvitationDeps,
+  listEmployees,
+  SendInvitationsBody,
+  sendInvitations,
+  updateEmployee,
+  upsertEmployees,
+} from "../../../core/workforce/mod.ts";
+import type { RestDeps } from "../deps.ts";
+import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
+import { ErrorBody, errorBody } from "../errors.ts";
+import { guard } from "../guard.ts";
+
+/** Employee records over REST and their invitations, passed in by the app. */
+export interface EmployeeRestDeps {
+  store: EmployeeStore;
+  invitations: InvitationDeps;
+}
+
+const EmployeeParams = Type.Object({
+  organization_id: Type.String({ format: "uuid" }),
+  employee_id: Type.String({ format: "uuid" }),
+});
+type EmployeeParams = { organization_id: string; employee_id: string };
+
+const UpsertItem = Type.Union([
+  Type.Object({
+    index: Type.Integer(),
+    status: Type.Union([Type.Literal("created"), Type.Literal("updated"), Type.Literal("unchanged")]),
+    id: Type.String({ format: "uuid" }),
+    external_id: Type.String(),
+  }),
+  Type.Object({
+    index: Type.Integer(),
+    status: Type.Literal("failed"),
+    external_id: Type.Union([Type.String(), Type.Null()]),
+    error: ErrorBody.properties.data,
+  }),
+]);
+const BatchResponse = Type.Object({
+  data: Type.Array(UpsertItem),
+  metadata: Type.Object({
+    created_count: Type.Integer(),
+    updated_count: Type.Integer(),
+    unchanged_count: Type.Integer(),
+    failed_count: Type.Integer(),
+  }),
+});
+const InvitationsResponse = One(
+  Type.Object({ sent_count: Type.Integer(), sent: Type.Array(Type.String()), failed: Type.Array(Type.String()) }),
+);
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
+const tags = ["Employees"];
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+/** A batch of 1,000 full records is larger than the API's usual 1 MiB. */
+const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
+
+/** Employee records (spec §2.9), scope `workforce`. */
+export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+  const onRequest = guard(deps.authenticator, deps.clock, "workforce");
+  const base = "/organizations/:organization_id/employees";
+  const { store } = deps.employees;
+  const ctx = (): EmployeeContext => ({
+    now: deps.clock(),
+    newId: deps.badges.newId,
+    newEventId: deps.badges.newEventId,
+  });
+  const json = (v: EmployeeView) => employmentShape(v.record, v.employer);
+  const ids = (request: { params: unknown }) => request.params as EmployeeParams;
+  const org = (request: { params: unknown }) => (request.params as { organization_id: string }).organization_id;
+
+  app.post(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Create an employee record (records employment.created)",
+      params: OrganizationParams,
+      body: EmployeeCreateBody,
+      response: { 201: One(EmploymentSchema), ...bodyErrors },
+    },
+    handler: async (request, reply) => {
+      const view = await createEmployee(store, ctx(), org(request), request.body as EmployeeCreateBody);
+      reply.code(201).header("location", `${deps.baseUrl}/organizations/${org(request)}/employees/${view.record.id}`);
+      return one(json(view));
+    },
+  });
+
+  app.get(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "List employee records, newest first",
+      description:
+        "Filters: `name_or_email` (substring), `employee_state` (comma list of created, pending, accepted, rejected), `team`, `department`, `external_id`. `sort`: email, created_at, first_name, last_name; a leading `-` sorts descending.",
+      params: OrganizationParams,
+      querystring: EmployeeListQuery,
+      response: { 200: Many(EmploymentSchema), ...errors },
+    },
+    handler: async (request) => {
+      const query = request.query as EmployeeListQuery;
+      const req = pageRequest(query.page);
+      const page = await listEmployees(store, org(request), employeeFilter(query), req);
+      return many(
+        page.items.map(json),
+        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+      );
+    },
+  });
+
+  app.post(`${base}/batch`, {
+    onRequest,
+    bodyLimit: BATCH_BODY_LIMIT,
+    schema: {
+      tags,
+      security,
+      summary: "Create or update up to 1,000 employee records by external_id",
+      description:
+        "Each item has the body of a create and is matched on `external_id`: a new one is created, a known one updated (absent fields kept). An item that changes nothing is `unchanged` and records no event; a bad item is `failed` with its errors (`employees.<i>.<field>`) and the others go ahead.",
+      params: OrganizationParams,
+      body: EmployeeBatchBody,
+      response: { 200: BatchResponse, ...bodyErrors },
+    },
+    validatorCompiler: (route) =>
+      TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: EnvelopeSchema } : route),
+    handler: async (request) => {
+      const items = (request.body as EmployeeBatchEnvelope).employees;
+      const results = await upsertEmployees(store, ctx(), org(request), items);
+      const count = (status: string) => results.filter((r) => r.status === status).length;
+      return {
+        data: results.map((r) =>
+          r.status === "failed" ? { ...r, error: errorBody(r.error.code, r.error.message, r.error.errors).data } : r,
+        ),
+        metadata: {
+          created_count: count("created"),
+          updated_count: count("updated"),
+          unchanged_count: count("unchanged"),
+          failed_count: count("failed"),
+        },
+      };
+    },
+  });
+
+  app.post(`${base}/send_invitations`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "E-mail employees an invitation to connect (the listed ids, or `all` still `created`)",
+      params: OrganizationParams,
+      body: SendInvitationsBody,
+      response: { 200: InvitationsResponse, ...bodyErrors, 429: ErrorBody },
+    },
+    handler: async (request) => {
+      const result = await sendInvitations(
+        deps.employees.invitations,
+        deps.clock(),
+        org(request),
+        request.body as SendInvitationsBody,
+      );
+      return one({ sent_count: result.sent.length, ...result });
+    },
+  });
+
+  app.get(`${base}/:employee_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Get an employee record",
+      params: EmployeeParams,
+      response: { 200: One(EmploymentSchema), ...errors },
+    },
+    handler: async (request) => {
+      const p = ids(request);
+      return one(json(await getEmployee(store, p.organization_id, p.employee_id)));
+    },
+  });
+
+  app.put(`${base}/:employee_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Update an employee record; absent fields are kept (records employment.updated on a change)",
+      params: EmployeeParams,
+      body: EmployeeUpdateBody,
+      response: { 200: One(EmploymentSchema), ...bodyErrors },
+    },
+    handler: async (request) => {
+      const p = ids(request);
+      const body = (request.body ?? {}) as EmployeeUpdateBody;
+      return one(json(await updateEmployee(store, ctx(), p.organization_id, p.employee_id, body)));
+    },
+  });
+
+  app.delete(`${base}/:employee_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Delete an employee record (records employment.deleted)",
+      params: EmployeeParams,
+      response: { 204: Type.Null(), ...errors },
+    },
+    handler: async (request, reply) => {
+      const p = ids(request);
+      await deleteEmployee(store, ctx(), p.organization_id, p.employee_id);
+      return reply.code(204).send();
+    },
+  });
+};

@@ -1,0 +1,135 @@
+import { type Static, Type } from "typebox";
+import { Nullable } from "../badges/mod.ts";
+import { MAX_PAGE } from "../shared/mod.ts";
+
+/**
+ * REST inputs of employee records (spec §2.9, the fields an organization supplies). Unknown keys
+ * are refused so a misspelt column is a 422, not silently lost. Limits are ours: roomy for HR data,
+ * small enough for one row.
+ */
+const TEXT = 255;
+const Text = Type.String({ maxLength: TEXT });
+const Required = Type.String({ minLength: 1, maxLength: TEXT });
+
+export const EMPLOYEE_STATES = ["created", "pending", "accepted", "rejected"] as const;
+export type EmployeeState = (typeof EMPLOYEE_STATES)[number];
+
+export const EMPLOYEE_SORT_KEYS = ["email", "created_at", "first_name", "last_name"] as const;
+export type EmployeeSortKey = (typeof EMPLOYEE_SORT_KEYS)[number];
+export type EmployeeSort = EmployeeSortKey | `-${EmployeeSortKey}`;
+
+/** Fields that are strings on the wire (empty when not given). */
+export const TEXT_FIELDS = [
+  "position_title",
+  "manager_external_id",
+  "department",
+  "job_family",
+  "organization_level_1",
+  "organization_level_2",
+  "organization_level_3",
+] as const;
+/** Fields that are null when not given. */
+export const NULLABLE_FIELDS = [
+  "team",
+  "manager_first_name",
+  "manager_last_name",
+  "country",
+  "zip_code",
+  "state_or_province",
+  "level",
+] as const;
+
+export const EmploymentHistoryInput = Type.Object(
+  {
+    current: Type.Boolean(),
+    employer_job_title: Required,
+    vendor_occupation: Type.Optional(Nullable(Text)),
+    occupation_name: Type.Optional(Nullable(Text)),
+    model_version: Type.Optional(Nullable(Text)),
+    confidence_rating: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+    state: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type EmploymentHistoryInput = Static<typeof EmploymentHistoryInput>;
+
+const optionalFields = {
+  position_title: Type.Optional(Text),
+  manager_external_id: Type.Optional(Text),
+  department: Type.Optional(Text),
+  job_family: Type.Optional(Text),
+  organization_level_1: Type.Optional(Text),
+  organization_level_2: Type.Optional(Text),
+  organization_level_3: Type.Optional(Text),
+  team: Type.Optional(Nullable(Text)),
+  manager_first_name: Type.Optional(Nullable(Text)),
+  manager_last_name: Type.Optional(Nullable(Text)),
+  country: Type.Optional(Nullable(Text)),
+  zip_code: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
+  state_or_province: Type.Optional(Nullable(Text)),
+  level: Type.Optional(Nullable(Text)),
+  employment_histories: Type.Optional(Type.Array(EmploymentHistoryInput, { maxItems: 50 })),
+};
+
+const Email = Type.String({ format: "email", maxLength: 254 });
+
+/** A new employee record: e-mail, names and the HR system's `external_id` are required. */
+export const EmployeeCreateBody = Type.Object(
+  { email: Email, first_name: Required, last_name: Required, external_id: Required, ...optionalFields },
+  { additionalProperties: false },
+);
+export type EmployeeCreateBody = Static<typeof EmployeeCreateBody>;
+
+/** PUT: absent fields are kept; `null` clears a nullable field. */
+export const EmployeeUpdateBody = Type.Object(
+  {
+    email: Type.Optional(Email),
+    first_name: Type.Optional(Required),
+    last_name: Type.Optional(Required),
+    external_id: Type.Optional(Required),
+    ...optionalFields,
+  },
+  { additionalProperties: false },
+);
+export type EmployeeUpdateBody = Static<typeof EmployeeUpdateBody>;
+
+export const EMPLOYEE_BATCH_MAX = 1000;
+
+/** The documented batch body (OpenAPI): each item is an upsert keyed by `external_id`. */
+export const EmployeeBatchBody = Type.Object(
+  { employees: Type.Array(EmployeeCreateBody, { minItems: 1, maxItems: EMPLOYEE_BATCH_MAX }) },
+  { additionalProperties: false },
+);
+/** As the route validates it: items are checked one by one, so one bad row does not refuse the rest. */
+export const EmployeeBatchEnvelope = Type.Object(
+  { employees: Type.Array(Type.Unknown(), { minItems: 1, maxItems: EMPLOYEE_BATCH_MAX }) },
+  { additionalProperties: false },
+);
+export type EmployeeBatchEnvelope = Static<typeof EmployeeBatchEnvelope>;
+
+export const EmployeeListQuery = Type.Object(
+  {
+    name_or_email: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
+    /** Comma-separated states. */
+    employee_state: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    team: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
+    department: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
+    external_id: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
+    sort: Type.Optional(
+      Type.String({ pattern: `^-?(${EMPLOYEE_SORT_KEYS.join("|")})$`, default: "-created_at", maxLength: 20 }),
+    ),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
+  },
+  { additionalProperties: false },
+);
+export type EmployeeListQuery = Static<typeof EmployeeListQuery>;
+
+/** Either the listed employees or every employee still in state `created`. */
+export const SendInvitationsBody = Type.Union([
+  Type.Object(
+    { employee_ids: Type.Array(Type.String({ format: "uuid" }), { minItems: 1, maxItems: EMPLOYEE_BATCH_MAX }) },
+    { additionalProperties: false },
+  ),
+  Type.Object({ all: Type.Literal(true) }, { additionalProperties: false }),
+]);
+export type SendInvitationsBody = Static<typeof SendInvitationsBody>;

@@ -1,0 +1,93 @@
+import { CoreError, notFound } from "../errors/mod.ts";
+import { escapeHtml, type Mailer, type MailMessage } from "../issuing/mod.ts";
+import type { EmployeeRecord, Employer } from "./employee_records.ts";
+import type { SendInvitationsBody } from "./employee_schemas.ts";
+
+/** Where an invited employee goes: the earner pages' sign-in, then their wallet. */
+export const invitationLink = (publicUrl: string): string =>
+  `${publicUrl.replace(/\/+$/, "")}/sign_in?next=${encodeURIComponent("/wallet")}`;
+
+/** The invitation e-mail: who invites, and the link to sign in and connect. */
+export const invitationMessage = (employee: EmployeeRecord, employer: Employer, publicUrl: string): MailMessage => {
+  const link = invitationLink(publicUrl);
+  const greeting = `Hello ${employee.first_name},`;
+  const body = `${employer.name} invites you to connect your digital badges with your employee profile.`;
+  const step = "Sign in (or create an account) with this e-mail address to see the invitation:";
+  return {
+    to: employee.email,
+    subject: `${employer.name} invites you to connect your badges`,
+    text: `${greeting}\n\n${body}\n\n${step}\n${link}\n`,
+    html: `<p>${escapeHtml(greeting)}</p><p>${escapeHtml(body)}</p><p>${escapeHtml(step)}<br><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
+  };
+};
+
+/**
+ * A fixed window of `perWindow` invitation e-mails per organization. The counts are plain data
+ * the caller keeps (per process); `takeInvitations` answers whether `n` more fit now.
+ */
+export interface InvitationBudget {
+  perWindow: number;
+  windowMs: number;
+  used: Map<string, { windowStart: number; count: number }>;
+}
+
+export const takeInvitations = (budget: InvitationBudget, organizationId: string, n: number, now: Date): boolean => {
+  const t = now.getTime();
+  const current = budget.used.get(organizationId);
+  const entry = current && t - current.windowStart < budget.windowMs ? current : { windowStart: t, count: 0 };
+  if (entry.count + n > budget.perWindow) return false;
+  budget.used.set(organizationId, { windowStart: entry.windowStart, count: entry.count + n });
+  return true;
+};
+
+export interface InvitationDeps {
+  mailer: Mailer;
+  publicUrl: string;
+  budget: InvitationBudget;
+  /** The employer and the chosen records: the listed ids, or every record in state `created`. */
+  pick(
+    organizationId: string,
+    which: { ids: string[] } | { state: "created" },
+  ): Promise<{
+    employer: Employer | null;
+    records: EmployeeRecord[];
+  }>;
+  markInvited(organizationId: string, ids: string[], at: Date): Promise<void>;
+}
+
+export interface InvitationResult {
+  sent: string[];
+  failed: string[];
+}
+
+/**
+ * Sends the invitation e-mail to the chosen employees and sets their `last_invitation_sent_at`.
+ * Their state stays `created`: `pending` is the connection prompt an earner sees once signed in
+ * (spec §6.3), which an e-mail does not show. Unknown ids are a 404 (nothing sent); more e-mails
+ * than the organization's budget left is a 429 (nothing sent).
+ */
+export const sendInvitations = async (
+  deps: InvitationDeps,
+  now: Date,
+  organizationId: string,
+  body: SendInvitationsBody,
+): Promise<InvitationResult> => {
+  const ids = "all" in body ? null : [...new Set(body.employee_ids.map((id) => id.toLowerCase()))];
+  const { employer, records } = await deps.pick(organizationId, ids ? { ids } : { state: "created" });
+  if (!employer) throw notFound("Organization");
+  if (ids && records.length < ids.length) throw notFound("Employee");
+  if (!takeInvitations(deps.budget, organizationId, records.length, now))
+    throw new CoreError("rate_limited", "Too many invitations for this organization; try again later");
+  const sent: string[] = [];
+  const failed: string[] = [];
+  for (const r of records) {
+    try {
+      await deps.mailer.send(invitationMessage(r, employer, deps.publicUrl));
+      sent.push(r.id);
+    } catch {
+      failed.push(r.id);
+    }
+  }
+  if (sent.length > 0) await deps.markInvited(organizationId, sent, now);
+  return { sent, failed };
+};

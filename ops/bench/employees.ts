@@ -1,0 +1,175 @@
+// Benchmark of employee records, in one run:
+//   1. The employees list with a filter and a sort (`GET /organizations/<org>/employees`), page 1 and
+//      page 500 of 100,000 employees of one organization: server time per request (Fastify's
+//      `inject`, in this process, one request at a time), p50 and p99; target p99 < 10 ms.
+//   2. `employees import` of a 10,000-row CSV file (the CLI as its own process, against Laurel
+//      listening here) against psql's `\copy` of the same file into a plain table (both wall time
+//      from process start to exit); target: the import's rows/s at least 20% of COPY's.
+//
+// Run: BENCH_ONLY=employees npm run bench, or npx node ops/bench/employees.ts once PostgreSQL runs
+// (`bash ops/prepare.sh test`). A fresh database is made beside BENCH_DATABASE_URL, DATABASE_URL or
+// TEST_DATABASE_URL (default postgres://laurel:laurel@127.0.0.1:5432/laurel) and dropped afterwards;
+// NATS_URL is used when set, else a nats-server of its own is started.
+// Env: BENCH_EMPLOYEES (default 100000), BENCH_IMPORT_ROWS (default 10000), BENCH_REQUESTS (list
+// requests per case, default 300). Prints its figures; writes no document.
+
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { connectNats, freePort, type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
+import { openDatabase } from "../../adapters/db/mod.ts";
+import { buildApiServer } from "../../apps/api_server.ts";
+import { readConfig } from "../../apps/config.ts";
+import { basicHeader, REPO_ROOT } from "./lib.ts";
+
+const EMPLOYEES = Number(process.env.BENCH_EMPLOYEES ?? 100_000);
+const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const log = (message: string): void => void process.stdout.write(`${message}\n`);
+const adminUrl =
+  process.env.BENCH_DATABASE_URL ||
+  process.env.DATABASE_URL ||
+  process.env.TEST_DATABASE_URL ||
+  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+
+const withClient = async <T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> => {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await work(c);
+  } finally {
+    await c.end();
+  }
+};
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+const main = async (): Promise<void> => {
+  const name = `laurel_bench_${randomBytes(5).toString("hex")}`;
+  await withClient(adminUrl, (c) => c.query(`create database ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const dir = mkdtempSync(join(tmpdir(), "laurel-bench-employees-"));
+  const nats: LocalNats | null = process.env.NATS_URL ? null : await startLocalNats({ storeDir: join(dir, "nats") });
+  try {
+    const natsUrl = process.env.NATS_URL ?? (nats as LocalNats).url;
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const config = readConfig({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `${origin}/v1`,
+      AUTH_URL: origin,
+      DATA_DIR: dir,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+    });
+    const db = await openDatabase({ databaseUrl, dataDir: dir });
+    const nc = await connectNats(natsUrl, "laurel-bench");
+    const server = await buildApiServer(config, db, nc, false);
+    await server.app.listen({ port, host: "127.0.0.1" });
+    try {
+      const created = await server.app.inject({
+        method: "POST",
+        url: "/trpc/organizations.create",
+        headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+        payload: { name: "Bench employer" },
+      });
+      const org = JSON.parse(created.body).result.data as {
+        organization: { id: string };
+        authorization_token: { token: string };
+      };
+      const orgId = org.organization.id;
+      const auth = basicHeader(org.authorization_token.token, "");
+
+      // 1. The list over 100,000 records, seeded directly (the statement the API writes is not measured here).
+      const seedStart = performance.now();
+      await withClient(databaseUrl, async (c) => {
+        await c.query(
+          `insert into employees (id, organization_id, email, email_key, first_name, last_name, external_id,
+             department, team, employee_state, employee_state_updated_at, created_at, last_updated_by_organization_at)
+           select gen_random_uuid(), $1, 'p' || i || '@example.com', 'p' || i || '@example.com', 'First' || (i % 997),
+             'Last' || (i % 1009), 'S-' || i, 'Dept ' || (i % 7), 'Team ' || (i % 40),
+             (array['created','pending','accepted','rejected'])[1 + i % 4],
+             now(), now() - (i || ' seconds')::interval, now()
+           from generate_series(1, $2::int) i`,
+          [orgId, EMPLOYEES],
+        );
+        await c.query("analyze employees");
+      });
+      log(`seeded ${EMPLOYEES} employees in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+      const cases: Array<[string, string]> = [
+        ["filter department, sort -last_name, page 1", "department=Dept%203&sort=-last_name"],
+        ["filter employee_state, sort email, page 1", "employee_state=created,accepted&sort=email"],
+        ["sort first_name, page 500", "sort=first_name&page=500"],
+        ["filter employee_state, sort -created_at, page 500", "employee_state=created,pending,accepted&page=500"],
+      ];
+      log("\n| list | p50 ms | p99 ms | rows on the page |\n|---|---|---|---|");
+      for (const [label, query] of cases) {
+        const times: number[] = [];
+        let count = 0;
+        for (let i = 0; i < REQUESTS + 20; i++) {
+          const t0 = performance.now();
+          const res = await server.app.inject({
+            method: "GET",
+            url: `/v1/organizations/${orgId}/employees?${query}`,
+            headers: { authorization: auth },
+          });
+          const ms = performance.now() - t0;
+          if (res.statusCode !== 200) throw new Error(`${query}: ${res.statusCode} ${res.body}`);
+          if (i >= 20) times.push(ms);
+          count = JSON.parse(res.body).metadata.count;
+        }
+        times.sort((a, b) => a - b);
+        log(`| ${label} | ${percentile(times, 50).toFixed(2)} | ${percentile(times, 99).toFixed(2)} | ${count} |`);
+      }
+
+      // 2. Import against COPY of the same file.
+      const lines = ["email,first_name,last_name,external_id,department,team,position_title"];
+      for (let i = 0; i < IMPORT_ROWS; i++)
+        lines.push(`i${i}@example.com,Import,"Row ${i}",I-${i},Dept ${i % 7},Team ${i % 40},Engineer`);
+      const csv = join(dir, "people.csv");
+      writeFileSync(csv, `${lines.join("\n")}\n`);
+      const t0 = performance.now();
+      // Asynchronously: the server answering the CLI runs in this process.
+      const run = await promisify(execFile)(
+        process.execPath,
+        ["apps/cli.ts", "employees", "import", "--organization", orgId, "--file", csv, "--json"],
+        { cwd: REPO_ROOT, env: { ...process.env, LAUREL_URL: origin, LAUREL_ADMIN_TOKEN: server.adminToken } },
+      );
+      const importMs = performance.now() - t0;
+      const report = JSON.parse(run.stdout) as { created: number };
+      if (report.created !== IMPORT_ROWS) throw new Error(`import created ${report.created} of ${IMPORT_ROWS}`);
+      await withClient(databaseUrl, (c) =>
+        c.query(`create table bench_people (email text, first_name text, last_name text, external_id text,
+          department text, team text, position_title text)`),
+      );
+      const c0 = performance.now();
+      await promisify(execFile)("psql", [databaseUrl, "-q", "-c", `\\copy bench_people from '${csv}' csv header`]);
+      const copyMs = performance.now() - c0;
+      const rate = (ms: number) => IMPORT_ROWS / (ms / 1000);
+      log(`\n| ${IMPORT_ROWS} rows | wall s | rows/s |\n|---|---|---|`);
+      log(
+        `| employees import (CLI, batches of 1,000 with their events) | ${(importMs / 1000).toFixed(2)} | ${rate(importMs).toFixed(0)} |`,
+      );
+      log(`| psql \\copy into a plain table | ${(copyMs / 1000).toFixed(2)} | ${rate(copyMs).toFixed(0)} |`);
+      log(`\nimport at ${((100 * rate(importMs)) / rate(copyMs)).toFixed(1)}% of COPY's rate (target >= 20%)`);
+    } finally {
+      await server.close();
+      await nc.close();
+      await db.close();
+    }
+  } finally {
+    await nats?.stop();
+    await withClient(adminUrl, (c) => c.query(`drop database if exists ${name} with (force)`));
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+await main();

@@ -1,0 +1,275 @@
+import t from "tap";
+import type { BadgeStandardShape } from "../../core/badges/mod.ts";
+import { type CoreError, isCoreError } from "../../core/errors/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
+import type { MailMessage } from "../../core/issuing/mod.ts";
+import {
+  applyEmployeeUpdate,
+  associatesWith,
+  type ConnectionAction,
+  type ConnectionFields,
+  type EmployeeRecord,
+  type EmployeeStore,
+  type EmployeeTx,
+  type Employer,
+  employeeFilter,
+  employmentShape,
+  invitationLink,
+  newEmployeeRecord,
+  sendInvitations,
+  takeInvitations,
+  transitionConnection,
+  upsertEmployees,
+  visibleBadges,
+} from "../../core/workforce/mod.ts";
+import { BADGE } from "../support/webhooks.ts";
+
+const ORG = "11111111-1111-4111-8111-111111111111";
+const NOW = new Date("2024-03-01T12:00:00.000Z");
+const LATER = new Date("2024-03-02T12:00:00.000Z");
+const EMPLOYER: Employer = { id: ORG, name: "Acme", bio: "", industry: "" };
+let n = 0;
+const newId = () => `00000000-0000-7000-8000-${String(++n).padStart(12, "0")}`;
+const ctx = { now: NOW, newId, newEventId: newId };
+
+const ada = (): EmployeeRecord =>
+  newEmployeeRecord(
+    { email: " Ada@Example.COM ", first_name: " Ada ", last_name: "Lovelace", external_id: "E-1", team: "  " },
+    { id: newId(), organization_id: ORG, now: NOW, newId },
+  );
+
+t.test("a new record: trimmed, normalized key, defaults of spec §2.9", async (t) => {
+  const r = ada();
+  t.match(r, {
+    email: "Ada@Example.COM",
+    email_key: "ada@example.com",
+    first_name: "Ada",
+    team: null,
+    position_title: "",
+    employee_state: "created",
+    user_id: null,
+    last_invitation_sent_at: null,
+  });
+  const shape = employmentShape(r, EMPLOYER);
+  t.equal(shape.full_name, "Ada Lovelace");
+  t.equal(shape.created_at, "2024-03-01T12:00:00.000Z");
+  t.same(shape.badges, []);
+  t.equal(shape.photo_url, null);
+});
+
+t.test("updates: which change the record, and when the time moves", async (t) => {
+  const base = newEmployeeRecord(
+    {
+      email: "a@b.example",
+      first_name: "A",
+      last_name: "B",
+      external_id: "X",
+      employment_histories: [{ current: true, employer_job_title: "Dev" }],
+    },
+    { id: newId(), organization_id: ORG, now: NOW, newId },
+  );
+  const cases: Array<[string, Parameters<typeof applyEmployeeUpdate>[1], boolean]> = [
+    ["nothing", {}, false],
+    ["the same value", { first_name: "A" }, false],
+    ["the same value with spaces", { first_name: " A " }, false],
+    ["the same histories again", { employment_histories: [{ current: true, employer_job_title: "Dev" }] }, false],
+    ["another history", { employment_histories: [{ current: false, employer_job_title: "Dev" }] }, true],
+    ["no history", { employment_histories: [] }, true],
+    ["a name", { first_name: "Z" }, true],
+    ["a nullable cleared", { level: null }, false],
+    ["a nullable set", { level: "L2" }, true],
+    ["an e-mail in capitals", { email: "A@B.example" }, true],
+  ];
+  for (const [name, body, changed] of cases) {
+    const next = applyEmployeeUpdate(base, body, { now: LATER, newId });
+    t.equal(next !== base, changed, name);
+    t.equal(next.last_updated_by_organization_at, changed ? LATER : NOW, `${name}: time`);
+  }
+  t.equal(
+    applyEmployeeUpdate(base, { employment_histories: [{ current: true, employer_job_title: "Dev" }] }, ctx)
+      .employment_histories[0]?.id,
+    base.employment_histories[0]?.id,
+    "an unchanged history keeps its id",
+  );
+});
+
+t.test("list query to filter", async (t) => {
+  t.same(employeeFilter({}), { sort: "-created_at" });
+  t.same(employeeFilter({ employee_state: "created, pending,created", name_or_email: " ada ", sort: "email" }), {
+    sort: "email",
+    name_or_email: "ada",
+    employee_states: ["created", "pending"],
+  });
+  for (const bad of ["", ",", "fired", "created,fired"]) {
+    const err = (() => {
+      try {
+        return employeeFilter({ employee_state: bad });
+      } catch (e) {
+        return e;
+      }
+    })();
+    t.ok(isCoreError(err) && err.code === "bad_request", `employee_state=${bad}`);
+  }
+});
+
+t.test("connection: state x action", async (t) => {
+  const U = "44444444-4444-4444-8444-444444444444";
+  const at = (employee_state: ConnectionFields["employee_state"], user_id: string | null): ConnectionFields => ({
+    employee_state,
+    user_id,
+  });
+  const cases: Array<[ConnectionFields, ConnectionAction, [string, string | null, string[]] | null]> = [
+    [at("created", null), "associate", ["created", U, ["employment.user_account.associated"]]],
+    [at("created", U), "associate", null],
+    [at("created", null), "prompt", null],
+    [at("created", U), "prompt", ["pending", U, ["employment.connection.pending"]]],
+    [at("pending", U), "prompt", null],
+    [at("pending", U), "accept", ["accepted", U, ["employment.connection.accepted"]]],
+    [at("pending", U), "reject", ["rejected", U, ["employment.connection.rejected"]]],
+    [at("rejected", U), "accept", ["accepted", U, ["employment.connection.accepted"]]],
+    [at("rejected", U), "reject", null],
+    [at("created", U), "accept", null],
+    [at("accepted", U), "disconnect", ["rejected", U, ["employment.connection.rejected"]]],
+    [at("pending", U), "disconnect", null],
+    [at("accepted", U), "disassociate", ["created", null, ["employment.user_account.disassociated"]]],
+    [at("created", null), "disassociate", null],
+  ];
+  for (const [from, action, expected] of cases) {
+    const got = transitionConnection(from, action, U);
+    const name = `${from.employee_state}${from.user_id ? "+account" : ""} ${action}`;
+    if (expected === null) t.ok(isCoreError(got) && got.code === "validation_failed", `${name}: refused`);
+    else t.same(got, { employee_state: expected[0], user_id: expected[1], events: expected[2] }, name);
+  }
+  t.ok(isCoreError(transitionConnection(at("created", null), "associate", null)), "associate needs an account");
+});
+
+t.test("association and the badges an employer sees", async (t) => {
+  const r = ada();
+  t.ok(associatesWith(r, ["x@y.example", "ada@example.com"]));
+  t.notOk(associatesWith(r, ["Ada@Example.COM"]), "keys are normalized addresses");
+  t.notOk(associatesWith({ ...r, user_id: "u" }, ["ada@example.com"]), "already associated");
+  const badges: BadgeStandardShape[] = [
+    { ...BADGE, id: "1", state: "accepted", public: true },
+    { ...BADGE, id: "2", state: "accepted", public: false },
+    { ...BADGE, id: "3", state: "pending", public: true },
+  ];
+  const ids = (f: ConnectionFields) => visibleBadges(f, badges).map((b) => b.id);
+  t.same(ids({ employee_state: "accepted", user_id: "u" }), ["1"]);
+  t.same(ids({ employee_state: "pending", user_id: "u" }), []);
+  t.same(ids({ employee_state: "rejected", user_id: "u" }), []);
+});
+
+t.test("invitation budget and link", async (t) => {
+  const budget = { perWindow: 3, windowMs: 1000, used: new Map() };
+  const at = (ms: number) => new Date(NOW.getTime() + ms);
+  t.ok(takeInvitations(budget, ORG, 2, at(0)));
+  t.notOk(takeInvitations(budget, ORG, 2, at(10)), "over the window's budget");
+  t.ok(takeInvitations(budget, "other", 3, at(10)), "per organization");
+  t.ok(takeInvitations(budget, ORG, 1, at(20)));
+  t.ok(takeInvitations(budget, ORG, 3, at(1000)), "a new window");
+  t.equal(invitationLink("https://x.example/"), "https://x.example/sign_in?next=%2Fwallet");
+});
+
+t.test("sendInvitations: a failed mail is reported and not marked", async (t) => {
+  const a = ada();
+  const b = { ...ada(), email: "fail@example.com" };
+  const sent: MailMessage[] = [];
+  const marked: string[] = [];
+  const deps = {
+    mailer: {
+      send: async (m: MailMessage) => {
+        if (m.to.startsWith("fail")) throw new Error("refused");
+        sent.push(m);
+      },
+    },
+    publicUrl: "https://x.example",
+    budget: { perWindow: 10, windowMs: 1000, used: new Map() },
+    pick: async () => ({ employer: EMPLOYER, records: [a, b] }),
+    markInvited: async (_o: string, ids: string[]) => {
+      marked.push(...ids);
+    },
+  };
+  const result = await sendInvitations(deps, NOW, ORG, { all: true });
+  t.same(result, { sent: [a.id], failed: [b.id] });
+  t.same(marked, [a.id]);
+  t.match(sent[0], { to: "Ada@Example.COM", subject: "Acme invites you to connect your badges" });
+  t.match(sent[0]?.html, /href="https:\/\/x\.example\/sign_in\?next=%2Fwallet"/);
+  const err = await sendInvitations({ ...deps, pick: async () => ({ employer: null, records: [] }) }, NOW, ORG, {
+    all: true,
+  }).catch((e: CoreError) => e);
+  t.match(err, { code: "not_found" });
+});
+
+/** An in-memory store: enough to check the upsert's decisions and the events it records. */
+const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; events: EventRecord[] } => {
+  const rows = new Map<string, EmployeeRecord>();
+  const events: EventRecord[] = [];
+  const taken = (r: EmployeeRecord) =>
+    [...rows.values()].some(
+      (x) => x.id !== r.id && x.organization_id === r.organization_id && x.external_id === r.external_id,
+    );
+  const tx: EmployeeTx = {
+    employer: async (id) => (id === ORG ? EMPLOYER : null),
+    lock: async (_o, id) => rows.get(id) ?? null,
+    lockByExternalIds: async (_o, ids) => [...rows.values()].filter((r) => ids.includes(r.external_id)),
+    insert: async (records) => {
+      if (records.some(taken)) return "external_id_taken";
+      for (const r of records) rows.set(r.id, r);
+      return "inserted";
+    },
+    update: async (records) => {
+      if (records.some(taken)) return "external_id_taken";
+      for (const r of records) rows.set(r.id, r);
+      return "updated";
+    },
+    delete: async (id) => {
+      rows.delete(id);
+    },
+    appendEvents: async (e) => {
+      events.push(...e);
+    },
+  };
+  return {
+    rows,
+    events,
+    transaction: (work) => work(tx),
+    employer: tx.employer,
+    get: async (_o, id) => rows.get(id) ?? null,
+    list: async () => ({ items: [...rows.values()], total: rows.size }),
+  };
+};
+
+t.test("upsert: statuses and events by item", async (t) => {
+  const store = memoryStore();
+  const item = (external_id: string, extra: Record<string, unknown> = {}) => ({
+    email: `${external_id}@example.com`,
+    first_name: "F",
+    last_name: "L",
+    external_id,
+    ...extra,
+  });
+  const first = await upsertEmployees(store, ctx, ORG, [item("a"), item("b"), { external_id: "c" }, item("a")]);
+  t.same(
+    first.map((r) => r.status),
+    ["created", "created", "failed", "failed"],
+  );
+  t.same(
+    store.events.map((e) => e.event_type),
+    ["employment.created", "employment.created"],
+  );
+  const second = await upsertEmployees(store, ctx, ORG, [
+    item("a"),
+    item("b", { team: "T" }),
+    item(" a2 ", { email: "a2@example.com" }),
+  ]);
+  t.same(
+    second.map((r) => r.status),
+    ["unchanged", "updated", "created"],
+  );
+  t.equal(second[2]?.external_id, "a2", "external ids are trimmed");
+  t.equal(store.events.length, 4, "no event for the unchanged item");
+  const missing = await upsertEmployees(store, ctx, "99999999-9999-4999-8999-999999999999", [item("z")]).catch(
+    (e: CoreError) => e,
+  );
+  t.match(missing, { code: "not_found" });
+});

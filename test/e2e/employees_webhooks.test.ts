@@ -1,0 +1,57 @@
+import t from "tap";
+import { Value } from "typebox/value";
+import { EmploymentEventDetailSchema, EmploymentSchema } from "../../core/events/mod.ts";
+import { apiClient, trpc } from "../support/badges.ts";
+import { startLaurel } from "../support/laurel.ts";
+import {
+  makeTestCa,
+  startReceiver,
+  startTestPipeline,
+  waitFor,
+  webhookEnv,
+  webhookOrganization,
+} from "../support/webhooks.ts";
+
+/** employment.created, .updated and .deleted from the REST API, delivered to a webhook receiver. */
+t.test("each REST change of an employee is delivered, and its detail has the shape of spec §6.4", async (t) => {
+  const ca = makeTestCa();
+  const laurel = await startLaurel();
+  const receiver = await startReceiver(ca);
+  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
+  t.teardown(async () => {
+    await pipeline.stop();
+    await receiver.close();
+    await laurel.close();
+    ca.remove();
+  });
+  receiver.answer = () => ({ status: 200, body: "ok" });
+  const api = apiClient(laurel);
+  const org = await webhookOrganization(laurel, {
+    url: receiver.url,
+    events: ["employment.created", "employment.updated", "employment.deleted"],
+  });
+  await trpc(laurel, "workforce.authorize", { organization_id: org.id, authorized: true });
+  const path = `/organizations/${org.id}/employees`;
+  const created = await api("POST", path, org.auth, {
+    email: "hook@example.com",
+    first_name: "Hook",
+    last_name: "Ed",
+    external_id: "W-1",
+  });
+  const id = created.body.data.id;
+  const updated = await api("PUT", `${path}/${id}`, org.auth, { department: "Hooks" });
+  t.equal((await api("DELETE", `${path}/${id}`, org.auth)).status, 204);
+
+  await waitFor("three deliveries", () => receiver.received.length >= 3);
+  t.same(receiver.verify([org.secret]), [], "signed");
+  const kinds = receiver.received.map((r) => r.json.event_type).sort();
+  t.same(kinds, ["employment.created", "employment.deleted", "employment.updated"]);
+  for (const delivery of receiver.received) {
+    const detail = (await api("GET", `/organizations/${org.id}/events/${delivery.json.id}`, org.auth)).body.data;
+    t.ok(Value.Check(EmploymentEventDetailSchema, detail), `${detail.event_type}: the detail's schema`);
+    if (detail.event_type === "employment.deleted")
+      t.same(detail.employment, { id, email: "hook@example.com", external_id: "W-1" }, "deleted: reduced");
+    else t.ok(Value.Check(EmploymentSchema, detail.employment), `${detail.event_type}: the full employment`);
+    if (detail.event_type === "employment.updated") t.same(detail.employment, updated.body.data);
+  }
+});
