@@ -20,7 +20,9 @@ const flagsOf = (f: FlagSet) => ({
 });
 
 /** Who passes: Basic tokens holding `basic`, Bearer tokens of applications created with these flags. */
-type Row = { guarded: true; basic: "r" | "w" | "d"; bearer: FlagSet[] } | { guarded: false; who: "anyone" | "nobody" };
+type Row =
+  | { guarded: true; basic: "r" | "w" | "d"; bearer: FlagSet[] }
+  | { guarded: false; who: "anyone" | "nobody" | "session" };
 
 const READ: Row = { guarded: true, basic: "r", bearer: ["rw-", "rwd"] };
 const WRITE: Row = { guarded: true, basic: "w", bearer: ["-w-", "rw-", "-wd", "rwd"] };
@@ -31,6 +33,8 @@ const TOKENS_WRITE: Row = { guarded: true, basic: "w", bearer: ["rwd"] };
 const PUBLIC: Row = { guarded: false, who: "anyone" };
 /** Client credentials (the token endpoint) or the admin token: no API credential gets a 2xx. */
 const NOBODY: Row = { guarded: false, who: "nobody" };
+/** An earner's page: API credentials mean nothing there; without a session it sends to sign-in. */
+const SESSION: Row = { guarded: false, who: "session" };
 
 const ORG = "/v1/organizations/:organization_id";
 const TABLE: Record<string, Row> = {
@@ -67,8 +71,39 @@ const TABLE: Record<string, Row> = {
   [`DELETE ${ORG}/badges/:badge_id`]: DELETE,
   [`PUT ${ORG}/badges/:badge_id/revoke`]: WRITE,
   [`POST ${ORG}/badges/:badge_id/replace`]: WRITE,
+  [`GET ${ORG}/high_volume_issued_badge_search`]: READ,
+  [`GET ${ORG}/employees`]: READ,
+  [`POST ${ORG}/employees`]: WRITE,
+  [`POST ${ORG}/employees/batch`]: WRITE,
+  [`POST ${ORG}/employees/send_invitations`]: WRITE,
+  [`GET ${ORG}/employees/:employee_id`]: READ,
+  [`PUT ${ORG}/employees/:employee_id`]: WRITE,
+  [`DELETE ${ORG}/employees/:employee_id`]: DELETE,
   [`GET ${ORG}/events`]: READ,
   [`GET ${ORG}/events/:event_id`]: READ,
+  "GET /": PUBLIC,
+  "GET /*": PUBLIC,
+  "GET /sign_in": PUBLIC,
+  "GET /sign_in/link": PUBLIC,
+  "GET /badges/:id": PUBLIC,
+  "GET /badges/:id/accept": PUBLIC,
+  "POST /badges/:id/verify_email": PUBLIC,
+  "GET /organizations/:id": PUBLIC,
+  "GET /users/:who": PUBLIC,
+  "GET /wallet": SESSION,
+  "GET /account": SESSION,
+  "POST /sign_in": NOBODY,
+  "POST /sign_in/link": NOBODY,
+  "POST /sign_out": NOBODY,
+  "POST /sign_out/_everywhere": NOBODY,
+  "POST /badges/:id/accept": NOBODY,
+  "POST /badges/:id/reject": NOBODY,
+  "POST /badges/:id/privacy": NOBODY,
+  "POST /account/name": NOBODY,
+  "POST /account/emails": NOBODY,
+  "POST /account/emails/remove": NOBODY,
+  "POST /account/profile": NOBODY,
+  "POST /account/merge": NOBODY,
   "GET /v1/obi/v2/badge_assertions/:id": PUBLIC,
   "GET /v1/obi/v2/badge_classes/:id": PUBLIC,
   "GET /v1/obi/v2/issuers/:id": PUBLIC,
@@ -88,7 +123,9 @@ const routesOf = (tree: string): Array<{ method: string; path: string }> => {
     if (!m) continue;
     const depth = (m[1] ?? "").length / 4;
     const segment = m[2] ?? "";
-    const path = (depth > 0 ? (stack[depth - 1] ?? "") : "") + (segment.startsWith("/") ? segment : `/${segment}`);
+    const joined = (depth > 0 ? (stack[depth - 1] ?? "") : "") + (segment.startsWith("/") ? segment : `/${segment}`);
+    // A route on "/" makes the tree's root a node of its own, so children print as "//x".
+    const path = joined.replace(/\/{2,}/g, "/");
     stack[depth] = path;
     stack.length = depth + 1;
     for (const method of (m[3] ?? "").split(",").map((s) => s.trim())) {
@@ -204,7 +241,8 @@ t.test("every route x every credential kind", async (t) => {
     const url = path
       .replace(":organization_id", a.organization.id)
       .replace(":oauth_application_id", "2147483000")
-      .replace(/:(badge_template_id|badge_id|event_id|id)\b/, probe)
+      .replace(/:(badge_template_id|badge_id|event_id|employee_id|id)\b/, probe)
+      .replace(":who", "probe")
       .replace(":thumbprint", "probe")
       .replace(":path", "organizations.list")
       .replace("*", "probe");
@@ -229,6 +267,7 @@ t.test("every route x every credential kind", async (t) => {
       t.ok(status < 500, `${label} is not a server error`);
       if (!row.guarded) {
         if (row.who === "anyone") t.ok(status !== 401 && status !== 403, label);
+        else if (row.who === "session") t.ok(status >= 300 && status < 400, `${label} (sent to sign-in)`);
         // No credential of the API is let in: 401, or a 4xx of its own for methods it never serves.
         else t.ok(status >= 400 && status < 500, `${label} (refused)`);
         continue;
