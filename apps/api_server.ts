@@ -8,6 +8,7 @@ import {
   natsSettingsChanges,
   subscribeHostedInvalidations,
   subscribeRevocations,
+  watchReconnects,
 } from "../adapters/bus/mod.ts";
 import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import {
@@ -52,6 +53,7 @@ export const buildApiServer = async (
   const newId = (): string => randomUUID();
   let log: { error(o: object, m: string): void; info(o: object, m: string): void } = console;
   const authenticator = cachingAuthenticator({
+    now: () => performance.now(),
     tokens,
     apps,
     secrets,
@@ -66,6 +68,14 @@ export const buildApiServer = async (
   const stopHostedInvalidations = subscribeHostedInvalidations(nc, (item) =>
     badgeWiring.badges.hosted.invalidate(item.kind, item.id),
   );
+  // Revocations and invalidations sent while this process was cut off from NATS never arrived.
+  watchReconnects(nc, () => {
+    authenticator.forgetAll();
+    for (const kind of ["assertion", "badge_class", "issuer", "credential"] as const) {
+      badgeWiring.badges.hosted.invalidate(kind);
+    }
+    log.info({}, "reconnected to NATS: credential and hosted-record caches dropped");
+  });
   const webhooks = webhookApiParts(db, config.webhooks);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);

@@ -25,6 +25,10 @@ const oauthError = (error: OAuthErrorCode, error_description: string): { ok: fal
   error: { error, error_description },
 });
 
+/** Longer client credentials are refused before any look-up (issued ones are 43 characters). */
+export const MAX_CLIENT_ID_LENGTH = 128;
+export const MAX_CLIENT_SECRET_LENGTH = 256;
+
 const ALLOWED_PARAMS = new Set(["grant_type", "scope", "client_id", "client_secret"]);
 
 /**
@@ -60,6 +64,8 @@ export const parseTokenRequest = (
     clientId = bodyId;
     clientSecret = bodySecret;
   }
+  if (clientId.length > MAX_CLIENT_ID_LENGTH) return oauthError("invalid_request", "client_id is too long");
+  if (clientSecret.length > MAX_CLIENT_SECRET_LENGTH) return oauthError("invalid_request", "client_secret is too long");
   const scope = parseScopeParam(get("scope"));
   if (!scope.ok) return oauthError("invalid_scope", scope.reason);
   return { ok: true, request: { clientId, clientSecret, scopes: scope.scopes } };

@@ -28,9 +28,14 @@ const Jwks = Type.Object({
   ),
 });
 
+/** The whole request body, in any encoding: a token request is a few hundred bytes. */
+export const TOKEN_BODY_LIMIT = 16 * 1024;
+
 const parseBasic = (header: string | undefined): { clientId: string; clientSecret: string } | "malformed" | null => {
   if (!header) return null;
   if (!/^basic /i.test(header)) return "malformed";
+  // base64 of the longest client id and secret, percent-encoded, with a colon: refused unread beyond.
+  if (header.length > 2048) return "malformed";
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon <= 0) return "malformed";
@@ -50,7 +55,7 @@ const parseBasic = (header: string | undefined): { clientId: string; clientSecre
  * not the API's error envelope.
  */
 export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (app: FastifyInstance) => {
-  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(formbody, { bodyLimit: TOKEN_BODY_LIMIT });
 
   const fail = (reply: import("fastify").FastifyReply, error: OAuthError) => {
     reply.code(oauthErrorStatus(error.error)).header("cache-control", "no-store").header("pragma", "no-cache");
@@ -79,6 +84,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   app.post(`${prefix}/oauth/token`, {
     // Validation errors are attached, not thrown: the handler answers them as RFC 6749 errors.
     attachValidation: true,
+    bodyLimit: TOKEN_BODY_LIMIT,
     schema: {
       tags: ["OAuth"],
       summary: "Client credentials grant: a 7200-second EdDSA JWT access token",
