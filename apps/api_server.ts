@@ -16,6 +16,7 @@ import {
   postgresAuthorizationTokenStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
+  postgresRateCounter,
   postgresWorkforceAuthorizationStore,
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
@@ -100,9 +101,13 @@ export const buildApiServer = async (
       appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),
     },
     metrics: () => registry.render(),
+    rateLimits: { settings: config.limits.rate, shared: postgresRateCounter(db) },
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
   };
-  const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken)] }, { logger });
+  const app = await buildRestApp(
+    { ...deps, plugins: [trpcPlugin(deps, adminToken)] },
+    { logger, http: config.limits.http },
+  );
   log = app.log;
   return {
     app,

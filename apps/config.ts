@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { type LimitsConfig, readLimitsConfig } from "./limits_config.ts";
 import { readWebhookConfig, type WebhookConfig } from "./webhook_config.ts";
 
 /** Process configuration from the environment (README, "Configuration"). */
@@ -22,6 +23,8 @@ export interface Config {
   mailFrom: string;
   /** Webhook delivery (issue 4): WEBHOOK_* variables. */
   webhooks: WebhookConfig;
+  /** Timeouts, connection and rate limits: HTTP_*, RATE_LIMIT*, MAIL_PER_*, SMTP_MAX_CONNECTIONS. */
+  limits: LimitsConfig;
 }
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, "");
@@ -55,5 +58,6 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
     webhooks: readWebhookConfig(env),
+    limits: readLimitsConfig(env),
   };
 };

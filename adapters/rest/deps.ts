@@ -12,6 +12,7 @@ import type { EventStore } from "../../core/events/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
+import type { RateLimitDeps, RateLimits } from "./rate_limits.ts";
 
 /** Everything the REST adapter needs, passed in by the app that wires it. */
 export interface RestDeps {
@@ -35,6 +36,10 @@ export interface RestDeps {
   events: EventStore;
   health(): Promise<Record<string, boolean>>;
   metrics?(): Promise<string> | string;
+  /** Request limits (none: unlimited) and the store failed authentications are counted in. */
+  rateLimits?: RateLimitDeps;
+  /** Set by the app from `rateLimits`: the limits' hooks its routes apply. */
+  limits?: RateLimits;
   /** Further route plugins (badges, events, tRPC...), registered at the root. */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>;
 }

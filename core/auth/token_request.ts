@@ -64,8 +64,10 @@ export const parseTokenRequest = (
     clientId = bodyId;
     clientSecret = bodySecret;
   }
-  if (clientId.length > MAX_CLIENT_ID_LENGTH) return oauthError("invalid_request", "client_id is too long");
-  if (clientSecret.length > MAX_CLIENT_SECRET_LENGTH) return oauthError("invalid_request", "client_secret is too long");
+  // No client has such credentials: refused like any unknown client, before any look-up.
+  if (clientId.length > MAX_CLIENT_ID_LENGTH || clientSecret.length > MAX_CLIENT_SECRET_LENGTH) {
+    return { ok: false, error: INVALID_CLIENT };
+  }
   const scope = parseScopeParam(get("scope"));
   if (!scope.ok) return oauthError("invalid_scope", scope.reason);
   return { ok: true, request: { clientId, clientSecret, scopes: scope.scopes } };

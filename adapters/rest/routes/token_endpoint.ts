@@ -3,7 +3,10 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { type OAuthError, oauthErrorStatus, parseTokenRequest } from "../../../core/auth/mod.ts";
 import { AccessToken, issueAccessToken } from "../../../core/credentials/mod.ts";
+import { isCoreError } from "../../../core/errors/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
+import { errorBody } from "../errors.ts";
+import { NO_LIMITS } from "../rate_limits.ts";
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 
@@ -56,6 +59,7 @@ const parseBasic = (header: string | undefined): { clientId: string; clientSecre
  */
 export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (app: FastifyInstance) => {
   await app.register(formbody, { bodyLimit: TOKEN_BODY_LIMIT });
+  const limits = deps.limits ?? NO_LIMITS;
 
   const fail = (reply: import("fastify").FastifyReply, error: OAuthError) => {
     reply.code(oauthErrorStatus(error.error)).header("cache-control", "no-store").header("pragma", "no-cache");
@@ -64,6 +68,9 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   };
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {
+    if (isCoreError(err) && err.code === "rate_limited") {
+      return reply.code(429).header("cache-control", "no-store").send(errorBody(err.code, err.message));
+    }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       reply.log.error({ err }, "token endpoint failure");
@@ -72,12 +79,17 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
         .header("cache-control", "no-store")
         .send({ error: "temporarily_unavailable", error_description: "Try again later" });
     }
+    if (status === 413) {
+      return reply
+        .code(413)
+        .header("cache-control", "no-store")
+        .send({
+          error: "invalid_request",
+          error_description: `The request body is larger than ${TOKEN_BODY_LIMIT} bytes`,
+        });
+    }
     const description =
-      status === 415
-        ? "Send application/x-www-form-urlencoded or application/json"
-        : status === 413
-          ? "Request too large"
-          : "Malformed request body";
+      status === 415 ? "Send application/x-www-form-urlencoded or application/json" : "Malformed request body";
     return fail(reply, { error: "invalid_request", error_description: description });
   });
 
@@ -85,6 +97,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     // Validation errors are attached, not thrown: the handler answers them as RFC 6749 errors.
     attachValidation: true,
     bodyLimit: TOKEN_BODY_LIMIT,
+    onRequest: limits.token,
     schema: {
       tags: ["OAuth"],
       summary: "Client credentials grant: a 7200-second EdDSA JWT access token",
@@ -98,6 +111,10 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       const params = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
       const parsed = parseTokenRequest(params, parseBasic(request.headers.authorization));
       if (!parsed.ok) return fail(reply, parsed.error);
+      // Credentials sent in the body skip the app-wide check of failing addresses: checked here.
+      await limits.refuseIfFailing(request, reply, `ip:${request.ip}`);
+      const clientKey = `client:${parsed.request.clientId}`;
+      await limits.refuseIfFailing(request, reply, clientKey);
       const ctx = contextOf(deps);
       const result = await issueAccessToken(
         {
@@ -110,7 +127,10 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
         parsed.request,
       );
       if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
-      if (!result.ok) return fail(reply, result.error);
+      if (!result.ok) {
+        if (result.error.error === "invalid_client") await limits.failed(request, clientKey).catch(() => {});
+        return fail(reply, result.error);
+      }
       return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
     },
   });
