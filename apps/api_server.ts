@@ -21,7 +21,7 @@ import {
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
-import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
+import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import type { EventRecord } from "../core/events/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
@@ -30,8 +30,13 @@ import type { Config } from "./config.ts";
 import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
 
 export interface ApiServer {
+  /** The public listener: REST, token endpoint, hosted records, /healthz. */
   app: FastifyInstance;
+  /** The admin listener: tRPC, /metrics, /healthz. */
+  admin: FastifyInstance;
   adminToken: string;
+  /** Listens on PORT/HOST and ADMIN_PORT/ADMIN_HOST. */
+  listen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,18 +109,22 @@ export const buildApiServer = async (
     rateLimits: { settings: config.limits.rate, shared: postgresRateCounter(db) },
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
   };
-  const app = await buildRestApp(
-    { ...deps, plugins: [trpcPlugin(deps, adminToken)] },
-    { logger, http: config.limits.http },
-  );
+  const app = await buildRestApp(deps, { logger, http: config.limits.http });
+  const admin = await buildAdminApp(deps, [trpcPlugin(deps, adminToken)], { logger, http: config.limits.http });
   log = app.log;
   return {
     app,
+    admin,
     adminToken,
+    listen: async () => {
+      await app.listen({ port: config.port, host: config.host });
+      await admin.listen({ port: config.adminPort, host: config.adminHost });
+    },
     close: async () => {
       unsubscribe();
       stopHostedInvalidations();
       await app.close();
+      await admin.close();
       await badgeWiring.close();
     },
   };

@@ -6,6 +6,9 @@ import { readWebhookConfig, type WebhookConfig } from "./webhook_config.ts";
 export interface Config {
   port: number;
   host: string;
+  /** The admin listener (tRPC, /metrics, /healthz): ADMIN_PORT (PORT + 1), ADMIN_HOST (127.0.0.1). */
+  adminPort: number;
+  adminHost: string;
   baseUrl: string;
   authUrl: string;
   databaseUrl: string | undefined;
@@ -29,9 +32,19 @@ export interface Config {
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, "");
 
+/** ADMIN_PORT, or PORT + 1: how the server and the CLI find the admin listener. */
+export const adminPortOf = (env: NodeJS.ProcessEnv): number => {
+  const port = env.ADMIN_PORT ? Number(env.ADMIN_PORT) : Number(env.PORT ?? 3000) + 1;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`ADMIN_PORT must be a TCP port, not ${env.ADMIN_PORT ?? port}`);
+  }
+  return port;
+};
+
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a TCP port, not ${env.PORT}`);
+  const adminPort = adminPortOf(env);
   const origin = `http://localhost:${port}`;
   const baseUrl = trimSlash(env.BASE_URL ?? `${origin}/v1`);
   const authUrl = trimSlash(env.AUTH_URL ?? origin);
@@ -44,6 +57,8 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   return {
     port,
     host: env.HOST ?? "0.0.0.0",
+    adminPort,
+    adminHost: env.ADMIN_HOST || "127.0.0.1",
     baseUrl,
     authUrl,
     databaseUrl: env.DATABASE_URL || undefined,

@@ -19,8 +19,10 @@ const db = await openDatabase({
 const nc = await connectNats(config.natsUrl, "laurel-server");
 const stdout = asyncStdout();
 const server = await buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream });
-await server.app.listen({ port: config.port, host: config.host });
-server.app.log.info(`listening on ${config.port}; REST at ${config.baseUrl}`);
+await server.listen();
+server.app.log.info(
+  `listening on ${config.port}; REST at ${config.baseUrl}; admin API on ${config.adminHost}:${config.adminPort}`,
+);
 onShutdown(async () => {
   await server.close();
   await nc.drain();

@@ -278,7 +278,7 @@ export const buildRestApp = async (
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
   const apiPrefix = pathPrefix(deps.baseUrl);
-  await app.register(operationalRoutes(deps));
+  await app.register(operationalRoutes(deps, { metrics: false }));
   await app.register(tokenEndpointRoutes({ ...deps, limits }, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
@@ -286,7 +286,6 @@ export const buildRestApp = async (
   await app.register(badgeRoutes({ ...deps, limits }, apiBase.origin), { prefix: apiPrefix });
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  for (const plugin of deps.plugins ?? []) await app.register(plugin);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;
 };

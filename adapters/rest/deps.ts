@@ -1,4 +1,3 @@
-import type { FastifyInstance } from "fastify";
 import type {
   AccessTokenSigner,
   AuthorizationTokenStore,
@@ -40,8 +39,6 @@ export interface RestDeps {
   rateLimits?: RateLimitDeps;
   /** Set by the app from `rateLimits`: the limits' hooks its routes apply. */
   limits?: RateLimits;
-  /** Further route plugins (badges, events, tRPC...), registered at the root. */
-  plugins?: Array<(app: FastifyInstance) => Promise<void>>;
 }
 
 export const contextOf = (deps: Pick<RestDeps, "clock" | "newId">): Context => ({

@@ -1,7 +1,9 @@
 import { connect } from "node:net";
 import t, { type Test } from "tap";
+import { loadAdminToken } from "../../apps/admin_token.ts";
 import { apiClient, createTemplate, eventRows, eventually, issueBody, organization } from "../support/badges.ts";
 import { basic, startLaurel } from "../support/laurel.ts";
+import { tempDir } from "../support/services.ts";
 
 const laurel = await startLaurel({
   env: {
@@ -10,6 +12,7 @@ const laurel = await startLaurel({
     RATE_LIMIT_TOKEN_PER_MINUTE: "8",
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: "3",
     RATE_LIMIT_ISSUE_PER_MINUTE: "2",
+    RATE_LIMIT_ADMIN_PER_MINUTE: "12",
     MAIL_PER_ORGANIZATION_PER_HOUR: "1",
   },
 });
@@ -103,6 +106,28 @@ t.test("badge issuing per organization, and the organization's mail budget", asy
   await eventually(async () => (await eventRows(laurel, org.id, "pending_badge_notification.no_user.sent"))[0]);
   await new Promise((r) => setTimeout(r, 300));
   t.equal((await eventRows(laurel, org.id, "pending_badge_notification.no_user.sent")).length, 1);
+});
+
+t.test("the admin listener: alone serving /trpc and /metrics, its requests limited", async (t) => {
+  t.equal((await fetch(`${laurel.origin}/trpc/organizations.list`)).status, 404, "not on the public listener");
+  t.equal((await fetch(`${laurel.origin}/metrics`)).status, 404);
+  t.equal((await fetch(`${laurel.adminOrigin}/healthz`)).status, 200, "health on both");
+  t.equal((await fetch(`${laurel.origin}/healthz`)).status, 200);
+  const list = () =>
+    fetch(`${laurel.adminOrigin}/trpc/organizations.list`, {
+      headers: { authorization: `Bearer ${laurel.server.adminToken}` },
+    });
+  let res = await list();
+  t.equal(res.status, 200);
+  for (let i = 0; i < 14 && res.status === 200; i++) res = await list();
+  await assertTooMany(t, res, "admin requests per address");
+});
+
+t.test("an admin token from the environment is at least 32 bytes", async (t) => {
+  const dir = tempDir();
+  t.teardown(() => dir.remove());
+  t.throws(() => loadAdminToken("short-admin-token", dir.path), /at least 32 bytes/);
+  t.equal(loadAdminToken("x".repeat(32), dir.path), "x".repeat(32));
 });
 
 t.test("a client trickling its body is cut off within the request timeout", async (t) => {

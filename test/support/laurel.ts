@@ -21,6 +21,8 @@ export interface OrganizationWithToken {
 export interface TestLaurel {
   /** `http://127.0.0.1:<port>` */
   origin: string;
+  /** The admin listener (tRPC, /metrics): `http://127.0.0.1:<admin port>` */
+  adminOrigin: string;
   baseUrl: string;
   authUrl: string;
   server: ApiServer;
@@ -68,10 +70,13 @@ export const startLaurel = async (
   const dir = opts.dataDir ? null : tempDir();
   const dataDir = opts.dataDir ?? (dir as { path: string }).path;
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const adminOrigin = `http://127.0.0.1:${adminPort}`;
   const config = readConfig({
     PORT: String(port),
     HOST: "127.0.0.1",
+    ADMIN_PORT: String(adminPort),
     BASE_URL: `${origin}/v1`,
     AUTH_URL: origin,
     DATA_DIR: dataDir,
@@ -84,9 +89,10 @@ export const startLaurel = async (
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const nc = await connectNats(nats.url, "laurel-test");
   const server = await buildApiServer(config, db, nc, false);
-  await server.app.listen({ port, host: "127.0.0.1" });
+  await server.listen();
   return {
     origin,
+    adminOrigin,
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
     server,
@@ -96,7 +102,7 @@ export const startLaurel = async (
     database,
     dataDir,
     createOrganization: async (name = "Acme") =>
-      (await trpcMutation(origin, server.adminToken, "organizations.create", { name })) as OrganizationWithToken,
+      (await trpcMutation(adminOrigin, server.adminToken, "organizations.create", { name })) as OrganizationWithToken,
     close: async () => {
       await server.close();
       await nc.close();
@@ -110,6 +116,7 @@ export const startLaurel = async (
 
 export interface SpawnedServer {
   origin: string;
+  adminOrigin: string;
   child: ChildProcess;
   output(): string;
   stop(): Promise<void>;
@@ -122,7 +129,9 @@ export const spawnServer = async (
   publicOrigin?: string,
 ): Promise<SpawnedServer> => {
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const adminOrigin = `http://127.0.0.1:${adminPort}`;
   const pub = publicOrigin ?? origin;
   const child = spawn(process.execPath, ["--import", "tsx", "apps/server.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
@@ -131,6 +140,7 @@ export const spawnServer = async (
       ...env,
       PORT: String(port),
       HOST: "127.0.0.1",
+      ADMIN_PORT: String(adminPort),
       BASE_URL: `${pub}/v1`,
       AUTH_URL: pub,
       LOG_LEVEL: "warn",
@@ -154,6 +164,7 @@ export const spawnServer = async (
   }
   return {
     origin,
+    adminOrigin,
     child,
     output: () => output,
     stop: () =>
