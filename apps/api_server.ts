@@ -116,9 +116,10 @@ export const buildApiServer = async (
     app,
     admin,
     adminToken,
+    // The admin listener first: once the public one answers, both are up.
     listen: async () => {
-      await app.listen({ port: config.port, host: config.host });
       await admin.listen({ port: config.adminPort, host: config.adminHost });
+      await app.listen({ port: config.port, host: config.host });
     },
     close: async () => {
       unsubscribe();

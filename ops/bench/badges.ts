@@ -20,6 +20,7 @@ import { join } from "node:path";
 import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
 import pg from "pg";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
+import { BENCH_RATE_LIMITS } from "./laurel_setup.ts";
 import {
   type BenchSettings,
   basicHeader,
@@ -84,11 +85,13 @@ const createDatabase = async (): Promise<{ url: string; drop(): Promise<void> }>
 interface Laurel {
   server: RunningServer;
   origin: string;
+  adminOrigin: string;
   adminToken: string;
 }
 
 const startLaurel = async (databaseUrl: string, natsUrl: string, dataDir: string): Promise<Laurel> => {
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const adminToken = randomBytes(24).toString("base64url");
   const server = await startServer({
@@ -104,12 +107,14 @@ const startLaurel = async (databaseUrl: string, natsUrl: string, dataDir: string
       DATABASE_URL: databaseUrl,
       NATS_URL: natsUrl,
       LAUREL_ADMIN_TOKEN: adminToken,
+      ADMIN_PORT: String(adminPort),
+      ...BENCH_RATE_LIMITS,
     },
     ready: /listening on/,
     readyTimeoutMs: 120_000,
   });
   started.push(server);
-  return { server, origin, adminToken };
+  return { server, origin, adminOrigin: `http://127.0.0.1:${adminPort}`, adminToken };
 };
 
 const json = async (url: string, init: RequestInit): Promise<Record<string, unknown>> => {
@@ -120,7 +125,7 @@ const json = async (url: string, init: RequestInit): Promise<Record<string, unkn
 };
 
 const trpc = (laurel: Laurel, path: string, input: unknown) =>
-  json(`${laurel.origin}/trpc/${path}`, {
+  json(`${laurel.adminOrigin}/trpc/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${laurel.adminToken}` },
     body: JSON.stringify(input),
