@@ -177,7 +177,8 @@ export const cachingAuthenticator = (deps: AuthenticatorDeps): Authenticator => 
       } else {
         denied.set(`a:${r.clientId}`, true);
         appsByClientId.delete(r.clientId);
-        for (const [jwt, claims] of bearer.entries()) if (claims.client_id === r.clientId) bearer.delete(jwt);
+        const issued = [...bearer.entries()].filter(([, claims]) => claims.client_id === r.clientId);
+        for (const [jwt] of issued) bearer.delete(jwt);
       }
     },
     forgetAll() {

@@ -80,7 +80,11 @@ const main = async (): Promise<void> => {
     const auth = basicHeader(fx.basicToken, "");
     const api = `${o}${fx.listPath.replace(/\/oauth_applications$/, "")}`;
     const template = (
-      await post(`${api}/badge_templates`, { authorization: auth }, { name: "Limits", state: "active" })
+      await post(
+        `${api}/badge_templates`,
+        { authorization: auth },
+        { name: "Limits", description: "Costs of limits", state: "active" },
+      )
     ).data as { id: string };
     const badge = (
       await post(
@@ -88,6 +92,7 @@ const main = async (): Promise<void> => {
         { authorization: auth },
         {
           badge_template_id: template.id,
+          issued_at: "2024-03-01T10:00:00+01:00",
           issued_to_first_name: "Bench",
           issued_to_last_name: "Mark",
           recipient_email: "limits@bench.example",

@@ -177,3 +177,28 @@ t.test("use is recorded at most once a minute per credential and kind", async (t
   auth.recordUse({ kind: "oauth", id: 1 }, true, NOW);
   t.same(writes, ["1:true", "1:false", "1:true"]);
 });
+
+t.test("an access token: verified once, refused at once when its application is revoked", async (t) => {
+  let verified = 0;
+  const apps = new Map([["client", appRecord("client")]]);
+  const exp = Math.floor(NOW.getTime() / 1000) + 3600;
+  const auth = cachingAuthenticator({
+    tokens: { findByDigest: async () => null },
+    apps: { findByUid: async (uid) => apps.get(uid) ?? null },
+    secrets: { digest: (v: string) => v } as never,
+    verifyAccessToken: async (jwt) => {
+      verified++;
+      return jwt === "good.jwt.sig" ? { client_id: "client", sub: "org", scope: "events", jti: "j1", exp } : null;
+    },
+    writeUse: async () => {},
+    onWriteError: () => {},
+    now: () => 1_000,
+  });
+  t.match(await auth.authenticate("Bearer good.jwt.sig", NOW), { ref: { kind: "oauth", id: 1 } });
+  t.ok(await auth.authenticate("Bearer good.jwt.sig", NOW));
+  t.equal(verified, 1, "the signature is checked once while cached");
+  t.equal(await auth.authenticate("Bearer forged.jwt.sig", NOW), null);
+  t.equal(await auth.authenticate("Bearer good.jwt.sig", new Date((exp + 1) * 1000)), null, "expired");
+  auth.revoke({ kind: "application", clientId: "client" });
+  t.equal(await auth.authenticate("Bearer good.jwt.sig", NOW), null, "revoked on this process at once");
+});

@@ -62,7 +62,8 @@ export const hostedRecordCache = (
           cache.delete(key(kind, id));
           continue;
         }
-        for (const [k] of cache.entries()) if (k.startsWith(`${kind}:`)) cache.delete(k);
+        const keys = [...cache.entries()].map(([k]) => k).filter((k) => k.startsWith(`${kind}:`));
+        for (const k of keys) cache.delete(k);
       }
     },
   };
