@@ -102,7 +102,8 @@ export const cachingAuthenticator = (deps: AuthenticatorDeps): Authenticator => 
   };
 
   const application = async (clientId: string): Promise<OAuthApplicationRecord | null> => {
-    if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH) return null;
+    // No issued client id is that long or holds NUL, which PostgreSQL refuses in text.
+    if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes("\u0000")) return null;
     if (denied.get(`a:${clientId}`)) return null;
     const hit = appsByClientId.get(clientId);
     if (hit) return hit;

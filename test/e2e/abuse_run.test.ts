@@ -129,6 +129,15 @@ t.test("5,000 abusive requests: bounded memory, no 5xx", async (t) => {
   t.ok(grew < 64, `resident memory grew ${grew.toFixed(1)} MiB`);
   const fivexx = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
   t.equal(fivexx, 0, "no 5xx");
+  if (fivexx > 0)
+    t.comment(
+      server
+        .output()
+        .split("\n")
+        .filter((l) => /fail|error/i.test(l))
+        .slice(0, 5)
+        .join("\n"),
+    );
   t.equal(
     [...statuses.values()].reduce((a, b) => a + b, 0),
     REQUESTS,

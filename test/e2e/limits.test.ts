@@ -114,7 +114,7 @@ t.test("the admin listener: alone serving /trpc and /metrics, its requests limit
   t.equal((await fetch(`${laurel.adminOrigin}/healthz`)).status, 200, "health on both");
   t.equal((await fetch(`${laurel.origin}/healthz`)).status, 200);
   const list = () =>
-    fetch(`${laurel.adminOrigin}/trpc/organizations.list`, {
+    fetch(`${laurel.adminOrigin}/trpc/organizations.list?input=${encodeURIComponent("{}")}`, {
       headers: { authorization: `Bearer ${laurel.server.adminToken}` },
     });
   let res = await list();

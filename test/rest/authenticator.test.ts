@@ -108,6 +108,7 @@ t.test("overlong credentials are refused before any look-up", async (t) => {
   t.equal(await f.auth.authenticate(`Basic ${"QUFB".repeat(100_000)}`, NOW), null);
   t.equal(await f.auth.authenticate(`Bearer ${"a".repeat(5000)}`, NOW), null);
   t.equal(await f.auth.application("c".repeat(129)), null);
+  t.equal(await f.auth.application("client\u0000id"), null);
   t.equal(await f.auth.authenticate("Digest abc", NOW), null);
   t.equal(await f.auth.authenticate(undefined, NOW), null);
   t.same(f.reads, [], "the store was never asked");
