@@ -8,6 +8,7 @@ import {
   natsSettingsChanges,
   subscribeHostedInvalidations,
   subscribeRevocations,
+  watchReconnects,
 } from "../adapters/bus/mod.ts";
 import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import {
@@ -18,11 +19,12 @@ import {
   postgresInvitationStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
+  postgresRateCounter,
   postgresWorkforceAuthorizationStore,
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
-import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
+import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import { webPlugin } from "../adapters/web/mod.ts";
 import type { EventRecord } from "../core/events/mod.ts";
@@ -33,8 +35,13 @@ import type { Config } from "./config.ts";
 import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
 
 export interface ApiServer {
+  /** The public listener: REST, token endpoint, hosted records, /healthz. */
   app: FastifyInstance;
+  /** The admin listener: tRPC, /metrics, /healthz. */
+  admin: FastifyInstance;
   adminToken: string;
+  /** Listens on PORT/HOST and ADMIN_PORT/ADMIN_HOST. */
+  listen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,6 +86,7 @@ export const buildApiServer = async (
   const newId = (): string => randomUUID();
   let log: { error(o: object, m: string): void; info(o: object, m: string): void } = console;
   const authenticator = cachingAuthenticator({
+    now: () => performance.now(),
     tokens,
     apps,
     secrets,
@@ -93,6 +101,14 @@ export const buildApiServer = async (
   const stopHostedInvalidations = subscribeHostedInvalidations(nc, (item) =>
     badgeWiring.badges.hosted.invalidate(item.kind, item.id),
   );
+  // Revocations and invalidations sent while this process was cut off from NATS never arrived.
+  watchReconnects(nc, () => {
+    authenticator.forgetAll();
+    for (const kind of ["assertion", "badge_class", "issuer", "credential"] as const) {
+      badgeWiring.badges.hosted.invalidate(kind);
+    }
+    log.info({}, "reconnected to NATS: credential and hosted-record caches dropped");
+  });
   const webhooks = webhookApiParts(db, config.webhooks);
   const employeeStore = postgresEmployeeStore(db);
   const registry = metrics ?? metricsRegistry();
@@ -128,6 +144,7 @@ export const buildApiServer = async (
       },
     },
     metrics: () => registry.render(),
+    rateLimits: { settings: config.limits.rate, shared: postgresRateCounter(db) },
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
   };
   const web = webPlugin({
@@ -150,15 +167,23 @@ export const buildApiServer = async (
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
   });
-  const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken), web] }, { logger });
+  const app = await buildRestApp({ ...deps, plugins: [web] }, { logger, http: config.limits.http });
+  const admin = await buildAdminApp(deps, [trpcPlugin(deps, adminToken)], { logger, http: config.limits.http });
   log = app.log;
   return {
     app,
+    admin,
     adminToken,
+    // The admin listener first: once the public one answers, both are up.
+    listen: async () => {
+      await admin.listen({ port: config.adminPort, host: config.adminHost });
+      await app.listen({ port: config.port, host: config.host });
+    },
     close: async () => {
       unsubscribe();
       stopHostedInvalidations();
       await app.close();
+      await admin.close();
       await badgeWiring.close();
     },
   };

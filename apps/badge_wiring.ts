@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
-import { type Database, postgresBadgeStore } from "../adapters/db/mod.ts";
-import { logMailer, type MailLog, smtpMailer } from "../adapters/mail/mod.ts";
+import { type Database, postgresBadgeStore, postgresRateCounter } from "../adapters/db/mod.ts";
+import { logMailer, type MailLog, sharedMailBudget, smtpMailer } from "../adapters/mail/mod.ts";
 import {
   type BadgeRestDeps,
   type HostedBroadcast,
@@ -45,7 +45,9 @@ export const wireBadges = async (
       for (const listener of listeners) listener(kind, id);
     },
   };
-  const smtp = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
+  const smtp = config.smtpUrl
+    ? smtpMailer(config.smtpUrl, config.mailFrom, { maxConnections: config.limits.smtpMaxConnections })
+    : null;
   const mailer: Mailer = smtp ?? logMailer(log);
   const pending = new Set<Promise<unknown>>();
   const badges: BadgeRestDeps = {
@@ -53,6 +55,7 @@ export const wireBadges = async (
       store: invalidatingStore(postgresBadgeStore(db), hosted, broadcast),
       mailer,
       urls: { publicBase: config.publicUrl },
+      mailBudget: sharedMailBudget(postgresRateCounter(db), config.limits.mailPerOrganizationPerHour, log),
     },
     newId: () => uuidv7(),
     newEventId: () => uuidv7(),

@@ -7,9 +7,11 @@ import { BADGE_HANDLERS, BADGE_OPTIONS, BADGE_USAGE } from "./cli_badges.ts";
 import { EMPLOYEE_HANDLERS, EMPLOYEE_OPTIONS, EMPLOYEE_USAGE } from "./cli_employees.ts";
 import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
 import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_workforce.ts";
+import { adminPortOf } from "./config.ts";
 
 /**
- * The admin CLI: a tRPC client of a running server (LAUREL_URL, default http://localhost:3000),
+ * The admin CLI: a tRPC client of a running server's admin listener (LAUREL_URL; default
+ * http://localhost:$ADMIN_PORT, ADMIN_PORT itself defaulting to PORT + 1 as for the server),
  * authenticated by LAUREL_ADMIN_TOKEN or DATA_DIR/admin-token.
  */
 const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
@@ -21,7 +23,7 @@ ${WEBHOOK_USAGE}
 ${WORKFORCE_USAGE}
 ${EMPLOYEE_USAGE}
 
-Environment: LAUREL_URL (default http://localhost:3000), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
+Environment: LAUREL_URL (the admin listener; default http://localhost:$ADMIN_PORT, itself PORT + 1 = 3001), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
 
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`${message}\n`);
@@ -110,7 +112,7 @@ export const main = async (
   const [resource, action] = parsed.positionals;
   const handler = { ...HANDLERS, ...extra }[`${resource} ${action}`];
   if (parsed.values.help || !handler) return fail(USAGE, parsed.values.help ? 0 : 2);
-  const url = (process.env.LAUREL_URL ?? "http://localhost:3000").replace(/\/+$/, "");
+  const url = (process.env.LAUREL_URL || `http://localhost:${adminPortOf(process.env)}`).replace(/\/+$/, "");
   const client = createTRPCClient<AppRouter>({
     links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${adminToken()}` }) })],
   });

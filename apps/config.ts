@@ -1,10 +1,14 @@
 import { resolve } from "node:path";
+import { type LimitsConfig, readLimitsConfig } from "./limits_config.ts";
 import { readWebhookConfig, type WebhookConfig } from "./webhook_config.ts";
 
 /** Process configuration from the environment (README, "Configuration"). */
 export interface Config {
   port: number;
   host: string;
+  /** The admin listener (tRPC, /metrics, /healthz): ADMIN_PORT (PORT + 1), ADMIN_HOST (127.0.0.1). */
+  adminPort: number;
+  adminHost: string;
   baseUrl: string;
   authUrl: string;
   databaseUrl: string | undefined;
@@ -28,13 +32,25 @@ export interface Config {
   invitationsPerHour: number;
   /** Webhook delivery (issue 4): WEBHOOK_* variables. */
   webhooks: WebhookConfig;
+  /** Timeouts, connection and rate limits: HTTP_*, RATE_LIMIT*, MAIL_PER_*, SMTP_MAX_CONNECTIONS. */
+  limits: LimitsConfig;
 }
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, "");
 
+/** ADMIN_PORT, or PORT + 1: how the server and the CLI find the admin listener. */
+export const adminPortOf = (env: NodeJS.ProcessEnv): number => {
+  const port = env.ADMIN_PORT ? Number(env.ADMIN_PORT) : Number(env.PORT ?? 3000) + 1;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`ADMIN_PORT must be a TCP port, not ${env.ADMIN_PORT ?? port}`);
+  }
+  return port;
+};
+
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a TCP port, not ${env.PORT}`);
+  const adminPort = adminPortOf(env);
   const origin = `http://localhost:${port}`;
   const baseUrl = trimSlash(env.BASE_URL ?? `${origin}/v1`);
   const authUrl = trimSlash(env.AUTH_URL ?? origin);
@@ -50,6 +66,8 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   return {
     port,
     host: env.HOST ?? "0.0.0.0",
+    adminPort,
+    adminHost: env.ADMIN_HOST || "127.0.0.1",
     baseUrl,
     authUrl,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -67,5 +85,6 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     issuerDefaultEmail: env.ISSUER_DEFAULT_EMAIL || undefined,
     invitationsPerHour,
     webhooks: readWebhookConfig(env),
+    limits: readLimitsConfig(env),
   };
 };

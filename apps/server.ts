@@ -25,8 +25,10 @@ const server = await orRefuse(
     await db.close();
   },
 );
-await server.app.listen({ port: config.port, host: config.host });
-server.app.log.info(`listening on ${config.port} (Node ${process.version}); REST at ${config.baseUrl}`);
+await server.listen();
+server.app.log.info(
+  `listening on ${config.port} (Node ${process.version}); REST at ${config.baseUrl}; admin API on ${config.adminHost}:${config.adminPort}`,
+);
 onShutdown(async () => {
   await server.close();
   await nc.drain();

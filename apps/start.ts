@@ -47,9 +47,10 @@ if (config.webhooks.inProcessWorkers) {
     metrics: pipelineMetrics(metrics),
   });
 }
-await server.app.listen({ port: config.port, host: config.host });
+await server.listen();
 server.app.log.info(
   `Laurel listening on ${config.port} (Node ${process.version}): REST ${config.baseUrl}, token endpoint ${config.authUrl}/oauth/token, docs /docs; ` +
+    `admin API (tRPC, /metrics) on ${config.adminHost}:${config.adminPort}; ` +
     `database ${db.kind}${db.kind === "pglite" ? ` in ${config.dataDir}` : ""}, NATS ${localNats ? "local" : natsUrl}; ` +
     `admin token in ${config.adminToken ? "LAUREL_ADMIN_TOKEN" : join(config.dataDir, "admin-token")}`,
 );

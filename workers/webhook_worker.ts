@@ -1,3 +1,4 @@
+import { boundedCache } from "../adapters/cache/mod.ts";
 import type { SecretBox } from "../core/credentials/mod.ts";
 import {
   type AttemptClassification,
@@ -183,7 +184,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const dispatchSlots = workSlots(options.concurrency);
   const limits = destinationLimits(options.perDestination);
   const rowRefused = deps.isRowRefusal ?? (() => false);
-  const targetCache = new Map<string, { at: number; target: Promise<Target>; value?: Target }>();
+  // One entry per organization with deliveries under way; the settings-change message drops one.
+  const targetCache = boundedCache<{ target: Promise<Target>; value?: Target }>({
+    maxEntries: 10_000,
+    maxBytes: 32 * 1024 * 1024,
+    ttlMs: options.targetCacheMs,
+  });
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
@@ -209,17 +215,14 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   };
   /** The organization's target when the cache holds it loaded and fresh (no promise to await). */
   const cachedTarget = (organizationId: string): Target | undefined => {
-    const hit = targetCache.get(organizationId);
-    return hit?.value && performance.now() - hit.at < options.targetCacheMs ? hit.value : undefined;
+    return targetCache.get(organizationId)?.value;
   };
   const targetOf = (organizationId: string): Promise<Target> => {
-    const now = performance.now();
     const hit = targetCache.get(organizationId);
-    if (hit && now - hit.at < options.targetCacheMs) return hit.target;
+    if (hit) return hit.target;
     const target = loadTarget(organizationId);
     if (options.targetCacheMs > 0) {
-      if (targetCache.size > 10_000) targetCache.clear();
-      const entry: { at: number; target: Promise<Target>; value?: Target } = { at: now, target };
+      const entry: { target: Promise<Target>; value?: Target } = { target };
       targetCache.set(organizationId, entry);
       target.then(
         (value) => {

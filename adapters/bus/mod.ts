@@ -15,7 +15,7 @@ export {
 export type { LocalNats } from "./local_nats_server.ts";
 export { freePort, startLocalNats } from "./local_nats_server.ts";
 export type { NatsConnection, NatsSecurity } from "./nats_connection.ts";
-export { connectNats, natsConnectOptions, natsHealthy } from "./nats_connection.ts";
+export { connectNats, natsConnectOptions, natsHealthy, watchReconnects } from "./nats_connection.ts";
 export type { HostedInvalidation } from "./nats_hosted_invalidations.ts";
 export {
   HOSTED_INVALIDATIONS_SUBJECT,

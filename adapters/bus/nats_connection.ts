@@ -94,3 +94,13 @@ export const subscribeJson = (
   });
   return () => sub.unsubscribe();
 };
+
+/**
+ * Calls `onReconnect` each time the connection comes back after a loss: messages published while
+ * it was away (revocations, invalidations) never arrived, so what they would have cleared must go.
+ */
+export const watchReconnects = (nc: NatsConnection, onReconnect: () => void): void => {
+  void (async () => {
+    for await (const status of nc.status()) if (status.type === "reconnect") onReconnect();
+  })();
+};

@@ -1,16 +1,16 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { WEBHOOK_SECRET_BYTES, type WebhookCrypto } from "../../core/webhooks/mod.ts";
+import { boundedCache } from "../cache/mod.ts";
 
 /** Standard Webhooks keys and signatures on node:crypto: HMAC-SHA256, standard base64. */
 export const nodeWebhookCrypto = (): WebhookCrypto => {
   // Decoding the same few keys on every attempt is wasted work: keep the last ones.
-  const keys = new Map<string, Buffer>();
+  const keys = boundedCache<Buffer>({ maxEntries: 1_000, maxBytes: 1024 * 1024, ttlMs: 0 });
   return {
     newKey: () => randomBytes(WEBHOOK_SECRET_BYTES).toString("base64"),
     sign(keyBase64, input) {
       let key = keys.get(keyBase64);
       if (!key) {
-        if (keys.size > 1000) keys.clear();
         key = Buffer.from(keyBase64, "base64");
         keys.set(keyBase64, key);
       }

@@ -13,6 +13,8 @@ export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents } from "./postgres_listen.ts";
+export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
+export { postgresRateCounter } from "./postgres_rate_counter.ts";
 export {
   postgresDeliveryAdminStore,
   postgresDeliveryFigures,

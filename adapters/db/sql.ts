@@ -1,3 +1,4 @@
+import { boundedCache, keyBytes } from "../cache/mod.ts";
 import type { Database, Em } from "./orm.ts";
 
 interface RawResult {
@@ -54,12 +55,14 @@ const numberPlaceholders = (sql: string): string => {
 };
 
 /** `?` placeholders numbered (`$1`, `$2`...), remembered per statement text (the loops reuse a few). */
-const numberedTexts = new Map<string, string>();
+const numberedTexts = boundedCache<string>(
+  { maxEntries: 200, maxBytes: 4 * 1024 * 1024, ttlMs: 0 },
+  { sizeOf: (text, key) => keyBytes(key) + text.length * 2 },
+);
 const numberedText = (sql: string): string => {
   let text = numberedTexts.get(sql);
   if (text === undefined) {
     text = numberPlaceholders(sql);
-    if (numberedTexts.size > 100) numberedTexts.clear();
     numberedTexts.set(sql, text);
   }
   return text;

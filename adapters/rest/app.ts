@@ -15,6 +15,7 @@ import type { RestDeps } from "./deps.ts";
 import { errorBody, STATUS_FOR_CODE, WWW_AUTHENTICATE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
 import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";
+import { type RateLimits, registerRateLimits } from "./rate_limits.ts";
 import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
 import { badgeFeedRoutes } from "./routes/badge_feed.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
@@ -84,10 +85,57 @@ const PART_MESSAGES: Record<string, string> = {
   headers: "The request's headers are invalid",
 };
 
+/** How long a client may take and how many may be connected (per listener). */
+export interface HttpLimits {
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 72_000,
+  maxConnections: 10_000,
+};
+
+/**
+ * Node's HTTP server with the limits applied: a client that trickles its headers or body is cut
+ * off once the timeout passes (checked several times per timeout), and connections beyond the
+ * limit are closed at once.
+ */
+export const limitedServer = (limits: HttpLimits, handler: http.RequestListener): http.Server => {
+  const server = http.createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.max(100, Math.min(2_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    handler,
+  );
+  server.maxConnections = limits.maxConnections;
+  return server;
+};
+
 /** Raw HTTP answer for requests Node's parser refuses before Fastify sees them. */
 const rawError = (status: number, reason: string, message: string): string => {
   const body = JSON.stringify(errorBody("bad_request", message));
   return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+};
+
+/**
+ * A caller whose credentials failed too often lately (per client address, across processes) is
+ * answered 429 before its credentials are even looked at; every 401 counts as a failure.
+ */
+export const failedAuthenticationLimits = (app: FastifyInstance, limits: RateLimits): void => {
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.headers.authorization !== undefined) await limits.refuseIfFailing(request, reply, `ip:${request.ip}`);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    if (reply.statusCode === 401) await limits.failed(request, `ip:${request.ip}`).catch(() => {});
+  });
 };
 
 /**
@@ -96,8 +144,9 @@ const rawError = (status: number, reason: string, message: string): string => {
  */
 export const buildRestApp = async (
   deps: RestDeps,
-  options: { logger?: FastifyServerOptions["logger"] } = {},
+  options: { logger?: FastifyServerOptions["logger"]; http?: HttpLimits } = {},
 ): Promise<FastifyInstance> => {
+  const httpLimits = options.http ?? DEFAULT_HTTP_LIMITS;
   // Conditional GETs of cached hosted records are answered before Fastify (routes/obi.ts); with
   // per-request logging on, every request goes through Fastify so that each is logged.
   const notModified =
@@ -105,24 +154,11 @@ export const buildRestApp = async (
   const app: FastifyInstance = Fastify({
     logger: options.logger ?? false,
     // Fastify's own HTTP/1 server (same settings), with the early answer in front of its handler.
-    serverFactory: (handler, factoryOptions) => {
-      const opts = factoryOptions as {
-        http?: http.ServerOptions;
-        keepAliveTimeout?: number;
-        requestTimeout?: number;
-        connectionTimeout?: number;
-        maxRequestsPerSocket?: number;
-      };
-      const server = http.createServer(opts.http ?? {}, (req, res) => {
+    serverFactory: (handler) =>
+      limitedServer(httpLimits, (req, res) => {
         if (notModified?.(req, res)) return;
         handler(req, res);
-      });
-      server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
-      server.requestTimeout = opts.requestTimeout ?? 0;
-      server.setTimeout(opts.connectionTimeout ?? 0);
-      if ((opts.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
-      return server;
-    },
+      }),
     bodyLimit: BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: process.env.LOG_REQUESTS !== "1" }),
     return503OnClosing: true,
@@ -219,6 +255,9 @@ export const buildRestApp = async (
     },
   );
 
+  const limits = await registerRateLimits(app, deps.rateLimits ?? { settings: null });
+  failedAuthenticationLimits(app, limits);
+
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody("not_found", `No route for ${request.method} ${request.url.split("?")[0]}`)),
   );
@@ -246,12 +285,12 @@ export const buildRestApp = async (
 
   const apiPrefix = pathPrefix(deps.baseUrl);
   app.addHook("preValidation", refuseUnstorableText);
-  await app.register(operationalRoutes(deps));
-  await app.register(tokenEndpointRoutes(deps, pathPrefix(deps.authUrl)));
+  await app.register(operationalRoutes(deps, { metrics: false }));
+  await app.register(tokenEndpointRoutes({ ...deps, limits }, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeTemplateRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(badgeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(badgeRoutes({ ...deps, limits }, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeFeedRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });

@@ -12,6 +12,7 @@ import type { EventStore } from "../../core/events/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
+import type { RateLimitDeps, RateLimits } from "./rate_limits.ts";
 import type { EmployeeRestDeps } from "./routes/employees.ts";
 
 /** Everything the REST adapter needs, passed in by the app that wires it. */
@@ -38,7 +39,11 @@ export interface RestDeps {
   employees: EmployeeRestDeps;
   health(): Promise<Record<string, boolean>>;
   metrics?(): Promise<string> | string;
-  /** Further route plugins (badges, events, tRPC...), registered at the root. */
+  /** Request limits (none: unlimited) and the store failed authentications are counted in. */
+  rateLimits?: RateLimitDeps;
+  /** Set by the app from `rateLimits`: the limits' hooks its routes apply. */
+  limits?: RateLimits;
+  /** Further plugins on the public listener (the earners' web pages). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>;
 }
 

@@ -1,3 +1,5 @@
+export { buildAdminApp } from "./admin_app.ts";
+export type { HttpLimits } from "./app.ts";
 export { BODY_LIMIT, buildRestApp } from "./app.ts";
 export type { Authenticated, Authenticator, AuthenticatorDeps, CredentialRef } from "./authenticator.ts";
 export { cachingAuthenticator } from "./authenticator.ts";

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import { Agent } from "undici";
 import { type AttemptRequest, type Cidr, type PostResult, RESPONSE_EXCERPT_BYTES } from "../../core/webhooks/mod.ts";
+import { boundedCache } from "../cache/mod.ts";
 import { BlockedAddressError, guardedConnector } from "./guarded_connector.ts";
 
 export interface WebhookPoster {
@@ -210,13 +211,16 @@ export const undiciWebhookPoster = (options: WebhookPosterOptions): WebhookPoste
   const userAgent = options.userAgent ?? "Laurel-Webhooks/1";
   const timeouts = timeoutSlices(options.timeoutMs);
   // `new URL` of the same few webhook URLs on every attempt is wasted work: keep the last ones.
-  const targets = new Map<string, { origin: string; path: string }>();
+  const targets = boundedCache<{ origin: string; path: string }>({
+    maxEntries: 10_000,
+    maxBytes: 8 * 1024 * 1024,
+    ttlMs: 0,
+  });
   const targetOf = (url: string): { origin: string; path: string } => {
     let t = targets.get(url);
     if (!t) {
       const u = new URL(url);
       t = { origin: u.origin, path: `${u.pathname}${u.search}` };
-      if (targets.size > 10_000) targets.clear();
       targets.set(url, t);
     }
     return t;

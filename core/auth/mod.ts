@@ -16,4 +16,10 @@ export { ALL_FLAGS, actionForMethod, authorize, flagsOf } from "./permissions.ts
 export type { Scope } from "./scopes.ts";
 export { formatScopes, isScope, parseScopeParam, SCOPES } from "./scopes.ts";
 export type { OAuthError, OAuthErrorCode, TokenRequest } from "./token_request.ts";
-export { INVALID_CLIENT, oauthErrorStatus, parseTokenRequest } from "./token_request.ts";
+export {
+  INVALID_CLIENT,
+  MAX_CLIENT_ID_LENGTH,
+  MAX_CLIENT_SECRET_LENGTH,
+  oauthErrorStatus,
+  parseTokenRequest,
+} from "./token_request.ts";

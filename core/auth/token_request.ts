@@ -25,6 +25,10 @@ const oauthError = (error: OAuthErrorCode, error_description: string): { ok: fal
   error: { error, error_description },
 });
 
+/** Longer client credentials are refused before any look-up (issued ones are 43 characters). */
+export const MAX_CLIENT_ID_LENGTH = 128;
+export const MAX_CLIENT_SECRET_LENGTH = 256;
+
 const ALLOWED_PARAMS = new Set(["grant_type", "scope", "client_id", "client_secret"]);
 
 /**
@@ -59,6 +63,10 @@ export const parseTokenRequest = (
     if (!bodyId || !bodySecret) return { ok: false, error: INVALID_CLIENT };
     clientId = bodyId;
     clientSecret = bodySecret;
+  }
+  // No client has such credentials: refused like any unknown client, before any look-up.
+  if (clientId.length > MAX_CLIENT_ID_LENGTH || clientSecret.length > MAX_CLIENT_SECRET_LENGTH) {
+    return { ok: false, error: INVALID_CLIENT };
   }
   const scope = parseScopeParam(get("scope"));
   if (!scope.ok) return oauthError("invalid_scope", scope.reason);

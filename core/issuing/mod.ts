@@ -16,7 +16,7 @@ export type { IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
-export type { Mailer, MailMessage } from "./notifications.ts";
+export type { MailBudget, Mailer, MailMessage } from "./notifications.ts";
 export { escapeHtml, notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
 export type {
   BadgeStore,

@@ -15,6 +15,15 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>;
 }
 
+/**
+ * How many notifications an organization may still send: a credential that can issue badges must
+ * not turn the notification mail into a relay for mail in bulk.
+ */
+export interface MailBudget {
+  /** Takes one message from the organization's budget; false: spent for now, send nothing. */
+  take(organizationId: string): Promise<boolean>;
+}
+
 /** Which pending-badge notification an issue sends (spec §6.3), from the account owning the address. */
 export const notificationKind = (earner: Earner | null): PendingNotificationEventType => {
   if (earner === null) return "pending_badge_notification.no_user.sent";
@@ -54,7 +63,7 @@ export const pendingBadgeMessage = (
 /**
  * Sends the pending-badge notification of a badge just issued, unless the issuer suppressed it,
  * and then records its event (in a transaction of its own: the mail cannot roll back). Returns
- * the kind sent, or null when suppressed.
+ * the kind sent, or null when suppressed or over the organization's mail budget.
  */
 export const notifyPendingBadge = async (
   deps: IssuingDeps,
@@ -63,6 +72,7 @@ export const notifyPendingBadge = async (
 ): Promise<PendingNotificationEventType | null> => {
   const { view } = issued;
   if (view.badge.suppress_badge_notification_email) return null;
+  if (deps.mailBudget && !(await deps.mailBudget.take(view.badge.organization_id))) return null;
   const kind = notificationKind(issued.earner);
   await deps.mailer.send(pendingBadgeMessage(view, kind, deps.urls));
   const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls);

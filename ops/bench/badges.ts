@@ -76,7 +76,7 @@ const json = async (url: string, init: RequestInit): Promise<Record<string, unkn
 };
 
 const trpc = (laurel: Laurel, path: string, input: unknown) =>
-  json(`${laurel.origin}/trpc/${path}`, {
+  json(`${laurel.adminOrigin}/trpc/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${laurel.adminToken}` },
     body: JSON.stringify(input),

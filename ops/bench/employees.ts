@@ -60,9 +60,11 @@ const main = async (): Promise<void> => {
   try {
     const natsUrl = process.env.NATS_URL ?? (nats as LocalNats).url;
     const port = await freePort();
+    const adminPort = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const config = readConfig({
       PORT: String(port),
+      ADMIN_PORT: String(adminPort),
       HOST: "127.0.0.1",
       BASE_URL: `${origin}/v1`,
       AUTH_URL: origin,
@@ -73,13 +75,13 @@ const main = async (): Promise<void> => {
     const db = await openDatabase({ databaseUrl, dataDir: dir });
     const nc = await connectNats(natsUrl, "laurel-bench");
     const server = await buildApiServer(config, db, nc, false);
-    await server.app.listen({ port, host: "127.0.0.1" });
+    await server.listen();
     try {
-      const created = await server.app.inject({
+      const created = await server.admin.inject({
         method: "POST",
         url: "/trpc/organizations.create",
         headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
-        payload: { name: "Bench employer" },
+        payload: { name: "Bench employer", email: "bench@example.org" },
       });
       const org = JSON.parse(created.body).result.data as {
         organization: { id: string };
@@ -141,7 +143,10 @@ const main = async (): Promise<void> => {
       const run = await promisify(execFile)(
         process.execPath,
         ["apps/cli.ts", "employees", "import", "--organization", orgId, "--file", csv, "--json"],
-        { cwd: REPO_ROOT, env: { ...process.env, LAUREL_URL: origin, LAUREL_ADMIN_TOKEN: server.adminToken } },
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, LAUREL_URL: `http://127.0.0.1:${adminPort}`, LAUREL_ADMIN_TOKEN: server.adminToken },
+        },
       );
       const importMs = performance.now() - t0;
       const report = JSON.parse(run.stdout) as { created: number };

@@ -3,6 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { BENCH_RATE_LIMITS } from "./laurel_setup.ts";
 import { freePort, type RunningServer, startServer } from "./lib.ts";
 
 export const createBenchDatabase = async (adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> => {
@@ -27,11 +28,14 @@ export const createBenchDatabase = async (adminUrl: string): Promise<{ url: stri
 export interface Laurel {
   server: RunningServer;
   origin: string;
+  /** The admin listener: tRPC and /metrics. */
+  adminOrigin: string;
   adminToken: string;
 }
 
 export const startLaurelServer = async (databaseUrl: string, natsUrl: string, dataDir: string): Promise<Laurel> => {
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const adminToken = randomBytes(24).toString("base64url");
   const server = await startServer({
@@ -47,9 +51,11 @@ export const startLaurelServer = async (databaseUrl: string, natsUrl: string, da
       DATABASE_URL: databaseUrl,
       NATS_URL: natsUrl,
       LAUREL_ADMIN_TOKEN: adminToken,
+      ADMIN_PORT: String(adminPort),
+      ...BENCH_RATE_LIMITS,
     },
     ready: /listening on/,
     readyTimeoutMs: 120_000,
   });
-  return { server, origin, adminToken };
+  return { server, origin, adminOrigin: `http://127.0.0.1:${adminPort}`, adminToken };
 };

@@ -39,11 +39,29 @@ export function laurelLaunch(context: LaurelLaunchContext): LaurelLaunch {
       AUTH_URL: origin,
       DATA_DIR: context.dataDir,
       LAUREL_ADMIN_TOKEN: context.adminToken,
+      // Limits on, set above what one load generator sends: the figures include their cost.
+      ...BENCH_RATE_LIMITS,
     },
     ready: /listening/i,
     readyTimeoutMs: 120_000,
   };
 }
+
+/** Every request limit on, none ever reached by a benchmark's load. */
+export const BENCH_RATE_LIMITS = {
+  RATE_LIMIT_TOKEN_PER_MINUTE: "1000000000",
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: "1000000000",
+  RATE_LIMIT_ADMIN_PER_MINUTE: "1000000000",
+  RATE_LIMIT_ISSUE_PER_MINUTE: "1000000000",
+  MAIL_PER_ORGANIZATION_PER_HOUR: "1000000000",
+};
+
+/** The admin listener (tRPC) of a server started with the default ADMIN_PORT, PORT + 1. */
+export const adminOriginOf = (origin: string): string => {
+  const url = new URL(origin);
+  url.port = String(Number(url.port) + 1);
+  return url.origin;
+};
 
 /** What run.ts passes to `setupLaurel` besides the origin. */
 export interface LaurelSetupContext {
@@ -87,7 +105,7 @@ export interface LaurelFixture {
  * so `listPath` returns a full page of 50 read from the database.
  */
 export async function setupLaurel(baseUrl: string, context: LaurelSetupContext): Promise<LaurelFixture> {
-  const res = await fetch(`${baseUrl}/trpc/organizations.create`, {
+  const res = await fetch(`${adminOriginOf(baseUrl)}/trpc/organizations.create`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${context.adminToken}` },
     body: JSON.stringify({ name: "Bench", email: "bench@example.org" }),

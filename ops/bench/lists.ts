@@ -88,7 +88,7 @@ const main = async (): Promise<number> => {
     if (!process.env.NATS_URL) nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
     const laurel = await startLaurelServer(database.url, process.env.NATS_URL || (nats as LocalNats).url, dataDir);
     started.push(laurel.server);
-    const created = await trpc(laurel.origin, laurel.adminToken, "organizations.create", {
+    const created = await trpc(laurel.adminOrigin, laurel.adminToken, "organizations.create", {
       name: "Bench Org",
       email: "bench@example.org",
     });

@@ -5,15 +5,14 @@
 // it may write to) and NATS_URL set. Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
 // 3), BENCH_CONNECTIONS (default 50), BENCH_VERBOSE=1. Prints its figures; writes no file.
 
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startLaurelServer } from "./laurel_process.ts";
 import {
   basicHeader,
   formatMs,
   formatRps,
-  freePort,
   markdownTable,
   measure,
   RESULT_HEADERS,
@@ -21,7 +20,6 @@ import {
   resultRow,
   settingsFromEnv,
   startPeer,
-  startServer,
 } from "./lib.ts";
 
 const settings = settingsFromEnv();
@@ -40,31 +38,12 @@ const json = async (url: string, init: RequestInit): Promise<Record<string, unkn
 const started: RunningServer[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-web-"));
 try {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const adminToken = randomBytes(24).toString("base64url");
-  const laurel = await startServer({
-    name: "laurel",
-    command: process.execPath,
-    args: ["apps/server.ts"],
-    env: {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      BASE_URL: `${origin}/v1`,
-      AUTH_URL: origin,
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      NATS_URL: natsUrl,
-      LAUREL_ADMIN_TOKEN: adminToken,
-      WEBHOOK_WORKERS: "0",
-    },
-    ready: /listening on/,
-    readyTimeoutMs: 120_000,
-  });
-  started.push(laurel);
+  const laurel = await startLaurelServer(databaseUrl, natsUrl, dataDir);
+  started.push(laurel.server);
+  const { origin, adminOrigin, adminToken } = laurel;
   const trpc = async (path: string, input: unknown) =>
     (
-      (await json(`${origin}/trpc/${path}`, {
+      (await json(`${adminOrigin}/trpc/${path}`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
         body: JSON.stringify(input),
@@ -72,7 +51,7 @@ try {
     ).result.data;
 
   // One accepted, public badge: what a shared link opens.
-  const created = await trpc("organizations.create", { name: "Bench Web Org" });
+  const created = await trpc("organizations.create", { name: "Bench Web Org", email: "bench@example.org" });
   const orgId = (created.organization as { id: string }).id;
   const headers = {
     authorization: basicHeader((created.authorization_token as { token: string }).token, ""),
@@ -120,7 +99,7 @@ try {
   log(
     `Public badge page, ${body.length} bytes; ${settings.warmup} s warm-up + ${settings.duration} s, ${settings.connections} connections`,
   );
-  const laurelResult = await measure({ url: pageUrl }, settings, laurel.pid);
+  const laurelResult = await measure({ url: pageUrl }, settings, laurel.server.pid);
   const bareResult = await measure({ url: `${bare.url}/badges/${badgeId}` }, settings, bare.pid);
   const ratio = laurelResult.rps / bareResult.rps;
   log(

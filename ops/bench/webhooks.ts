@@ -40,6 +40,7 @@ import { appendEvents, type Database, type Em, openDatabase } from "../../adapte
 import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { badgeEvent } from "../../core/events/mod.ts";
 import { DEFAULT_MAX_CONCURRENT_PER_DESTINATION } from "../../core/webhooks/mod.ts";
+import { adminOriginOf, BENCH_RATE_LIMITS } from "./laurel_setup.ts";
 import {
   delay,
   formatRps,
@@ -257,6 +258,7 @@ const setUp = async (): Promise<Stack> => {
       NATS_URL: nats.url,
       LAUREL_ADMIN_TOKEN: adminToken,
       LOG_LEVEL: "info",
+      ...BENCH_RATE_LIMITS,
     },
     /listening on/,
   );
@@ -281,7 +283,7 @@ const setUp = async (): Promise<Stack> => {
 };
 
 const trpc = async (s: Stack, path: string, input: unknown): Promise<unknown> => {
-  const res = await fetch(`${s.origin}/trpc/${path}`, {
+  const res = await fetch(`${adminOriginOf(s.origin)}/trpc/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${s.adminToken}` },
     body: JSON.stringify(input),

@@ -91,7 +91,7 @@ t.test("users.create: an account with its addresses; one account per address", a
     last_name: "b",
   });
   t.equal(nul.code, "BAD_REQUEST", "a NUL in a name is refused, not a database error");
-  const anonymous = await fetch(`${laurel.origin}/trpc/users.create`, {
+  const anonymous = await fetch(`${laurel.adminOrigin}/trpc/users.create`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ email: "z@example.org", first_name: "a", last_name: "b" }),
@@ -200,7 +200,7 @@ t.test("accept, reject and privacy over tRPC, each with its event in the same tr
 t.test("the CLI: users create, badges accept / reject / privacy", async (t) => {
   const org = await organization(laurel, "CLI Org");
   const tpl = await createTemplate(laurel, org, { allow_duplicate_badges: true });
-  const env = { LAUREL_URL: laurel.origin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken };
+  const env = { LAUREL_URL: laurel.adminOrigin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken };
   const cli = (...args: string[]) => runTs("apps/cli.ts", args, env);
 
   const created = await cli(

@@ -142,10 +142,15 @@ t.test("a batch whose statement fails: each call falls back to its own write", a
 t.test("two API processes issuing at once for one organization: seq stays dense", async (t) => {
   const { a, b, adminToken, databaseUrl, close } = await spawnTwoServers();
   t.teardown(close);
-  const { organization: org, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
-    name: "Two Process Issuer",
-    email: "issuer@example.org",
-  })) as OrganizationWithToken;
+  const { organization: org, authorization_token } = (await trpcMutation(
+    a.adminOrigin,
+    adminToken,
+    "organizations.create",
+    {
+      name: "Two Process Issuer",
+      email: "issuer@example.org",
+    },
+  )) as OrganizationWithToken;
   const auth = basic(authorization_token.token);
   const post = async (origin: string, path: string, body: unknown) => {
     const res = await fetch(`${origin}/v1/organizations/${org.id}${path}`, {

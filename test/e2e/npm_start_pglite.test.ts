@@ -12,8 +12,11 @@ import { tempDir } from "../support/services.ts";
 t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t) => {
   const dir = tempDir();
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://localhost:${port}`;
-  const env = { DATA_DIR: dir.path, PORT: String(port), DATABASE_URL: "", NATS_URL: "", LOG_LEVEL: "info" };
+  const adminOrigin = `http://localhost:${adminPort}`;
+  const ports = { PORT: String(port), ADMIN_PORT: String(adminPort) };
+  const env = { DATA_DIR: dir.path, ...ports, DATABASE_URL: "", NATS_URL: "", LOG_LEVEL: "info" };
   const server = await startTs("apps/start.ts", env, (out) => out.includes("Laurel listening"));
   t.teardown(async () => {
     await server.stop();
@@ -27,12 +30,17 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
   const health = await fetch(`${origin}/healthz`);
   t.equal(health.status, 200);
   t.same(await health.json(), { status: "ok", checks: { database: true, nats: true } });
+  t.equal((await fetch(`${adminOrigin}/healthz`)).status, 200, "health on the admin listener too");
+  t.equal((await fetch(`${origin}/trpc/organizations.list`)).status, 404, "no admin API on the public listener");
+  t.equal((await fetch(`${origin}/metrics`)).status, 404, "no metrics on the public listener");
+  t.match(await (await fetch(`${adminOrigin}/metrics`)).text(), /laurel_/);
 
+  // No LAUREL_URL: the CLI finds the admin listener from PORT / ADMIN_PORT as the server does.
   const cli = await runTs(
     "apps/cli.ts",
     ["organizations", "create", "--name", "Acme", "--email", "acme@example.org", "--json"],
     {
-      LAUREL_URL: origin,
+      ...ports,
       DATA_DIR: dir.path,
     },
   );
@@ -50,12 +58,12 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
   });
   const org = created.organization.id as string;
 
-  const human = await runTs("apps/cli.ts", ["organizations", "list"], { LAUREL_URL: origin, DATA_DIR: dir.path });
+  const human = await runTs("apps/cli.ts", ["organizations", "list"], { LAUREL_URL: adminOrigin, DATA_DIR: dir.path });
   t.equal(human.code, 0);
   t.match(human.stdout, new RegExp(`id: ${org}\\s+name: Acme`));
 
   const noToken = await runTs("apps/cli.ts", ["organizations", "list"], {
-    LAUREL_URL: origin,
+    LAUREL_URL: adminOrigin,
     LAUREL_ADMIN_TOKEN: "wrong",
   });
   t.equal(noToken.code, 1, "a wrong admin token is refused");

@@ -9,7 +9,7 @@ t.test("rotation and application deletion reach every API process", async (t) =>
   // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).
   const { a, b, adminToken, close } = await spawnTwoServers("https://laurel.example");
   t.teardown(close);
-  const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
+  const { organization, authorization_token } = (await trpcMutation(a.adminOrigin, adminToken, "organizations.create", {
     name: "Two Process Org",
     email: "issuer@example.org",
   })) as OrganizationWithToken;
@@ -61,7 +61,7 @@ t.test("a revoked badge stops revalidating on every API process at once", async 
   // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).
   const { a, b, adminToken, close } = await spawnTwoServers("https://laurel.example");
   t.teardown(close);
-  const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
+  const { organization, authorization_token } = (await trpcMutation(a.adminOrigin, adminToken, "organizations.create", {
     name: "Hosted Org",
     email: "issuer@example.org",
   })) as OrganizationWithToken;
@@ -83,7 +83,7 @@ t.test("a revoked badge stops revalidating on every API process at once", async 
     recipient_email: "ada@example.org",
   });
   t.equal(badge.status, 201);
-  await trpcMutation(a.origin, adminToken, "badges.accept", { badge_id: badge.body.data.id });
+  await trpcMutation(a.adminOrigin, adminToken, "badges.accept", { badge_id: badge.body.data.id });
   const url = `${b.origin}/v1/obi/v2/badge_assertions/${badge.body.data.id}`;
   const first = await fetch(url);
   t.equal(first.status, 200, "B serves the accepted badge");

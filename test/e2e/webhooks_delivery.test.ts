@@ -47,7 +47,7 @@ t.teardown(async () => {
 const admin = () => laurel.server.adminToken;
 const deliveries = async (organization_id: string, event_id?: string) =>
   (
-    (await trpcQuery(laurel.origin, admin(), "webhooks.deliveries", {
+    (await trpcQuery(laurel.adminOrigin, admin(), "webhooks.deliveries", {
       organization_id,
       ...(event_id ? { event_id } : {}),
     })) as {
@@ -57,7 +57,7 @@ const deliveries = async (organization_id: string, event_id?: string) =>
   ).data;
 const attempts = async (organization_id: string, event_id: string) =>
   (
-    (await trpcQuery(laurel.origin, admin(), "webhooks.attempts", { organization_id, event_id })) as {
+    (await trpcQuery(laurel.adminOrigin, admin(), "webhooks.attempts", { organization_id, event_id })) as {
       data: WebhookAttempt[];
     }
   ).data
@@ -106,7 +106,7 @@ t.test("an event is posted once, signed, with the summary of spec §2.8", async 
   t.equal(listed.status, 200);
   t.equal((listed.body.data as Array<{ id: string }>)[0]?.id, id, "the event is listed");
 
-  const metrics = await (await fetch(`${laurel.origin}/metrics`)).text();
+  const metrics = await (await fetch(`${laurel.adminOrigin}/metrics`)).text();
   t.match(metrics, /laurel_events_recorded_total \d+/);
   const local = await pipeline.metrics.render();
   t.match(local, /laurel_webhook_attempts_total\{outcome="succeeded"\} 1/);
@@ -174,7 +174,7 @@ t.test("a refused connection is a failure that is retried", async (t) => {
   const [delivery] = await deliveries(org.id, id);
   t.ok(delivery?.status === "pending" || delivery?.status === "delivering", "still retrying");
   // Clearing the URL ends it: the next attempt finds nothing to post to.
-  await trpcMutation(laurel.origin, admin(), "webhooks.update", { organization_id: org.id, webhook_url: null });
+  await trpcMutation(laurel.adminOrigin, admin(), "webhooks.update", { organization_id: org.id, webhook_url: null });
   await waitFor("the delivery to end", async () => (await deliveries(org.id, id))[0]?.status === "failed");
 });
 
@@ -218,7 +218,7 @@ t.test("SSRF: 127.0.0.1 is refused as a webhook_url, and a name resolving to it 
     "https://169.254.169.254/",
     "http://example.com/",
   ]) {
-    const refused = await trpcFailure(laurel.origin, admin(), "webhooks.update", {
+    const refused = await trpcFailure(laurel.adminOrigin, admin(), "webhooks.update", {
       organization_id: org.id,
       webhook_url: url,
     });
@@ -232,7 +232,7 @@ t.test("SSRF: 127.0.0.1 is refused as a webhook_url, and a name resolving to it 
     t.notOk(JSON.stringify(refused.body).includes("    at "), "no stack trace in the answer");
   }
   // A shape the schema refuses: 400, with the field named.
-  const malformed = await trpcFailure(laurel.origin, admin(), "webhooks.update", { organization_id: "nope" });
+  const malformed = await trpcFailure(laurel.adminOrigin, admin(), "webhooks.update", { organization_id: "nope" });
   t.equal(malformed.status, 400);
   t.same(
     [...new Set(malformed.body.error.data.errors.map((e) => e.field))],
@@ -240,7 +240,10 @@ t.test("SSRF: 127.0.0.1 is refused as a webhook_url, and a name resolving to it 
     "every issue names organization_id",
   );
   // `localhost` is a name, accepted when set; the worker (no WEBHOOK_ALLOWED_NETWORKS) refuses the address.
-  await trpcMutation(laurel.origin, admin(), "webhooks.update", { organization_id: org.id, webhook_url: receiver.url });
+  await trpcMutation(laurel.adminOrigin, admin(), "webhooks.update", {
+    organization_id: org.id,
+    webhook_url: receiver.url,
+  });
   const pipeline = await startTestPipeline(
     laurel,
     { ...webhookEnv(ca), WEBHOOK_ALLOWED_NETWORKS: "" },
@@ -256,7 +259,7 @@ t.test("SSRF: 127.0.0.1 is refused as a webhook_url, and a name resolving to it 
   });
   t.match(list[0], { outcome: "blocked", status_code: null, error: /refused to connect to 127\.0\.0\.1 \(loopback/ });
   t.equal(receiver.received.length, 0, "nothing reached the receiver");
-  await trpcMutation(laurel.origin, admin(), "webhooks.update", { organization_id: org.id, webhook_url: null });
+  await trpcMutation(laurel.adminOrigin, admin(), "webhooks.update", { organization_id: org.id, webhook_url: null });
 });
 
 t.test("secret rotation: the old secret signs beside the new one", async (t) => {
@@ -265,12 +268,12 @@ t.test("secret rotation: the old secret signs beside the new one", async (t) => 
   receiver.received.length = 0;
   receiver.answer = () => ({ status: 200 });
   const org = await webhookOrganization(laurel, { url: receiver.url });
-  const again = (await trpcMutation(laurel.origin, admin(), "webhooks.secret", { organization_id: org.id })) as {
+  const again = (await trpcMutation(laurel.adminOrigin, admin(), "webhooks.secret", { organization_id: org.id })) as {
     secret: string;
   };
   t.same(again, { secret: org.secret }, "asking again shows the same secret");
   t.match(org.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-  const rotated = (await trpcMutation(laurel.origin, admin(), "webhooks.secret", {
+  const rotated = (await trpcMutation(laurel.adminOrigin, admin(), "webhooks.secret", {
     organization_id: org.id,
     rotate: true,
   })) as {
@@ -304,19 +307,19 @@ t.test("operators redeliver one event, or every failed one since a time", async 
   receiver.answer = () => ({ status: 200 });
   const before = receiver.received.length;
   const first = events[0] as { id: string };
-  const redelivery = (await trpcMutation(laurel.origin, admin(), "webhooks.redeliver", {
+  const redelivery = (await trpcMutation(laurel.adminOrigin, admin(), "webhooks.redeliver", {
     organization_id: org.id,
     event_id: first.id,
   })) as WebhookDelivery;
   t.match(redelivery, { event_id: first.id, status: "pending", attempts_count: 0 });
   t.not(redelivery.id, first.id, "a new delivery");
   await waitFor("the redelivery", async () => (await deliveries(org.id, first.id))[0]?.status === "succeeded");
-  const refused = await trpcFailure(laurel.origin, admin(), "webhooks.redeliver", {
+  const refused = await trpcFailure(laurel.adminOrigin, admin(), "webhooks.redeliver", {
     organization_id: org.id,
     event_id: org.id,
   });
   t.equal(refused.status, 404, "an unknown event");
-  const bulk = (await trpcMutation(laurel.origin, admin(), "webhooks.redeliverFailed", {
+  const bulk = (await trpcMutation(laurel.adminOrigin, admin(), "webhooks.redeliverFailed", {
     organization_id: org.id,
     since,
   })) as {
@@ -333,14 +336,14 @@ t.test("operators redeliver one event, or every failed one since a time", async 
     "with its own webhook-id",
   );
   t.same(receiver.verify([org.secret]), []);
-  const none = (await trpcMutation(laurel.origin, admin(), "webhooks.redeliverFailed", {
+  const none = (await trpcMutation(laurel.adminOrigin, admin(), "webhooks.redeliverFailed", {
     organization_id: org.id,
     since,
   })) as {
     redelivered: number;
   };
   t.equal(none.redelivered, 0, "nothing is failed any more");
-  const bad = await trpcFailure(laurel.origin, admin(), "webhooks.redeliverFailed", {
+  const bad = await trpcFailure(laurel.adminOrigin, admin(), "webhooks.redeliverFailed", {
     organization_id: org.id,
     since: "yesterday",
   });
@@ -376,5 +379,8 @@ t.test("a slow receiver does not hold back another organization's deliveries", a
     5_000,
   );
   t.pass("the slow receiver's surplus was put off");
-  await trpcMutation(laurel.origin, admin(), "webhooks.update", { organization_id: slowOrg.id, webhook_url: null });
+  await trpcMutation(laurel.adminOrigin, admin(), "webhooks.update", {
+    organization_id: slowOrg.id,
+    webhook_url: null,
+  });
 });

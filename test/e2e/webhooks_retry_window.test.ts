@@ -39,13 +39,13 @@ t.teardown(async () => {
 const admin = () => laurel.server.adminToken;
 const delivery = async (organization_id: string, event_id: string) =>
   (
-    (await trpcQuery(laurel.origin, admin(), "webhooks.deliveries", { organization_id, event_id })) as {
+    (await trpcQuery(laurel.adminOrigin, admin(), "webhooks.deliveries", { organization_id, event_id })) as {
       data: WebhookDelivery[];
     }
   ).data[0];
 const attempts = async (organization_id: string, event_id: string) =>
   (
-    (await trpcQuery(laurel.origin, admin(), "webhooks.attempts", { organization_id, event_id, limit: 1000 })) as {
+    (await trpcQuery(laurel.adminOrigin, admin(), "webhooks.attempts", { organization_id, event_id, limit: 1000 })) as {
       data: WebhookAttempt[];
     }
   ).data

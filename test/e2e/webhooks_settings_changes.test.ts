@@ -36,14 +36,17 @@ t.test("settings changed by the tools apply to the very next event", async (t) =
   t.equal(first.received[0]?.json.id, one?.id);
 
   // A new webhook_url: the next event goes there, not to the cached one.
-  await trpcMutation(laurel.origin, admin, "webhooks.update", { organization_id: org.id, webhook_url: second.url });
+  await trpcMutation(laurel.adminOrigin, admin, "webhooks.update", {
+    organization_id: org.id,
+    webhook_url: second.url,
+  });
   const [two] = await recordEvents(laurel.db, org.id, 1);
   await waitFor("the second event at the second receiver", () => second.received.length === 1);
   t.equal(second.received[0]?.json.id, two?.id);
   t.equal(first.received.length, 1, "nothing more at the old address");
 
   // A rotated secret: the next event is signed with the new one too.
-  const rotated = (await trpcMutation(laurel.origin, admin, "webhooks.secret", {
+  const rotated = (await trpcMutation(laurel.adminOrigin, admin, "webhooks.secret", {
     organization_id: org.id,
     rotate: true,
   })) as { secret: string; previous_secret?: string };
@@ -54,7 +57,7 @@ t.test("settings changed by the tools apply to the very next event", async (t) =
   t.same(second.verify([rotated.secret], second.received.slice(1)), [], "it verifies with the new secret alone");
 
   // Data services off on the organization's only application: nothing more is posted.
-  await trpcMutation(laurel.origin, admin, "oauthApplications.setDataServices", {
+  await trpcMutation(laurel.adminOrigin, admin, "oauthApplications.setDataServices", {
     organization_id: org.id,
     application_id: org.applicationId,
     enabled: false,
@@ -65,7 +68,7 @@ t.test("settings changed by the tools apply to the very next event", async (t) =
     const metrics = await pipeline.metrics.render();
     return /laurel_webhook_not_posted_total\{reason="no_data_services"\} 1/.test(metrics);
   });
-  await trpcMutation(laurel.origin, admin, "oauthApplications.setDataServices", {
+  await trpcMutation(laurel.adminOrigin, admin, "oauthApplications.setDataServices", {
     organization_id: org.id,
     application_id: org.applicationId,
     enabled: true,

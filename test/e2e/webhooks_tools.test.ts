@@ -15,12 +15,15 @@ t.test("npm start: CLI webhook settings, a badge issued, delivered, listed and r
   const receiver = await startReceiver(ca);
   const dir = tempDir();
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://localhost:${port}`;
+  const adminOrigin = `http://localhost:${adminPort}`;
   const server = await startTs(
     "apps/start.ts",
     {
       DATA_DIR: dir.path,
       PORT: String(port),
+      ADMIN_PORT: String(adminPort),
       DATABASE_URL: "",
       NATS_URL: "",
       LOG_LEVEL: "info",
@@ -37,7 +40,7 @@ t.test("npm start: CLI webhook settings, a badge issued, delivered, listed and r
     ca.remove();
   });
   const cli = async (...args: string[]) => {
-    const r = await runTs("apps/cli.ts", [...args, "--json"], { LAUREL_URL: origin, DATA_DIR: dir.path });
+    const r = await runTs("apps/cli.ts", [...args, "--json"], { LAUREL_URL: adminOrigin, DATA_DIR: dir.path });
     if (r.code !== 0) throw new Error(`cli ${args.join(" ")}: ${r.stderr}`);
     return JSON.parse(r.stdout);
   };
@@ -91,7 +94,7 @@ t.test("npm start: CLI webhook settings, a badge issued, delivered, listed and r
     "apps/cli.ts",
     ["webhooks", "set", "--organization", org, "--url", "http://example.com/x"],
     {
-      LAUREL_URL: origin,
+      LAUREL_URL: adminOrigin,
       DATA_DIR: dir.path,
     },
   );
@@ -155,7 +158,7 @@ t.test("npm start: CLI webhook settings, a badge issued, delivered, listed and r
   t.same(receiver.verify([secret], receiver.received.slice(1)), [], "and with the old one");
   t.same(await cli("webhooks", "redeliver-failed", "--organization", org, "--since", "2020-01-01"), { redelivered: 0 });
 
-  const metrics = await (await fetch(`${origin}/metrics`)).text();
+  const metrics = await (await fetch(`${adminOrigin}/metrics`)).text();
   t.match(metrics, /laurel_events_recorded_total [2-9]/, "events recorded (template and badge)");
   t.match(metrics, /laurel_webhook_attempts_total\{outcome="succeeded"\} 2/);
   t.match(

@@ -108,7 +108,7 @@ t.test("refused inputs: clear errors, nothing recorded", async (t) => {
 
 t.test("the CLI: workforce authorize and record", async (t) => {
   const { organization, authorization_token } = await laurel.createOrganization("CLI employer");
-  const env = { LAUREL_URL: laurel.origin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken };
+  const env = { LAUREL_URL: laurel.adminOrigin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken };
   const cli = (...args: string[]) => runTs("apps/cli.ts", args, env);
   const record = (path: string, ...extra: string[]) =>
     cli(

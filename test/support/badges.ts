@@ -124,7 +124,7 @@ export const eventually = async <T>(check: () => Promise<T | undefined>, timeout
 };
 
 export const trpc = (laurel: TestLaurel, path: string, input: unknown) =>
-  trpcMutation(laurel.origin, laurel.server.adminToken, path, input);
+  trpcMutation(laurel.adminOrigin, laurel.server.adminToken, path, input);
 
 /** A tRPC mutation's failure: HTTP status and tRPC error code. */
 export const trpcFailure = async (
@@ -132,7 +132,7 @@ export const trpcFailure = async (
   path: string,
   input: unknown,
 ): Promise<{ status: number; code: string; message: string }> => {
-  const res = await fetch(`${laurel.origin}/trpc/${path}`, {
+  const res = await fetch(`${laurel.adminOrigin}/trpc/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${laurel.server.adminToken}` },
     body: JSON.stringify(input),

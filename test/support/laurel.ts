@@ -21,6 +21,8 @@ export interface OrganizationWithToken {
 export interface TestLaurel {
   /** `http://127.0.0.1:<port>` */
   origin: string;
+  /** The admin listener (tRPC, /metrics): `http://127.0.0.1:<admin port>` */
+  adminOrigin: string;
   baseUrl: string;
   authUrl: string;
   server: ApiServer;
@@ -68,23 +70,29 @@ export const startLaurel = async (
   const dir = opts.dataDir ? null : tempDir();
   const dataDir = opts.dataDir ?? (dir as { path: string }).path;
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const adminOrigin = `http://127.0.0.1:${adminPort}`;
   const config = readConfig({
     PORT: String(port),
     HOST: "127.0.0.1",
+    ADMIN_PORT: String(adminPort),
     BASE_URL: `${origin}/v1`,
     AUTH_URL: origin,
     DATA_DIR: dataDir,
     ...(database ? { DATABASE_URL: database.url } : {}),
     NATS_URL: nats.url,
+    // Tests of other features send many failing requests from one address: limits are tested apart.
+    RATE_LIMITS: "off",
     ...opts.env,
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const nc = await connectNats(nats.url, "laurel-test");
   const server = await buildApiServer(config, db, nc, false);
-  await server.app.listen({ port, host: "127.0.0.1" });
+  await server.listen();
   return {
     origin,
+    adminOrigin,
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
     server,
@@ -94,7 +102,7 @@ export const startLaurel = async (
     database,
     dataDir,
     createOrganization: async (name = "Acme") =>
-      (await trpcMutation(origin, server.adminToken, "organizations.create", {
+      (await trpcMutation(adminOrigin, server.adminToken, "organizations.create", {
         name,
         email: "issuer@example.org",
       })) as OrganizationWithToken,
@@ -111,6 +119,7 @@ export const startLaurel = async (
 
 export interface SpawnedServer {
   origin: string;
+  adminOrigin: string;
   child: ChildProcess;
   output(): string;
   stop(): Promise<void>;
@@ -123,7 +132,9 @@ export const spawnServer = async (
   publicOrigin?: string,
 ): Promise<SpawnedServer> => {
   const port = await freePort();
+  const adminPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const adminOrigin = `http://127.0.0.1:${adminPort}`;
   const pub = publicOrigin ?? origin;
   const child = spawn(process.execPath, ["apps/server.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
@@ -132,9 +143,11 @@ export const spawnServer = async (
       ...env,
       PORT: String(port),
       HOST: "127.0.0.1",
+      ADMIN_PORT: String(adminPort),
       BASE_URL: `${pub}/v1`,
       AUTH_URL: pub,
       LOG_LEVEL: "warn",
+      RATE_LIMITS: "off",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -154,6 +167,7 @@ export const spawnServer = async (
   }
   return {
     origin,
+    adminOrigin,
     child,
     output: () => output,
     stop: () =>

@@ -58,7 +58,7 @@ export const badgeScenarios = async (ctx: {
   const toReplace = await post(badges, issue("replace@example.org"));
   const toDelete = await post(badges, issue("delete@example.org"));
   const revoked = await post(badges, issue("revoked@example.org"));
-  await trpcMutation(laurel.origin, laurel.server.adminToken, "badges.accept", { badge_id: shown.id });
+  await trpcMutation(laurel.adminOrigin, laurel.server.adminToken, "badges.accept", { badge_id: shown.id });
   await call("PUT", `${templates}/${archived.id}/archive`, { auth: admin });
   await call("PUT", `${badges}/${revoked.id}/revoke`, { auth: admin, body: json({ reason: "Revoked in setup" }) });
   const credential = await call("GET", `${api}/obi/v3/credentials/${shown.id}`);

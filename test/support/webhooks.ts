@@ -242,18 +242,18 @@ export const webhookOrganization = async (
   const app = ((await res.json()) as { data: { id: number } }).data;
   const admin = laurel.server.adminToken;
   if (opts.dataServices !== false) {
-    await trpcMutation(laurel.origin, admin, "oauthApplications.setDataServices", {
+    await trpcMutation(laurel.adminOrigin, admin, "oauthApplications.setDataServices", {
       organization_id: organization.id,
       application_id: app.id,
       enabled: true,
     });
   }
-  await trpcMutation(laurel.origin, admin, "webhooks.update", {
+  await trpcMutation(laurel.adminOrigin, admin, "webhooks.update", {
     organization_id: organization.id,
     webhook_url: opts.url,
     event_types: opts.events ?? "all",
   });
-  const { secret } = (await trpcMutation(laurel.origin, admin, "webhooks.secret", {
+  const { secret } = (await trpcMutation(laurel.adminOrigin, admin, "webhooks.secret", {
     organization_id: organization.id,
   })) as {
     secret: string;

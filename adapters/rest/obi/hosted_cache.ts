@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { BadgeStore, BadgeTx } from "../../../core/issuing/mod.ts";
+import { boundedCache, type CacheLimits, keyBytes } from "../../cache/mod.ts";
 
 /** One rendered hosted record: the exact bytes sent, so a hit costs no database and no serialization. */
 export interface HostedEntry {
@@ -24,29 +25,46 @@ export interface HostedRecordCache {
 
 const etagOf = (body: Buffer): string => `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 
-export const hostedRecordCache = (options: { ttlMs?: number; maxEntries?: number } = {}): HostedRecordCache => {
-  const ttl = options.ttlMs ?? 5_000;
-  const max = options.maxEntries ?? 20_000;
-  const entries = new Map<string, HostedEntry>();
+/**
+ * Rendered records are kept 5 s; found records and "not found" answers apart, so a flood of
+ * requests for ids that do not exist evicts only other misses, never the popular records.
+ */
+export const HOSTED_CACHES = {
+  found: { maxEntries: 20_000, maxBytes: 64 * 1024 * 1024, ttlMs: 5_000 },
+  missing: { maxEntries: 5_000, maxBytes: 4 * 1024 * 1024, ttlMs: 5_000 },
+} satisfies Record<string, CacheLimits>;
+
+export const hostedRecordCache = (
+  options: { ttlMs?: number; limits?: Partial<typeof HOSTED_CACHES>; now?: () => number } = {},
+): HostedRecordCache => {
+  const ttl = options.ttlMs ?? HOSTED_CACHES.found.ttlMs;
+  const limits = { ...HOSTED_CACHES, ...options.limits };
+  const sizeOf = (entry: HostedEntry, key: string) => keyBytes(key) + entry.body.length + 64;
+  const clock = options.now ? { now: options.now } : {};
+  const found = boundedCache<HostedEntry>({ ...limits.found, ttlMs: ttl }, { ...clock, sizeOf });
+  const missing = boundedCache<HostedEntry>({ ...limits.missing, ttlMs: ttl }, { ...clock, sizeOf });
   const key = (kind: HostedKind, id: string) => `${kind}:${id}`;
   return {
     get(kind, id, nowMs) {
-      const hit = entries.get(key(kind, id));
+      const k = key(kind, id);
+      const hit = found.get(k) ?? missing.get(k);
       if (hit && hit.expiresAt > nowMs) return hit;
       return undefined;
     },
     put(kind, id, status, body, nowMs) {
-      if (entries.size >= max) entries.clear();
       const entry: HostedEntry = { status, body, etag: status === 200 ? etagOf(body) : null, expiresAt: nowMs + ttl };
-      if (ttl > 0) entries.set(key(kind, id), entry);
+      if (ttl > 0) (status === 404 ? missing : found).set(key(kind, id), entry);
       return entry;
     },
     invalidate(kind, id) {
-      if (id !== undefined) {
-        entries.delete(key(kind, id));
-        return;
+      for (const cache of [found, missing]) {
+        if (id !== undefined) {
+          cache.delete(key(kind, id));
+          continue;
+        }
+        const keys = [...cache.entries()].map(([k]) => k).filter((k) => k.startsWith(`${kind}:`));
+        for (const k of keys) cache.delete(k);
       }
-      for (const k of entries.keys()) if (k.startsWith(`${kind}:`)) entries.delete(k);
     },
   };
 };

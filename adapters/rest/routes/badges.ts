@@ -33,6 +33,7 @@ import { ErrorBody, errorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+import { NO_LIMITS } from "../rate_limits.ts";
 
 const BadgeParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -70,6 +71,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
 
   app.post(base, {
     onRequest,
+    preHandler: (deps.limits ?? NO_LIMITS).issue,
     schema: {
       tags,
       security,
@@ -89,6 +91,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
 
   app.post(`${base}/batch`, {
     onRequest,
+    preHandler: (deps.limits ?? NO_LIMITS).issue,
     schema: {
       tags,
       security,

@@ -5,7 +5,9 @@ import { type OAuthError, oauthErrorStatus, parseTokenRequest } from "../../../c
 import { AccessToken, issueAccessToken } from "../../../core/credentials/mod.ts";
 import { isCoreError } from "../../../core/errors/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
+import { errorBody } from "../errors.ts";
 import { isRefusedTextError, isUnstorableText } from "../nul_guard.ts";
+import { NO_LIMITS } from "../rate_limits.ts";
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 
@@ -30,9 +32,14 @@ const Jwks = Type.Object({
   ),
 });
 
+/** The whole request body, in any encoding: a token request is a few hundred bytes. */
+export const TOKEN_BODY_LIMIT = 16 * 1024;
+
 const parseBasic = (header: string | undefined): { clientId: string; clientSecret: string } | "malformed" | null => {
   if (!header) return null;
   if (!/^basic /i.test(header)) return "malformed";
+  // base64 of the longest client id and secret, percent-encoded, with a colon: refused unread beyond.
+  if (header.length > 2048) return "malformed";
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon <= 0) return "malformed";
@@ -52,7 +59,8 @@ const parseBasic = (header: string | undefined): { clientId: string; clientSecre
  * not the API's error envelope.
  */
 export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (app: FastifyInstance) => {
-  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  await app.register(formbody, { bodyLimit: TOKEN_BODY_LIMIT });
+  const limits = deps.limits ?? NO_LIMITS;
 
   const fail = (reply: import("fastify").FastifyReply, error: OAuthError) => {
     reply.code(oauthErrorStatus(error.error)).header("cache-control", "no-store").header("pragma", "no-cache");
@@ -61,6 +69,9 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   };
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {
+    if (isCoreError(err) && err.code === "rate_limited") {
+      return reply.code(429).header("cache-control", "no-store").send(errorBody(err.code, err.message));
+    }
     // The edge's refusal of unstorable text (a hook shared by every route), and the database's.
     if (isCoreError(err) || isRefusedTextError(err)) {
       return fail(reply, { error: "invalid_request", error_description: "Parameters must be valid text without NUL" });
@@ -73,18 +84,25 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
         .header("cache-control", "no-store")
         .send({ error: "temporarily_unavailable", error_description: "Try again later" });
     }
+    if (status === 413) {
+      return reply
+        .code(413)
+        .header("cache-control", "no-store")
+        .send({
+          error: "invalid_request",
+          error_description: `The request body is larger than ${TOKEN_BODY_LIMIT} bytes`,
+        });
+    }
     const description =
-      status === 415
-        ? "Send application/x-www-form-urlencoded or application/json"
-        : status === 413
-          ? "Request too large"
-          : "Malformed request body";
+      status === 415 ? "Send application/x-www-form-urlencoded or application/json" : "Malformed request body";
     return fail(reply, { error: "invalid_request", error_description: description });
   });
 
   app.post(`${prefix}/oauth/token`, {
     // Validation errors are attached, not thrown: the handler answers them as RFC 6749 errors.
     attachValidation: true,
+    bodyLimit: TOKEN_BODY_LIMIT,
+    onRequest: limits.token,
     schema: {
       tags: ["OAuth"],
       summary: "Client credentials grant: a 7200-second EdDSA JWT access token",
@@ -104,6 +122,10 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
           error_description: "Client credentials must be valid text without NUL",
         });
       }
+      // Credentials sent in the body skip the app-wide check of failing addresses: checked here.
+      await limits.refuseIfFailing(request, reply, `ip:${request.ip}`);
+      const clientKey = `client:${parsed.request.clientId}`;
+      await limits.refuseIfFailing(request, reply, clientKey);
       const ctx = contextOf(deps);
       const result = await issueAccessToken(
         {
@@ -116,7 +138,10 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
         parsed.request,
       );
       if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
-      if (!result.ok) return fail(reply, result.error);
+      if (!result.ok) {
+        if (result.error.error === "invalid_client") await limits.failed(request, clientKey).catch(() => {});
+        return fail(reply, result.error);
+      }
       return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
     },
   });

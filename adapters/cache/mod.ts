@@ -1,0 +1,2 @@
+export type { BoundedCache, BoundedCacheOptions, CacheLimits } from "./bounded_cache.ts";
+export { boundedCache, keyBytes } from "./bounded_cache.ts";

@@ -1,0 +1,62 @@
+/** Server timeouts, connection and rate limits from the environment (README, "Configuration"). */
+export interface LimitsConfig {
+  http: {
+    /** `HTTP_REQUEST_TIMEOUT_MS`: a whole request, headers and body, must arrive within it (30 s). */
+    requestTimeoutMs: number;
+    /** `HTTP_HEADERS_TIMEOUT_MS`: the request's headers must arrive within it (10 s). */
+    headersTimeoutMs: number;
+    /** `HTTP_KEEP_ALIVE_TIMEOUT_MS`: an idle kept-alive connection is closed after it (72 s). */
+    keepAliveTimeoutMs: number;
+    /** `HTTP_MAX_CONNECTIONS`: open connections per listener; more are refused (10,000). */
+    maxConnections: number;
+  };
+  /** `RATE_LIMITS=off` turns every request limit off (the mail budget stays). */
+  rate: RateLimits | null;
+  /** `MAIL_PER_ORGANIZATION_PER_HOUR`: pending-badge notifications one organization may send (1,000). */
+  mailPerOrganizationPerHour: number;
+  /** `SMTP_MAX_CONNECTIONS`: SMTP connections of the pooled transport per process (5). */
+  smtpMaxConnections: number;
+}
+
+/** Requests per minute. */
+export interface RateLimits {
+  /** `RATE_LIMIT_TOKEN_PER_MINUTE`: token endpoint requests per client address (600). */
+  tokenPerMinute: number;
+  /** `RATE_LIMIT_AUTH_FAILURES_PER_MINUTE`: failed authentications per client address and per client id (30). */
+  authFailuresPerMinute: number;
+  /** `RATE_LIMIT_ADMIN_PER_MINUTE`: admin API (`/trpc`) requests per client address (600). */
+  adminPerMinute: number;
+  /** `RATE_LIMIT_ISSUE_PER_MINUTE`: badge-issuing requests per organization (1,200). */
+  issuePerMinute: number;
+}
+
+const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${raw}`);
+  return n;
+};
+
+export const readLimitsConfig = (env: NodeJS.ProcessEnv = process.env): LimitsConfig => {
+  const requestTimeoutMs = positive(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000);
+  return {
+    http: {
+      requestTimeoutMs,
+      headersTimeoutMs: Math.min(requestTimeoutMs, positive(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000)),
+      keepAliveTimeoutMs: positive(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 72_000),
+      maxConnections: positive(env, "HTTP_MAX_CONNECTIONS", 10_000),
+    },
+    rate:
+      env.RATE_LIMITS === "off"
+        ? null
+        : {
+            tokenPerMinute: positive(env, "RATE_LIMIT_TOKEN_PER_MINUTE", 600),
+            authFailuresPerMinute: positive(env, "RATE_LIMIT_AUTH_FAILURES_PER_MINUTE", 30),
+            adminPerMinute: positive(env, "RATE_LIMIT_ADMIN_PER_MINUTE", 600),
+            issuePerMinute: positive(env, "RATE_LIMIT_ISSUE_PER_MINUTE", 1_200),
+          },
+    mailPerOrganizationPerHour: positive(env, "MAIL_PER_ORGANIZATION_PER_HOUR", 1_000),
+    smtpMaxConnections: positive(env, "SMTP_MAX_CONNECTIONS", 5),
+  };
+};
