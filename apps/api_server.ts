@@ -12,6 +12,7 @@ import {
 import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import {
   type Database,
+  isDatabaseUnavailable,
   postgresAuthorizationTokenStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
@@ -91,6 +92,7 @@ export const buildApiServer = async (
     },
     metrics: () => registry.render(),
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
+    unavailable: isDatabaseUnavailable,
   };
   const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken)] }, { logger });
   log = app.log;

@@ -1,10 +1,11 @@
 import { join } from "node:path";
+import pino from "pino";
 import { connectNats, type LocalNats, startLocalNats } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer } from "./api_server.ts";
 import { readConfig } from "./config.ts";
-import { asyncStdout, loggerOptions } from "./logger.ts";
+import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
 import {
   metricsRegistry,
@@ -20,14 +21,16 @@ import {
  */
 const config = readConfig();
 // The database first: it refuses a second process on the same DATA_DIR before anything starts.
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const stdout = asyncStdout();
+const log = pino(loggerOptions(config.logLevel), stdout.stream);
+logUncaught(log, stdout.flush);
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
 let localNats: LocalNats | undefined;
 if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
 const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
 const nc = await connectNats(natsUrl, "laurel-all-in-one");
 const metrics = metricsRegistry();
 registerDatabaseFigures(metrics, db);
-const stdout = asyncStdout();
 const server = await buildApiServer(
   config,
   db,

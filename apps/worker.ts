@@ -4,7 +4,7 @@ import { connectNats, natsHealthy } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { readConfig } from "./config.ts";
-import { loggerOptions } from "./logger.ts";
+import { loggerOptions, logUncaught } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
 import { metricsRegistry, pipelineMetrics, registerDatabaseFigures, startWebhookPipeline } from "./webhook_wiring.ts";
 
@@ -20,10 +20,12 @@ if (!config.databaseUrl || !config.natsUrl) {
   process.exit(2);
 }
 const log = pino(loggerOptions(config.logLevel));
+logUncaught(log);
 const db = await openDatabase({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
   pool: { min: 1, max: config.dbPoolMax },
+  log,
 });
 const nc = await connectNats(config.natsUrl, "laurel-worker");
 const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);

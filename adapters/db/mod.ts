@@ -1,4 +1,5 @@
-export type { Database, Em, Orm } from "./orm.ts";
+export { isDatabaseUnavailable } from "./connection_errors.ts";
+export type { Database, DatabaseLog, Em, Orm } from "./orm.ts";
 export { openDatabase } from "./orm.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
 export {

@@ -34,6 +34,8 @@ export interface RestDeps {
   /** The events table, read by the events API (issue 4). */
   events: EventStore;
   health(): Promise<Record<string, boolean>>;
+  /** True for an error meaning a dependency cannot be reached right now: answered 503 with Retry-After. */
+  unavailable?(err: unknown): boolean;
   metrics?(): Promise<string> | string;
   /** Further route plugins (badges, events, tRPC...), registered at the root. */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>;

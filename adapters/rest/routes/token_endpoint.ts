@@ -4,6 +4,7 @@ import { Type } from "typebox";
 import { type OAuthError, oauthErrorStatus, parseTokenRequest } from "../../../core/auth/mod.ts";
 import { AccessToken, issueAccessToken } from "../../../core/credentials/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
+import { RETRY_AFTER_SECONDS } from "../errors.ts";
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 
@@ -61,10 +62,13 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   app.setErrorHandler((err: FastifyError, _request, reply) => {
     const status = err.statusCode ?? 500;
     if (status >= 500) {
-      reply.log.error({ err }, "token endpoint failure");
+      if (deps.unavailable?.(err))
+        reply.log.warn({ err: { message: err.message, code: err.code } }, "dependency unavailable");
+      else reply.log.error({ err }, "token endpoint failure");
       return reply
         .code(503)
         .header("cache-control", "no-store")
+        .header("retry-after", String(RETRY_AFTER_SECONDS))
         .send({ error: "temporarily_unavailable", error_description: "Try again later" });
     }
     const description =
