@@ -26,6 +26,7 @@ import type { EventRecord } from "../core/events/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
+import { healthOf } from "./health.ts";
 import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
 
 export interface ApiServer {
@@ -42,6 +43,8 @@ export const buildApiServer = async (
   logger: object | boolean,
   /** The process's metrics; `npm start` passes the one its in-process workers also write to. */
   metrics?: MetricsRegistry,
+  /** What this process cannot work without (`/healthz`): the workers of `npm start` also need NATS. */
+  required: readonly string[] = ["database"],
 ): Promise<ApiServer> => {
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   const secrets = nodeSecretBox(keys);
@@ -70,6 +73,7 @@ export const buildApiServer = async (
   const webhooks = webhookApiParts(db, config.webhooks);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
+  const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -91,11 +95,15 @@ export const buildApiServer = async (
       appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),
     },
     metrics: () => registry.render(),
-    health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
+    health: health.health,
+    ready: health.ready,
     unavailable: isDatabaseUnavailable,
   };
   const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken)] }, { logger });
   log = app.log;
+  // Ready from listening until shutdown starts: a balancer stops sending before the port closes.
+  app.addHook("onReady", async () => health.setAccepting(true));
+  app.addHook("preClose", async () => health.setAccepting(false));
   return {
     app,
     adminToken,

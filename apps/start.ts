@@ -37,6 +37,7 @@ const server = await buildApiServer(
   nc,
   { ...loggerOptions(config.logLevel), stream: stdout.stream },
   metrics,
+  config.webhooks.inProcessWorkers ? ["database", "nats"] : ["database"],
 );
 // The event relay, retry scheduler and webhook worker run here too (WEBHOOK_WORKERS=0 to leave them
 // to separate `npm run worker` processes).

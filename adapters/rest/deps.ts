@@ -13,6 +13,11 @@ import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
 
+export interface HealthAnswer {
+  status: "ok" | "unavailable";
+  checks: Record<string, boolean>;
+}
+
 /** Everything the REST adapter needs, passed in by the app that wires it. */
 export interface RestDeps {
   /** `{base_url}`, such as `http://localhost:3000/v1`. */
@@ -33,7 +38,10 @@ export interface RestDeps {
   badges: BadgeRestDeps;
   /** The events table, read by the events API (issue 4). */
   events: EventStore;
-  health(): Promise<Record<string, boolean>>;
+  /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */
+  health(): Promise<HealthAnswer>;
+  /** `/readyz`, the same way; `health` when absent. */
+  ready?(): Promise<HealthAnswer>;
   /** True for an error meaning a dependency cannot be reached right now: answered 503 with Retry-After. */
   unavailable?(err: unknown): boolean;
   metrics?(): Promise<string> | string;

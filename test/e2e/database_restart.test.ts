@@ -73,7 +73,13 @@ t.test("a database restart under load answers 503 with Retry-After, never 500", 
   await pause(1000);
   // A stop long enough that requests certainly meet the database down.
   await postgres.stop();
-  await pause(1500);
+  await pause(500);
+  const down = await fetch(`${server.origin}/healthz`);
+  const downBody = (await down.json()) as { checks: Record<string, boolean> };
+  t.equal(down.status, 503, "healthz says the process cannot work without its database");
+  t.equal(downBody.checks.database, false);
+  t.equal((await fetch(`${server.origin}/readyz`)).status, 503, "nor should it get traffic");
+  await pause(1000);
   await postgres.start();
   await pause(3000);
   running = false;
