@@ -32,6 +32,8 @@ import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./web
 export interface ApiServer {
   app: FastifyInstance;
   adminToken: string;
+  /** The registry `/metrics` renders. */
+  metrics: MetricsRegistry;
   close(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export const buildApiServer = async (
   return {
     app,
     adminToken,
+    metrics: registry,
     close: async () => {
       unsubscribe();
       stopHostedInvalidations();

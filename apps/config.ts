@@ -20,9 +20,18 @@ export interface Config {
   /** nodemailer connection URL; when unset, pending-badge mail is written to the log. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** The mail outbox's sender: MAIL_POLL_INTERVAL_MS (1000), MAIL_RETRY_BASE_MS (30000, doubling). */
+  mail: { pollIntervalMs: number; retryBaseMs: number };
   /** Webhook delivery (issue 4): WEBHOOK_* variables. */
   webhooks: WebhookConfig;
 }
+
+const positive = (value: string | undefined, fallback: number, name: string): number => {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${value}`);
+  return n;
+};
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, "");
 
@@ -54,6 +63,10 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     publicUrl: trimSlash(env.PUBLIC_URL || new URL(baseUrl).origin),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
+    mail: {
+      pollIntervalMs: positive(env.MAIL_POLL_INTERVAL_MS, 1000, "MAIL_POLL_INTERVAL_MS"),
+      retryBaseMs: positive(env.MAIL_RETRY_BASE_MS, 30_000, "MAIL_RETRY_BASE_MS"),
+    },
     webhooks: readWebhookConfig(env),
   };
 };

@@ -6,6 +6,7 @@ import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer } from "./api_server.ts";
 import { readConfig } from "./config.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
+import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
 import { onShutdown } from "./shutdown.ts";
 import {
   metricsRegistry,
@@ -39,10 +40,12 @@ const server = await buildApiServer(
   metrics,
   config.webhooks.inProcessWorkers ? ["database", "nats"] : ["database"],
 );
-// The event relay, retry scheduler and webhook worker run here too (WEBHOOK_WORKERS=0 to leave them
+// The event relay, retry scheduler, webhook worker and mail sender run here too (WEBHOOK_WORKERS=0 to leave them
 // to separate `npm run worker` processes).
 let pipeline: WebhookPipeline | undefined;
+let mail: MailPipeline | undefined;
 if (config.webhooks.inProcessWorkers) {
+  mail = startMailPipeline(config, db, server.app.log, metrics);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
@@ -58,6 +61,7 @@ server.app.log.info(
 );
 onShutdown(async () => {
   await pipeline?.stop();
+  await mail?.stop();
   await server.close();
   await nc.drain();
   await db.close();

@@ -5,11 +5,13 @@ import { openDatabase } from "../adapters/db/mod.ts";
 import { readConfig } from "./config.ts";
 import { healthOf, serveOperational } from "./health.ts";
 import { loggerOptions, logUncaught } from "./logger.ts";
+import { startMailPipeline } from "./mail_wiring.ts";
 import { onShutdown } from "./shutdown.ts";
 import { metricsRegistry, pipelineMetrics, registerDatabaseFigures, startWebhookPipeline } from "./webhook_wiring.ts";
 
 /**
- * `npm run worker`: the event relay, the retry scheduler and a webhook delivery worker, for running
+ * `npm run worker`: the event relay, the retry scheduler, a webhook delivery worker and the mail
+ * outbox's sender, for running
  * as many processes as needed beside the API servers. PostgreSQL (DATABASE_URL) and NATS (NATS_URL)
  * are required; DATA_DIR or LAUREL_SECRET_KEY must give the same keys as the API servers (the
  * signing secrets are sealed with them). METRICS_PORT serves /metrics, /healthz and /readyz.
@@ -37,6 +39,7 @@ const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
   metrics: pipelineMetrics(registry),
 });
 
+const mail = startMailPipeline(config, db, log, registry);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);
 health.setAccepting(true);
 const metricsServer = config.webhooks.metricsPort
@@ -47,6 +50,7 @@ log.info({ pid: process.pid, metrics_port: config.webhooks.metricsPort ?? null }
 onShutdown(async () => {
   health.setAccepting(false);
   await pipeline.stop();
+  await mail.stop();
   metricsServer?.close();
   await nc.drain();
   await db.close();

@@ -12,6 +12,7 @@ export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents } from "./postgres_listen.ts";
+export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
 export {
   postgresDeliveryAdminStore,
   postgresDeliveryFigures,

@@ -1,3 +1,4 @@
+export type { Mailer, MailMessage } from "../mail/mod.ts";
 export type { BatchResult, IssuedBadge } from "./badges.ts";
 export {
   deleteBadge,
@@ -14,8 +15,7 @@ export type { IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
-export type { Mailer, MailMessage } from "./notifications.ts";
-export { notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
+export { notificationKind, pendingBadgeMail, pendingBadgeMessage } from "./notifications.ts";
 export type {
   BadgeFilter,
   BadgeStore,

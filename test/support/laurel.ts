@@ -5,6 +5,7 @@ import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/m
 import { type Database, openDatabase } from "../../adapters/db/mod.ts";
 import { type ApiServer, buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
+import { startMailPipeline } from "../../apps/mail_wiring.ts";
 import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
 
 export interface OrganizationWithToken {
@@ -77,12 +78,15 @@ export const startLaurel = async (
     DATA_DIR: dataDir,
     ...(database ? { DATABASE_URL: database.url } : {}),
     NATS_URL: nats.url,
+    MAIL_POLL_INTERVAL_MS: "100",
     ...opts.env,
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const nc = await connectNats(nats.url, "laurel-test");
   const server = await buildApiServer(config, db, nc, false);
   await server.app.listen({ port, host: "127.0.0.1" });
+  // The mail outbox's sender, as a worker beside the API would run it.
+  const mail = startMailPipeline(config, db, server.app.log, server.metrics);
   return {
     origin,
     baseUrl: config.baseUrl,
@@ -96,6 +100,7 @@ export const startLaurel = async (
     createOrganization: async (name = "Acme") =>
       (await trpcMutation(origin, server.adminToken, "organizations.create", { name })) as OrganizationWithToken,
     close: async () => {
+      await mail.stop();
       await server.close();
       await nc.close();
       await db.close();
@@ -115,7 +120,7 @@ export interface SpawnedServer {
 
 /** `apps/server.ts` as its own OS process, as in production. */
 export const spawnServer = async (
-  env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string },
+  env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string } & Record<string, string>,
   /** The address clients use, shared by every process behind one load balancer. */
   publicOrigin?: string,
 ): Promise<SpawnedServer> => {

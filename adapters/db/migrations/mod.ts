@@ -5,6 +5,7 @@ import { M20261122003Badges } from "./m20261122_003_badges.ts";
 import { M20261122004Webhooks } from "./m20261122_004_webhooks.ts";
 import { M20261122005RelayCursors } from "./m20261122_005_relay_cursors.ts";
 import { M20261124006DeliveryCascades } from "./m20261124_006_delivery_cascades.ts";
+import { M20261125009MailOutbox } from "./m20261125_009_mail_outbox.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261122_004_webhooks", class: M20261122004Webhooks },
   { name: "m20261122_005_relay_cursors", class: M20261122005RelayCursors },
   { name: "m20261124_006_delivery_cascades", class: M20261124006DeliveryCascades },
+  { name: "m20261125_009_mail_outbox", class: M20261125009MailOutbox },
 ];
