@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import pino from "pino";
 import { connectNats, natsHealthy } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
@@ -45,6 +46,8 @@ health.setAccepting(true);
 const metricsServer = config.webhooks.metricsPort
   ? serveOperational(config.webhooks.metricsPort, config.host, registry, health)
   : null;
+// "ready" once /metrics and /healthz answer too.
+if (metricsServer) await once(metricsServer, "listening");
 
 log.info({ pid: process.pid, metrics_port: config.webhooks.metricsPort ?? null }, "webhook worker ready");
 onShutdown(async () => {
