@@ -1,5 +1,5 @@
 import type { EventType } from "../../core/events/mod.ts";
-import type { DueMail, FailedMail, MailMessage, MailOutbox, OutboxMail } from "../../core/mail/mod.ts";
+import type { DueMail, MailMessage, MailOutbox, OutboxMail } from "../../core/mail/mod.ts";
 import type { Database, Em } from "./orm.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { sqlAll, sqlRun, toDate, toJson, toNumber } from "./sql.ts";
@@ -80,25 +80,6 @@ export const postgresMailOutbox = (db: Database): MailOutbox => ({
       error,
       id,
     ]);
-  },
-  async listFailed(limit) {
-    const rows = await sqlAll<Record<string, unknown>>(
-      db.em(),
-      `select id, kind, organization_id, message->>'to' as "to", attempts, last_error, created_at
-       from mail_outbox where failed_at is not null order by failed_at desc limit ?`,
-      [limit],
-    );
-    return rows.map(
-      (row): FailedMail => ({
-        id: String(row.id),
-        kind: String(row.kind),
-        organization_id: row.organization_id === null ? null : String(row.organization_id),
-        to: String(row.to),
-        attempts: toNumber(row.attempts),
-        last_error: String(row.last_error ?? ""),
-        created_at: toDate(row.created_at),
-      }),
-    );
   },
   async counts() {
     const [row] = await sqlAll<{ pending: unknown; failed: unknown }>(

@@ -1,6 +1,5 @@
 export type {
   DueMail,
-  FailedMail,
   Mailer,
   MailMessage,
   MailOutbox,

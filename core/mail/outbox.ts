@@ -40,17 +40,6 @@ export interface DueMail extends OutboxMail {
   attempts: number;
 }
 
-/** A mail that will not be sent: the server refused it for good, or the attempts ran out. */
-export interface FailedMail {
-  id: string;
-  kind: string;
-  organization_id: string | null;
-  to: string;
-  attempts: number;
-  last_error: string;
-  created_at: Date;
-}
-
 export interface MailOutbox {
   /**
    * Takes up to `limit` due mails for this sender: their next attempt moves `leaseMs` ahead, so no
@@ -61,7 +50,6 @@ export interface MailOutbox {
   markSent(id: string, events: EventRecord[]): Promise<void>;
   retryAt(id: string, attempts: number, at: Date, error: string): Promise<void>;
   markFailed(id: string, attempts: number, error: string): Promise<void>;
-  listFailed(limit: number): Promise<FailedMail[]>;
   /** How many mails wait (`pending`) and how many failed for good (`failed`). */
   counts(): Promise<{ pending: number; failed: number }>;
 }
