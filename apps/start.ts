@@ -21,10 +21,10 @@ import {
  * and a local JetStream server (Debian's nats-server) when NATS_URL is unset.
  */
 const config = readConfig();
-// The database first: it refuses a second process on the same DATA_DIR before anything starts.
 const stdout = asyncStdout();
 const log = pino(loggerOptions(config.logLevel), stdout.stream);
 logUncaught(log, stdout.flush);
+// The database first: it refuses a second process on the same DATA_DIR before anything starts.
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
 let localNats: LocalNats | undefined;
 if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
@@ -40,8 +40,8 @@ const server = await buildApiServer(
   metrics,
   config.webhooks.inProcessWorkers ? ["database", "nats"] : ["database"],
 );
-// The event relay, retry scheduler, webhook worker and mail sender run here too (WEBHOOK_WORKERS=0 to leave them
-// to separate `npm run worker` processes).
+// The event relay, retry scheduler, webhook worker and mail sender run here too (WEBHOOK_WORKERS=0
+// to leave them to separate `npm run worker` processes).
 let pipeline: WebhookPipeline | undefined;
 let mail: MailPipeline | undefined;
 if (config.webhooks.inProcessWorkers) {
