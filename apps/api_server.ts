@@ -13,6 +13,7 @@ import {
 import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import {
   type Database,
+  isDatabaseUnavailable,
   postgresAuthorizationTokenStore,
   postgresEarnerStore,
   postgresEmployeeStore,
@@ -32,6 +33,7 @@ import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
+import { healthOf } from "./health.ts";
 import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
 
 export interface ApiServer {
@@ -42,6 +44,8 @@ export interface ApiServer {
   adminToken: string;
   /** Listens on PORT/HOST and ADMIN_PORT/ADMIN_HOST. */
   listen(): Promise<void>;
+  /** The registry `/metrics` renders. */
+  metrics: MetricsRegistry;
   close(): Promise<void>;
 }
 
@@ -70,6 +74,8 @@ export const buildApiServer = async (
   logger: object | boolean,
   /** The process's metrics; `npm start` passes the one its in-process workers also write to. */
   metrics?: MetricsRegistry,
+  /** What this process cannot work without (`/healthz`): the workers of `npm start` also need NATS. */
+  required: readonly string[] = ["database"],
 ): Promise<ApiServer> => {
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   const secrets = nodeSecretBox(keys);
@@ -113,6 +119,7 @@ export const buildApiServer = async (
   const employeeStore = postgresEmployeeStore(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
+  const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -145,7 +152,9 @@ export const buildApiServer = async (
     },
     metrics: () => registry.render(),
     rateLimits: { settings: config.limits.rate, shared: postgresRateCounter(db) },
-    health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
+    health: health.health,
+    ready: health.ready,
+    unavailable: isDatabaseUnavailable,
   };
   const web = webPlugin({
     publicUrl: config.publicUrl,
@@ -170,6 +179,9 @@ export const buildApiServer = async (
   const app = await buildRestApp({ ...deps, plugins: [web] }, { logger, http: config.limits.http });
   const admin = await buildAdminApp(deps, [trpcPlugin(deps, adminToken)], { logger, http: config.limits.http });
   log = app.log;
+  // Ready from listening until shutdown starts: a balancer stops sending before the port closes.
+  app.addHook("onReady", async () => health.setAccepting(true));
+  app.addHook("preClose", async () => health.setAccepting(false));
   return {
     app,
     admin,
@@ -179,6 +191,7 @@ export const buildApiServer = async (
       await admin.listen({ port: config.adminPort, host: config.adminHost });
       await app.listen({ port: config.port, host: config.host });
     },
+    metrics: registry,
     close: async () => {
       unsubscribe();
       stopHostedInvalidations();

@@ -30,11 +30,20 @@ export interface Config {
   issuerDefaultEmail: string | undefined;
   /** Employee invitation e-mails an organization may send per hour (per API process). */
   invitationsPerHour: number;
+  /** The mail outbox's sender: MAIL_POLL_INTERVAL_MS (1000), MAIL_RETRY_BASE_MS (30000, doubling). */
+  mail: { pollIntervalMs: number; retryBaseMs: number };
   /** Webhook delivery (issue 4): WEBHOOK_* variables. */
   webhooks: WebhookConfig;
   /** Timeouts, connection and rate limits: HTTP_*, RATE_LIMIT*, MAIL_PER_*, SMTP_MAX_CONNECTIONS. */
   limits: LimitsConfig;
 }
+
+const positive = (value: string | undefined, fallback: number, name: string): number => {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${value}`);
+  return n;
+};
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, "");
 
@@ -84,6 +93,10 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
     issuerDefaultEmail: env.ISSUER_DEFAULT_EMAIL || undefined,
     invitationsPerHour,
+    mail: {
+      pollIntervalMs: positive(env.MAIL_POLL_INTERVAL_MS, 1000, "MAIL_POLL_INTERVAL_MS"),
+      retryBaseMs: positive(env.MAIL_RETRY_BASE_MS, 30_000, "MAIL_RETRY_BASE_MS"),
+    },
     webhooks: readWebhookConfig(env),
     limits: readLimitsConfig(env),
   };

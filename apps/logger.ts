@@ -28,3 +28,16 @@ export const asyncStdout = (): { stream: pino.DestinationStream; flush(): void }
     },
   };
 };
+
+/**
+ * An error nobody awaited is logged as a JSON line instead of Node's plain-text report; a
+ * rejection is not fatal (the process keeps serving), an uncaught exception still ends it.
+ */
+export const logUncaught = (log: pino.Logger, flush: () => void = () => undefined): void => {
+  process.on("unhandledRejection", (reason) => log.error({ err: reason }, "unhandled rejection"));
+  process.on("uncaughtException", (err) => {
+    log.fatal({ err }, "uncaught exception");
+    flush();
+    process.exit(1);
+  });
+};

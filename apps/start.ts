@@ -1,10 +1,12 @@
 import { join } from "node:path";
+import pino from "pino";
 import { connectNats, type LocalNats, startLocalNats } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfig } from "./config.ts";
-import { asyncStdout, loggerOptions } from "./logger.ts";
+import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
+import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
 import { onShutdown } from "./shutdown.ts";
 import {
   metricsRegistry,
@@ -19,27 +21,39 @@ import {
  * and a local JetStream server (Debian's nats-server) when NATS_URL is unset.
  */
 const config = readConfig();
+const stdout = asyncStdout();
+const log = pino(loggerOptions(config.logLevel), stdout.stream);
+logUncaught(log, stdout.flush);
 // The database first: it refuses a second process on the same DATA_DIR before anything starts.
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
 let localNats: LocalNats | undefined;
 if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
 const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
 const nc = await connectNats(natsUrl, "laurel-all-in-one", localNats ? {} : config.nats);
 const metrics = metricsRegistry();
 registerDatabaseFigures(metrics, db);
-const stdout = asyncStdout();
 const server = await orRefuse(
-  () => buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream }, metrics),
+  () =>
+    buildApiServer(
+      config,
+      db,
+      nc,
+      { ...loggerOptions(config.logLevel), stream: stdout.stream },
+      metrics,
+      config.webhooks.inProcessWorkers ? ["database", "nats"] : ["database"],
+    ),
   async () => {
     await nc.close();
     await db.close();
     await localNats?.stop();
   },
 );
-// The event relay, retry scheduler and webhook worker run here too (WEBHOOK_WORKERS=0 to leave them
-// to separate `npm run worker` processes).
+// The event relay, retry scheduler, webhook worker and mail sender run here too (WEBHOOK_WORKERS=0
+// to leave them to separate `npm run worker` processes).
 let pipeline: WebhookPipeline | undefined;
+let mail: MailPipeline | undefined;
 if (config.webhooks.inProcessWorkers) {
+  mail = startMailPipeline(config, db, server.app.log, metrics);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
@@ -56,6 +70,7 @@ server.app.log.info(
 );
 onShutdown(async () => {
   await pipeline?.stop();
+  await mail?.stop();
   await server.close();
   await nc.drain();
   await db.close();

@@ -31,6 +31,10 @@ interface Destination {
   /** When the queue of put-off deliveries ahead of a new one ends (ms, performance clock). */
   horizon: number;
   touched: number;
+  /** Organizations with deliveries put off while the destination was failing, released when it recovers. */
+  heldBack: Set<string>;
+  /** How many times held-back deliveries were released (a put-off written across one is released too). */
+  recoveries: number;
 }
 
 /**
@@ -61,6 +65,8 @@ export const destinationLimits = (
         horizon: 0,
         touched: 0,
         expiry: undefined,
+        heldBack: new Set(),
+        recoveries: 0,
       };
       all.set(dest, d);
     }
@@ -158,18 +164,41 @@ export const destinationLimits = (
       d.inFlight = Math.max(0, d.inFlight - 1);
     },
     /**
-     * An attempt ended: its duration feeds the average, its result the failing state. One sample
+     * An attempt ended: its duration feeds the average, its result the failing state; returns the
+     * organizations whose held-back deliveries to release (a success after failures). One sample
      * moves the average at most to about twice what it was: the requests in flight share every
      * stall of this process (a TLS handshake on each new connection, a pause of the event loop),
      * and an outlier taken at face value made the average ten times the real time per request, so
      * the deliveries arriving next were all put off, came back, and were put off again. A
      * destination that really slows down still raises it, by about 20% per answer.
      */
-    observe(dest: string, ms: number, succeeded: boolean): void {
+    observe(dest: string, ms: number, succeeded: boolean): string[] {
       const d = get(dest);
       d.averageMs = d.averageMs * 0.8 + Math.min(ms, 2 * d.averageMs + 1) * 0.2;
       d.consecutiveFailures = succeeded ? 0 : d.consecutiveFailures + 1;
-      if (succeeded) d.horizon = 0;
+      if (!succeeded || d.heldBack.size === 0) {
+        if (succeeded) d.horizon = 0;
+        return [];
+      }
+      // The first success after failures: what was put off for them is due now, and new put-offs
+      // go in line at the healthy pace.
+      d.horizon = 0;
+      d.recoveries++;
+      const released = [...d.heldBack];
+      d.heldBack.clear();
+      return released;
+    },
+    /** Changes when `observe` releases held-back deliveries of `dest`. */
+    recoveries(dest: string): number {
+      return get(dest).recoveries;
+    },
+    /**
+     * Notes a delivery of `organizationId` put off from `dest`: while the destination is failing,
+     * its organization's deliveries are released at its first success (`observe`).
+     */
+    heldBack(dest: string, organizationId: string): void {
+      const d = get(dest);
+      if (d.consecutiveFailures > 0) d.heldBack.add(organizationId);
     },
     /**
      * How long (ms) a delivery that found `dest` full should be put off: behind those already put

@@ -1,3 +1,5 @@
+export type { MailSender, MailSenderDeps, MailSenderOptions } from "./mail_sender.ts";
+export { startMailSender } from "./mail_sender.ts";
 export type { OutboxRelay, OutboxRelayDeps, OutboxRelayOptions } from "./outbox_relay.ts";
 export { DEFAULT_RELAY_OPTIONS, startOutboxRelay } from "./outbox_relay.ts";
 export type { RetryScheduler, RetrySchedulerDeps, RetrySchedulerOptions } from "./retry_scheduler.ts";

@@ -49,7 +49,10 @@ export type Subscribe = (
 ) => { stop(): Promise<void> };
 
 export interface WebhookWorkerDeps {
-  deliveries: Pick<DeliveryStore, "events" | "existing" | "recordFirst" | "claim" | "defer" | "record" | "abandon">;
+  deliveries: Pick<
+    DeliveryStore,
+    "events" | "existing" | "recordFirst" | "claim" | "defer" | "record" | "abandon" | "releasePutOff"
+  >;
   targets: DeliveryTargets;
   secrets: Pick<SecretBox, "open">;
   crypto: Pick<WebhookCrypto, "sign">;
@@ -329,7 +332,8 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       schedule: deps.schedule,
     });
     if (target.destination) {
-      limits.observe(target.destination, result.durationMs, concluded.classification.succeeded);
+      const released = limits.observe(target.destination, result.durationMs, concluded.classification.succeeded);
+      if (released.length > 0) releaseHeldBack(target.destination, released, now);
     }
     return {
       attempt: concluded.attempt,
@@ -337,6 +341,34 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       classification: concluded.classification,
       now,
     };
+  };
+
+  /** The destination answered again: its held-back deliveries become due (the scheduler sends them). */
+  const releaseHeldBack = (destination: string, organizationIds: readonly string[], now: Date): void => {
+    deps.deliveries.releasePutOff(organizationIds, now).then(
+      (n) => {
+        if (n > 0) deps.log.info({ destination, released: n }, "destination recovered: held-back deliveries due now");
+      },
+      (err: unknown) => deps.log.warn({ err, destination }, "held-back deliveries not released; they wait their turn"),
+    );
+  };
+  /**
+   * A put-off decided while its destination failed but written after the destination recovered
+   * (the writes are batched) missed that release: released again, coalesced per destination.
+   */
+  const late = new Map<string, Set<string>>();
+  const releaseLate = (destination: string, organizationId: string): void => {
+    const pending = late.get(destination);
+    if (pending) {
+      pending.add(organizationId);
+      return;
+    }
+    late.set(destination, new Set([organizationId]));
+    setTimeout(() => {
+      const organizations = late.get(destination) ?? new Set<string>();
+      late.delete(destination);
+      releaseHeldBack(destination, [...organizations], deps.clock());
+    }, 100).unref();
   };
 
   const count = (delivery: DeliveryEvent, c: Concluded): void => {
@@ -353,14 +385,20 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
    * delayed NAK), a long one (a slow receiver's backlog) goes to the database, where it holds no
    * consumer capacity (DESIGN §4). Returns false when put off (the message is settled).
    */
-  const slotFor = (destination: string, request: DeliveryClaim, m: WorkMessage): true | Promise<boolean> => {
+  const slotFor = (
+    destination: string,
+    organizationId: string,
+    request: DeliveryClaim,
+    m: WorkMessage,
+  ): true | Promise<boolean> => {
     const got = limits.acquire(destination);
     if (got === true) return true;
-    return putOffUnless(got, destination, request, m);
+    return putOffUnless(got, destination, organizationId, request, m);
   };
   const putOffUnless = async (
     got: boolean | Promise<boolean>,
     destination: string,
+    organizationId: string,
     request: DeliveryClaim,
     m: WorkMessage,
   ): Promise<boolean> => {
@@ -370,7 +408,10 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     if (delayMs <= limits.shortPutOffMs) {
       m.nak(delayMs);
     } else {
+      limits.heldBack(destination, organizationId);
+      const recoveries = limits.recoveries(destination);
       await defer({ claim: request, until: new Date(deps.clock().getTime() + delayMs) });
+      if (limits.recoveries(destination) !== recoveries) releaseLate(destination, organizationId);
       m.ack();
     }
     return false;
@@ -390,7 +431,8 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     const destination = target.destination as string;
     // (slotFor, with the claim for a put-off built only when needed)
     const got = limits.acquire(destination);
-    if (got !== true && !(await putOffUnless(got, destination, { deliveryId: event.event_id, create: event }, m))) {
+    const putOff = { deliveryId: event.event_id, create: event };
+    if (got !== true && !(await putOffUnless(got, destination, event.organization_id, putOff, m))) {
       return;
     }
     let done: Concluded | null;
@@ -423,7 +465,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     const target = await targetOf(organizationId);
     const destination = target.destination;
     if (destination) {
-      const got = slotFor(destination, request, m);
+      const got = slotFor(destination, organizationId, request, m);
       if (got !== true && !(await got)) return;
     }
     let held: ClaimedDelivery | undefined;

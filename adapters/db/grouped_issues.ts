@@ -1,6 +1,7 @@
 import { LIVE_BADGE_STATES } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { IssueLookup, IssueWrites } from "../../core/issuing/mod.ts";
+import type { OutboxMail } from "../../core/mail/mod.ts";
 import {
   BADGE_INSERT_COLUMNS,
   ORGANIZATION_SELECT,
@@ -11,6 +12,7 @@ import {
 import { groupedCalls } from "./grouped_calls.ts";
 import type { Database } from "./orm.ts";
 import { EVENTS_CHANNEL } from "./postgres_event_log.ts";
+import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
 import { numbered, preparedAll } from "./sql.ts";
 
 const LIVE = LIVE_BADGE_STATES.map((s) => `'${s}'`).join(", ");
@@ -38,8 +40,8 @@ const BATCH_LOOKUP = numbered(
 );
 
 /**
- * The badges of many issues of one organization with their events, and events appended on their
- * own (notifications), in one statement that commits on its own. A badge refused by the duplicate
+ * The badges of many issues of one organization with their events and outbox mails, and events
+ * appended on their own, in one statement that commits on its own. A badge refused by the duplicate
  * rule (the partial unique index, also against another badge of the same batch) is skipped with
  * its events, and answered `duplicate`. The counter of
  * the organization is bumped by the number of events written, and their `seq` values follow it
@@ -68,7 +70,7 @@ const BATCH_INSERT = numbered(
   w as (
     insert into events (id, organization_id, event_type, occurred_at, detail, seq)
     select e.id, ?::uuid, e.event_type, e.occurred_at, e.detail, c.total - k.n + e.ord from e, c, k, n
-  )
+  ), ${outboxInsertCte("m", "join b on b.id = x.badge_id")}
   select id from b`,
 );
 
@@ -85,6 +87,7 @@ interface WriteCall {
   recipientKey: string;
   exclusive: boolean;
   events: EventRecord[];
+  mails: OutboxMail[];
 }
 
 type InsertAnswer = Awaited<ReturnType<IssueWrites["insertBadge"]>>;
@@ -137,15 +140,17 @@ export const groupedIssueWrites = (
     max: MAX_BATCH,
     key: (c) => c.organizationId,
     runOne: async (c) => {
-      if (c.badge) return single.insertBadge(c.badge, c.recipientKey, c.exclusive, c.events);
+      if (c.badge) return single.insertBadge(c.badge, c.recipientKey, c.exclusive, c.events, c.mails);
       await single.appendEvents(c.events);
       return "inserted";
     },
     async runBatch(organizationId, calls) {
       const events: object[] = [];
       const badges: object[] = [];
+      const mails: Array<{ mail: OutboxMail; badgeId: string }> = [];
       for (const c of calls) {
         if (c.badge) badges.push({ ...c.badge, recipient_email_key: c.recipientKey, exclusive: c.exclusive });
+        for (const mail of c.mails) if (c.badge) mails.push({ mail, badgeId: c.badge.id });
         for (const e of c.events) {
           if (e.organization_id !== organizationId) throw new Error("grouped write: an event of another organization");
           events.push({
@@ -162,6 +167,7 @@ export const groupedIssueWrites = (
         JSON.stringify(events),
         organizationId,
         organizationId,
+        outboxRows(mails),
       ]);
       const ids = new Set(inserted.map((r) => r.id));
       return calls.map((c) => (c.badge === null || ids.has(c.badge.id) ? "inserted" : "duplicate"));
@@ -170,11 +176,11 @@ export const groupedIssueWrites = (
 
   return {
     issueLookup: (organizationId, templateId, recipientKey) => lookup({ organizationId, templateId, recipientKey }),
-    insertBadge: (badge, recipientKey, exclusive, events) =>
-      write({ organizationId: badge.organization_id, badge, recipientKey, exclusive, events }),
+    insertBadge: (badge, recipientKey, exclusive, events, mails = []) =>
+      write({ organizationId: badge.organization_id, badge, recipientKey, exclusive, events, mails }),
     appendEvents: async (organizationId, events) => {
       if (events.length === 0) return;
-      await write({ organizationId, badge: null, recipientKey: "", exclusive: false, events });
+      await write({ organizationId, badge: null, recipientKey: "", exclusive: false, events, mails: [] });
     },
   };
 };

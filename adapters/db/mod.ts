@@ -1,4 +1,5 @@
-export type { Database, Em, Orm } from "./orm.ts";
+export { isDatabaseUnavailable } from "./connection_errors.ts";
+export type { Database, DatabaseLog, Em, Orm } from "./orm.ts";
 export { openDatabase } from "./orm.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
 export {
@@ -13,6 +14,7 @@ export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents } from "./postgres_listen.ts";
+export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";
 export {

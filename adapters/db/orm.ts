@@ -26,6 +26,22 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The part of a pino logger the database needs. */
+export interface DatabaseLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** knex's `log` option: it would otherwise print its warnings as plain text on stderr. */
+const knexLog = (log: DatabaseLog) => ({
+  warn: (message: unknown) => log.warn({ driver: String(message) }, "database driver warning"),
+  error: (message: unknown) => log.error({ driver: String(message) }, "database driver error"),
+  deprecate: (method: unknown, alternative: unknown) =>
+    log.warn({ driver: `${String(method)} is deprecated, use ${String(alternative)}` }, "database driver warning"),
+  debug: () => undefined,
+});
+
 /** Every entity schema; each feature's entity file adds its list here. */
 const ENTITIES = [...FOUNDATION_ENTITIES, ...BADGE_ENTITIES];
 
@@ -51,6 +67,8 @@ export const openDatabase = async (opts: {
   dataDir: string;
   pool?: { min: number; max: number };
   migrate?: boolean;
+  /** The process's logger: the driver's warnings (a connection lost, a pool error) go through it as JSON. */
+  log?: DatabaseLog;
 }): Promise<Database> => {
   let orm: Orm;
   let release = async (): Promise<void> => {};
@@ -65,7 +83,8 @@ export const openDatabase = async (opts: {
       // No JIT compilation: Laurel's statements are short, and PostgreSQL compiles a statement
       // whose estimated cost passes jit_above_cost, which a misestimate reaches easily (a relay
       // batch planned for 500 organizations that has one: 10 ms of compiling a 0.5 ms statement).
-      driverOptions: { connection: { options: "-c jit=off" } },
+      driverOptions: { connection: { options: "-c jit=off" }, ...(opts.log ? { log: knexLog(opts.log) } : {}) },
+      ...(opts.log ? { logger: (message: string) => opts.log?.info({ orm: message }, "database") } : {}),
     })) as Orm;
   } else {
     kind = "pglite";

@@ -107,8 +107,8 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
   const single: IssueWrites & { appendEvents(events: EventRecord[]): Promise<void> } = {
     issueLookup: (organizationId, templateId, recipientKey) =>
       postgresBadgeTx(db.em()).issueLookup(organizationId, templateId, recipientKey),
-    insertBadge: (badge, recipientKey, exclusive, events) =>
-      postgresBadgeTx(db.em()).insertBadge(badge, recipientKey, exclusive, events),
+    insertBadge: (badge, recipientKey, exclusive, events, mails) =>
+      postgresBadgeTx(db.em()).insertBadge(badge, recipientKey, exclusive, events, mails),
     appendEvents: appendGrouped,
   };
   const grouped = groupedIssueWrites(db, single);

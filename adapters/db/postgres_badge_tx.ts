@@ -17,6 +17,8 @@ import {
 import { BadgeEntity, BadgeTemplateEntity, UserEmailEntity, UserEntity } from "./entities_badges.ts";
 import type { Em } from "./orm.ts";
 import { appendEvents } from "./postgres_event_log.ts";
+import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
+import { sqlRun } from "./sql.ts";
 
 const LIVE = LIVE_BADGE_STATES.map((s) => `'${s}'`).join(", ");
 
@@ -51,15 +53,18 @@ export const postgresBadgeTx = (em: Em): BadgeTx => ({
     };
   },
 
-  async insertBadge(badge, recipientKey, exclusive, events) {
+  async insertBadge(badge, recipientKey, exclusive, events, mails = []) {
     try {
-      // One statement: the badge, the organization's event counter and the events (DESIGN §4).
+      // One statement: the badge, its outbox mails, the organization's event counter and the events.
       const insert = {
-        cte: `b as (${INSERT_BADGE} returning 1)`,
-        values: badgeInsertValues(badge, recipientKey, exclusive),
+        cte: `b as (${INSERT_BADGE} returning 1)${mails.length > 0 ? `, ${outboxInsertCte("m", "where exists (select 1 from b)")}` : ""}`,
+        values: [
+          ...badgeInsertValues(badge, recipientKey, exclusive),
+          ...(mails.length > 0 ? [outboxRows(mails.map((mail) => ({ mail })))] : []),
+        ],
       };
       if (events.length > 0) await appendEvents(em, events, { with: insert });
-      else await em.getConnection().execute(INSERT_BADGE, insert.values, "run", em.getTransactionContext());
+      else await sqlRun(em, `with ${insert.cte} select 1`, insert.values);
       return "inserted";
     } catch (err) {
       if (violates(err, UNIQUE, "badges_live_recipient_idx")) return "duplicate";

@@ -372,6 +372,17 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     }
   },
 
+  async releasePutOff(organizationIds, now) {
+    if (organizationIds.length === 0) return 0;
+    // Due at their event's time: the scheduler dispatches by due time, so the oldest go first.
+    return sqlRun(
+      db.em(),
+      `update webhook_deliveries d set next_attempt_at = ?::timestamptz, due_at = least(d.occurred_at, ?::timestamptz)
+       where d.organization_id = any(?::uuid[]) and d.status = 'pending' and d.next_attempt_at > ?::timestamptz`,
+      [now, now, `{${organizationIds.join(",")}}`, now],
+    );
+  },
+
   async record(attempts) {
     if (attempts.length === 0) return;
     const batch = JSON.stringify(

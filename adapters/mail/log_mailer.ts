@@ -1,4 +1,4 @@
-import type { Mailer, MailMessage } from "../../core/issuing/mod.ts";
+import type { Mailer, MailMessage } from "../../core/mail/mod.ts";
 
 /** Where the log mailer writes: a pino-style logger (Fastify's). */
 export interface MailLog {

@@ -1,4 +1,4 @@
-import type { MailBudget } from "../../core/issuing/mod.ts";
+import type { MailBudget } from "../../core/mail/mod.ts";
 
 const HOUR = 3_600_000;
 

@@ -12,7 +12,7 @@ import Fastify, {
 import secureJson from "secure-json-parse";
 import { type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
 import type { RestDeps } from "./deps.ts";
-import { errorBody, STATUS_FOR_CODE, WWW_AUTHENTICATE } from "./errors.ts";
+import { errorBody, RETRY_AFTER_SECONDS, STATUS_FOR_CODE, UNAVAILABLE_MESSAGE, WWW_AUTHENTICATE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
 import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";
 import { type RateLimits, registerRateLimits } from "./rate_limits.ts";
@@ -239,18 +239,16 @@ export const buildRestApp = async (
       } else if (err.statusCode && err.statusCode < 500 && CODE_FOR_STATUS[err.statusCode]) {
         code = CODE_FOR_STATUS[err.statusCode] as CoreErrorCode;
         message = err.message;
+      } else if (deps.unavailable?.(err)) {
+        request.log.warn({ err: { message: err.message, code: err.code } }, "dependency unavailable");
+        code = "unavailable";
+        message = UNAVAILABLE_MESSAGE;
       } else {
         request.log.error({ err }, "request failed");
-        const unavailable = /ECONNREFUSED|connection|timeout|terminat/i.test(String(err.message));
-        reply.code(unavailable ? 503 : 500);
-        return reply.send(
-          errorBody(
-            unavailable ? "unavailable" : ("internal_error" as CoreErrorCode),
-            unavailable ? "A service Laurel depends on is unavailable; try again shortly" : "Internal error",
-          ),
-        );
+        return reply.code(500).send(errorBody("internal_error" as CoreErrorCode, "Internal error"));
       }
       if (code === "unauthenticated") reply.header("www-authenticate", WWW_AUTHENTICATE);
+      if (code === "unavailable") reply.header("retry-after", String(RETRY_AFTER_SECONDS));
       return reply.code(STATUS_FOR_CODE[code]).send(errorBody(code, message, errors));
     },
   );

@@ -15,6 +15,11 @@ import type { BadgeRestDeps } from "./badge_deps.ts";
 import type { RateLimitDeps, RateLimits } from "./rate_limits.ts";
 import type { EmployeeRestDeps } from "./routes/employees.ts";
 
+export interface HealthAnswer {
+  status: "ok" | "unavailable";
+  checks: Record<string, boolean>;
+}
+
 /** Everything the REST adapter needs, passed in by the app that wires it. */
 export interface RestDeps {
   /** `{base_url}`, such as `http://localhost:3000/v1`. */
@@ -37,7 +42,12 @@ export interface RestDeps {
   events: EventStore;
   /** Employee records and their invitations. */
   employees: EmployeeRestDeps;
-  health(): Promise<Record<string, boolean>>;
+  /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */
+  health(): Promise<HealthAnswer>;
+  /** `/readyz`, the same way; `health` when absent. */
+  ready?(): Promise<HealthAnswer>;
+  /** True for an error meaning a dependency cannot be reached right now: answered 503 with Retry-After. */
+  unavailable?(err: unknown): boolean;
   metrics?(): Promise<string> | string;
   /** Request limits (none: unlimited) and the store failed authentications are counted in. */
   rateLimits?: RateLimitDeps;

@@ -32,3 +32,8 @@ export const errorBody = (code: CoreErrorCode, message: string, errors: FieldErr
 
 /** The realm sent with every 401, naming both schemes the API accepts. */
 export const WWW_AUTHENTICATE = 'Basic realm="Laurel", Bearer realm="Laurel"';
+
+/** Seconds a client is asked to wait (`Retry-After`) on a 503: a database restart takes about a second. */
+export const RETRY_AFTER_SECONDS = 2;
+
+export const UNAVAILABLE_MESSAGE = "A service Laurel depends on is unavailable; try again shortly";

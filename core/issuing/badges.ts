@@ -23,6 +23,7 @@ import { CoreError, forbidden, isCoreError, notFound, validationFailed } from ".
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
+import { pendingBadgeMail } from "./notifications.ts";
 import type { BadgeView, Earner, IssueWrites } from "./ports.ts";
 
 /** A badge just issued, with the account its address belonged to then (for the notification). */
@@ -91,7 +92,16 @@ const issueWith = async (
   });
   const view: BadgeView = { badge, template: look.template, issuer: look.issuer };
   const events = [badgeEventOf("badge.created", view, deps, ctx)];
-  const inserted = await writer.insertBadge(badge, key, !look.template.allow_duplicate_badges, events);
+  const notification = pendingBadgeMail(deps, ctx, { view, earner: look.earner });
+  // Over the organization's budget the badge is still issued, without its notification.
+  const mail = notification && deps.mailBudget && !(await deps.mailBudget.take(organizationId)) ? null : notification;
+  const inserted = await writer.insertBadge(
+    badge,
+    key,
+    !look.template.allow_duplicate_badges,
+    events,
+    mail ? [mail] : [],
+  );
   if (inserted === "duplicate") {
     throw validationFailed(DUPLICATE_BADGE_MESSAGE, [
       { field: at(prefix, "recipient_email"), message: DUPLICATE_BADGE_MESSAGE },

@@ -1,6 +1,6 @@
 import type { ShapeUrls } from "../badges/mod.ts";
 import type { EventContext } from "../events/mod.ts";
-import type { MailBudget, Mailer } from "./notifications.ts";
+import type { MailBudget, Mailer } from "../mail/mod.ts";
 import type { BadgeStore } from "./ports.ts";
 
 /** What the issuing use cases reach: storage, the mail port and the addresses shapes are built from. */

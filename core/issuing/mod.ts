@@ -1,3 +1,4 @@
+export type { MailBudget, Mailer, MailMessage } from "../mail/mod.ts";
 export type { FeedPage } from "./badge_feed.ts";
 export { FEED_PAGE_SIZE, feedCursor, searchIssuedBadges } from "./badge_feed.ts";
 export type { BatchResult, IssuedBadge } from "./badges.ts";
@@ -16,8 +17,7 @@ export type { IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
-export type { MailBudget, Mailer, MailMessage } from "./notifications.ts";
-export { escapeHtml, notificationKind, notifyPendingBadge, pendingBadgeMessage } from "./notifications.ts";
+export { escapeHtml, notificationKind, pendingBadgeMail, pendingBadgeMessage } from "./notifications.ts";
 export type {
   BadgeStore,
   BadgeTx,

@@ -1,28 +1,8 @@
 import { acceptBadgeUrl, badgeStandardShape, fullName, type ShapeUrls } from "../badges/mod.ts";
 import { type PendingNotificationEventType, pendingBadgeNotificationEvent } from "../events/mod.ts";
+import type { MailMessage, OutboxMail } from "../mail/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import type { BadgeView, Earner } from "./ports.ts";
-
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-}
-
-/** Sends one message; rejects when the message could not be handed over. */
-export interface Mailer {
-  send(message: MailMessage): Promise<void>;
-}
-
-/**
- * How many notifications an organization may still send: a credential that can issue badges must
- * not turn the notification mail into a relay for mail in bulk.
- */
-export interface MailBudget {
-  /** Takes one message from the organization's budget; false: spent for now, send nothing. */
-  take(organizationId: string): Promise<boolean>;
-}
 
 /** Which pending-badge notification an issue sends (spec §6.3), from the account owning the address. */
 export const notificationKind = (earner: Earner | null): PendingNotificationEventType => {
@@ -61,28 +41,31 @@ export const pendingBadgeMessage = (
 };
 
 /**
- * Sends the pending-badge notification of a badge just issued, unless the issuer suppressed it,
- * and then records its event (in a transaction of its own: the mail cannot roll back). Returns
- * the kind sent, or null when suppressed or over the organization's mail budget.
+ * The pending-badge notification of a badge being issued, as an outbox mail written with the badge
+ * (null when the issuer suppressed it). Its `pending_badge_notification.*` event is recorded when
+ * the mail server accepts the message; the kind follows the account owning the address now.
  */
-export const notifyPendingBadge = async (
-  deps: IssuingDeps,
+export const pendingBadgeMail = (
+  deps: Pick<IssuingDeps, "urls">,
   ctx: IssuingContext,
   issued: { view: BadgeView; earner: Earner | null },
-): Promise<PendingNotificationEventType | null> => {
+): OutboxMail | null => {
   const { view } = issued;
   if (view.badge.suppress_badge_notification_email) return null;
-  if (deps.mailBudget && !(await deps.mailBudget.take(view.badge.organization_id))) return null;
   const kind = notificationKind(issued.earner);
-  await deps.mailer.send(pendingBadgeMessage(view, kind, deps.urls));
   const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls);
-  await deps.store.appendEvents([
-    pendingBadgeNotificationEvent(
-      kind,
-      shape,
-      view.badge.recipient_email,
-      eventContext(ctx, view.badge.organization_id),
-    ),
-  ]);
-  return kind;
+  const event = pendingBadgeNotificationEvent(
+    kind,
+    shape,
+    view.badge.recipient_email,
+    eventContext(ctx, view.badge.organization_id),
+  );
+  return {
+    id: ctx.newId(),
+    kind: "pending_badge_notification",
+    organization_id: view.badge.organization_id,
+    message: pendingBadgeMessage(view, kind, deps.urls),
+    sent_event: { event_type: event.event_type, detail: event.detail },
+    created_at: ctx.now,
+  };
 };

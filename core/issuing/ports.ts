@@ -8,6 +8,7 @@ import type {
 } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import type { EventRecord } from "../events/mod.ts";
+import type { OutboxMail } from "../mail/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { UserRecord } from "./earners.ts";
 
@@ -53,13 +54,15 @@ export interface IssueWrites {
    * badge was issued; the store then guarantees at most one live exclusive badge per template and
    * recipient, even under races, and reports a second one as `duplicate` (nothing is written);
    * `template_gone` when the template was deleted meanwhile. Inside a transaction, either answer
-   * means the transaction must be abandoned.
+   * means the transaction must be abandoned. `mails` go to the outbox with the badge, only if it
+   * is written.
    */
   insertBadge(
     badge: BadgeRecord,
     recipientKey: string,
     exclusive: boolean,
     events: EventRecord[],
+    mails?: OutboxMail[],
   ): Promise<"inserted" | "duplicate" | "template_gone">;
 }
 

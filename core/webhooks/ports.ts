@@ -95,6 +95,11 @@ export interface DeliveryStore {
   ): Promise<Map<string, ClaimedDelivery>>;
   /** Puts off deliveries (their destination is busy) without counting an attempt. */
   defer(items: readonly { claim: DeliveryClaim; until: Date }[], now: Date): Promise<void>;
+  /**
+   * Makes the waiting deliveries of these organizations due now, oldest event first (a receiver
+   * that failed is back: what was held back for it need not wait out its put-off). Returns how many.
+   */
+  releasePutOff(organizationIds: readonly string[], now: Date): Promise<number>;
   /** Stores attempts and the deliveries' new state; a claim that was lost meanwhile keeps its attempt only. */
   record(attempts: readonly RecordedAttempt[]): Promise<void>;
   /** Ends claimed deliveries without an attempt: the organization no longer wants them posted. */

@@ -14,7 +14,11 @@
 //   4. the same with 10,000 deliveries to a dead receiver (connection refused) waiting for retry
 //      (first attempts made before the window; a failing destination is then probed at 5/s);
 //      p99 within 20% of (3); windows without (A) and with (B) the backlog in the order A B B A, each kind pooled;
-//   5. the events list, page 1,000 of one million events, totals included; < 10 ms.
+//   5. the events list, page 1,000 of one million events, totals included; < 10 ms;
+//   6. catch-up after an outage: the receiver answers 503 while BENCH_CATCHUP_EVENTS (10,000) events
+//      are recorded and each is attempted or put off, then 200 again; the rate at which the backlog
+//      then arrives, against the drain rate of (2) with one worker process (target: at least half).
+//      Printed only (not written to docs/benchmarks.md).
 //
 // Run: BENCH_ONLY=webhooks npm run bench, or bash ops/prepare.sh test >/dev/null && npx node
 // ops/bench/webhooks.ts. About 3 minutes.
@@ -22,7 +26,8 @@
 // default: `ops/prepare.sh postgres`), BENCH_DURATION (s, default 10), BENCH_LATENCY_DURATION (s, default 20), BENCH_WORKERS (worker
 // processes for the drain: a comma-separated list, one drain each, default "1,2"), BENCH_DRAIN_EVENTS (20000), BENCH_DRAIN_WARMUP (5000 events drained first,
 // not measured; 0 for none), BENCH_DRAIN_PER_DESTINATION (the shipped default), BENCH_DRAIN_COMPARE_CAP (32; 0: no comparison drain),
-// BENCH_LIST_EVENTS (1000000), BENCH_RATE (events/s, 500), BENCH_PHASES (raw,drain,latency,dead,list),
+// BENCH_LIST_EVENTS (1000000), BENCH_RATE (events/s, 500), BENCH_PHASES (raw,drain,latency,dead,list,catchup),
+// BENCH_CATCHUP_EVENTS (10000),
 // BENCH_WRITE_DOCS=0|1 (default: write the `webhooks` section of docs/benchmarks.md only on a full run:
 // every phase at its default size), BENCH_VERBOSE=1 (echo the servers' output),
 // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_RAW_IN_FLIGHT (the raw loop's requests
@@ -80,7 +85,8 @@ const DRAIN_PER_DESTINATION = Number(env.BENCH_DRAIN_PER_DESTINATION ?? DEFAULT_
 const DRAIN_COMPARE_CAP = Number(env.BENCH_DRAIN_COMPARE_CAP ?? 32);
 const DEAD_BACKLOG = 10_000;
 /** Which parts to run (default all): raw,drain,latency,dead,list. */
-const PHASES = new Set((env.BENCH_PHASES ?? "raw,drain,latency,dead,list").split(","));
+const PHASES = new Set((env.BENCH_PHASES ?? "raw,drain,latency,dead,list,catchup").split(","));
+const CATCHUP_EVENTS = Number(env.BENCH_CATCHUP_EVENTS ?? 10_000);
 const started: RunningServer[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 const benchStart = performance.now();
@@ -612,6 +618,48 @@ const drain = async (s: Stack, processes: number, perDestination?: number): Prom
 };
 
 // ---------------------------------------------------------------------------------------------
+// 6. Catch-up after an outage
+
+const receiverMode = async (s: Stack, mode: "down" | "up"): Promise<void> => {
+  const res = await request(`${s.receiverUrl}/${mode}`, { method: "POST", dispatcher: s.agent });
+  await res.body.dump();
+};
+
+/**
+ * A backlog built while the receiver answers 503 (every event attempted or put off by one worker
+ * process), then released by its recovery: deliveries per second from the recovery to the last
+ * receipt.
+ */
+const catchUp = async (s: Stack): Promise<{ rate: number; seconds: number; heldInDatabase: number }> => {
+  await resetReceiver(s);
+  await receiverMode(s, "down");
+  const org = await webhookOrganization(s, "Catch-up", `${s.receiverUrl}/hooks`);
+  const worker = await startWorker(s, 0);
+  for (let done = 0; done < CATCHUP_EVENTS; done += 1_000) {
+    await recordBatch(s.db, org.id, Math.min(1_000, CATCHUP_EVENTS - done));
+  }
+  // Every event has its delivery row: attempted (and failed) or put off to the database.
+  const deadline = now() + 300_000;
+  let held = 0;
+  while (now() < deadline) {
+    const [row] = await sql<{ n: string }>(
+      s.db,
+      "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'pending'",
+      [org.id],
+    );
+    held = Number(row?.n ?? 0);
+    if (held >= CATCHUP_EVENTS * 0.99) break;
+    await delay(250);
+  }
+  await receiverMode(s, "up");
+  const t0 = now();
+  while ((await receiverCount(s)).first < CATCHUP_EVENTS && now() < deadline + 300_000) await delay(100);
+  const last = now();
+  await worker.stop();
+  return { rate: CATCHUP_EVENTS / ((last - t0) / 1000), seconds: (last - t0) / 1000, heldInDatabase: held };
+};
+
+// ---------------------------------------------------------------------------------------------
 // 3 and 4. Latency at a steady rate
 
 /** Records one event per transaction at `RATE`/s for `seconds`; returns commit time per event id. */
@@ -1069,11 +1117,20 @@ const main = async (): Promise<void> => {
         `page 1: p50 ${ms(percentile(list.page1, 50))} ms; list SQL ${ms(list.explain)} ms; count(*) ${ms(list.count)} ms`,
     );
   }
+  if (PHASES.has("catchup")) {
+    log(`6. catch-up of ${n0(CATCHUP_EVENTS)} deliveries held back by a receiver outage...`);
+    const c = await catchUp(s);
+    const drainRate = r.drains?.[0]?.result.rate;
+    log(
+      `  ${n0(c.heldInDatabase)} waiting when the receiver came back; delivered in ${c.seconds.toFixed(1)} s: ${formatRps(c.rate)} deliveries/s` +
+        (drainRate ? ` = ${((100 * c.rate) / drainRate).toFixed(0)}% of the drain rate (target: at least 50%)` : ""),
+    );
+  }
   const section = renderSection(r, m);
   log(`\n${section}\n`);
   // Only a full run (every phase, full length and sizes) replaces the published figures, unless asked.
   const fullRun =
-    PHASES.size === 5 &&
+    ["raw", "drain", "latency", "dead", "list"].every((phase) => PHASES.has(phase)) &&
     DURATION_S >= 10 &&
     DRAIN_EVENTS >= 20_000 &&
     DRAIN_WARMUP === 5_000 &&

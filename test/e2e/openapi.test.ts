@@ -40,6 +40,7 @@ const undocumented = (path: string): boolean =>
   path.startsWith("/docs") ||
   path === "/openapi.json" ||
   path === "/healthz" ||
+  path === "/readyz" ||
   path === "/metrics" ||
   path.startsWith("/trpc");
 

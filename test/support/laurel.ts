@@ -5,6 +5,7 @@ import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/m
 import { type Database, openDatabase } from "../../adapters/db/mod.ts";
 import { type ApiServer, buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
+import { startMailPipeline } from "../../apps/mail_wiring.ts";
 import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
 
 export interface OrganizationWithToken {
@@ -84,12 +85,15 @@ export const startLaurel = async (
     NATS_URL: nats.url,
     // Tests of other features send many failing requests from one address: limits are tested apart.
     RATE_LIMITS: "off",
+    MAIL_POLL_INTERVAL_MS: "100",
     ...opts.env,
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const nc = await connectNats(nats.url, "laurel-test");
   const server = await buildApiServer(config, db, nc, false);
   await server.listen();
+  // The mail outbox's sender, as a worker beside the API would run it.
+  const mail = startMailPipeline(config, db, server.app.log, server.metrics);
   return {
     origin,
     adminOrigin,
@@ -107,6 +111,7 @@ export const startLaurel = async (
         email: "issuer@example.org",
       })) as OrganizationWithToken,
     close: async () => {
+      await mail.stop();
       await server.close();
       await nc.close();
       await db.close();
@@ -127,7 +132,7 @@ export interface SpawnedServer {
 
 /** `apps/server.ts` as its own OS process, as in production. */
 export const spawnServer = async (
-  env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string },
+  env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string } & Record<string, string>,
   /** The address clients use, shared by every process behind one load balancer. */
   publicOrigin?: string,
 ): Promise<SpawnedServer> => {

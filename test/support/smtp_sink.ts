@@ -11,8 +11,14 @@ export interface ReceivedMail {
  * A minimal SMTP server on loopback that accepts every message and keeps it: enough for
  * nodemailer (no STARTTLS, no AUTH advertised). Not a mail server; a test double at the wire.
  */
-export const startSmtpSink = async (): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> => {
+export const startSmtpSink = async (
+  opts: {
+    /** The answer to the n-th message (from 1); not 250: the message is refused and not kept. */
+    answer?: (n: number, mail: ReceivedMail) => string;
+  } = {},
+): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> => {
   const mails: ReceivedMail[] = [];
+  let received = 0;
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -32,9 +38,10 @@ export const startSmtpSink = async (): Promise<{ url: string; mails: ReceivedMai
           current.data = buffer.slice(0, end).replace(/^\.\./gm, ".");
           buffer = buffer.slice(end + 5);
           inData = false;
-          mails.push(current);
+          const answer = opts.answer?.(++received, current) ?? "250 queued";
+          if (answer.startsWith("250")) mails.push(current);
           current = { from: "", to: [], data: "" };
-          reply("250 queued");
+          reply(answer);
           continue;
         }
         const eol = buffer.indexOf("\r\n");

@@ -133,3 +133,19 @@ t.test("a stall of the worker itself does not put a saturated healthy destinatio
   for (let i = 0; i < 50; i++) slow.release("s");
   await Promise.all([...waiting, ...queued, ...slowWaiting]);
 });
+
+t.test("put-offs while a destination fails are released at its first success, once", async (t) => {
+  const limits = destinationLimits(2, policy);
+  limits.heldBack("a", "org-healthy");
+  t.same(limits.observe("a", 5, true), [], "a put-off of a healthy destination is not held back");
+  t.same(limits.observe("a", 5, false), []);
+  limits.heldBack("a", "org-1");
+  limits.heldBack("a", "org-2");
+  limits.heldBack("a", "org-1");
+  limits.heldBack("b", "org-3");
+  t.same(limits.observe("a", 5, false), [], "a failure releases nothing");
+  t.same(limits.observe("a", 5, true).sort(), ["org-1", "org-2"], "the first success releases each organization");
+  t.same(limits.observe("a", 5, true), [], "and only once");
+  t.equal(limits.recoveries("a"), 1, "one release counted (a put-off written across it is released again)");
+  t.same(limits.observe("b", 5, true), [], "b had no failure: its put-off was its own pace");
+});

@@ -7,6 +7,7 @@ import { M20261122005RelayCursors } from "./m20261122_005_relay_cursors.ts";
 import { M20261124006DeliveryCascades } from "./m20261124_006_delivery_cascades.ts";
 import { M20261125007ApplicationCeilings } from "./m20261125_007_application_ceilings.ts";
 import { M20261125008RateLimits } from "./m20261125_008_rate_limits.ts";
+import { M20261125009MailOutbox } from "./m20261125_009_mail_outbox.ts";
 import { M20261125010EarnerWeb } from "./m20261125_010_earner_web.ts";
 import { M20261125011Employees } from "./m20261125_011_employees.ts";
 import { M20261125012ListFilters } from "./m20261125_012_list_filters.ts";
@@ -21,6 +22,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261124_006_delivery_cascades", class: M20261124006DeliveryCascades },
   { name: "m20261125_007_application_ceilings", class: M20261125007ApplicationCeilings },
   { name: "m20261125_008_rate_limits", class: M20261125008RateLimits },
+  { name: "m20261125_009_mail_outbox", class: M20261125009MailOutbox },
   { name: "m20261125_010_earner_web", class: M20261125010EarnerWeb },
   { name: "m20261125_011_employees", class: M20261125011Employees },
   { name: "m20261125_012_list_filters", class: M20261125012ListFilters },

@@ -85,8 +85,8 @@ export const invalidatingStore = (
   broadcast: HostedBroadcast = async () => {},
 ): BadgeStore => ({
   ...store,
-  async insertBadge(badge, key, exclusive, events) {
-    const result = await store.insertBadge(badge, key, exclusive, events);
+  async insertBadge(badge, key, exclusive, events, mails) {
+    const result = await store.insertBadge(badge, key, exclusive, events, mails);
     cache.invalidate("assertion", badge.id);
     cache.invalidate("credential", badge.id);
     return result;
@@ -97,9 +97,9 @@ export const invalidatingStore = (
     const result = await store.transaction((tx) => {
       const watched: BadgeTx = {
         ...tx,
-        insertBadge: (badge, key, exclusive, events) => {
+        insertBadge: (badge, key, exclusive, events, mails) => {
           badges.add(badge.id);
-          return tx.insertBadge(badge, key, exclusive, events);
+          return tx.insertBadge(badge, key, exclusive, events, mails);
         },
         updateBadge: (badge) => {
           badges.add(badge.id);

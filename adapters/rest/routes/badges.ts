@@ -16,11 +16,9 @@ import {
   type BadgeView,
   deleteBadge,
   getBadge,
-  type IssuedBadge,
   issueBadge,
   issueBatch,
   listBadges,
-  notifyPendingBadge,
   replaceBadge,
   revokeBadge,
 } from "../../../core/issuing/mod.ts";
@@ -65,9 +63,6 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
   const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
   const ids = (request: { params: unknown }) => request.params as BadgeParams;
-  /** The pending-badge mail goes out after the response; its failure is logged, the badge stands. */
-  const notify = (issued: IssuedBadge) =>
-    deps.badges.background(() => notifyPendingBadge(issuing, issuingContext(deps), issued));
 
   app.post(base, {
     onRequest,
@@ -83,7 +78,6 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
       const issued = await issueBadge(issuing, issuingContext(deps), organization_id, request.body as BadgeIssueBody);
-      notify(issued);
       reply.code(201).header("location", location(issued.view));
       return one(json(issued.view));
     },
@@ -117,7 +111,6 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
           results.flatMap((r) => (r.ok ? [] : r.error.errors)),
         );
       }
-      for (const r of issued) notify(r.issued);
       reply.code(201);
       return {
         data: results.map((r) =>
@@ -207,7 +200,6 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       const p = ids(request);
       const body = request.body as BadgeReplaceBody;
       const { issued } = await replaceBadge(issuing, issuingContext(deps), p.organization_id, p.badge_id, body);
-      notify(issued);
       reply.code(201).header("location", location(issued.view));
       return one(json(issued.view));
     },

@@ -5,7 +5,7 @@ import { type OAuthError, oauthErrorStatus, parseTokenRequest } from "../../../c
 import { AccessToken, issueAccessToken } from "../../../core/credentials/mod.ts";
 import { isCoreError } from "../../../core/errors/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
-import { errorBody } from "../errors.ts";
+import { errorBody, RETRY_AFTER_SECONDS } from "../errors.ts";
 import { isRefusedTextError, isUnstorableText } from "../nul_guard.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
 
@@ -78,10 +78,13 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
-      reply.log.error({ err }, "token endpoint failure");
+      if (deps.unavailable?.(err))
+        reply.log.warn({ err: { message: err.message, code: err.code } }, "dependency unavailable");
+      else reply.log.error({ err }, "token endpoint failure");
       return reply
         .code(503)
         .header("cache-control", "no-store")
+        .header("retry-after", String(RETRY_AFTER_SECONDS))
         .send({ error: "temporarily_unavailable", error_description: "Try again later" });
     }
     if (status === 413) {

@@ -2,7 +2,8 @@
 // remembers when each event id first arrived (wall-clock ms, sub-millisecond), so the benchmark can
 // measure commit-to-receipt latency from another process on the same machine.
 // Env: PORT, TLS_KEY_FILE, TLS_CERT_FILE. GET /stats -> {"received": n, "first": {id: ms}};
-// GET /count -> {"received": n, "first": distinct ids} (cheap: polled while a run goes on); POST /reset.
+// GET /count -> {"received": n, "first": distinct ids} (cheap: polled while a run goes on); POST /reset;
+// POST /down (every delivery answered 503, not counted) and POST /up (back to 200).
 // Prints "listening <port>" when ready.
 
 import { readFileSync } from "node:fs";
@@ -15,6 +16,7 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 let received = 0;
 let first = new Map<string, number>();
+let down = false;
 
 const server = createServer({ key, cert }, (req, res) => {
   if (req.method === "GET" && req.url === "/count") {
@@ -31,6 +33,16 @@ const server = createServer({ key, cert }, (req, res) => {
     received = 0;
     first = new Map();
     res.writeHead(204).end();
+    return;
+  }
+  if (req.method === "POST" && (req.url === "/down" || req.url === "/up")) {
+    down = req.url === "/down";
+    res.writeHead(204).end();
+    return;
+  }
+  if (down) {
+    req.resume();
+    req.on("end", () => res.writeHead(503, { "content-type": "text/plain" }).end("down"));
     return;
   }
   const chunks: Buffer[] = [];

@@ -1,0 +1,92 @@
+import type { EventType } from "../../core/events/mod.ts";
+import type { DueMail, MailMessage, MailOutbox, OutboxMail } from "../../core/mail/mod.ts";
+import type { Database, Em } from "./orm.ts";
+import { appendEvents } from "./postgres_event_log.ts";
+import { sqlAll, sqlRun, toDate, toJson, toNumber } from "./sql.ts";
+
+/**
+ * A common table expression writing outbox mails, to run in the statement (and so the transaction)
+ * that writes the change they tell about. Its one `?` is `outboxRows(...)`; `filter` keeps a row
+ * only when its change was written (`join b on b.id = x.badge_id`, `where exists (select 1 from b)`).
+ */
+export const outboxInsertCte = (name: string, filter: string): string =>
+  `${name} as (
+    insert into mail_outbox (id, kind, organization_id, message, sent_event, created_at, next_attempt_at)
+    select x.id, x.kind, x.organization_id, x.message, x.sent_event, x.created_at, x.created_at
+    from jsonb_to_recordset(?::jsonb) as x(id uuid, kind text, organization_id uuid, message jsonb,
+      sent_event jsonb, created_at timestamptz, badge_id uuid)
+    ${filter}
+    returning 1
+  )`;
+
+/** The parameter of `outboxInsertCte`: the mails, each tied to the badge whose write carries it. */
+export const outboxRows = (mails: Array<{ mail: OutboxMail; badgeId?: string }>): string =>
+  JSON.stringify(
+    mails.map(({ mail, badgeId }) => ({
+      id: mail.id,
+      kind: mail.kind,
+      organization_id: mail.organization_id,
+      message: mail.message,
+      sent_event: mail.sent_event,
+      created_at: mail.created_at.toISOString(),
+      badge_id: badgeId ?? null,
+    })),
+  );
+
+const CLAIM = `update mail_outbox m set next_attempt_at = ?::timestamptz
+  from (select id from mail_outbox where failed_at is null and next_attempt_at <= ?::timestamptz
+        order by next_attempt_at limit ? for update skip locked) d
+  where m.id = d.id
+  returning m.id, m.kind, m.organization_id, m.message, m.sent_event, m.created_at, m.attempts`;
+
+const dueOf = (row: Record<string, unknown>): DueMail => ({
+  id: String(row.id),
+  kind: String(row.kind),
+  organization_id: row.organization_id === null ? null : String(row.organization_id),
+  message: toJson<MailMessage>(row.message),
+  sent_event: toJson<{ event_type: EventType; detail: Record<string, unknown> } | null>(row.sent_event),
+  created_at: toDate(row.created_at),
+  attempts: toNumber(row.attempts),
+});
+
+/** The outbox port on PostgreSQL (or PGlite). */
+export const postgresMailOutbox = (db: Database): MailOutbox => ({
+  async claimDue(now, limit, leaseMs) {
+    const rows = await sqlAll<Record<string, unknown>>(db.em(), CLAIM, [
+      new Date(now.getTime() + leaseMs).toISOString(),
+      now.toISOString(),
+      limit,
+    ]);
+    return rows.map(dueOf);
+  },
+  async markSent(id, events) {
+    await db.em().transactional(async (em) => {
+      // A second sender whose lease ran out may have sent it too: record the event once.
+      const removed = await sqlRun(em as Em, "delete from mail_outbox where id = ?", [id]);
+      if (removed > 0) await appendEvents(em as Em, events);
+    });
+  },
+  async retryAt(id, attempts, at, error) {
+    await sqlRun(db.em(), "update mail_outbox set attempts = ?, next_attempt_at = ?, last_error = ? where id = ?", [
+      attempts,
+      at.toISOString(),
+      error,
+      id,
+    ]);
+  },
+  async markFailed(id, attempts, error) {
+    await sqlRun(db.em(), "update mail_outbox set attempts = ?, failed_at = now(), last_error = ? where id = ?", [
+      attempts,
+      error,
+      id,
+    ]);
+  },
+  async counts() {
+    const [row] = await sqlAll<{ pending: unknown; failed: unknown }>(
+      db.em(),
+      `select count(*) filter (where failed_at is null) as pending, count(*) filter (where failed_at is not null) as failed
+       from mail_outbox`,
+    );
+    return { pending: toNumber(row?.pending ?? 0), failed: toNumber(row?.failed ?? 0) };
+  },
+});

@@ -1,0 +1,55 @@
+import { uuidv7 } from "../adapters/crypto/mod.ts";
+import { type Database, postgresMailOutbox } from "../adapters/db/mod.ts";
+import { logMailer, smtpMailer } from "../adapters/mail/mod.ts";
+import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
+import { type Log, startMailSender } from "../workers/mod.ts";
+import type { Config } from "./config.ts";
+
+export interface MailPipeline {
+  stop(): Promise<void>;
+}
+
+/**
+ * The mail outbox's sender, in every process that runs workers: SMTP when SMTP_URL is set, else
+ * the log. Exports the outbox's waiting and failed mails and the attempts by outcome.
+ */
+export const startMailPipeline = (
+  config: Pick<Config, "smtpUrl" | "mailFrom" | "mail">,
+  db: Database,
+  log: Log,
+  registry?: MetricsRegistry,
+): MailPipeline => {
+  const outbox = postgresMailOutbox(db);
+  const smtp = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
+  const attempts = registry?.counter("laurel_mail_attempts_total", "Mail sending attempts by outcome");
+  registry?.gauge("laurel_mail_outbox", "Mails waiting to be sent (pending) and given up (failed)", async () => {
+    const counts = await outbox.counts();
+    return [
+      { labels: { status: "pending" }, value: counts.pending },
+      { labels: { status: "failed" }, value: counts.failed },
+    ];
+  });
+  const sender = startMailSender(
+    {
+      outbox,
+      mailer: smtp ?? logMailer(() => log),
+      clock: () => new Date(),
+      newEventId: uuidv7,
+      random: Math.random,
+      log,
+      attempted: (outcome) => attempts?.inc({ outcome }),
+    },
+    {
+      intervalMs: config.mail.pollIntervalMs,
+      batch: 20,
+      leaseMs: 120_000,
+      retryBaseMs: config.mail.retryBaseMs,
+    },
+  );
+  return {
+    stop: async () => {
+      await sender.stop();
+      smtp?.close();
+    },
+  };
+};

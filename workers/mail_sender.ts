@@ -1,0 +1,78 @@
+import { type Mailer, type MailOutbox, sendDueMail } from "../core/mail/mod.ts";
+import { type Log, wakeableSleep } from "./runtime.ts";
+
+export interface MailSenderDeps {
+  outbox: MailOutbox;
+  mailer: Mailer;
+  clock: () => Date;
+  newEventId: () => string;
+  random: () => number;
+  log: Log;
+  /** Counts each attempt by outcome: sent, retry, failed. */
+  attempted?: (outcome: "sent" | "retry" | "failed") => void;
+}
+
+export interface MailSenderOptions {
+  intervalMs: number;
+  /** Mails claimed, and sent concurrently, at a time. */
+  batch: number;
+  /** How long a claimed mail is this sender's; after it (a sender that died), another takes it. */
+  leaseMs: number;
+  /** First retry delay after a transient failure; it doubles with each further failure. */
+  retryBaseMs: number;
+}
+
+export interface MailSender {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Sends the mail outbox through the mail port. Safe in any number of processes: a mail is claimed
+ * by one sender at a time (rows another holds are skipped), and one sent twice after a lost lease
+ * records its event once.
+ */
+export const startMailSender = (deps: MailSenderDeps, options: MailSenderOptions): MailSender => {
+  const { sleep, wake } = wakeableSleep();
+  let stopped = false;
+  let failures = 0;
+  const sendOne = async (mail: Parameters<typeof sendDueMail>[2]): Promise<void> => {
+    try {
+      const outcome = await sendDueMail(
+        { outbox: deps.outbox, mailer: deps.mailer, baseDelayMs: options.retryBaseMs },
+        { now: deps.clock(), newEventId: deps.newEventId, random: deps.random() },
+        mail,
+      );
+      deps.attempted?.(outcome);
+      if (outcome !== "sent") deps.log.warn({ mail: mail.id, kind: mail.kind, outcome }, "mail not sent");
+    } catch (err) {
+      // Recording the outcome failed (the database away): the lease runs out and it is tried again.
+      deps.log.warn({ err, mail: mail.id }, "mail outcome not recorded");
+    }
+  };
+  const loop = async (): Promise<void> => {
+    while (!stopped) {
+      let n = 0;
+      try {
+        const due = await deps.outbox.claimDue(deps.clock(), options.batch, options.leaseMs);
+        n = due.length;
+        await Promise.all(due.map(sendOne));
+        failures = 0;
+      } catch (err) {
+        if (failures % 20 === 0) deps.log.warn({ err }, "mail sender could not read the outbox; retrying");
+        failures++;
+      }
+      if (n >= options.batch) continue;
+      await sleep(options.intervalMs);
+    }
+  };
+  const running = loop();
+  return {
+    wake,
+    stop: async () => {
+      stopped = true;
+      wake();
+      await running;
+    },
+  };
+};
