@@ -19,9 +19,15 @@ t.test("a database restart under load answers 503 with Retry-After, never 500", 
   t.teardown(() => server.stop());
   const { readFileSync } = await import("node:fs");
   const adminToken = readFileSync(`${dir.path}/admin-token`, "utf8").trim();
-  const { organization, authorization_token } = (await trpcMutation(server.origin, adminToken, "organizations.create", {
-    name: "Restart Org",
-  })) as OrganizationWithToken;
+  const { organization, authorization_token } = (await trpcMutation(
+    server.adminOrigin,
+    adminToken,
+    "organizations.create",
+    {
+      name: "Restart Org",
+      email: "issuer@example.org",
+    },
+  )) as OrganizationWithToken;
   const auth = basic(authorization_token.token);
   const apps = `${server.origin}/v1/organizations/${organization.id}/oauth_applications`;
   const created = await fetch(apps, {

@@ -8,8 +8,9 @@ import { basic, type OrganizationWithToken, spawnTwoServers, trpcMutation } from
 t.test("a badge page cached on B is dropped when A makes the badge private", async (t) => {
   const { a, b, adminToken, close } = await spawnTwoServers();
   t.teardown(close);
-  const { organization, authorization_token } = (await trpcMutation(a.origin, adminToken, "organizations.create", {
+  const { organization, authorization_token } = (await trpcMutation(a.adminOrigin, adminToken, "organizations.create", {
     name: "Two Process Pages",
+    email: "issuer@example.org",
   })) as OrganizationWithToken;
   const headers = { authorization: basic(authorization_token.token), "content-type": "application/json" };
   const api = `${a.origin}/v1/organizations/${organization.id}`;
