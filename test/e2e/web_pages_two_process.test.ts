@@ -36,7 +36,7 @@ t.test("a badge page cached on B is dropped when A makes the badge private", asy
     })
   ).json()) as { data: { id: string } };
   const id = issued.data.id;
-  await trpcMutation(a.origin, adminToken, "badges.accept", { badge_id: id });
+  await trpcMutation(a.adminOrigin, adminToken, "badges.accept", { badge_id: id });
 
   const page = `${b.origin}/badges/${id}`;
   const first = await fetch(page);
@@ -45,6 +45,6 @@ t.test("a badge page cached on B is dropped when A makes the badge private", asy
   const body = await first.text();
   t.equal(await (await fetch(page)).text(), body, "the same bytes again (cached)");
 
-  await trpcMutation(a.origin, adminToken, "badges.privacy", { badge_id: id, public: false });
+  await trpcMutation(a.adminOrigin, adminToken, "badges.privacy", { badge_id: id, public: false });
   t.equal((await fetch(page)).status, 404, "B no longer shows it");
 });
