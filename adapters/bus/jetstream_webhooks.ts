@@ -36,6 +36,8 @@ export interface WebhookBusOptions {
   duplicateWindowMs: number;
   /** How long the events stream keeps events (the database keeps them for good). */
   eventsMaxAgeMs: number;
+  /** Copies of each stream and consumer: 1 (the default) on one server, 3 on a three-node cluster. */
+  replicas?: number;
 }
 
 export const DEFAULT_BUS_OPTIONS: WebhookBusOptions = {
@@ -43,6 +45,7 @@ export const DEFAULT_BUS_OPTIONS: WebhookBusOptions = {
   maxAckPending: 20_000,
   duplicateWindowMs: 5 * 60_000,
   eventsMaxAgeMs: 7 * 86_400_000,
+  replicas: 1,
 };
 
 const isNotFound = (err: unknown): boolean => {
@@ -58,8 +61,16 @@ const isNotFound = (err: unknown): boolean => {
 const ensureStream = async (jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> => {
   try {
     const info = await jsm.streams.info(config.name);
-    if (info.config.duplicate_window !== config.duplicate_window || info.config.max_age !== config.max_age) {
-      await jsm.streams.update(config.name, { duplicate_window: config.duplicate_window, max_age: config.max_age });
+    if (
+      info.config.duplicate_window !== config.duplicate_window ||
+      info.config.max_age !== config.max_age ||
+      info.config.num_replicas !== config.num_replicas
+    ) {
+      await jsm.streams.update(config.name, {
+        duplicate_window: config.duplicate_window,
+        max_age: config.max_age,
+        num_replicas: config.num_replicas,
+      });
     }
   } catch (err) {
     if (!isNotFound(err)) throw err;
@@ -74,10 +85,15 @@ const ensureConsumer = async (
 ): Promise<void> => {
   try {
     const info = await jsm.consumers.info(stream, WEBHOOK_CONSUMER);
-    if (info.config.ack_wait !== config.ack_wait || info.config.max_ack_pending !== config.max_ack_pending) {
+    if (
+      info.config.ack_wait !== config.ack_wait ||
+      info.config.max_ack_pending !== config.max_ack_pending ||
+      (info.config.num_replicas ?? 0) !== config.num_replicas
+    ) {
       await jsm.consumers.update(stream, WEBHOOK_CONSUMER, {
         ack_wait: config.ack_wait,
         max_ack_pending: config.max_ack_pending,
+        num_replicas: config.num_replicas,
       });
     }
   } catch (err) {
@@ -87,16 +103,46 @@ const ensureConsumer = async (
 };
 
 /**
- * Creates (or updates) both streams and the shared durable consumers; safe to run from every
- * process at start. Options are those nats-server 2.9 accepts (no 2.10 consumer metadata).
+ * Creates (or updates) both streams and the shared durable consumers, with `replicas` copies each;
+ * safe to run from every process at start. Options are those nats-server 2.9 accepts (no 2.10
+ * consumer metadata).
  */
-export const ensureWebhookStreams = async (nc: NatsConnection, options: WebhookBusOptions): Promise<void> => {
+export const ensureWebhookStreams = async (
+  nc: NatsConnection,
+  options: WebhookBusOptions,
+  /** A cluster just started has no JetStream leader for some seconds: asked again until then. */
+  patienceMs = 30_000,
+): Promise<void> => {
+  const deadline = performance.now() + patienceMs;
+  for (;;) {
+    try {
+      return await ensureStreamsOnce(nc, options);
+    } catch (err) {
+      if (performance.now() > deadline || !isUnavailable(err)) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+};
+
+const isUnavailable = (err: unknown): boolean => {
+  const e = err as { name?: string; code?: number | string; message?: string; api_error?: { code?: number } };
+  return (
+    e.api_error?.code === 503 ||
+    e.code === 503 ||
+    e.code === "503" ||
+    /unavailable|timeout|no responders|insufficient resources|no suitable peers/i.test(e.message ?? "")
+  );
+};
+
+const ensureStreamsOnce = async (nc: NatsConnection, options: WebhookBusOptions): Promise<void> => {
   const jsm = await jetstreamManager(nc);
+  const num_replicas = options.replicas ?? 1;
   await ensureStream(jsm, {
     name: EVENTS_STREAM,
     subjects: [`${EVENTS_SUBJECTS}.>`],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
+    num_replicas,
     duplicate_window: nanos(options.duplicateWindowMs),
     max_age: nanos(options.eventsMaxAgeMs),
   });
@@ -105,6 +151,7 @@ export const ensureWebhookStreams = async (nc: NatsConnection, options: WebhookB
     subjects: [`${DISPATCH_SUBJECTS}.>`],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
+    num_replicas,
     duplicate_window: nanos(120_000),
     max_age: 0,
   });
@@ -116,6 +163,7 @@ export const ensureWebhookStreams = async (nc: NatsConnection, options: WebhookB
       ack_wait: nanos(options.ackWaitMs),
       max_ack_pending: options.maxAckPending,
       max_deliver: -1,
+      num_replicas,
     });
   }
 };

@@ -28,6 +28,8 @@ export const startLocalNats = async (opts: {
   storeDir: string;
   port?: number;
   binary?: string;
+  /** A configuration file (a cluster node's) naming the port and store, instead of flags. */
+  config?: string;
 }): Promise<LocalNats> => {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
@@ -38,7 +40,14 @@ export const startLocalNats = async (opts: {
     'trap \'kill "$server" 2>/dev/null; wait "$server"\' TERM; exec 3<&0; "$0" "$@" & server=$!; (read -r _ <&3; kill "$server" 2>/dev/null) & wait "$server"';
   const child = spawn(
     "bash",
-    ["-c", watchdog, binary, "-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)],
+    [
+      "-c",
+      watchdog,
+      binary,
+      ...(opts.config
+        ? ["-c", opts.config]
+        : ["-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)]),
+    ],
     {
       stdio: ["pipe", "ignore", "pipe"],
     },
