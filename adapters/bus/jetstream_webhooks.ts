@@ -339,7 +339,9 @@ export interface WorkQueueConsumer {
  * Pulls from the shared durable consumer of `stream` for as long as the process runs. `take`
  * returns nothing, or a promise that resolves, when the caller has room for one more message (its concurrency limit), so no more are
  * held than can be worked on. NATS restarts are survived: the client re-pulls, and if the pull
- * loop ends anyway it is started again.
+ * loop ends anyway it is started again. `stop` pulls no more and hands back (NAK, redelivered at
+ * once to another worker) every message received and not yet handed to `handle`, so none waits
+ * for AckWait after a clean stop.
  */
 export const consumeWorkQueue = (
   nc: NatsConnection,
@@ -349,6 +351,12 @@ export const consumeWorkQueue = (
 ): WorkQueueConsumer => {
   let stopped = false;
   let current: ConsumerMessages | undefined;
+  /** Received after `stop`: handed back once the pull subscription is gone, so not to itself. */
+  const handBack: JsMsg[] = [];
+  let onStop: () => void = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    onStop = resolve;
+  });
   const loop = async (): Promise<void> => {
     const js = jetstream(nc);
     while (!stopped) {
@@ -356,10 +364,13 @@ export const consumeWorkQueue = (
         const consumer = await js.consumers.get(stream, WEBHOOK_CONSUMER);
         current = await consumer.consume({ max_messages: options.batch });
         for await (const m of current) {
-          const wait = options.take();
-          if (wait) await wait;
-          handle(new Queued(stream, m));
-          if (stopped) break;
+          if (!stopped) {
+            const wait = options.take();
+            // Stopping does not wait for a free slot: the message goes back instead.
+            if (wait) await Promise.race([wait, stopping]);
+          }
+          if (stopped) handBack.push(m);
+          else handle(new Queued(stream, m));
         }
       } catch (err) {
         if (!stopped) options.onError(err);
@@ -371,8 +382,15 @@ export const consumeWorkQueue = (
   return {
     stop: async () => {
       stopped = true;
+      onStop();
+      // Draining the pull subscription (rather than dropping it) still receives what the server
+      // sent before it saw the unsubscribe; the loop above hands each of those back.
+      const sub = (current as { sub?: Subscription } | undefined)?.sub;
+      await sub?.drain().catch(() => {});
       await current?.close();
       await running;
+      for (const m of handBack) m.nak();
+      await nc.flush().catch(() => {});
     },
   };
 };
