@@ -17,6 +17,7 @@ const BASE = Number(process.env.CLUSTER_PORT_BASE ?? 14_000);
 
 export const ports = {
   balancer: BASE,
+  balancerMetrics: BASE + 99,
   api: [BASE + 1, BASE + 2],
   workerMetrics: [BASE + 11, BASE + 12],
 };
@@ -147,6 +148,10 @@ const haproxyConfig = (): string =>
     "  option httpchk GET /healthz",
     "  http-check expect status 200",
     ...ports.api.map((p, i) => `  server api-${i + 1} 127.0.0.1:${p} check inter 1s fall 2 rise 2`),
+    // haproxy's own Prometheus exporter: the 5xx rate clients see (ops/prometheus).
+    "frontend prometheus",
+    `  bind 127.0.0.1:${ports.balancerMetrics}`,
+    "  http-request use-service prometheus-exporter if { path /metrics }",
     "",
   ].join("\n");
 
