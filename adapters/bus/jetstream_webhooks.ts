@@ -168,6 +168,8 @@ const ensureStreamsOnce = async (nc: NatsConnection, options: WebhookBusOptions)
   }
 };
 
+const PULL_EXPIRES_MS = 5_000;
+
 /** The message of an event on `laurel.events.>`. */
 export interface EventMessage {
   id: string;
@@ -362,7 +364,9 @@ export const consumeWorkQueue = (
     while (!stopped) {
       try {
         const consumer = await js.consumers.get(stream, WEBHOOK_CONSUMER);
-        current = await consumer.consume({ max_messages: options.batch });
+        // Pull requests live on the consumer's leader only: short-lived ones (and heartbeats every
+        // 2.5 s) mean a leader lost in a cluster costs seconds before the next pull, not a minute.
+        current = await consumer.consume({ max_messages: options.batch, expires: PULL_EXPIRES_MS });
         for await (const m of current) {
           if (!stopped) {
             const wait = options.take();

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
+import { loopbackCa } from "./loopback_ca.ts";
 import { clusterUrl, type NatsNodeSpec, natsNodeConfig } from "./nats_config.ts";
 
 /**
@@ -167,7 +168,8 @@ const laurelEnv = (databaseUrl: string): Record<string, string> => ({
   LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
   // The soak's receiver listens on loopback.
   WEBHOOK_ALLOWED_NETWORKS: process.env.WEBHOOK_ALLOWED_NETWORKS ?? "127.0.0.1/32",
-  ...(process.env.WEBHOOK_CA_FILE ? { WEBHOOK_CA_FILE: process.env.WEBHOOK_CA_FILE } : {}),
+  // Receivers with private certificates (the soak's, on loopback) are trusted through this CA.
+  WEBHOOK_CA_FILE: process.env.WEBHOOK_CA_FILE ?? loopbackCa(join(CLUSTER_DIR, "ca")).caFile,
 });
 
 const node = process.execPath;
