@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench`: prepares PostgreSQL (a fresh `laurel_bench` database) and a nats-server of its
 # own, then runs every benchmark (BENCH_ONLY="badges webhooks" picks some): ops/bench/run.ts (issue 2),
-# badges.ts (issue 3), webhooks.ts (issue 4, which makes its own database and nats-server). Each full
+# badges.ts (issue 3), webhooks.ts (issue 4, which makes its own database and nats-server),
+# replication.ts (R1 against R3 streams on a three-node local cluster). Each full
 # run writes its section of docs/benchmarks.md. About 5 minutes in all on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ nats_pid=$!
 trap 'kill $nats_pid 2>/dev/null; wait $nats_pid 2>/dev/null || true; rm -rf "$store"' EXIT
 for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null && break; sleep 0.1; done
 export NATS_URL="nats://127.0.0.1:$nats_port"
-for bench in ${BENCH_ONLY:-run badges webhooks}; do
+for bench in ${BENCH_ONLY:-run badges webhooks replication}; do
   echo "== ops/bench/$bench.ts"
   node "ops/bench/$bench.ts"
 done
