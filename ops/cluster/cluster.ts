@@ -138,9 +138,10 @@ const haproxyConfig = (): string =>
     "  timeout client 60s",
     "  timeout server 60s",
     "  retries 3",
-    // A request refused by a stopping server is sent to the other one.
+    // A connection refused by a stopping server is tried on the other one. Only then: a request
+    // that reached a server may have been carried out (a POST issues a badge), so it is not resent.
     "  option redispatch",
-    "  retry-on conn-failure empty-response 503",
+    "  retry-on conn-failure",
     "frontend laurel",
     `  bind 127.0.0.1:${ports.balancer}`,
     "  default_backend api",

@@ -1,5 +1,7 @@
+import { connect } from "node:net";
 import t from "tap";
-import { startLaurel } from "../support/laurel.ts";
+import { spawnServer, startLaurel } from "../support/laurel.ts";
+import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
 import {
   makeTestCa,
   recordEvents,
@@ -94,4 +96,44 @@ t.test("a worker stopped with SIGTERM mid-run finishes or hands back its work", 
     [],
     "no attempt recorded twice",
   );
+});
+
+t.test("an API server stopped with SIGTERM finishes the request under way, then exits", async (t) => {
+  const database = await createTestDatabase();
+  const nats = await startTestNats();
+  const dir = tempDir();
+  t.teardown(async () => {
+    await nats.stop();
+    await database.drop();
+    dir.remove();
+  });
+  const server = await spawnServer({ DATABASE_URL: database.url, NATS_URL: nats.url, DATA_DIR: dir.path });
+  t.teardown(() => server.stop());
+  const { port } = new URL(server.origin);
+  // A request whose body is still arriving when the signal comes.
+  const body = "grant_type=client_credentials&scope=badges";
+  const socket = connect(Number(port), "127.0.0.1");
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  let answer = "";
+  socket.on("data", (c: Buffer) => (answer += c.toString()));
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.write(
+    `POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+      `Authorization: Basic ${Buffer.from("nobody:nothing").toString("base64")}\r\nContent-Length: ${body.length}\r\n\r\n` +
+      body.slice(0, 10),
+  );
+  await new Promise((r) => setTimeout(r, 300));
+  const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+  server.child.kill("SIGTERM");
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(server.child.exitCode, null, "the server waits for the request under way");
+  const refused = await fetch(`${server.origin}/healthz`).then(
+    () => false,
+    () => true,
+  );
+  t.ok(refused, "new connections are refused meanwhile");
+  socket.end(body.slice(10));
+  await closed;
+  t.match(answer, /^HTTP\/1\.1 400 [\s\S]*invalid_scope/, "the request under way got its whole answer");
+  t.equal(await exited, 0, "then the server exited cleanly");
 });
