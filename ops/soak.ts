@@ -327,7 +327,7 @@ if (values.json) {
   console.log(JSON.stringify(report));
 } else {
   console.log(
-    `recorded ${report.recorded}, delivered ${delivered}, awaiting a scheduled retry ${waiting}, lost ${report.lost}, duplicates ${duplicates}`,
+    `recorded ${report.recorded}, delivered ${delivered}, awaiting a scheduled retry ${waiting}, lost ${report.lost}, duplicates ${duplicates} (${foreignIds} with another webhook-id)`,
   );
   console.log("\nphase (by event time)                      events   p99 ms   max lag ms");
   for (const [p, v] of Object.entries(perPhase)) {
