@@ -1,9 +1,17 @@
-/** Runs `stop` once on SIGINT/SIGTERM, then exits; a second signal exits at once. */
-export const onShutdown = (stop: () => Promise<void>): void => {
+/**
+ * Runs `stop` once on SIGINT/SIGTERM, then exits; a second signal exits at once, and so does a stop
+ * that outlasts `SHUTDOWN_TIMEOUT_MS` (default 30 s: more than a webhook attempt's timeout, less
+ * than a process manager's own patience).
+ */
+export const onShutdown = (stop: () => Promise<void>, timeoutMs = shutdownTimeoutMs()): void => {
   let stopping = false;
   const handler = (signal: NodeJS.Signals): void => {
     if (stopping) process.exit(1);
     stopping = true;
+    setTimeout(() => {
+      console.error(`shutdown after ${signal} took more than ${timeoutMs} ms; exiting`);
+      process.exit(1);
+    }, timeoutMs).unref();
     stop()
       .then(() => process.exit(0))
       .catch((err) => {
@@ -13,4 +21,9 @@ export const onShutdown = (stop: () => Promise<void>): void => {
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
+};
+
+const shutdownTimeoutMs = (): number => {
+  const n = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 30_000);
+  return Number.isInteger(n) && n > 0 ? n : 30_000;
 };

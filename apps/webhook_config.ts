@@ -25,6 +25,8 @@ export interface WebhookConfig {
   inProcessWorkers: boolean;
   /** `METRICS_PORT`: where `apps/worker` serves /metrics (unset: not served). */
   metricsPort: number | undefined;
+  /** `NATS_STREAM_REPLICAS`: copies of each stream and consumer (1; 3 on a three-node cluster). */
+  streamReplicas: number;
 }
 
 const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
@@ -59,5 +61,6 @@ export const readWebhookConfig = (env: NodeJS.ProcessEnv = process.env): Webhook
     schedulerIntervalMs: positive(env, "WEBHOOK_SCHEDULER_INTERVAL_MS", 1_000),
     inProcessWorkers: env.WEBHOOK_WORKERS !== "0",
     metricsPort,
+    streamReplicas: positive(env, "NATS_STREAM_REPLICAS", 1),
   };
 };

@@ -9,6 +9,7 @@ import {
   jetstreamEventPublisher,
   type NatsConnection,
   subscribeSettingsChanges,
+  WEBHOOK_CONSUMER,
   type WebhookBusOptions,
 } from "../adapters/bus/mod.ts";
 import { nodeWebhookCrypto } from "../adapters/crypto/mod.ts";
@@ -153,8 +154,17 @@ export const startWebhookPipeline = async (
   deps: { secrets: Pick<SecretBox, "open">; log: Log; metrics: PipelineMetrics },
   overrides: PipelineOverrides = {},
 ): Promise<WebhookPipeline> => {
-  const bus: WebhookBusOptions = { ...DEFAULT_BUS_OPTIONS, ackWaitMs: webhooks.ackWaitMs, ...overrides.bus };
+  const bus: WebhookBusOptions = {
+    ...DEFAULT_BUS_OPTIONS,
+    ackWaitMs: webhooks.ackWaitMs,
+    replicas: webhooks.streamReplicas,
+    ...overrides.bus,
+  };
   await ensureWebhookStreams(nc, bus);
+  deps.log.info(
+    { streams: [EVENTS_STREAM, DISPATCH_STREAM], consumer: WEBHOOK_CONSUMER, replicas: bus.replicas },
+    `JetStream streams and consumers ready with ${bus.replicas} replica(s)`,
+  );
   const clock = overrides.clock ?? (() => new Date());
   const parts = { relay: true, scheduler: true, worker: true, ...overrides.parts };
   const deliveries = postgresDeliveryStore(db);

@@ -5,7 +5,8 @@
 # (list filters and the badge feed; prints its figures, writes no docs), web.ts
 # (the public badge page against bare node:http; prints its figures only), employees.ts
 # (employee lists and the CSV import; prints its figures), limits.ts
-# (request limits on and off side by side). Each full
+# (request limits on and off side by side), replication.ts (R1 against R3 streams on a three-node
+# local cluster). Each full
 # run writes its section of docs/benchmarks.md. About 5 minutes in all on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ nats_pid=$!
 trap 'kill $nats_pid 2>/dev/null; wait $nats_pid 2>/dev/null || true; rm -rf "$store"' EXIT
 for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null && break; sleep 0.1; done
 export NATS_URL="nats://127.0.0.1:$nats_port"
-for bench in ${BENCH_ONLY:-run badges webhooks lists web employees limits}; do
+for bench in ${BENCH_ONLY:-run badges webhooks lists web employees limits replication}; do
   echo "== ops/bench/$bench.ts"
   node "ops/bench/$bench.ts"
 done

@@ -36,6 +36,8 @@ export interface WebhookBusOptions {
   duplicateWindowMs: number;
   /** How long the events stream keeps events (the database keeps them for good). */
   eventsMaxAgeMs: number;
+  /** Copies of each stream and consumer: 1 (the default) on one server, 3 on a three-node cluster. */
+  replicas?: number;
 }
 
 export const DEFAULT_BUS_OPTIONS: WebhookBusOptions = {
@@ -43,6 +45,7 @@ export const DEFAULT_BUS_OPTIONS: WebhookBusOptions = {
   maxAckPending: 20_000,
   duplicateWindowMs: 5 * 60_000,
   eventsMaxAgeMs: 7 * 86_400_000,
+  replicas: 1,
 };
 
 const isNotFound = (err: unknown): boolean => {
@@ -58,8 +61,16 @@ const isNotFound = (err: unknown): boolean => {
 const ensureStream = async (jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> => {
   try {
     const info = await jsm.streams.info(config.name);
-    if (info.config.duplicate_window !== config.duplicate_window || info.config.max_age !== config.max_age) {
-      await jsm.streams.update(config.name, { duplicate_window: config.duplicate_window, max_age: config.max_age });
+    if (
+      info.config.duplicate_window !== config.duplicate_window ||
+      info.config.max_age !== config.max_age ||
+      info.config.num_replicas !== config.num_replicas
+    ) {
+      await jsm.streams.update(config.name, {
+        duplicate_window: config.duplicate_window,
+        max_age: config.max_age,
+        num_replicas: config.num_replicas,
+      });
     }
   } catch (err) {
     if (!isNotFound(err)) throw err;
@@ -74,10 +85,15 @@ const ensureConsumer = async (
 ): Promise<void> => {
   try {
     const info = await jsm.consumers.info(stream, WEBHOOK_CONSUMER);
-    if (info.config.ack_wait !== config.ack_wait || info.config.max_ack_pending !== config.max_ack_pending) {
+    if (
+      info.config.ack_wait !== config.ack_wait ||
+      info.config.max_ack_pending !== config.max_ack_pending ||
+      (info.config.num_replicas ?? 0) !== config.num_replicas
+    ) {
       await jsm.consumers.update(stream, WEBHOOK_CONSUMER, {
         ack_wait: config.ack_wait,
         max_ack_pending: config.max_ack_pending,
+        num_replicas: config.num_replicas,
       });
     }
   } catch (err) {
@@ -87,16 +103,46 @@ const ensureConsumer = async (
 };
 
 /**
- * Creates (or updates) both streams and the shared durable consumers; safe to run from every
- * process at start. Options are those nats-server 2.9 accepts (no 2.10 consumer metadata).
+ * Creates (or updates) both streams and the shared durable consumers, with `replicas` copies each;
+ * safe to run from every process at start. Options are those nats-server 2.9 accepts (no 2.10
+ * consumer metadata).
  */
-export const ensureWebhookStreams = async (nc: NatsConnection, options: WebhookBusOptions): Promise<void> => {
+export const ensureWebhookStreams = async (
+  nc: NatsConnection,
+  options: WebhookBusOptions,
+  /** A cluster just started has no JetStream leader for some seconds: asked again until then. */
+  patienceMs = 30_000,
+): Promise<void> => {
+  const deadline = performance.now() + patienceMs;
+  for (;;) {
+    try {
+      return await ensureStreamsOnce(nc, options);
+    } catch (err) {
+      if (performance.now() > deadline || !isUnavailable(err)) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+};
+
+const isUnavailable = (err: unknown): boolean => {
+  const e = err as { name?: string; code?: number | string; message?: string; api_error?: { code?: number } };
+  return (
+    e.api_error?.code === 503 ||
+    e.code === 503 ||
+    e.code === "503" ||
+    /unavailable|timeout|no responders|insufficient resources|no suitable peers/i.test(e.message ?? "")
+  );
+};
+
+const ensureStreamsOnce = async (nc: NatsConnection, options: WebhookBusOptions): Promise<void> => {
   const jsm = await jetstreamManager(nc);
+  const num_replicas = options.replicas ?? 1;
   await ensureStream(jsm, {
     name: EVENTS_STREAM,
     subjects: [`${EVENTS_SUBJECTS}.>`],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
+    num_replicas,
     duplicate_window: nanos(options.duplicateWindowMs),
     max_age: nanos(options.eventsMaxAgeMs),
   });
@@ -105,6 +151,7 @@ export const ensureWebhookStreams = async (nc: NatsConnection, options: WebhookB
     subjects: [`${DISPATCH_SUBJECTS}.>`],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
+    num_replicas,
     duplicate_window: nanos(120_000),
     max_age: 0,
   });
@@ -116,9 +163,12 @@ export const ensureWebhookStreams = async (nc: NatsConnection, options: WebhookB
       ack_wait: nanos(options.ackWaitMs),
       max_ack_pending: options.maxAckPending,
       max_deliver: -1,
+      num_replicas,
     });
   }
 };
+
+const PULL_EXPIRES_MS = 5_000;
 
 /** The message of an event on `laurel.events.>`. */
 export interface EventMessage {
@@ -291,7 +341,9 @@ export interface WorkQueueConsumer {
  * Pulls from the shared durable consumer of `stream` for as long as the process runs. `take`
  * returns nothing, or a promise that resolves, when the caller has room for one more message (its concurrency limit), so no more are
  * held than can be worked on. NATS restarts are survived: the client re-pulls, and if the pull
- * loop ends anyway it is started again.
+ * loop ends anyway it is started again. `stop` pulls no more and hands back (NAK, redelivered at
+ * once to another worker) every message received and not yet handed to `handle`, so none waits
+ * for AckWait after a clean stop.
  */
 export const consumeWorkQueue = (
   nc: NatsConnection,
@@ -301,17 +353,28 @@ export const consumeWorkQueue = (
 ): WorkQueueConsumer => {
   let stopped = false;
   let current: ConsumerMessages | undefined;
+  /** Received after `stop`: handed back once the pull subscription is gone, so not to itself. */
+  const handBack: JsMsg[] = [];
+  let onStop: () => void = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    onStop = resolve;
+  });
   const loop = async (): Promise<void> => {
     const js = jetstream(nc);
     while (!stopped) {
       try {
         const consumer = await js.consumers.get(stream, WEBHOOK_CONSUMER);
-        current = await consumer.consume({ max_messages: options.batch });
+        // Pull requests live on the consumer's leader only: short-lived ones (and heartbeats every
+        // 2.5 s) mean a leader lost in a cluster costs seconds before the next pull, not a minute.
+        current = await consumer.consume({ max_messages: options.batch, expires: PULL_EXPIRES_MS });
         for await (const m of current) {
-          const wait = options.take();
-          if (wait) await wait;
-          handle(new Queued(stream, m));
-          if (stopped) break;
+          if (!stopped) {
+            const wait = options.take();
+            // Stopping does not wait for a free slot: the message goes back instead.
+            if (wait) await Promise.race([wait, stopping]);
+          }
+          if (stopped) handBack.push(m);
+          else handle(new Queued(stream, m));
         }
       } catch (err) {
         if (!stopped) options.onError(err);
@@ -323,8 +386,15 @@ export const consumeWorkQueue = (
   return {
     stop: async () => {
       stopped = true;
+      onStop();
+      // Draining the pull subscription (rather than dropping it) still receives what the server
+      // sent before it saw the unsubscribe; the loop above hands each of those back.
+      const sub = (current as { sub?: Subscription } | undefined)?.sub;
+      await sub?.drain().catch(() => {});
       await current?.close();
       await running;
+      for (const m of handBack) m.nak();
+      await nc.flush().catch(() => {});
     },
   };
 };

@@ -30,6 +30,8 @@ export const startLocalNats = async (opts: {
   binary?: string;
   /** More `nats-server` arguments (a config file with users, TLS...). */
   args?: string[];
+  /** A configuration file (a cluster node's) naming the port and store, instead of flags. */
+  config?: string;
 }): Promise<LocalNats> => {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
@@ -44,13 +46,9 @@ export const startLocalNats = async (opts: {
       "-c",
       watchdog,
       binary,
-      "-js",
-      "-sd",
-      join(opts.storeDir),
-      "-a",
-      "127.0.0.1",
-      "-p",
-      String(port),
+      ...(opts.config
+        ? ["-c", opts.config]
+        : ["-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)]),
       ...(opts.args ?? []),
     ],
     {

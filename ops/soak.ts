@@ -1,0 +1,348 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:https";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { jetstreamManager } from "@nats-io/jetstream";
+import pg from "pg";
+import { connectNats, EVENTS_STREAM } from "../adapters/bus/mod.ts";
+import {
+  ADMIN_URL,
+  BALANCER_URL,
+  CLUSTER_DIR,
+  natsNodes,
+  pidOf,
+  startApi,
+  startNatsNode,
+  startWorker,
+  up,
+} from "./cluster/cluster.ts";
+import { loopbackCa } from "./cluster/loopback_ca.ts";
+import { clusterUrl } from "./cluster/nats_config.ts";
+
+/**
+ * `npm run soak -- [--duration 180] [--rate 200] [--json] [--no-restart-postgres]`: issues badges
+ * through the balancer of `npm run cluster` (started if needed) while, on a schedule, it SIGKILLs
+ * a worker, the NATS node leading the events stream and an API server (each restarted), restarts
+ * PostgreSQL, and makes the receiver answer 503 for a while; then it waits for the deliveries and
+ * reports recorded, delivered, lost (must be 0) and duplicates, the lag and the end-to-end p99 per
+ * phase, what clients saw, and each process's memory. Loopback only.
+ */
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "180" },
+    rate: { type: "string", default: "200" },
+    json: { type: "boolean", default: false },
+    "no-restart-postgres": { type: "boolean", default: false },
+  },
+});
+const durationS = Number(values.duration);
+const rate = Number(values.rate);
+if (!(durationS > 0 && durationS <= 3600) || !(rate > 0 && rate <= 2000)) {
+  console.error("--duration must be 1..3600 seconds and --rate 1..2000 events/s");
+  process.exit(2);
+}
+const log = (msg: string): void => {
+  process.stderr.write(`[soak +${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${msg}\n`);
+};
+let startedAt = Date.now();
+
+const databaseUrl = await up();
+
+// The receiver: HTTPS on loopback with the cluster's CA; 503 while `failing`.
+const ca = loopbackCa(join(CLUSTER_DIR, "ca"));
+const received = new Map<string, { count: number; ids: Set<string>; firstAt: number }>();
+let failing = false;
+const receiver = createServer(
+  { key: readFileSync(ca.keyFile), cert: readFileSync(ca.certFile), keepAliveTimeout: 10_000 },
+  (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (failing) return void res.writeHead(503).end();
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string };
+        const seen = received.get(body.id);
+        const webhookId = String(req.headers["webhook-id"]);
+        if (seen) {
+          seen.count++;
+          seen.ids.add(webhookId);
+        } else {
+          received.set(body.id, { count: 1, ids: new Set([webhookId]), firstAt: Date.now() });
+        }
+        res.writeHead(200).end();
+      } catch {
+        res.writeHead(400).end();
+      }
+    });
+  },
+);
+await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+const receiverPort = (receiver.address() as { port: number }).port;
+
+// An organization that receives every event, and a template to issue from, through the balancer.
+const admin = readFileSync(join(CLUSTER_DIR, "laurel/admin-token"), "utf8").trim();
+const call = async (method: string, path: string, auth: string, body?: unknown, base = BALANCER_URL) => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: auth, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers of several shapes
+  return JSON.parse(text) as any;
+};
+const trpc = async (path: string, input: unknown) =>
+  (await call("POST", `/trpc/${path}`, `Bearer ${admin}`, input, ADMIN_URL)).result.data;
+const created = await trpc("organizations.create", {
+  name: `Soak ${new Date().toISOString()}`,
+  email: "soak@example.org",
+});
+const orgId: string = created.organization.id;
+const basic = `Basic ${Buffer.from(`${created.authorization_token.token}:`).toString("base64")}`;
+const app = (await call("POST", `/v1/organizations/${orgId}/oauth_applications`, basic, { name: "Data services" }))
+  .data;
+await trpc("oauthApplications.setDataServices", { organization_id: orgId, application_id: app.id, enabled: true });
+await trpc("webhooks.update", {
+  organization_id: orgId,
+  webhook_url: `https://localhost:${receiverPort}/hooks`,
+  event_types: "all",
+});
+await trpc("webhooks.secret", { organization_id: orgId });
+const template = (
+  await call("POST", `/v1/organizations/${orgId}/badge_templates`, basic, {
+    name: "Soak",
+    description: "Soak test badge",
+    state: "active",
+  })
+).data;
+
+// Each process's memory, at start and at the end.
+const processes = [...natsNodes.map((n) => n.name), "api-1", "api-2", "worker-1", "worker-2", "haproxy"];
+const rss = (name: string): number | null => {
+  const pid = pidOf(name);
+  if (!pid) return null;
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Math.round(Number(m[1]) / 1024) : null;
+};
+const memoryAtStart = Object.fromEntries(processes.map((p) => [p, rss(p)]));
+
+// The schedule of faults, as fractions of the run.
+let phase = "steady";
+const phases = new Map<string, number>(); // phase -> start (ms since start)
+const enter = (name: string): void => {
+  phase = name;
+  phases.set(name, Date.now() - startedAt);
+  log(name);
+};
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const kill = (name: string): void => {
+  const pid = pidOf(name);
+  if (pid) process.kill(pid, "SIGKILL");
+};
+const nc = await connectNats(clusterUrl(natsNodes), "laurel-soak");
+const leaderName = async (): Promise<string | undefined> => {
+  try {
+    return (await (await jetstreamManager(nc, { timeout: 5_000 })).streams.info(EVENTS_STREAM)).cluster?.leader;
+  } catch {
+    return undefined;
+  }
+};
+const D = durationS * 1000;
+const faults: Array<{ at: number; run: () => Promise<void> }> = [
+  {
+    at: 0.15 * D,
+    run: async () => {
+      enter("worker-1 killed");
+      kill("worker-1");
+      await sleep(3_000);
+      startWorker(0, databaseUrl);
+    },
+  },
+  {
+    at: 0.3 * D,
+    run: async () => {
+      const leader = await leaderName();
+      const i = natsNodes.findIndex((n) => n.name === leader);
+      enter(`NATS stream leader ${leader ?? "?"} killed`);
+      if (i < 0) return;
+      kill(natsNodes[i]?.name as string);
+      await sleep(5_000);
+      await startNatsNode(i);
+    },
+  },
+  {
+    at: 0.45 * D,
+    run: async () => {
+      if (values["no-restart-postgres"]) return;
+      enter("PostgreSQL restarted");
+      const v = execFileSync("sh", ["-c", "ls /usr/lib/postgresql | sort -n | tail -1"], { encoding: "utf8" }).trim();
+      execFileSync("pg_ctlcluster", [v, "main", "restart"], { stdio: "ignore" });
+    },
+  },
+  {
+    at: 0.6 * D,
+    run: async () => {
+      enter("receiver answers 503");
+      failing = true;
+      await sleep(Math.min(30_000, 0.15 * D));
+      failing = false;
+      enter("receiver back");
+    },
+  },
+  {
+    at: 0.8 * D,
+    run: async () => {
+      enter("api-1 killed");
+      kill("api-1");
+      await sleep(3_000);
+      startApi(0, databaseUrl);
+    },
+  },
+];
+
+// Issuing at `rate` a second through the balancer, for `duration`.
+const clients = new Map<string, number>(); // "201", "503 with Retry-After", "500"...
+let issued = 0;
+const inFlight = new Set<Promise<void>>();
+const issueOne = async (): Promise<void> => {
+  let key: string;
+  try {
+    const res = await fetch(`${BALANCER_URL}/v1/organizations/${orgId}/badges`, {
+      method: "POST",
+      headers: { authorization: basic, "content-type": "application/json" },
+      body: JSON.stringify({
+        badge_template_id: template.id,
+        issued_at: new Date().toISOString(),
+        issued_to_first_name: "Ada",
+        issued_to_last_name: "Lovelace",
+        recipient_email: `ada+${issued}@example.org`,
+      }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    await res.arrayBuffer();
+    key = res.status === 503 && res.headers.get("retry-after") ? "503 with Retry-After" : String(res.status);
+  } catch (err) {
+    key = `network error (${(err as Error).name})`;
+  }
+  clients.set(`${phase}: ${key}`, (clients.get(`${phase}: ${key}`) ?? 0) + 1);
+};
+
+// One issue first: a refusal here is a mistake of this script, not a fault to measure.
+await call("POST", `/v1/organizations/${orgId}/badges`, basic, {
+  badge_template_id: template.id,
+  issued_at: new Date().toISOString(),
+  issued_to_first_name: "Ada",
+  issued_to_last_name: "Lovelace",
+  recipient_email: "ada@example.org",
+});
+startedAt = Date.now();
+enter("steady");
+const faultRuns = faults.map((f) => sleep(f.at).then(f.run));
+const every = 1000 / rate;
+for (let n = 0; Date.now() - startedAt < D; n++) {
+  const due = startedAt + n * every;
+  if (due > Date.now()) await sleep(due - Date.now());
+  issued++;
+  const p = issueOne().finally(() => inFlight.delete(p));
+  inFlight.add(p);
+}
+await Promise.all(inFlight);
+await Promise.all(faultRuns);
+enter("draining");
+
+// The ground truth: every event the organization recorded.
+const db = new pg.Client({ connectionString: databaseUrl });
+await db.connect();
+const recordedIds = async (): Promise<Map<string, number>> => {
+  const { rows } = await db.query<{ id: string; at: Date }>(
+    "select id, occurred_at as at from events where organization_id = $1",
+    [orgId],
+  );
+  return new Map(rows.map((r) => [r.id, r.at.getTime()]));
+};
+const retrying = async (): Promise<Set<string>> => {
+  const { rows } = await db.query<{ event_id: string }>(
+    "select event_id from webhook_deliveries where organization_id = $1 and status in ('pending', 'delivering')",
+    [orgId],
+  );
+  return new Set(rows.map((r) => r.event_id));
+};
+// Until every event was received or waits for a scheduled retry (after the receiver's 503s, the
+// schedule's next attempt may be minutes away): what is neither after 120 s is lost.
+let recorded = await recordedIds();
+let awaitingRetry = await retrying();
+const drainDeadline = Date.now() + 120_000;
+while (Date.now() < drainDeadline && [...recorded.keys()].some((id) => !received.has(id) && !awaitingRetry.has(id))) {
+  await sleep(500);
+  recorded = await recordedIds();
+  awaitingRetry = await retrying();
+}
+await db.end();
+const memoryAtEnd = Object.fromEntries(processes.map((p) => [p, rss(p)]));
+await nc.close();
+receiver.close();
+
+// Per phase (by when the event occurred): its largest lag and end-to-end p99.
+const phaseList = [...phases.entries()].sort((a, b) => a[1] - b[1]);
+const phaseOf = (t: number): string => {
+  let name = "steady";
+  for (const [p, at] of phaseList) if (t - startedAt >= at) name = p;
+  return name;
+};
+const lags = new Map<string, number[]>();
+let duplicates = 0;
+let foreignIds = 0;
+for (const [id, occurredAt] of recorded) {
+  const r = received.get(id);
+  if (!r) continue;
+  if (r.count > 1) duplicates++;
+  if (r.ids.size !== 1 || !r.ids.has(id)) foreignIds++;
+  const list = lags.get(phaseOf(occurredAt)) ?? [];
+  list.push(r.firstAt - occurredAt);
+  lags.set(phaseOf(occurredAt), list);
+}
+const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * 0.99) - 1)] ?? 0;
+const perPhase = Object.fromEntries(
+  [...lags.entries()].map(([p, xs]) => [p, { events: xs.length, p99_ms: p99(xs), max_lag_ms: Math.max(...xs) }]),
+);
+const delivered = [...recorded.keys()].filter((id) => received.has(id)).length;
+const waiting = [...recorded.keys()].filter((id) => !received.has(id) && awaitingRetry.has(id)).length;
+const report = {
+  duration_s: durationS,
+  rate,
+  issued,
+  recorded: recorded.size,
+  delivered,
+  awaiting_retry: waiting,
+  lost: recorded.size - delivered - waiting,
+  duplicates,
+  duplicates_with_another_webhook_id: foreignIds,
+  server_errors: [...clients.entries()]
+    .filter(([k]) => /: 5\d\d$/.test(k) && !k.endsWith(": 503"))
+    .reduce((sum, [, n]) => sum + n, 0),
+  phases: perPhase,
+  clients: Object.fromEntries(clients),
+  memory_mib: { start: memoryAtStart, end: memoryAtEnd },
+  postgres_restarted: !values["no-restart-postgres"],
+};
+if (values.json) {
+  console.log(JSON.stringify(report));
+} else {
+  console.log(
+    `recorded ${report.recorded}, delivered ${delivered}, awaiting a scheduled retry ${waiting}, lost ${report.lost}, duplicates ${duplicates} (${foreignIds} with another webhook-id)`,
+  );
+  console.log("\nphase (by event time)                      events   p99 ms   max lag ms");
+  for (const [p, v] of Object.entries(perPhase)) {
+    console.log(
+      `${p.padEnd(40)} ${String(v.events).padStart(8)} ${String(v.p99_ms).padStart(8)} ${String(v.max_lag_ms).padStart(12)}`,
+    );
+  }
+  console.log("\nwhat clients saw");
+  for (const [k, n] of clients) console.log(`  ${k.padEnd(50)} ${n}`);
+  console.log("\nmemory (MiB)       start     end");
+  for (const p of processes)
+    console.log(`  ${p.padEnd(14)} ${String(memoryAtStart[p]).padStart(7)} ${String(memoryAtEnd[p]).padStart(7)}`);
+}
+process.exit(report.lost === 0 ? 0 : 1);
