@@ -65,6 +65,14 @@ const normalized = (input: BadgeIssueBody, now: Date, prefix = ""): NormalizedIs
 };
 
 /**
+ * Takes one notification from the organization's mail budget (none taken when the issuer
+ * suppresses the mail). Called before any transaction: the budget is a store of its own, and on a
+ * one-connection database a second connection would wait for the transaction forever.
+ */
+const takeMailBudget = async (deps: IssuingDeps, organizationId: string, n: NormalizedIssue): Promise<boolean> =>
+  n.suppress_badge_notification_email || !deps.mailBudget ? true : deps.mailBudget.take(organizationId);
+
+/**
  * Issues one normalized request: checks the template and duplicates, then writes the badge with
  * its `badge.created` event in one atomic write (`writer` is the store, or a transaction).
  */
@@ -74,7 +82,7 @@ const issueWith = async (
   ctx: IssuingContext,
   organizationId: string,
   n: NormalizedIssue,
-  extra: { id?: string; replaces_badge_id?: string; prefix?: string } = {},
+  extra: { id?: string; replaces_badge_id?: string; prefix?: string; mailAllowed?: boolean } = {},
 ): Promise<IssuedBadge> => {
   const prefix = extra.prefix ?? "";
   const key = normalizeEmail(n.recipient_email);
@@ -92,9 +100,8 @@ const issueWith = async (
   });
   const view: BadgeView = { badge, template: look.template, issuer: look.issuer };
   const events = [badgeEventOf("badge.created", view, deps, ctx)];
-  const notification = pendingBadgeMail(deps, ctx, { view, earner: look.earner });
-  // Over the organization's budget the badge is still issued, without its notification.
-  const mail = notification && deps.mailBudget && !(await deps.mailBudget.take(organizationId)) ? null : notification;
+  // Over the organization's mail budget the badge is still issued, without its notification.
+  const mail = extra.mailAllowed === false ? null : pendingBadgeMail(deps, ctx, { view, earner: look.earner });
   const inserted = await writer.insertBadge(
     badge,
     key,
@@ -119,7 +126,8 @@ export const issueBadge = async (
   body: BadgeIssueBody,
 ): Promise<IssuedBadge> => {
   const n = normalized(body, ctx.now);
-  return issueWith(deps.store, deps, ctx, organizationId, n);
+  const mailAllowed = await takeMailBudget(deps, organizationId, n);
+  return issueWith(deps.store, deps, ctx, organizationId, n, { mailAllowed });
 };
 
 /**
@@ -143,7 +151,8 @@ export const issueBatch = async (
     try {
       const future = checkIssuedAtNotFuture(check.value, ctx.now, prefix);
       if (future) throw future;
-      const issued = await issueWith(deps.store, deps, ctx, organizationId, check.value, { prefix });
+      const mailAllowed = await takeMailBudget(deps, organizationId, check.value);
+      const issued = await issueWith(deps.store, deps, ctx, organizationId, check.value, { prefix, mailAllowed });
       results.push({ index: check.index, ok: true, issued });
     } catch (err) {
       if (!isCoreError(err)) throw err;
@@ -246,14 +255,16 @@ export const setPrivacy = (
  * `replaced` and points at the new one, which points back (`replaces_badge_id`). The template
  * and recipient default to the old badge's.
  */
-export const replaceBadge = (
+export const replaceBadge = async (
   deps: IssuingDeps,
   ctx: IssuingContext,
   organizationId: string,
   id: string,
   body: BadgeReplaceBody,
-): Promise<{ replaced: BadgeView; issued: IssuedBadge }> =>
-  deps.store.transaction(async (tx) => {
+): Promise<{ replaced: BadgeView; issued: IssuedBadge }> => {
+  const mailAllowed =
+    body.suppress_badge_notification_email || !deps.mailBudget ? true : await deps.mailBudget.take(organizationId);
+  return deps.store.transaction(async (tx) => {
     const old = await tx.lockBadge(organizationId, id);
     if (!old) throw notFound("Badge");
     const n = normalized(replacementIssue(old.badge, body), ctx.now);
@@ -264,9 +275,14 @@ export const replaceBadge = (
     await tx.updateBadge(oldNext);
     const replaced: BadgeView = { ...old, badge: oldNext };
     await tx.appendEvents([badgeEventOf("badge.state.changed", replaced, deps, ctx)]);
-    const issued = await issueWith(tx, deps, ctx, organizationId, n, { id: newId, replaces_badge_id: old.badge.id });
+    const issued = await issueWith(tx, deps, ctx, organizationId, n, {
+      id: newId,
+      replaces_badge_id: old.badge.id,
+      mailAllowed,
+    });
     return { replaced, issued };
   });
+};
 
 export const deleteBadge = (
   deps: IssuingDeps,

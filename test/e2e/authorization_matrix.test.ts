@@ -45,6 +45,7 @@ const TABLE: Record<string, Row> = {
   "GET /docs/json": PUBLIC,
   "GET /docs/yaml": PUBLIC,
   "GET /healthz": PUBLIC,
+  "GET /readyz": PUBLIC,
   "GET /metrics": PUBLIC,
   "GET /openapi.json": PUBLIC,
   "GET /.well-known/jwks.json": PUBLIC,

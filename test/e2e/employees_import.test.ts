@@ -20,7 +20,7 @@ t.teardown(async () => {
 });
 
 const cli = (...args: string[]) =>
-  runTs("apps/cli.ts", args, { LAUREL_URL: laurel.origin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken });
+  runTs("apps/cli.ts", args, { LAUREL_URL: laurel.adminOrigin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken });
 const file = (name: string, text: string): string => {
   const path = join(dir.path, name);
   writeFileSync(path, text);

@@ -57,7 +57,7 @@ t.test("health and readiness of an API process and a worker while NATS is away",
   t.equal(ready.body.accepting, true);
   t.equal((await probe(`${workerOrigin}/healthz`)).status, 200, "the worker is healthy");
   t.equal((await probe(`${workerOrigin}/readyz`)).status, 200, "and ready");
-  const metrics = await (await fetch(`${laurel.origin}/metrics`)).text();
+  const metrics = await (await fetch(`${laurel.adminOrigin}/metrics`)).text();
   t.match(metrics, /laurel_dependency_up\{dependency="database",required="true"\} 1/);
   t.match(metrics, /laurel_dependency_up\{dependency="nats",required="false"\} 1/);
   t.match(metrics, /laurel_ready 1/);
@@ -69,7 +69,7 @@ t.test("health and readiness of an API process and a worker while NATS is away",
   t.equal(apiNoNats.body.checks.nats, false, "and says NATS is down");
   t.equal((await probe(`${laurel.origin}/readyz`)).status, 200, "and ready for traffic");
   t.match(
-    await (await fetch(`${laurel.origin}/metrics`)).text(),
+    await (await fetch(`${laurel.adminOrigin}/metrics`)).text(),
     /laurel_dependency_up\{dependency="nats",required="false"\} 0/,
   );
   const workerNoNats = await probe(`${workerOrigin}/healthz`);

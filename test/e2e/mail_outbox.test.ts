@@ -86,6 +86,6 @@ t.test("transient SMTP failures are retried with backoff; a permanent one is rec
   }, 15_000);
   t.match(failed, { kind: "pending_badge_notification", attempts: 1, last_error: /550/ }, "failed for good at once");
   t.equal((await eventRows(laurel, org.id, "pending_badge_notification.no_user.sent")).length, 1, "no event for it");
-  const metrics = await (await fetch(`${laurel.origin}/metrics`)).text();
+  const metrics = await (await fetch(`${laurel.adminOrigin}/metrics`)).text();
   t.match(metrics, /laurel_mail_outbox\{status="failed"\} 1/, "operators see it in /metrics");
 });
