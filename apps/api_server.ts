@@ -13,6 +13,7 @@ import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/cryp
 import {
   type Database,
   postgresAuthorizationTokenStore,
+  postgresConnectionStore,
   postgresEarnerStore,
   postgresEmployeeStore,
   postgresInvitationStore,
@@ -138,6 +139,7 @@ export const buildApiServer = async (
       issuing: badgeWiring.badges.issuing,
       digest: (token) => createHash("sha256").update(token, "utf8").digest("hex"),
     },
+    connections: postgresConnectionStore(db),
     clock,
     context: () => ({
       now: clock(),

@@ -10,6 +10,7 @@ import type {
   InvitationDeps,
 } from "../../core/workforce/mod.ts";
 import type { Database, Em } from "./orm.ts";
+import { confirmedOwners } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { sqlAll, sqlRun, toDate, toDateOrNull, toJson } from "./sql.ts";
 
@@ -44,12 +45,12 @@ const COLUMNS = [
   "created_at",
   "last_updated_by_organization_at",
 ] as const satisfies ReadonlyArray<keyof EmployeeRecord>;
-const SELECT = COLUMNS.map((c) => `e.${c}`).join(", ");
+export const SELECT = COLUMNS.map((c) => `e.${c}`).join(", ");
 const UPDATED = COLUMNS.filter((c) => c !== "id" && c !== "organization_id");
 
 type Row = Record<string, unknown>;
 
-const recordOf = (r: Row): EmployeeRecord =>
+export const recordOf = (r: Row): EmployeeRecord =>
   ({
     ...r,
     employment_histories: toJson<EmploymentHistory[]>(r.employment_histories),
@@ -63,7 +64,7 @@ const recordOf = (r: Row): EmployeeRecord =>
 const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
 
 const EMPLOYER = `select o.id, o.name, coalesce(o.description, '') as bio from organizations o where o.id = ?`;
-const employerOf = async (em: Em, organizationId: string): Promise<Employer | null> => {
+export const employerOf = async (em: Em, organizationId: string): Promise<Employer | null> => {
   const [row] = await sqlAll<{ id: string; name: string; bio: string }>(em, EMPLOYER, [organizationId]);
   return row ? { id: row.id, name: row.name, bio: row.bio, industry: "" } : null;
 };
@@ -112,6 +113,7 @@ const where = (organizationId: string, f: EmployeeFilter): { sql: string; params
 
 const tx = (em: Em): EmployeeTx => ({
   employer: (organizationId) => employerOf(em, organizationId),
+  confirmedOwners: (keys) => confirmedOwners(em, keys),
   async lock(organizationId, id) {
     const [row] = await sqlAll<Row>(
       em,

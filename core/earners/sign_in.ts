@@ -2,6 +2,7 @@ import { normalizeEmail } from "../badges/mod.ts";
 import { CoreError } from "../errors/mod.ts";
 import { accountMergedEvent } from "../events/mod.ts";
 import { eventContext, newUserRecord } from "../issuing/mod.ts";
+import { syncAccountConnections } from "../workforce/mod.ts";
 import type { EarnerContext, EarnerDeps } from "./context.ts";
 import type { EarnerAccount, EarnerLink, LinkPurpose } from "./ports.ts";
 import {
@@ -86,6 +87,9 @@ export const redeemLink = async (
       const organizations = await tx.organizationsHoldingBadges([source, userId]);
       await tx.mergeAccounts(source, userId, ctx.now);
       await tx.revokeSessions(source, ctx.now);
+      // The merged-away account's records leave it; the addresses it brought associate them again here.
+      await syncAccountConnections(tx.connections, ctx, source);
+      await syncAccountConnections(tx.connections, ctx, userId);
       await tx.appendEvents(
         organizations.map((org) =>
           accountMergedEvent({ source_user_id: source, destination_user_id: userId }, eventContext(ctx, org)),
@@ -106,6 +110,7 @@ export const redeemLink = async (
     }
     await tx.confirmEmail(userId, link.email, link.email_key, ctx.now);
     await tx.linkBadges(userId, [link.email_key], ctx.now);
+    await syncAccountConnections(tx.connections, ctx, userId);
     if (link.purpose === "add_email")
       return { ok: true, purpose: link.purpose, userId, email: link.email, session: null, next: "/account" };
     const session = ctx.newToken();

@@ -4,6 +4,7 @@ import type { Page } from "../credentials/mod.ts";
 import { type CoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type EmploymentEventType, type EventRecord, employmentEvent } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import { type ConnectionTx, reconcileRecords } from "./connections.ts";
 import {
   applyEmployeeUpdate,
   type EmployeeFilter,
@@ -15,7 +16,7 @@ import {
 import { EmployeeCreateBody, type EmployeeUpdateBody } from "./employee_schemas.ts";
 
 /** One database transaction: everything written through it, events included, commits together. */
-export interface EmployeeTx {
+export interface EmployeeTx extends Pick<ConnectionTx, "confirmedOwners"> {
   /** The employer (organization) of the records; null when it does not exist. */
   employer(organizationId: string): Promise<Employer | null>;
   lock(organizationId: string, id: string): Promise<EmployeeRecord | null>;
@@ -80,10 +81,12 @@ export const createEmployee = (
 ): Promise<EmployeeView> =>
   store.transaction(async (tx) => {
     const employer = await employerOf(tx, organizationId);
-    const record = newEmployeeRecord(body, { id: ctx.newId(), organization_id: organizationId, ...ctx });
+    const created = newEmployeeRecord(body, { id: ctx.newId(), organization_id: organizationId, ...ctx });
+    const linked = await reconcileRecords(tx, ctx, employer, [created]);
+    const record = linked.records[0] as EmployeeRecord;
     if ((await tx.insert([record])) === "external_id_taken") throw externalIdTaken();
     const view = { record, employer };
-    await tx.appendEvents([event("employment.created", view, ctx)]);
+    await tx.appendEvents([event("employment.created", view, ctx), ...linked.events]);
     return view;
   });
 
@@ -119,11 +122,13 @@ export const updateEmployee = (
     const employer = await employerOf(tx, organizationId);
     const current = await tx.lock(organizationId, id);
     if (!current) throw notFound("Employee");
-    const next = applyEmployeeUpdate(current, body, ctx);
-    if (next === current) return { record: current, employer };
+    const changed = applyEmployeeUpdate(current, body, ctx);
+    if (changed === current) return { record: current, employer };
+    const linked = await reconcileRecords(tx, ctx, employer, [changed]);
+    const next = linked.records[0] as EmployeeRecord;
     if ((await tx.update([next])) === "external_id_taken") throw externalIdTaken();
     const view = { record: next, employer };
-    await tx.appendEvents([event("employment.updated", view, ctx)]);
+    await tx.appendEvents([event("employment.updated", view, ctx), ...linked.events]);
     return view;
   });
 
@@ -194,8 +199,8 @@ export const upsertEmployees = (
     const existing = new Map(
       (await tx.lockByExternalIds(organizationId, [...seen])).map((r) => [r.external_id, r] as const),
     );
-    const inserts: EmployeeRecord[] = [];
-    const updates: EmployeeRecord[] = [];
+    let inserts: EmployeeRecord[] = [];
+    let updates: EmployeeRecord[] = [];
     const events: EventRecord[] = [];
     for (const { index, body } of valid) {
       const current = existing.get(body.external_id);
@@ -208,6 +213,13 @@ export const upsertEmployees = (
       (status === "created" ? inserts : updates).push(record);
       events.push(event(status === "created" ? "employment.created" : "employment.updated", { record, employer }, ctx));
     }
+    // New records and changed addresses may belong to an account already (or no longer).
+    const moved = updates.filter((r) => r.email_key !== existing.get(r.external_id)?.email_key);
+    const linked = await reconcileRecords(tx, ctx, employer, [...inserts, ...moved]);
+    const byId = new Map(linked.records.map((r) => [r.id, r] as const));
+    inserts = inserts.map((r) => byId.get(r.id) ?? r);
+    updates = updates.map((r) => byId.get(r.id) ?? r);
+    events.push(...linked.events);
     // A concurrent batch may have created one of the new ids meanwhile: the whole batch is refused
     // (nothing written) and can be sent again, when those ids update instead.
     if (inserts.length > 0 && (await tx.insert(inserts)) === "external_id_taken")

@@ -6,6 +6,20 @@ export {
   transitionConnection,
   visibleBadges,
 } from "./connection.ts";
+export type {
+  ConnectionContext,
+  ConnectionStore,
+  ConnectionTx,
+  EmployerConnection,
+  HeldBadge,
+} from "./connections.ts";
+export {
+  decideConnection,
+  heldShapes,
+  reconcileRecords,
+  syncAccountConnections,
+  visitConnections,
+} from "./connections.ts";
 export type { EmployeeFilter, EmployeeRecord, Employer, EmploymentHistory } from "./employee_records.ts";
 export {
   applyEmployeeUpdate,

@@ -210,6 +210,7 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     );
   const tx: EmployeeTx = {
     employer: async (id) => (id === ORG ? EMPLOYER : null),
+    confirmedOwners: async () => new Map(),
     lock: async (_o, id) => rows.get(id) ?? null,
     lockByExternalIds: async (_o, ids) => [...rows.values()].filter((r) => ids.includes(r.external_id)),
     insert: async (records) => {
