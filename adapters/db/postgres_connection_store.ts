@@ -1,4 +1,4 @@
-import type { ConnectionStore, ConnectionTx, EmployeeRecord } from "../../core/workforce/mod.ts";
+import type { ConnectionStore, ConnectionTx, EmployeeRecord, HeldBadge } from "../../core/workforce/mod.ts";
 import { BADGE_FROM, badgeViewOf, rows } from "./badge_rows.ts";
 import type { Database, Em } from "./orm.ts";
 import { recordOf, SELECT } from "./postgres_employee_store.ts";
@@ -17,6 +17,24 @@ export const confirmedOwners = async (em: Em, keys: string[]): Promise<Map<strin
     [JSON.stringify(keys)],
   );
   return new Map(found.map((r) => [r.email_key, r.user_id] as const));
+};
+
+/** The badges held by each of these accounts. */
+export const heldBadgesOf = async (em: Em, userIds: string[]): Promise<Map<string, HeldBadge[]>> => {
+  const out = new Map<string, HeldBadge[]>();
+  if (userIds.length === 0) return out;
+  const found = await rows(
+    em,
+    `${BADGE_FROM} where b.user_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
+     order by b.issued_at desc, b.id desc`,
+    [JSON.stringify(userIds)],
+  );
+  for (const row of found) {
+    const view = badgeViewOf(row);
+    const userId = view.badge.user_id as string;
+    out.set(userId, [...(out.get(userId) ?? []), view]);
+  }
+  return out;
 };
 
 /** Connection reads and writes inside the transaction of `em` (an earner's, an employee's). */

@@ -10,7 +10,7 @@ import type {
   InvitationDeps,
 } from "../../core/workforce/mod.ts";
 import type { Database, Em } from "./orm.ts";
-import { confirmedOwners } from "./postgres_connection_store.ts";
+import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { sqlAll, sqlRun, toDate, toDateOrNull, toJson } from "./sql.ts";
 
@@ -114,6 +114,7 @@ const where = (organizationId: string, f: EmployeeFilter): { sql: string; params
 const tx = (em: Em): EmployeeTx => ({
   employer: (organizationId) => employerOf(em, organizationId),
   confirmedOwners: (keys) => confirmedOwners(em, keys),
+  heldBadgesOf: (userIds) => heldBadgesOf(em, userIds),
   async lock(organizationId, id) {
     const [row] = await sqlAll<Row>(
       em,
@@ -168,6 +169,7 @@ const tx = (em: Em): EmployeeTx => ({
 export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
   transaction: (work) => db.em().transactional((em) => work(tx(em as Em))),
   employer: (organizationId) => employerOf(db.em(), organizationId),
+  heldBadgesOf: (userIds) => heldBadgesOf(db.em(), userIds),
   async get(organizationId, id) {
     const [row] = await sqlAll<Row>(
       db.em(),

@@ -34,7 +34,12 @@ export const workforceRouter = router({
   importEmployees: adminProcedure.input(standard(ImportInput)).mutation(async ({ ctx, input }) => {
     const results = await upsertEmployees(
       ctx.deps.workforce.employees,
-      { now: ctx.deps.clock(), newId: ctx.deps.badges.newEventId, newEventId: ctx.deps.badges.newEventId },
+      {
+        now: ctx.deps.clock(),
+        newId: ctx.deps.badges.newEventId,
+        newEventId: ctx.deps.badges.newEventId,
+        urls: ctx.deps.badges.issuing.urls,
+      },
       input.organization_id.toLowerCase(),
       input.employees,
     );

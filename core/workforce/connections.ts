@@ -7,8 +7,8 @@ import {
   type ShapeUrls,
 } from "../badges/mod.ts";
 import { isCoreError, notFound } from "../errors/mod.ts";
-import { type EventRecord, employmentEvent } from "../events/mod.ts";
-import { type ConnectionAction, transitionConnection, visibleBadges } from "./connection.ts";
+import { type EventRecord, employmentBadgeEvent, employmentEvent } from "../events/mod.ts";
+import { type ConnectionAction, employerSeesBadges, transitionConnection, visibleBadges } from "./connection.ts";
 import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
 
 /** A badge held by an earner account, with what its standard shape needs. */
@@ -196,3 +196,58 @@ export const decideConnection = (
     await tx.appendEvents(step.events);
     return { record: step.record, employer: employer as Employer };
   });
+
+const viewable = (held: HeldBadge | null, userId: string): held is HeldBadge =>
+  held !== null && held.badge.user_id === userId && held.badge.state === "accepted" && held.badge.public;
+
+/**
+ * After a badge changed (accepted, revoked, replaced, made private or public, deleted, moved to
+ * another account), in the transaction of the change: each employer connected to an account
+ * whose view of the badge changed records `employment.badges.added` when it became viewable, and
+ * when it stopped being viewable the cause (`.state_changed`, `.privacy_changed`; none for a
+ * deletion or a move) then `employment.badges.removed`.
+ */
+export const followBadgeChange = async (
+  tx: ConnectionTx,
+  ctx: ConnectionContext,
+  urls: ShapeUrls,
+  before: HeldBadge | null,
+  after: HeldBadge | null,
+): Promise<void> => {
+  const users = [...new Set([before?.badge.user_id, after?.badge.user_id])].filter((u): u is string => !!u);
+  const events: EventRecord[] = [];
+  for (const userId of users) {
+    const was = viewable(before, userId);
+    const is = viewable(after, userId);
+    if (was === is) continue;
+    const records = (await tx.lockForAccount(userId, [])).filter((r) => r.user_id === userId && employerSeesBadges(r));
+    if (records.length === 0) continue;
+    const employers = await employerMap(tx, records);
+    const shapes = heldShapes(await tx.heldBadges(userId), urls);
+    const stays = after !== null && after.badge.user_id === userId ? after : null;
+    const [badge] = heldShapes([(is ? after : (stays ?? before)) as HeldBadge], urls) as [BadgeStandardShape];
+    const cause =
+      is || !stays || !before
+        ? null
+        : stays.badge.state !== before.badge.state
+          ? "employment.badges.state_changed"
+          : stays.badge.public !== before.badge.public
+            ? "employment.badges.privacy_changed"
+            : null;
+    for (const record of records) {
+      const employment = employmentShape(
+        record,
+        employers.get(record.organization_id) as Employer,
+        visibleBadges(record, shapes),
+      );
+      const at = () => ({ id: ctx.newEventId(), organization_id: record.organization_id, occurred_at: ctx.now });
+      if (is) {
+        events.push(employmentBadgeEvent("employment.badges.added", employment, badge, at()));
+        continue;
+      }
+      if (cause) events.push(employmentEvent(cause, employment, at()));
+      events.push(employmentBadgeEvent("employment.badges.removed", employment, badge, at()));
+    }
+  }
+  await tx.appendEvents(events);
+};

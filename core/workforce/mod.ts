@@ -15,6 +15,7 @@ export type {
 } from "./connections.ts";
 export {
   decideConnection,
+  followBadgeChange,
   heldShapes,
   reconcileRecords,
   syncAccountConnections,
@@ -43,10 +44,18 @@ export {
   SendInvitationsBody,
   TEXT_FIELDS,
 } from "./employee_schemas.ts";
-export type { EmployeeContext, EmployeeStore, EmployeeTx, EmployeeView, UpsertResult } from "./employees.ts";
+export type {
+  EmployeeContext,
+  EmployeeStore,
+  EmployeeTx,
+  EmployeeView,
+  HeldBadgesOf,
+  UpsertResult,
+} from "./employees.ts";
 export {
   createEmployee,
   deleteEmployee,
+  employmentOf,
   getEmployee,
   listEmployees,
   updateEmployee,

@@ -30,7 +30,7 @@ const LATER = new Date("2024-03-02T12:00:00.000Z");
 const EMPLOYER: Employer = { id: ORG, name: "Acme", bio: "", industry: "" };
 let n = 0;
 const newId = () => `00000000-0000-7000-8000-${String(++n).padStart(12, "0")}`;
-const ctx = { now: NOW, newId, newEventId: newId };
+const ctx = { now: NOW, newId, newEventId: newId, urls: { publicBase: "https://laurel.test" } };
 
 const ada = (): EmployeeRecord =>
   newEmployeeRecord(
@@ -211,6 +211,7 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
   const tx: EmployeeTx = {
     employer: async (id) => (id === ORG ? EMPLOYER : null),
     confirmedOwners: async () => new Map(),
+    heldBadgesOf: async () => new Map(),
     lock: async (_o, id) => rows.get(id) ?? null,
     lockByExternalIds: async (_o, ids) => [...rows.values()].filter((r) => ids.includes(r.external_id)),
     insert: async (records) => {
@@ -235,6 +236,7 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     events,
     transaction: (work) => work(tx),
     employer: tx.employer,
+    heldBadgesOf: tx.heldBadgesOf,
     get: async (_o, id) => rows.get(id) ?? null,
     list: async () => ({ items: [...rows.values()], total: rows.size }),
   };

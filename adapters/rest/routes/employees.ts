@@ -16,7 +16,7 @@ import {
   type EmployeeView,
   EmployeeBatchEnvelope as EnvelopeSchema,
   employeeFilter,
-  employmentShape,
+  employmentOf,
   getEmployee,
   type InvitationDeps,
   listEmployees,
@@ -85,8 +85,9 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
     now: deps.clock(),
     newId: deps.badges.newId,
     newEventId: deps.badges.newEventId,
+    urls: deps.badges.issuing.urls,
   });
-  const json = (v: EmployeeView) => employmentShape(v.record, v.employer);
+  const json = (v: EmployeeView) => employmentOf(v, deps.badges.issuing.urls);
   const ids = (request: { params: unknown }) => request.params as EmployeeParams;
   const org = (request: { params: unknown }) => (request.params as { organization_id: string }).organization_id;
 
