@@ -26,7 +26,6 @@ import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import { webPlugin } from "../adapters/web/mod.ts";
-import type { EventRecord } from "../core/events/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
@@ -116,7 +115,6 @@ export const buildApiServer = async (
     webhooks: { ...webhooks.admin, onSettingsChanged: natsSettingsChanges(nc) },
     workforce: {
       authorization: postgresWorkforceAuthorizationStore(db),
-      appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),
       employees: employeeStore,
     },
     employees: {

@@ -1,11 +1,5 @@
 import { Type } from "typebox";
-import {
-  EMPLOYEE_BATCH_MAX,
-  RecordEmploymentEventInput,
-  recordEmploymentEvent,
-  setWorkforceAuthorization,
-  upsertEmployees,
-} from "../../core/workforce/mod.ts";
+import { EMPLOYEE_BATCH_MAX, setWorkforceAuthorization, upsertEmployees } from "../../core/workforce/mod.ts";
 import { adminProcedure, router } from "./context.ts";
 import { standard } from "./standard_schema.ts";
 
@@ -55,14 +49,4 @@ export const workforceRouter = router({
         : r,
     );
   }),
-  /** Records one employment.* event; it is listed and delivered like every other event. */
-  recordEvent: adminProcedure
-    .input(standard(RecordEmploymentEventInput))
-    .mutation(({ ctx, input }) =>
-      recordEmploymentEvent(
-        ctx.deps.workforce,
-        { now: ctx.deps.clock(), newEventId: ctx.deps.badges.newEventId },
-        input,
-      ),
-    ),
 });

@@ -62,12 +62,6 @@ export {
   upsertEmployees,
 } from "./employees.ts";
 export type { WorkforceAuthorizationStore, WorkforceDeps } from "./employment_events.ts";
-export {
-  employmentEventErrors,
-  employmentEventRecord,
-  RecordEmploymentEventInput,
-  recordEmploymentEvent,
-  setWorkforceAuthorization,
-} from "./employment_events.ts";
+export { setWorkforceAuthorization } from "./employment_events.ts";
 export type { InvitationBudget, InvitationDeps, InvitationResult } from "./invitations.ts";
 export { invitationLink, invitationMessage, sendInvitations, takeInvitations } from "./invitations.ts";
