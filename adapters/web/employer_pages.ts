@@ -17,7 +17,7 @@ export const connectionNotice = (request: FastifyRequest): string | null =>
   CONNECTION_NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
 
 const button = (frame: Frame, id: string, action: string, label: string, cls: string): VNode =>
-  html`<form method="post" action=${`/employers/${id}/${action}`} class="inline">${csrfField(frame.csrf)}
+  html`<form method="post" action=${`/wallet/employers/${id}/${action}`} class="inline">${csrfField(frame.csrf)}
     <button type="submit" class=${cls}>${label}</button></form>`;
 
 /** The wallet's section on employers: a prompt per pending connection, the state of the others. */
@@ -44,7 +44,7 @@ const ACTIONS = { accept: "connected", reject: "declined", disconnect: "disconne
 export const employerRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const { deps } = kit;
   for (const [action, done] of Object.entries(ACTIONS) as Array<[keyof typeof ACTIONS, string]>) {
-    app.post(`/employers/:id/${action}`, async (request, reply) => {
+    app.post(`/wallet/employers/:id/${action}`, async (request, reply) => {
       const id = uuidParam(request);
       if (!request.earner) return reply.redirect("/sign_in?next=%2Fwallet", 303);
       const ctx = deps.context();

@@ -232,6 +232,8 @@ export const upsertEmployees = (
     );
     let inserts: EmployeeRecord[] = [];
     let updates: EmployeeRecord[] = [];
+    const createdIds = new Set<string>();
+    let written: EmployeeRecord[] = [];
     const events: EventRecord[] = [];
     for (const { index, body } of valid) {
       const current = existing.get(body.external_id);
@@ -242,6 +244,8 @@ export const upsertEmployees = (
       results.push({ index, status, id: record.id, external_id: record.external_id });
       if (status === "unchanged") continue;
       (status === "created" ? inserts : updates).push(record);
+      if (status === "created") createdIds.add(record.id);
+      written.push(record);
     }
     // New records and changed addresses may belong to an account already (or no longer).
     const moved = updates.filter((r) => r.email_key !== existing.get(r.external_id)?.email_key);
@@ -249,8 +253,10 @@ export const upsertEmployees = (
     const byId = new Map(linked.records.map((r) => [r.id, r] as const));
     inserts = inserts.map((r) => byId.get(r.id) ?? r);
     updates = updates.map((r) => byId.get(r.id) ?? r);
-    for (const view of await viewsOf(tx, employer, inserts)) events.push(event("employment.created", view, ctx));
-    for (const view of await viewsOf(tx, employer, updates)) events.push(event("employment.updated", view, ctx));
+    written = written.map((r) => byId.get(r.id) ?? r);
+    // In the order of the items, as each would have been recorded alone.
+    for (const view of await viewsOf(tx, employer, written))
+      events.push(event(createdIds.has(view.record.id) ? "employment.created" : "employment.updated", view, ctx));
     events.push(...linked.events);
     // A concurrent batch may have created one of the new ids meanwhile: the whole batch is refused
     // (nothing written) and can be sent again, when those ids update instead.

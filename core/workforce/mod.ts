@@ -25,19 +25,18 @@ export type { EmployeeFilter, EmployeeRecord, Employer, EmploymentHistory } from
 export {
   applyEmployeeUpdate,
   employeeChanged,
-  employeeFilter,
   employmentShape,
   newEmployeeRecord,
 } from "./employee_records.ts";
-export type { EmployeeSort, EmployeeSortKey, EmployeeState } from "./employee_schemas.ts";
+export type { EmployeeListQuery, EmployeeSortKey, EmployeeState } from "./employee_schemas.ts";
 export {
   EMPLOYEE_BATCH_MAX,
+  EMPLOYEE_LIST,
   EMPLOYEE_SORT_KEYS,
   EMPLOYEE_STATES,
   EmployeeBatchBody,
   EmployeeBatchEnvelope,
   EmployeeCreateBody,
-  EmployeeListQuery,
   EmployeeUpdateBody,
   EmploymentHistoryInput,
   NULLABLE_FIELDS,
