@@ -3,7 +3,7 @@ import t from "tap";
 import { Value } from "typebox/value";
 import { EmploymentEventDetailSchema, EmploymentSchema } from "../../core/events/mod.ts";
 import { apiClient, createTemplate, eventually, issueBody, trpc } from "../support/badges.ts";
-import { launchChromium } from "../support/browser.ts";
+import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 import {
@@ -124,6 +124,8 @@ t.test("every connection kind comes from a real action and is delivered with its
   const [pending] = await details("employment.connection.pending");
   t.equal(pending.employment.employee_state, "pending");
   t.match(await page.textContent("main"), /Acme lists you as an employee/);
+  t.same(await seriousViolations(page), [], "the prompt passes axe");
+  await screenshots(page, "wallet-employer-prompt");
   // A second visit prompts no more.
   await page.reload();
   t.equal((await api("GET", `${path}/${ann.id}`, org.auth)).body.data.employee_state, "pending");
