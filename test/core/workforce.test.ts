@@ -168,6 +168,12 @@ t.test("badge changes reach only the employers that see them", async (t) => {
     ["employment.badges.privacy_changed", "employment.badges.removed"],
     "made private",
   );
+  await check(
+    held("x", ANN, "accepted", true),
+    held("x", ANN, "replaced", true),
+    ["employment.badges.state_changed", "employment.badges.removed"],
+    "replaced",
+  );
   await check(held("x", ANN, "accepted", true), null, ["employment.badges.removed"], "deleted");
   await check(held("x", ANN, "pending", true), held("x", ANN, "pending", false), [], "not viewable either way");
   await check(held("x", BOB, "pending", true), held("x", BOB, "accepted", true), [], "Bob's employer is not connected");
