@@ -15,6 +15,7 @@ import {
   type Database,
   isDatabaseUnavailable,
   postgresAuthorizationTokenStore,
+  postgresConnectionStore,
   postgresEarnerStore,
   postgresEmployeeStore,
   postgresInvitationStore,
@@ -28,7 +29,6 @@ import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import { webPlugin } from "../adapters/web/mod.ts";
-import type { EventRecord } from "../core/events/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
@@ -138,7 +138,6 @@ export const buildApiServer = async (
     webhooks: { ...webhooks.admin, onSettingsChanged: natsSettingsChanges(nc) },
     workforce: {
       authorization: postgresWorkforceAuthorizationStore(db),
-      appendEvents: (events: EventRecord[]) => badgeWiring.badges.issuing.store.appendEvents(events),
       employees: employeeStore,
     },
     employees: {
@@ -164,6 +163,7 @@ export const buildApiServer = async (
       issuing: badgeWiring.badges.issuing,
       digest: (token) => createHash("sha256").update(token, "utf8").digest("hex"),
     },
+    connections: postgresConnectionStore(db),
     clock,
     context: () => ({
       now: clock(),

@@ -16,6 +16,7 @@ import {
 } from "./badge_rows.ts";
 import { BadgeEntity, BadgeTemplateEntity, UserEmailEntity, UserEntity } from "./entities_badges.ts";
 import type { Em } from "./orm.ts";
+import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
 import { sqlRun } from "./sql.ts";
@@ -180,4 +181,5 @@ export const postgresBadgeTx = (em: Em): BadgeTx => ({
   },
 
   appendEvents: (events) => appendEvents(em, events),
+  employment: connectionTx(em),
 });

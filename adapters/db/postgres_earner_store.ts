@@ -11,6 +11,7 @@ import {
   toDate,
 } from "./badge_rows.ts";
 import type { Database, Em } from "./orm.ts";
+import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { sqlAll, sqlRun } from "./sql.ts";
 
@@ -160,7 +161,11 @@ const earnerTx = (em: Em): EarnerTx => ({
   revokeSessions: async (userId, now) => {
     await revokeSessions(em, userId, now);
   },
+  async removeEmail(userId, emailKey) {
+    await sqlRun(em, "delete from user_emails where user_id = ? and email_key = ?", [userId, emailKey]);
+  },
   appendEvents: (events) => appendEvents(em, events),
+  connections: connectionTx(em),
 });
 
 /** Earner accounts, links and sessions on PostgreSQL (or PGlite), and the reads of the web pages. */
@@ -221,9 +226,6 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
       if (unique(err)) return "taken";
       throw err;
     }
-  },
-  async removeEmail(userId, emailKey) {
-    await sqlRun(db.em(), "delete from user_emails where user_id = ? and email_key = ?", [userId, emailKey]);
   },
   userBadges: async (userId) =>
     (await rows(db.em(), `${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(

@@ -1,5 +1,6 @@
 import type { EventRecord } from "../../core/events/mod.ts";
 import type {
+  EMPLOYEE_LIST,
   EmployeeFilter,
   EmployeeRecord,
   EmployeeSortKey,
@@ -9,7 +10,9 @@ import type {
   EmploymentHistory,
   InvitationDeps,
 } from "../../core/workforce/mod.ts";
+import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
 import type { Database, Em } from "./orm.ts";
+import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { sqlAll, sqlRun, toDate, toDateOrNull, toJson } from "./sql.ts";
 
@@ -44,12 +47,12 @@ const COLUMNS = [
   "created_at",
   "last_updated_by_organization_at",
 ] as const satisfies ReadonlyArray<keyof EmployeeRecord>;
-const SELECT = COLUMNS.map((c) => `e.${c}`).join(", ");
+export const SELECT = COLUMNS.map((c) => `e.${c}`).join(", ");
 const UPDATED = COLUMNS.filter((c) => c !== "id" && c !== "organization_id");
 
 type Row = Record<string, unknown>;
 
-const recordOf = (r: Row): EmployeeRecord =>
+export const recordOf = (r: Row): EmployeeRecord =>
   ({
     ...r,
     employment_histories: toJson<EmploymentHistory[]>(r.employment_histories),
@@ -63,55 +66,58 @@ const recordOf = (r: Row): EmployeeRecord =>
 const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
 
 const EMPLOYER = `select o.id, o.name, coalesce(o.description, '') as bio from organizations o where o.id = ?`;
-const employerOf = async (em: Em, organizationId: string): Promise<Employer | null> => {
+export const employerOf = async (em: Em, organizationId: string): Promise<Employer | null> => {
   const [row] = await sqlAll<{ id: string; name: string; bio: string }>(em, EMPLOYER, [organizationId]);
   return row ? { id: row.id, name: row.name, bio: row.bio, industry: "" } : null;
 };
 
-const ORDER: Record<EmployeeSortKey, string> = {
-  created_at: "e.created_at",
-  email: "e.email_key",
-  first_name: "lower(e.first_name)",
-  last_name: "lower(e.last_name)",
-};
-
-const orderBy = (sort: EmployeeFilter["sort"]): string => {
-  const desc = sort.startsWith("-");
-  const dir = desc ? "desc" : "asc";
-  return `${ORDER[sort.replace(/^-/, "") as EmployeeSortKey]} ${dir}, e.id ${dir}`;
-};
-
-/** `%`, `_` and `\` of a user's text match themselves in a LIKE pattern. */
+/** `%`, `_` and `\\` of a user's text match themselves in a LIKE pattern. */
 const contains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-const where = (organizationId: string, f: EmployeeFilter): { sql: string; params: unknown[] } => {
-  const parts = ["e.organization_id = ?"];
-  const params: unknown[] = [organizationId];
-  if (f.name_or_email) {
-    parts.push("(lower(e.first_name || ' ' || e.last_name) like ? or e.email_key like ?)");
-    params.push(contains(f.name_or_email), contains(f.name_or_email));
+/** The employee list in SQL: each sort has an index led by `organization_id` (migration 011). */
+const EMPLOYEES: ListTable<keyof typeof EMPLOYEE_LIST.filters, EmployeeSortKey> = {
+  filters: {
+    name_or_email: (value, params) => {
+      if (value.kind !== "search") return "true";
+      if (value.exact) {
+        params.push(value.text, value.text);
+        return "(lower(e.first_name || ' ' || e.last_name) = lower(?) or e.email_key = lower(?))";
+      }
+      params.push(contains(value.text), contains(value.text));
+      return "(lower(e.first_name || ' ' || e.last_name) like ? or e.email_key like ?)";
+    },
+    employee_state: "e.employee_state",
+    team: "lower(e.team)",
+    department: "lower(e.department)",
+    external_id: (value, params) => {
+      const ids = value.kind === "values" ? value.values : [];
+      params.push(JSON.stringify(ids));
+      return "e.external_id in (select jsonb_array_elements_text(?::jsonb))";
+    },
+  },
+  sorts: {
+    created_at: "e.created_at",
+    email: "e.email_key",
+    first_name: "lower(e.first_name)",
+    last_name: "lower(e.last_name)",
+  },
+  id: "e.id",
+};
+
+/** Text filters compare lowercased: the values are lowercased as the columns are. */
+const lowered = (f: EmployeeFilter): EmployeeFilter => {
+  const filters = { ...f.filters };
+  for (const key of ["team", "department"] as const) {
+    const v = filters[key];
+    if (v?.kind === "values") filters[key] = { kind: "values", values: v.values.map((x) => x.toLowerCase()) };
   }
-  if (f.employee_states) {
-    parts.push(`e.employee_state in (${f.employee_states.map(() => "?").join(", ")})`);
-    params.push(...f.employee_states);
-  }
-  if (f.team) {
-    parts.push("lower(e.team) = lower(?)");
-    params.push(f.team);
-  }
-  if (f.department) {
-    parts.push("lower(e.department) = lower(?)");
-    params.push(f.department);
-  }
-  if (f.external_id) {
-    parts.push("e.external_id = ?");
-    params.push(f.external_id);
-  }
-  return { sql: parts.join(" and "), params };
+  return { ...f, filters };
 };
 
 const tx = (em: Em): EmployeeTx => ({
   employer: (organizationId) => employerOf(em, organizationId),
+  confirmedOwners: (keys) => confirmedOwners(em, keys),
+  heldBadgesOf: (userIds) => heldBadgesOf(em, userIds),
   async lock(organizationId, id) {
     const [row] = await sqlAll<Row>(
       em,
@@ -166,6 +172,7 @@ const tx = (em: Em): EmployeeTx => ({
 export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
   transaction: (work) => db.em().transactional((em) => work(tx(em as Em))),
   employer: (organizationId) => employerOf(db.em(), organizationId),
+  heldBadgesOf: (userIds) => heldBadgesOf(db.em(), userIds),
   async get(organizationId, id) {
     const [row] = await sqlAll<Row>(
       db.em(),
@@ -175,11 +182,11 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
     return row ? recordOf(row) : null;
   },
   async list(organizationId, filter, page) {
-    const w = where(organizationId, filter);
+    const w = listWhere(EMPLOYEES, lowered(filter), ["e.organization_id = ?"], [organizationId]);
     const [rows, counted] = await Promise.all([
       sqlAll<Row>(
         db.em(),
-        `select ${SELECT} from employees e where ${w.sql} order by ${orderBy(filter.sort)} limit ? offset ?`,
+        `select ${SELECT} from employees e where ${w.sql} order by ${listOrder(EMPLOYEES, filter.sort)} limit ? offset ?`,
         [...w.params, page.per, page.offset],
       ),
       sqlAll<{ n: number }>(db.em(), `select count(*)::int as n from employees e where ${w.sql}`, w.params),

@@ -1,11 +1,5 @@
 import { Type } from "typebox";
-import {
-  EMPLOYEE_BATCH_MAX,
-  RecordEmploymentEventInput,
-  recordEmploymentEvent,
-  setWorkforceAuthorization,
-  upsertEmployees,
-} from "../../core/workforce/mod.ts";
+import { EMPLOYEE_BATCH_MAX, setWorkforceAuthorization, upsertEmployees } from "../../core/workforce/mod.ts";
 import { adminProcedure, router } from "./context.ts";
 import { standard } from "./standard_schema.ts";
 
@@ -34,7 +28,12 @@ export const workforceRouter = router({
   importEmployees: adminProcedure.input(standard(ImportInput)).mutation(async ({ ctx, input }) => {
     const results = await upsertEmployees(
       ctx.deps.workforce.employees,
-      { now: ctx.deps.clock(), newId: ctx.deps.badges.newEventId, newEventId: ctx.deps.badges.newEventId },
+      {
+        now: ctx.deps.clock(),
+        newId: ctx.deps.badges.newEventId,
+        newEventId: ctx.deps.badges.newEventId,
+        urls: ctx.deps.badges.issuing.urls,
+      },
       input.organization_id.toLowerCase(),
       input.employees,
     );
@@ -50,14 +49,4 @@ export const workforceRouter = router({
         : r,
     );
   }),
-  /** Records one employment.* event; it is listed and delivered like every other event. */
-  recordEvent: adminProcedure
-    .input(standard(RecordEmploymentEventInput))
-    .mutation(({ ctx, input }) =>
-      recordEmploymentEvent(
-        ctx.deps.workforce,
-        { now: ctx.deps.clock(), newEventId: ctx.deps.badges.newEventId },
-        input,
-      ),
-    ),
 });

@@ -9,6 +9,7 @@ import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
 import { isCoreError } from "../../core/errors/mod.ts";
 import { errorBody } from "../rest/mod.ts";
 import { earnerMail } from "./earner_mail.ts";
+import { employerRoutes } from "./employer_pages.ts";
 import { PAGE_FOR_CODE } from "./errors.ts";
 import { renderPage } from "./html.ts";
 import { type Frame, messagePage } from "./layout.ts";
@@ -168,6 +169,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   await app.register(publicRoutes(kit));
   await app.register(signInRoutes(kit));
   await app.register(accountRoutes(kit));
+  await app.register(employerRoutes(kit));
 
   // Any other GET: the common 404 page for browsers, the API's error body for everyone else.
   app.get("/*", (request, reply) => {

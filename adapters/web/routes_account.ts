@@ -9,6 +9,8 @@ import {
   walletBadges,
 } from "../../core/earners/mod.ts";
 import { isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { visitConnections } from "../../core/workforce/mod.ts";
+import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { accountPage, walletPage } from "./pages/earner_pages.ts";
 import { noticeOf } from "./routes_public.ts";
 import type { WebKit } from "./web_deps.ts";
@@ -45,9 +47,12 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   app.get("/wallet", async (request, reply) => {
     const account = signedIn(request, reply);
     if (!account) return reply;
+    const connections = await visitConnections(deps.connections, deps.context(), account.user.id);
     const badges = await walletBadges(deps.earners, account.user.id);
     const frame = { ...kit.frame(request, reply, "Your badges"), noindex: true };
-    return kit.page(reply, 200, walletPage(frame, { badges, now: deps.clock(), notice: noticeOf(request) }, urls));
+    const notice = noticeOf(request) ?? connectionNotice(request);
+    const employers = employersSection(frame, connections);
+    return kit.page(reply, 200, walletPage(frame, { badges, now: deps.clock(), notice, employers }, urls));
   });
 
   const showAccount = (request: FastifyRequest, reply: FastifyReply, status: number, error: string | null) => {
@@ -121,7 +126,7 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   app.post(
     "/account/emails/remove",
     form(async (account, request) => {
-      await removeEmail(deps.earners, account, field(request, "email"));
+      await removeEmail(deps.earners, deps.context(), account, field(request, "email"));
       return "email_removed";
     }),
   );

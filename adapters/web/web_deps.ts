@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
 import type { Mailer } from "../../core/issuing/mod.ts";
+import type { ConnectionStore } from "../../core/workforce/mod.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
 import type { PageCache } from "./page_cache.ts";
@@ -14,6 +15,8 @@ export interface WebDeps {
   /** `BASE_URL`: the hosted Open Badges records live under it. */
   apiBase: string;
   earners: EarnerDeps;
+  /** Employee records and the accounts they connect to. */
+  connections: ConnectionStore;
   clock: () => Date;
   /** A fresh context for one use case (time, ids, tokens). */
   context(): EarnerContext;

@@ -2,6 +2,7 @@ import type { OrganizationRef } from "../badges/mod.ts";
 import { normalizeEmail } from "../badges/mod.ts";
 import { forbidden, notFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeView, earnerDecision, type IssuingContext, setPrivacy, type TemplateView } from "../issuing/mod.ts";
+import { syncAccountConnections } from "../workforce/mod.ts";
 import type { EarnerDeps } from "./context.ts";
 import type { EarnerAccount } from "./ports.ts";
 import { badgePageVisible, canDecide, onPublicProfile, validVanity, walletOrder } from "./rules.ts";
@@ -44,15 +45,26 @@ export const updateProfile = async (
     throw validationFailed("Check the profile name", [{ field: "vanity_name", message: "is taken" }]);
 };
 
-/** Removes one of the account's addresses; the last one stays (an account needs a way in). */
-export const removeEmail = async (deps: Pick<EarnerDeps, "store">, account: EarnerAccount, email: string) => {
+/**
+ * Removes one of the account's addresses; the last one stays (an account needs a way in). An
+ * employee record of that address is disassociated in the same transaction.
+ */
+export const removeEmail = async (
+  deps: Pick<EarnerDeps, "store">,
+  ctx: { now: Date; newEventId: () => string },
+  account: EarnerAccount,
+  email: string,
+) => {
   const key = normalizeEmail(email);
   if (!account.user.emails.some((e) => normalizeEmail(e.email) === key)) throw notFound("E-mail address");
   if (account.user.emails.length < 2)
     throw validationFailed("An account keeps at least one address", [
       { field: "email", message: "is the account's only address" },
     ]);
-  await deps.store.removeEmail(account.user.id, key);
+  await deps.store.transaction(async (tx) => {
+    await tx.removeEmail(account.user.id, key);
+    await syncAccountConnections(tx.connections, ctx, account.user.id);
+  });
 };
 
 /** The wallet: every badge of the account, pending first. */

@@ -1,6 +1,7 @@
 import type { OrganizationRef } from "../badges/mod.ts";
 import type { EventRecord } from "../events/mod.ts";
 import type { BadgeView, TemplateView, UserRecord } from "../issuing/mod.ts";
+import type { ConnectionTx } from "../workforce/mod.ts";
 
 /** What a mailed link lets its holder do once. */
 export type LinkPurpose = "sign_in" | "add_email" | "merge";
@@ -58,7 +59,11 @@ export interface EarnerTx {
   /** Ids of the organizations that issued a badge held by any of these accounts. */
   organizationsHoldingBadges(userIds: string[]): Promise<string[]>;
   revokeSessions(userId: string, now: Date): Promise<void>;
+  /** Removes an address of the account; its badges stay with the account. */
+  removeEmail(userId: string, emailKey: string): Promise<void>;
   appendEvents(events: EventRecord[]): Promise<void>;
+  /** Employee records follow the account's confirmed addresses in the same transaction. */
+  connections: ConnectionTx;
 }
 
 /** The earner side's storage (accounts, links, sessions) and the reads its pages need. */
@@ -75,8 +80,6 @@ export interface EarnerStore {
   accountByVanity(name: string): Promise<EarnerAccount | null>;
   updateName(userId: string, firstName: string, lastName: string, now: Date): Promise<void>;
   updateProfile(userId: string, publicProfile: boolean, vanity: string | null, now: Date): Promise<"updated" | "taken">;
-  /** Removes an address of the account; its badges stay with the account. */
-  removeEmail(userId: string, emailKey: string): Promise<void>;
   /** Every badge linked to the account, newest first. */
   userBadges(userId: string): Promise<BadgeView[]>;
   getIssuer(organizationId: string): Promise<OrganizationRef | null>;

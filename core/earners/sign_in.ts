@@ -2,6 +2,7 @@ import { normalizeEmail } from "../badges/mod.ts";
 import { CoreError } from "../errors/mod.ts";
 import { accountMergedEvent } from "../events/mod.ts";
 import { eventContext, newUserRecord } from "../issuing/mod.ts";
+import { followBadgeChange, syncAccountConnections } from "../workforce/mod.ts";
 import type { EarnerContext, EarnerDeps } from "./context.ts";
 import type { EarnerAccount, EarnerLink, LinkPurpose } from "./ports.ts";
 import {
@@ -84,8 +85,17 @@ export const redeemLink = async (
       const source = (owner as { user_id: string }).user_id;
       userId = link.user_id as string;
       const organizations = await tx.organizationsHoldingBadges([source, userId]);
+      const moved = await tx.connections.heldBadges(source);
       await tx.mergeAccounts(source, userId, ctx.now);
       await tx.revokeSessions(source, ctx.now);
+      // The merged-away account's records leave it; the addresses it brought associate them again here.
+      await syncAccountConnections(tx.connections, ctx, source);
+      await syncAccountConnections(tx.connections, ctx, userId);
+      // The employers connected to this account now see the moved badges too.
+      for (const held of moved) {
+        const after = { ...held, badge: { ...held.badge, user_id: userId } };
+        await followBadgeChange(tx.connections, ctx, deps.issuing.urls, held, after);
+      }
       await tx.appendEvents(
         organizations.map((org) =>
           accountMergedEvent({ source_user_id: source, destination_user_id: userId }, eventContext(ctx, org)),
@@ -106,6 +116,7 @@ export const redeemLink = async (
     }
     await tx.confirmEmail(userId, link.email, link.email_key, ctx.now);
     await tx.linkBadges(userId, [link.email_key], ctx.now);
+    await syncAccountConnections(tx.connections, ctx, userId);
     if (link.purpose === "add_email")
       return { ok: true, purpose: link.purpose, userId, email: link.email, session: null, next: "/account" };
     const session = ctx.newToken();

@@ -22,9 +22,14 @@ import type { Page } from "../credentials/mod.ts";
 import { CoreError, forbidden, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import { followBadgeChange } from "../workforce/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import { pendingBadgeMail } from "./notifications.ts";
-import type { BadgeView, Earner, IssueWrites } from "./ports.ts";
+import type { BadgeTx, BadgeView, Earner, IssueWrites } from "./ports.ts";
+
+/** Employers who see the badge's holder's badges follow the change (the rule is workforce's). */
+const follow = (tx: BadgeTx, deps: IssuingDeps, ctx: IssuingContext, before: BadgeView, after: BadgeView | null) =>
+  followBadgeChange(tx.employment, ctx, deps.urls, before, after);
 
 /** A badge just issued, with the account its address belonged to then (for the notification). */
 export interface IssuedBadge {
@@ -183,6 +188,7 @@ const checkEarner = (badge: BadgeRecord, userId: string | undefined): CoreError 
 /** Locks the badge, applies `change`, writes it with the events it returns (none: nothing to write). */
 const changeBadge = (
   deps: IssuingDeps,
+  ctx: IssuingContext,
   organizationId: string | null,
   id: string,
   change: (view: BadgeView) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[] } | CoreError | null,
@@ -196,6 +202,7 @@ const changeBadge = (
     const next: BadgeView = { ...view, badge: result.badge };
     await tx.updateBadge(result.badge);
     await tx.appendEvents(result.events(next));
+    await follow(tx, deps, ctx, view, next);
     return next;
   });
 
@@ -207,7 +214,7 @@ const transition = (
   action: BadgeAction,
   userId?: string,
 ): Promise<BadgeView> =>
-  changeBadge(deps, organizationId, id, (view) => {
+  changeBadge(deps, ctx, organizationId, id, (view) => {
     const refused = checkEarner(view.badge, userId);
     if (refused) return refused;
     const badge = applyBadgeAction(view.badge, action, ctx.now);
@@ -240,7 +247,7 @@ export const setPrivacy = (
   isPublic: boolean,
   userId?: string,
 ): Promise<BadgeView> =>
-  changeBadge(deps, null, badgeId, (view) => {
+  changeBadge(deps, ctx, null, badgeId, (view) => {
     const refused = checkEarner(view.badge, userId);
     if (refused) return refused;
     if (view.badge.public === isPublic) return null;
@@ -275,6 +282,7 @@ export const replaceBadge = async (
     await tx.updateBadge(oldNext);
     const replaced: BadgeView = { ...old, badge: oldNext };
     await tx.appendEvents([badgeEventOf("badge.state.changed", replaced, deps, ctx)]);
+    await follow(tx, deps, ctx, old, replaced);
     const issued = await issueWith(tx, deps, ctx, organizationId, n, {
       id: newId,
       replaces_badge_id: old.badge.id,
@@ -295,4 +303,5 @@ export const deleteBadge = (
     if (!view) throw notFound("Badge");
     await tx.deleteBadge(id);
     await tx.appendEvents([badgeEventOf("badge.deleted", view, deps, ctx)]);
+    await follow(tx, deps, ctx, view, null);
   });

@@ -10,6 +10,7 @@ import type { Page } from "../credentials/mod.ts";
 import type { EventRecord } from "../events/mod.ts";
 import type { OutboxMail } from "../mail/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import type { ConnectionTx } from "../workforce/mod.ts";
 import type { UserRecord } from "./earners.ts";
 
 /** A badge with what its shapes need: its template and the organization that issued it. */
@@ -84,6 +85,8 @@ export interface BadgeTx extends IssueWrites {
   /** Links badges sent to these e-mails (and not linked yet) to the user; returns how many. */
   linkBadges(userId: string, emailKeys: string[], now: Date): Promise<number>;
   appendEvents(events: EventRecord[]): Promise<void>;
+  /** The employers connected to the badge's holder follow its changes in this transaction. */
+  employment: ConnectionTx;
 }
 
 /** Badges, templates and earners, read outside a transaction or changed inside one. */

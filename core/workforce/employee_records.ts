@@ -1,12 +1,9 @@
 import { type BadgeStandardShape, normalizeEmail } from "../badges/mod.ts";
-import { badRequest } from "../errors/mod.ts";
 import type { Employment } from "../events/mod.ts";
 import { isoMillis, isoMillisOrNull } from "../shared/mod.ts";
 import {
-  EMPLOYEE_STATES,
   type EmployeeCreateBody,
   type EmployeeListQuery,
-  type EmployeeSort,
   type EmployeeState,
   type EmployeeUpdateBody,
   type EmploymentHistoryInput,
@@ -207,33 +204,5 @@ export const employmentShape = (
   employment_histories: r.employment_histories.map((h) => ({ ...h })),
 });
 
-export interface EmployeeFilter {
-  /** Case-insensitive substring of "first last" or the e-mail. */
-  name_or_email?: string;
-  employee_states?: EmployeeState[];
-  /** Case-insensitive exact. */
-  team?: string;
-  department?: string;
-  /** Exact. */
-  external_id?: string;
-  sort: EmployeeSort;
-}
-
-/** The list query as a filter; an unknown state in `employee_state` is a 400 naming it. */
-export const employeeFilter = (q: EmployeeListQuery): EmployeeFilter => {
-  const f: EmployeeFilter = { sort: (q.sort ?? "-created_at") as EmployeeSort };
-  if (q.name_or_email?.trim()) f.name_or_email = q.name_or_email.trim();
-  if (q.team?.trim()) f.team = q.team.trim();
-  if (q.department?.trim()) f.department = q.department.trim();
-  if (q.external_id?.trim()) f.external_id = q.external_id.trim();
-  if (q.employee_state !== undefined) {
-    const states = [...new Set(q.employee_state.split(",").map((s) => s.trim()))].filter((s) => s !== "");
-    const unknown = states.filter((s) => !(EMPLOYEE_STATES as readonly string[]).includes(s));
-    if (unknown.length > 0 || states.length === 0)
-      throw badRequest("The request's query string is invalid", [
-        { field: "employee_state", message: `must be a comma list of ${EMPLOYEE_STATES.join(", ")}` },
-      ]);
-    f.employee_states = states as EmployeeState[];
-  }
-  return f;
-};
+/** The filters and sort of an employee list. */
+export type EmployeeFilter = Pick<EmployeeListQuery, "filters" | "sort">;

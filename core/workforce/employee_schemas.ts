@@ -1,6 +1,6 @@
 import { type Static, Type } from "typebox";
 import { Nullable } from "../badges/mod.ts";
-import { MAX_PAGE } from "../shared/mod.ts";
+import { defineList, type ListQuery } from "../listing/mod.ts";
 
 /**
  * REST inputs of employee records (spec §2.9, the fields an organization supplies). Unknown keys
@@ -16,7 +16,6 @@ export type EmployeeState = (typeof EMPLOYEE_STATES)[number];
 
 export const EMPLOYEE_SORT_KEYS = ["email", "created_at", "first_name", "last_name"] as const;
 export type EmployeeSortKey = (typeof EMPLOYEE_SORT_KEYS)[number];
-export type EmployeeSort = EmployeeSortKey | `-${EmployeeSortKey}`;
 
 /** Fields that are strings on the wire (empty when not given). */
 export const TEXT_FIELDS = [
@@ -107,22 +106,21 @@ export const EmployeeBatchEnvelope = Type.Object(
 );
 export type EmployeeBatchEnvelope = Static<typeof EmployeeBatchEnvelope>;
 
-export const EmployeeListQuery = Type.Object(
-  {
-    name_or_email: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
-    /** Comma-separated states. */
-    employee_state: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    team: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
-    department: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
-    external_id: Type.Optional(Type.String({ minLength: 1, maxLength: TEXT })),
-    sort: Type.Optional(
-      Type.String({ pattern: `^-?(${EMPLOYEE_SORT_KEYS.join("|")})$`, default: "-created_at", maxLength: 20 }),
-    ),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
+/** The employee list's filters and sorts (newest first unless sorted), in the list grammar of core/listing. */
+export const EMPLOYEE_LIST = defineList({
+  filters: {
+    /** "first last" or the e-mail. */
+    name_or_email: { kind: "search" },
+    employee_state: { kind: "enum", values: EMPLOYEE_STATES },
+    team: { kind: "text" },
+    department: { kind: "text" },
+    /** Exact, case included (the HR system's key). */
+    external_id: { kind: "text" },
   },
-  { additionalProperties: false },
-);
-export type EmployeeListQuery = Static<typeof EmployeeListQuery>;
+  sorts: EMPLOYEE_SORT_KEYS,
+  defaultSort: [{ key: "created_at", desc: true }],
+});
+export type EmployeeListQuery = ListQuery<keyof typeof EMPLOYEE_LIST.filters, EmployeeSortKey>;
 
 /** Either the listed employees or every employee still in state `created`. */
 export const SendInvitationsBody = Type.Union([

@@ -1,9 +1,12 @@
 import { Compile } from "typebox/compile";
+import type { ShapeUrls } from "../badges/mod.ts";
 import { schemaFieldErrors } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import { type CoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type EmploymentEventType, type EventRecord, employmentEvent } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import { employerSeesBadges, visibleBadges } from "./connection.ts";
+import { type ConnectionTx, type HeldBadge, heldShapes, reconcileRecords } from "./connections.ts";
 import {
   applyEmployeeUpdate,
   type EmployeeFilter,
@@ -15,7 +18,11 @@ import {
 import { EmployeeCreateBody, type EmployeeUpdateBody } from "./employee_schemas.ts";
 
 /** One database transaction: everything written through it, events included, commits together. */
-export interface EmployeeTx {
+/** The badges held by each of these accounts (accounts holding none may be absent). */
+export type HeldBadgesOf = (userIds: string[]) => Promise<Map<string, HeldBadge[]>>;
+
+export interface EmployeeTx extends Pick<ConnectionTx, "confirmedOwners"> {
+  heldBadgesOf: HeldBadgesOf;
   /** The employer (organization) of the records; null when it does not exist. */
   employer(organizationId: string): Promise<Employer | null>;
   lock(organizationId: string, id: string): Promise<EmployeeRecord | null>;
@@ -33,6 +40,7 @@ export interface EmployeeTx {
 
 export interface EmployeeStore {
   transaction<T>(work: (tx: EmployeeTx) => Promise<T>): Promise<T>;
+  heldBadgesOf: HeldBadgesOf;
   employer(organizationId: string): Promise<Employer | null>;
   get(organizationId: string, id: string): Promise<EmployeeRecord | null>;
   list(organizationId: string, filter: EmployeeFilter, page: PageRequest): Promise<Page<EmployeeRecord>>;
@@ -43,12 +51,35 @@ export interface EmployeeContext {
   /** Ids of records and their employment histories (UUIDv7s). */
   newId: () => string;
   newEventId: () => string;
+  /** Where the badges in employments are hosted. */
+  urls: ShapeUrls;
 }
 
 export interface EmployeeView {
   record: EmployeeRecord;
   employer: Employer;
+  /** The badges of the connected account (none when not connected); shown through `employmentOf`. */
+  held: HeldBadge[];
 }
+
+/** The employment as its employer sees it: with the badges of an accepted connection. */
+export const employmentOf = (view: EmployeeView, urls: ShapeUrls) =>
+  employmentShape(view.record, view.employer, visibleBadges(view.record, heldShapes(view.held, urls)));
+
+/** Views of `records` with the badges of those connected (one read for all). */
+const viewsOf = async (
+  from: { heldBadgesOf: HeldBadgesOf },
+  employer: Employer,
+  records: EmployeeRecord[],
+): Promise<EmployeeView[]> => {
+  const users = [...new Set(records.filter(employerSeesBadges).map((r) => r.user_id as string))];
+  const held = users.length > 0 ? await from.heldBadgesOf(users) : new Map<string, HeldBadge[]>();
+  return records.map((record) => ({
+    record,
+    employer,
+    held: employerSeesBadges(record) ? (held.get(record.user_id as string) ?? []) : [],
+  }));
+};
 
 const externalIdTaken = (field = "external_id"): CoreError =>
   validationFailed("Validation failed", [
@@ -60,7 +91,7 @@ const event = (
   view: EmployeeView,
   ctx: EmployeeContext,
 ): EventRecord =>
-  employmentEvent(kind, employmentShape(view.record, view.employer), {
+  employmentEvent(kind, employmentOf(view, ctx.urls), {
     id: ctx.newEventId(),
     organization_id: view.record.organization_id,
     occurred_at: ctx.now,
@@ -80,17 +111,19 @@ export const createEmployee = (
 ): Promise<EmployeeView> =>
   store.transaction(async (tx) => {
     const employer = await employerOf(tx, organizationId);
-    const record = newEmployeeRecord(body, { id: ctx.newId(), organization_id: organizationId, ...ctx });
+    const created = newEmployeeRecord(body, { id: ctx.newId(), organization_id: organizationId, ...ctx });
+    const linked = await reconcileRecords(tx, ctx, employer, [created]);
+    const record = linked.records[0] as EmployeeRecord;
     if ((await tx.insert([record])) === "external_id_taken") throw externalIdTaken();
-    const view = { record, employer };
-    await tx.appendEvents([event("employment.created", view, ctx)]);
+    const view = { record, employer, held: [] };
+    await tx.appendEvents([event("employment.created", view, ctx), ...linked.events]);
     return view;
   });
 
 export const getEmployee = async (store: EmployeeStore, organizationId: string, id: string): Promise<EmployeeView> => {
   const [employer, record] = await Promise.all([store.employer(organizationId), store.get(organizationId, id)]);
   if (!employer || !record) throw notFound("Employee");
-  return { record, employer };
+  return (await viewsOf(store, employer, [record]))[0] as EmployeeView;
 };
 
 export const listEmployees = async (
@@ -104,7 +137,7 @@ export const listEmployees = async (
     store.list(organizationId, filter, page),
   ]);
   if (!employer) throw notFound("Organization");
-  return { items: records.items.map((record) => ({ record, employer })), total: records.total };
+  return { items: await viewsOf(store, employer, records.items), total: records.total };
 };
 
 /** Applies `body`; records `employment.updated` only when something changed. */
@@ -119,11 +152,13 @@ export const updateEmployee = (
     const employer = await employerOf(tx, organizationId);
     const current = await tx.lock(organizationId, id);
     if (!current) throw notFound("Employee");
-    const next = applyEmployeeUpdate(current, body, ctx);
-    if (next === current) return { record: current, employer };
+    const changed = applyEmployeeUpdate(current, body, ctx);
+    if (changed === current) return (await viewsOf(tx, employer, [current]))[0] as EmployeeView;
+    const linked = await reconcileRecords(tx, ctx, employer, [changed]);
+    const next = linked.records[0] as EmployeeRecord;
     if ((await tx.update([next])) === "external_id_taken") throw externalIdTaken();
-    const view = { record: next, employer };
-    await tx.appendEvents([event("employment.updated", view, ctx)]);
+    const view = (await viewsOf(tx, employer, [next]))[0] as EmployeeView;
+    await tx.appendEvents([event("employment.updated", view, ctx), ...linked.events]);
     return view;
   });
 
@@ -139,7 +174,8 @@ export const deleteEmployee = (
     const current = await tx.lock(organizationId, id);
     if (!current) throw notFound("Employee");
     await tx.delete(id);
-    await tx.appendEvents([event("employment.deleted", { record: current, employer }, ctx)]);
+    const [view] = await viewsOf(tx, employer, [current]);
+    await tx.appendEvents([event("employment.deleted", view as EmployeeView, ctx)]);
   });
 
 /** Most items of a sync are valid: a compiled check passes them ~100x faster than collecting errors. */
@@ -194,8 +230,10 @@ export const upsertEmployees = (
     const existing = new Map(
       (await tx.lockByExternalIds(organizationId, [...seen])).map((r) => [r.external_id, r] as const),
     );
-    const inserts: EmployeeRecord[] = [];
-    const updates: EmployeeRecord[] = [];
+    let inserts: EmployeeRecord[] = [];
+    let updates: EmployeeRecord[] = [];
+    const createdIds = new Set<string>();
+    let written: EmployeeRecord[] = [];
     const events: EventRecord[] = [];
     for (const { index, body } of valid) {
       const current = existing.get(body.external_id);
@@ -206,8 +244,20 @@ export const upsertEmployees = (
       results.push({ index, status, id: record.id, external_id: record.external_id });
       if (status === "unchanged") continue;
       (status === "created" ? inserts : updates).push(record);
-      events.push(event(status === "created" ? "employment.created" : "employment.updated", { record, employer }, ctx));
+      if (status === "created") createdIds.add(record.id);
+      written.push(record);
     }
+    // New records and changed addresses may belong to an account already (or no longer).
+    const moved = updates.filter((r) => r.email_key !== existing.get(r.external_id)?.email_key);
+    const linked = await reconcileRecords(tx, ctx, employer, [...inserts, ...moved]);
+    const byId = new Map(linked.records.map((r) => [r.id, r] as const));
+    inserts = inserts.map((r) => byId.get(r.id) ?? r);
+    updates = updates.map((r) => byId.get(r.id) ?? r);
+    written = written.map((r) => byId.get(r.id) ?? r);
+    // In the order of the items, as each would have been recorded alone.
+    for (const view of await viewsOf(tx, employer, written))
+      events.push(event(createdIds.has(view.record.id) ? "employment.created" : "employment.updated", view, ctx));
+    events.push(...linked.events);
     // A concurrent batch may have created one of the new ids meanwhile: the whole batch is refused
     // (nothing written) and can be sent again, when those ids update instead.
     if (inserts.length > 0 && (await tx.insert(inserts)) === "external_id_taken")

@@ -6,45 +6,61 @@ export {
   transitionConnection,
   visibleBadges,
 } from "./connection.ts";
+export type {
+  ConnectionContext,
+  ConnectionStore,
+  ConnectionTx,
+  EmployerConnection,
+  HeldBadge,
+} from "./connections.ts";
+export {
+  decideConnection,
+  followBadgeChange,
+  heldShapes,
+  reconcileRecords,
+  syncAccountConnections,
+  visitConnections,
+} from "./connections.ts";
 export type { EmployeeFilter, EmployeeRecord, Employer, EmploymentHistory } from "./employee_records.ts";
 export {
   applyEmployeeUpdate,
   employeeChanged,
-  employeeFilter,
   employmentShape,
   newEmployeeRecord,
 } from "./employee_records.ts";
-export type { EmployeeSort, EmployeeSortKey, EmployeeState } from "./employee_schemas.ts";
+export type { EmployeeListQuery, EmployeeSortKey, EmployeeState } from "./employee_schemas.ts";
 export {
   EMPLOYEE_BATCH_MAX,
+  EMPLOYEE_LIST,
   EMPLOYEE_SORT_KEYS,
   EMPLOYEE_STATES,
   EmployeeBatchBody,
   EmployeeBatchEnvelope,
   EmployeeCreateBody,
-  EmployeeListQuery,
   EmployeeUpdateBody,
   EmploymentHistoryInput,
   NULLABLE_FIELDS,
   SendInvitationsBody,
   TEXT_FIELDS,
 } from "./employee_schemas.ts";
-export type { EmployeeContext, EmployeeStore, EmployeeTx, EmployeeView, UpsertResult } from "./employees.ts";
+export type {
+  EmployeeContext,
+  EmployeeStore,
+  EmployeeTx,
+  EmployeeView,
+  HeldBadgesOf,
+  UpsertResult,
+} from "./employees.ts";
 export {
   createEmployee,
   deleteEmployee,
+  employmentOf,
   getEmployee,
   listEmployees,
   updateEmployee,
   upsertEmployees,
 } from "./employees.ts";
 export type { WorkforceAuthorizationStore, WorkforceDeps } from "./employment_events.ts";
-export {
-  employmentEventErrors,
-  employmentEventRecord,
-  RecordEmploymentEventInput,
-  recordEmploymentEvent,
-  setWorkforceAuthorization,
-} from "./employment_events.ts";
+export { setWorkforceAuthorization } from "./employment_events.ts";
 export type { InvitationBudget, InvitationDeps, InvitationResult } from "./invitations.ts";
 export { invitationLink, invitationMessage, sendInvitations, takeInvitations } from "./invitations.ts";

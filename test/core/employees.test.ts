@@ -3,16 +3,17 @@ import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { type CoreError, isCoreError } from "../../core/errors/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { MailMessage } from "../../core/issuing/mod.ts";
+import { parseListQuery } from "../../core/listing/mod.ts";
 import {
   applyEmployeeUpdate,
   associatesWith,
   type ConnectionAction,
   type ConnectionFields,
+  EMPLOYEE_LIST,
   type EmployeeRecord,
   type EmployeeStore,
   type EmployeeTx,
   type Employer,
-  employeeFilter,
   employmentShape,
   invitationLink,
   newEmployeeRecord,
@@ -30,7 +31,7 @@ const LATER = new Date("2024-03-02T12:00:00.000Z");
 const EMPLOYER: Employer = { id: ORG, name: "Acme", bio: "", industry: "" };
 let n = 0;
 const newId = () => `00000000-0000-7000-8000-${String(++n).padStart(12, "0")}`;
-const ctx = { now: NOW, newId, newEventId: newId };
+const ctx = { now: NOW, newId, newEventId: newId, urls: { publicBase: "https://laurel.test" } };
 
 const ada = (): EmployeeRecord =>
   newEmployeeRecord(
@@ -93,17 +94,31 @@ t.test("updates: which change the record, and when the time moves", async (t) =>
   );
 });
 
-t.test("list query to filter", async (t) => {
-  t.same(employeeFilter({}), { sort: "-created_at" });
-  t.same(employeeFilter({ employee_state: "created, pending,created", name_or_email: " ada ", sort: "email" }), {
-    sort: "email",
-    name_or_email: "ada",
-    employee_states: ["created", "pending"],
+t.test("the employee list's grammar", async (t) => {
+  t.same(parseListQuery(EMPLOYEE_LIST, []), {
+    filters: {},
+    sort: [{ key: "created_at", desc: true }],
+    page: 1,
+    extra: {},
   });
-  for (const bad of ["", ",", "fired", "created,fired"]) {
+  const parsed = parseListQuery(EMPLOYEE_LIST, [
+    ["filter", "employee_state::created, pending|name_or_email:: ada "],
+    ["filter[team]", "Blue"],
+    ["sort", "last_name|-email"],
+  ]);
+  t.same(parsed.filters, {
+    employee_state: { kind: "values", values: ["created", "pending"] },
+    name_or_email: { kind: "search", text: "ada", exact: false },
+    team: { kind: "values", values: ["Blue"] },
+  });
+  t.same(parsed.sort, [
+    { key: "last_name", desc: false },
+    { key: "email", desc: true },
+  ]);
+  for (const bad of ["", "fired", "created,fired"]) {
     const err = (() => {
       try {
-        return employeeFilter({ employee_state: bad });
+        return parseListQuery(EMPLOYEE_LIST, [["employee_state", bad]]);
       } catch (e) {
         return e;
       }
@@ -210,6 +225,8 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     );
   const tx: EmployeeTx = {
     employer: async (id) => (id === ORG ? EMPLOYER : null),
+    confirmedOwners: async () => new Map(),
+    heldBadgesOf: async () => new Map(),
     lock: async (_o, id) => rows.get(id) ?? null,
     lockByExternalIds: async (_o, ids) => [...rows.values()].filter((r) => ids.includes(r.external_id)),
     insert: async (records) => {
@@ -234,6 +251,7 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     events,
     transaction: (work) => work(tx),
     employer: tx.employer,
+    heldBadgesOf: tx.heldBadgesOf,
     get: async (_o, id) => rows.get(id) ?? null,
     list: async () => ({ items: [...rows.values()], total: rows.size }),
   };

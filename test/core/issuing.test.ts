@@ -88,6 +88,17 @@ const fakeStore = (
     appendEvents: async (e) => {
       events.push(...e);
     },
+    // Nobody is an employee here: no employer follows these badges.
+    employment: {
+      confirmedOwners: async () => new Map(),
+      confirmedKeys: async () => [],
+      lockForAccount: async () => [],
+      lockRecord: async () => null,
+      employers: async () => [],
+      heldBadges: async () => [],
+      saveConnections: async () => {},
+      appendEvents: async () => {},
+    },
   };
   const store: BadgeStore = {
     // Rolls back what the unit of work wrote when it throws, like a database transaction.

@@ -2,21 +2,21 @@ import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EmploymentSchema } from "../../../core/events/mod.ts";
+import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import {
   createEmployee,
   deleteEmployee,
+  EMPLOYEE_LIST,
   EmployeeBatchBody,
   type EmployeeBatchEnvelope,
   type EmployeeContext,
   EmployeeCreateBody,
-  EmployeeListQuery,
   type EmployeeStore,
   EmployeeUpdateBody,
   type EmployeeView,
   EmployeeBatchEnvelope as EnvelopeSchema,
-  employeeFilter,
-  employmentShape,
+  employmentOf,
   getEmployee,
   type InvitationDeps,
   listEmployees,
@@ -29,6 +29,7 @@ import type { RestDeps } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
 
 /** Employee records over REST and their invitations, passed in by the app. */
 export interface EmployeeRestDeps {
@@ -85,8 +86,9 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
     now: deps.clock(),
     newId: deps.badges.newId,
     newEventId: deps.badges.newEventId,
+    urls: deps.badges.issuing.urls,
   });
-  const json = (v: EmployeeView) => employmentShape(v.record, v.employer);
+  const json = (v: EmployeeView) => employmentOf(v, deps.badges.issuing.urls);
   const ids = (request: { params: unknown }) => request.params as EmployeeParams;
   const org = (request: { params: unknown }) => (request.params as { organization_id: string }).organization_id;
 
@@ -113,16 +115,16 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       tags,
       security,
       summary: "List employee records, newest first",
-      description:
-        "Filters: `name_or_email` (substring), `employee_state` (comma list of created, pending, accepted, rejected), `team`, `department`, `external_id`. `sort`: email, created_at, first_name, last_name; a leading `-` sorts descending.",
+      description: `Filters: \`name_or_email\` (substring of "first last" or the e-mail), \`employee_state\` (created, pending, accepted, rejected), \`team\`, \`department\`, \`external_id\` (exact). Sorts: email, created_at, first_name, last_name. ${LIST_DESCRIPTION}`,
       params: OrganizationParams,
-      querystring: EmployeeListQuery,
+      querystring: listQuerySchema(EMPLOYEE_LIST),
       response: { 200: Many(EmploymentSchema), ...errors },
     },
+    validatorCompiler: listValidatorCompiler,
     handler: async (request) => {
-      const query = request.query as EmployeeListQuery;
+      const query = readListQuery(EMPLOYEE_LIST, request);
       const req = pageRequest(query.page);
-      const page = await listEmployees(store, org(request), employeeFilter(query), req);
+      const page = await listEmployees(store, org(request), query, req);
       return many(
         page.items.map(json),
         pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),

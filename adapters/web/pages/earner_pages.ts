@@ -40,12 +40,13 @@ const walletActions = (frame: Frame, view: BadgeView, urls: WebUrls, now: Date):
 
 export const walletPage = (
   frame: Frame,
-  data: { badges: BadgeView[]; now: Date; notice: string | null },
+  data: { badges: BadgeView[]; now: Date; notice: string | null; employers?: VNode | null },
   urls: WebUrls,
 ) =>
   layout(
     frame,
     notice(data.notice),
+    data.employers ?? null,
     html`<h1>Your badges</h1>`,
     data.badges.length === 0
       ? html`<p class="card muted">No badges yet. When an organization sends you one, it appears here.</p>`

@@ -1,0 +1,94 @@
+import type { ConnectionStore, ConnectionTx, EmployeeRecord, HeldBadge } from "../../core/workforce/mod.ts";
+import { BADGE_FROM, badgeViewOf, rows } from "./badge_rows.ts";
+import type { Database, Em } from "./orm.ts";
+import { recordOf, SELECT } from "./postgres_employee_store.ts";
+import { appendEvents } from "./postgres_event_log.ts";
+import { sqlAll, sqlRun } from "./sql.ts";
+
+type Row = Record<string, unknown>;
+
+/** The open accounts owning these normalized addresses confirmed. */
+export const confirmedOwners = async (em: Em, keys: string[]): Promise<Map<string, string>> => {
+  if (keys.length === 0) return new Map();
+  const found = await sqlAll<{ email_key: string; user_id: string }>(
+    em,
+    `select ue.email_key, ue.user_id from user_emails ue join users u on u.id = ue.user_id
+     where ue.confirmed and u.closed_at is null and ue.email_key in (select jsonb_array_elements_text(?::jsonb))`,
+    [JSON.stringify(keys)],
+  );
+  return new Map(found.map((r) => [r.email_key, r.user_id] as const));
+};
+
+/** The badges held by each of these accounts. */
+export const heldBadgesOf = async (em: Em, userIds: string[]): Promise<Map<string, HeldBadge[]>> => {
+  const out = new Map<string, HeldBadge[]>();
+  if (userIds.length === 0) return out;
+  const found = await rows(
+    em,
+    `${BADGE_FROM} where b.user_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
+     order by b.issued_at desc, b.id desc`,
+    [JSON.stringify(userIds)],
+  );
+  for (const row of found) {
+    const view = badgeViewOf(row);
+    const userId = view.badge.user_id as string;
+    out.set(userId, [...(out.get(userId) ?? []), view]);
+  }
+  return out;
+};
+
+/** Connection reads and writes inside the transaction of `em` (an earner's, an employee's). */
+export const connectionTx = (em: Em): ConnectionTx => ({
+  confirmedOwners: (keys) => confirmedOwners(em, keys),
+  async confirmedKeys(userId) {
+    const found = await sqlAll<{ email_key: string }>(
+      em,
+      `select ue.email_key from user_emails ue join users u on u.id = ue.user_id
+       where ue.user_id = ? and ue.confirmed and u.closed_at is null order by ue.email_key`,
+      [userId],
+    );
+    return found.map((r) => r.email_key);
+  },
+  async lockForAccount(userId, keys) {
+    const found = await sqlAll<Row>(
+      em,
+      `select ${SELECT} from employees e where e.user_id = ?
+         or (e.user_id is null and e.email_key in (select jsonb_array_elements_text(?::jsonb)))
+       order by e.created_at, e.id for update`,
+      [userId, JSON.stringify(keys)],
+    );
+    return found.map(recordOf);
+  },
+  async lockRecord(id) {
+    const [row] = await sqlAll<Row>(em, `select ${SELECT} from employees e where e.id = ? for update`, [id]);
+    return row ? recordOf(row) : null;
+  },
+  async employers(ids) {
+    if (ids.length === 0) return [];
+    const found = await sqlAll<{ id: string; name: string; bio: string }>(
+      em,
+      `select o.id, o.name, coalesce(o.description, '') as bio from organizations o
+       where o.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
+      [JSON.stringify(ids)],
+    );
+    return found.map((r) => ({ id: r.id, name: r.name, bio: r.bio, industry: "" }));
+  },
+  heldBadges: async (userId) =>
+    (await rows(em, `${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(
+      badgeViewOf,
+    ),
+  async saveConnections(records: EmployeeRecord[]) {
+    await sqlRun(
+      em,
+      `update employees e set employee_state = r.employee_state,
+         employee_state_updated_at = r.employee_state_updated_at, user_id = r.user_id
+       from jsonb_populate_recordset(null::employees, ?::jsonb) r where e.id = r.id`,
+      [JSON.stringify(records)],
+    );
+  },
+  appendEvents: (events) => appendEvents(em, events),
+});
+
+export const postgresConnectionStore = (db: Database): ConnectionStore => ({
+  transaction: (work) => db.em().transactional((em) => work(connectionTx(em as Em))),
+});

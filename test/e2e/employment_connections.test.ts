@@ -1,0 +1,209 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import t from "tap";
+import { Value } from "typebox/value";
+import { EmploymentEventDetailSchema, EmploymentSchema } from "../../core/events/mod.ts";
+import { apiClient, createTemplate, eventually, issueBody, trpc } from "../support/badges.ts";
+import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
+import { startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { startSmtpSink } from "../support/smtp_sink.ts";
+import {
+  makeTestCa,
+  type Receiver,
+  startReceiver,
+  startTestPipeline,
+  waitFor,
+  webhookEnv,
+  webhookOrganization,
+} from "../support/webhooks.ts";
+
+/**
+ * The connection between employee records and earner accounts from real actions: an account
+ * signing in, a record created or changed over REST and batch, the wallet's prompt and its
+ * Connect / Not now / Disconnect buttons in Chromium, an address removed, an account merged away.
+ * Every kind is delivered to the organization's webhook receiver with the shape of spec §6.4.
+ */
+let laurel: TestLaurel;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let browser: Browser;
+let receiver: Receiver;
+const ca = makeTestCa();
+t.before(async () => {
+  smtp = await startSmtpSink();
+  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
+  receiver = await startReceiver(ca);
+  receiver.answer = () => ({ status: 200, body: "ok" });
+  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
+  browser = await launchChromium();
+  t.teardown(async () => {
+    await browser?.close();
+    await pipeline.stop();
+    await receiver.close();
+    await laurel?.close();
+    await smtp?.close();
+    ca.remove();
+  });
+});
+
+const unfold = (data: string): string =>
+  data
+    .replace(/=\r\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+const linkMailedTo = (to: string, after: number): Promise<string> =>
+  eventually(async () => {
+    for (const mail of smtp.mails.slice(after)) {
+      if (!mail.to.some((r) => r.includes(to))) continue;
+      const found = unfold(mail.data).match(/https?:\/\/\S+\/sign_in\/link\?token=[A-Za-z0-9_-]+/);
+      if (found) return found[0];
+    }
+    return undefined;
+  }, 10_000);
+
+const useLink = async (page: Page, link: string): Promise<void> => {
+  await page.goto(link);
+  await Promise.all([page.waitForNavigation(), page.click("button:has-text('Continue')")]);
+};
+
+const signIn = async (context: BrowserContext, email: string): Promise<Page> => {
+  const page = await context.newPage();
+  await page.goto(`${laurel.origin}/sign_in`);
+  await page.fill("#email", email);
+  const before = smtp.mails.length;
+  await page.click("button:has-text('Send me a sign-in link')");
+  await page.waitForSelector("h1:has-text('Check your inbox')");
+  await useLink(page, await linkMailedTo(email, before));
+  return page;
+};
+
+const click = async (page: Page, label: string, selector = `button:has-text('${label}')`): Promise<void> => {
+  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: event details of many shapes
+type Detail = any;
+
+t.test("every connection kind comes from a real action and is delivered with its shape", async (t) => {
+  const api = apiClient(laurel);
+  const org = await webhookOrganization(laurel, { url: receiver.url, events: "all", name: "Acme" });
+  await trpc(laurel, "workforce.authorize", { organization_id: org.id, authorized: true });
+  const fixture = {
+    id: org.id,
+    auth: org.auth,
+    templates: `/organizations/${org.id}/badge_templates`,
+    badges: `/organizations/${org.id}/badges`,
+  };
+  const template = await createTemplate(laurel, fixture, { name: "Welding" });
+  const badge = (
+    await api("POST", fixture.badges, org.auth, issueBody(template.id, { recipient_email: "ann@example.org" }))
+  ).body.data;
+  const path = `/organizations/${org.id}/employees`;
+  const ann = (
+    await api("POST", path, org.auth, { email: "Ann@Example.org", first_name: "Ann", last_name: "A", external_id: "A" })
+  ).body.data;
+  t.equal(ann.employee_state, "created");
+
+  /** The details of this organization's events of `kind`, oldest first, as the events API shows them. */
+  const details = async (kind: string, n = 1): Promise<Detail[]> => {
+    await waitFor(`${n} × ${kind}`, () => receiver.received.filter((r) => r.json.event_type === kind).length >= n);
+    const out: Detail[] = [];
+    for (const d of receiver.received.filter((r) => r.json.event_type === kind)) {
+      const detail = (await api("GET", `/organizations/${org.id}/events/${d.json.id}`, org.auth)).body.data;
+      t.ok(Value.Check(EmploymentEventDetailSchema, detail), `${kind}: the detail's schema`);
+      t.ok(Value.Check(EmploymentSchema, detail.employment), `${kind}: the full employment`);
+      out.push(detail);
+    }
+    return out;
+  };
+
+  // Signing in makes Ann's account: her record is associated, and the wallet she lands on prompts.
+  const context = await browser.newContext();
+  const page = await signIn(context, "ann@example.org");
+  const [associated] = await details("employment.user_account.associated");
+  t.equal(associated.employment.id, ann.id);
+  t.equal(associated.employment.employee_state, "created");
+  const [pending] = await details("employment.connection.pending");
+  t.equal(pending.employment.employee_state, "pending");
+  t.match(await page.textContent("main"), /Acme lists you as an employee/);
+  t.same(await seriousViolations(page), [], "the prompt passes axe");
+  await screenshots(page, "wallet-employer-prompt");
+  // A second visit prompts no more.
+  await page.reload();
+  t.equal((await api("GET", `${path}/${ann.id}`, org.auth)).body.data.employee_state, "pending");
+
+  // Accepting the badge first: once connected, the employer sees it.
+  await click(page, "Accept");
+  await click(page, "Connect to Acme");
+  await page.waitForSelector("text=Connected: your employer");
+  const [accepted] = await details("employment.connection.accepted");
+  t.equal(accepted.employment.employee_state, "accepted");
+  t.same(
+    accepted.employment.badges.map((b: Detail) => [b.id, b.state, b.public]),
+    [[badge.id, "accepted", true]],
+    "the accepted public badge is revealed",
+  );
+
+  // Disconnect: back to rejected, the badges hidden.
+  await click(page, "Disconnect from Acme");
+  await page.waitForSelector("text=Disconnected");
+  const [disconnected] = await details("employment.connection.rejected");
+  t.equal(disconnected.employment.employee_state, "rejected");
+  t.same(disconnected.employment.badges, []);
+  // Connecting again from rejected.
+  await click(page, "Connect to Acme");
+  await details("employment.connection.accepted", 2);
+
+  // An account that exists before its record: the batch associates it; the earner declines.
+  const bobContext = await browser.newContext();
+  const bobPage = await signIn(bobContext, "bob@example.org");
+  const batch = await api("POST", `${path}/batch`, org.auth, {
+    employees: [{ email: "bob@example.org", first_name: "Bob", last_name: "B", external_id: "B" }],
+  });
+  const bobId = batch.body.data[0].id;
+  await details("employment.user_account.associated", 2);
+  await bobPage.goto(`${laurel.origin}/wallet`);
+  await click(bobPage, "Not now");
+  await bobPage.waitForSelector("text=Connection declined");
+  const rejected = await details("employment.connection.rejected", 2);
+  t.equal(rejected[1].employment.id, bobId);
+
+  // The organization moves Bob's record to an address nobody owns: disassociated, back to created.
+  const moved = await api("PUT", `${path}/${bobId}`, org.auth, { email: "robert@example.org" });
+  t.equal(moved.body.data.employee_state, "created");
+  const [gone] = await details("employment.user_account.disassociated");
+  t.equal(gone.employment.id, bobId);
+  t.equal(gone.employment.employee_state, "created");
+
+  // Bob adds that address to his account: associated again.
+  await bobPage.goto(`${laurel.origin}/account`);
+  await bobPage.fill("#new-email", "robert@example.org");
+  let before = smtp.mails.length;
+  await click(bobPage, "Add");
+  await useLink(bobPage, await linkMailedTo("robert@example.org", before));
+  await details("employment.user_account.associated", 3);
+
+  // ... and removes it again: disassociated.
+  await bobPage.goto(`${laurel.origin}/account`);
+  await click(bobPage, "", "button[aria-label='Remove robert@example.org']");
+  await details("employment.user_account.disassociated", 2);
+
+  // Ann's account merged away into Bob's: her record leaves her account and joins his.
+  await bobPage.goto(`${laurel.origin}/account`);
+  await bobPage.fill("#merge-email", "ann@example.org");
+  before = smtp.mails.length;
+  await click(bobPage, "Send merge link");
+  await useLink(bobPage, await linkMailedTo("ann@example.org", before));
+  const afterMerge = await details("employment.user_account.disassociated", 3);
+  t.equal(afterMerge[2].employment.id, ann.id);
+  const reassociated = await details("employment.user_account.associated", 4);
+  t.equal(reassociated[3].employment.id, ann.id);
+  const row = (await laurel.db
+    .em()
+    .getConnection()
+    .execute("select u.first_name from employees e join users u on u.id = e.user_id where e.id = ?", [ann.id])) as {
+    first_name: string;
+  }[];
+  t.equal(row[0]?.first_name, "bob", "Ann's record now belongs to the merged account");
+  t.same(receiver.verify([org.secret]), [], "signed");
+  await context.close();
+  await bobContext.close();
+});
