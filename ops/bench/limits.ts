@@ -39,7 +39,7 @@ const launch = async (name: string, env: Record<string, string>, dataDir: string
   const server = await startServer({
     name,
     command: process.execPath,
-    args: ["--import", "tsx", "apps/server.ts"],
+    args: ["apps/server.ts"],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",
