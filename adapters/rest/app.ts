@@ -19,6 +19,7 @@ import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
 import { badgeFeedRoutes } from "./routes/badge_feed.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
 import { badgeRoutes } from "./routes/badges.ts";
+import { connectMetadataRoutes } from "./routes/connect_metadata.ts";
 import { employeeRoutes } from "./routes/employees.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
@@ -248,6 +249,7 @@ export const buildRestApp = async (
   app.addHook("preValidation", refuseUnstorableText);
   await app.register(operationalRoutes(deps));
   await app.register(tokenEndpointRoutes(deps, pathPrefix(deps.authUrl)));
+  await app.register(connectMetadataRoutes(deps, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeTemplateRoutes(deps, apiBase.origin), { prefix: apiPrefix });

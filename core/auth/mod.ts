@@ -17,3 +17,5 @@ export type { Scope } from "./scopes.ts";
 export { formatScopes, isScope, parseScopeParam, SCOPES } from "./scopes.ts";
 export type { OAuthError, OAuthErrorCode, TokenRequest } from "./token_request.ts";
 export { INVALID_CLIENT, oauthErrorStatus, parseTokenRequest } from "./token_request.ts";
+export type { UserScope } from "./user_scopes.ts";
+export { isUserScope, parseUserScopeParam, USER_SCOPES } from "./user_scopes.ts";

@@ -44,6 +44,7 @@ const TABLE: Record<string, Row> = {
   "GET /metrics": PUBLIC,
   "GET /openapi.json": PUBLIC,
   "GET /.well-known/jwks.json": PUBLIC,
+  "GET /.well-known/oauth-authorization-server": PUBLIC,
   "POST /oauth/token": NOBODY,
   [`GET ${ORG}/oauth_applications`]: READ,
   [`POST ${ORG}/oauth_applications`]: WRITE,
