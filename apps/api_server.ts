@@ -13,6 +13,7 @@ import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/cryp
 import {
   type Database,
   postgresAuthorizationTokenStore,
+  postgresConnectStore,
   postgresEarnerStore,
   postgresEmployeeStore,
   postgresInvitationStore,
@@ -95,6 +96,8 @@ export const buildApiServer = async (
   );
   const webhooks = webhookApiParts(db, config.webhooks);
   const employeeStore = postgresEmployeeStore(db);
+  const earnerStore = postgresEarnerStore(db);
+  const connectStore = postgresConnectStore(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
   const deps = {
@@ -127,6 +130,13 @@ export const buildApiServer = async (
         ...postgresInvitationStore(db),
       },
     },
+    connect: {
+      store: connectStore,
+      s256: (verifier: string) => createHash("sha256").update(verifier, "ascii").digest("base64url"),
+      verifyAccessToken: jwt.verify,
+      earners: earnerStore,
+      publicUrl: config.publicUrl,
+    },
     metrics: () => registry.render(),
     health: async () => ({ database: await db.ping(), nats: await natsHealthy(nc) }),
   };
@@ -134,7 +144,7 @@ export const buildApiServer = async (
     publicUrl: config.publicUrl,
     apiBase: config.baseUrl,
     earners: {
-      store: postgresEarnerStore(db),
+      store: earnerStore,
       issuing: badgeWiring.badges.issuing,
       digest: (token) => createHash("sha256").update(token, "utf8").digest("hex"),
     },
@@ -149,6 +159,13 @@ export const buildApiServer = async (
     mailer: badgeWiring.mailer,
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
+    connect: {
+      store: connectStore,
+      secrets,
+      authPath: new URL(config.authUrl).pathname.replace(/\/$/, ""),
+      application: (clientId) => authenticator.application(clientId),
+      organizationName: async (id) => (await organizations.get(id))?.name ?? null,
+    },
   });
   const app = await buildRestApp({ ...deps, plugins: [trpcPlugin(deps, adminToken), web] }, { logger });
   log = app.log;

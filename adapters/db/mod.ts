@@ -1,6 +1,7 @@
 export type { Database, Em, Orm } from "./orm.ts";
 export { openDatabase } from "./orm.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
+export { postgresConnectStore } from "./postgres_connect_store.ts";
 export {
   postgresAuthorizationTokenStore,
   postgresOAuthApplicationStore,
