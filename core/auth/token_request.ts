@@ -107,11 +107,12 @@ export const parseUserGrantRequest = (
     if (typeof value !== "string") return oauthError("invalid_request", `${key} must be given once, as a string`);
   }
   const get = (k: string): string => (typeof params[k] === "string" ? params[k] : "");
-  const client = clientCredentials(params, basic);
-  if (!client.ok) return client;
+  // The grant's own parameters first: a malformed request is invalid_request whoever sends it.
   if (get("grant_type") === "refresh_token") {
     const refreshToken = get("refresh_token");
     if (!refreshToken || refreshToken.length > 200) return oauthError("invalid_request", "refresh_token is required");
+    const client = clientCredentials(params, basic);
+    if (!client.ok) return client;
     return { ok: true, request: { grant: "refresh_token", ...client.client, refreshToken } };
   }
   const code = get("code");
@@ -120,6 +121,8 @@ export const parseUserGrantRequest = (
   if (!code || code.length > 200) return oauthError("invalid_request", "code is required");
   if (!redirectUri) return oauthError("invalid_request", "redirect_uri is required");
   if (!codeVerifier) return oauthError("invalid_request", "code_verifier is required (PKCE)");
+  const client = clientCredentials(params, basic);
+  if (!client.ok) return client;
   return { ok: true, request: { grant: "authorization_code", ...client.client, code, redirectUri, codeVerifier } };
 };
 

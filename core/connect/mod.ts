@@ -15,6 +15,8 @@ export type {
   RefreshTokenRecord,
   SessionRecord,
 } from "./ports.ts";
+export type { BadgeVisibility } from "./public_badges.ts";
+export { publicBadgesEventFor, publicBadgesEvents, visibleToConnected } from "./public_badges.ts";
 export { removeAccess } from "./remove.ts";
 export type { ConnectTokenDeps, UserCaller, UserTokenResponse } from "./tokens.ts";
 export { exchangeUserGrant, REFRESH_TOKEN_LIFETIME_SECONDS, userCaller } from "./tokens.ts";

@@ -18,12 +18,13 @@ import {
   replacementIssue,
   setBadgePrivacy,
 } from "../badges/mod.ts";
+import { publicBadgesEventFor, publicBadgesEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import { CoreError, forbidden, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
-import type { BadgeView, Earner, IssueWrites } from "./ports.ts";
+import type { BadgeTx, BadgeView, Earner, IssueWrites } from "./ports.ts";
 
 /** A badge just issued, with the account its address belonged to then (for the notification). */
 export interface IssuedBadge {
@@ -162,8 +163,26 @@ const checkEarner = (badge: BadgeRecord, userId: string | undefined): CoreError 
   userId !== undefined && badge.user_id !== userId ? forbidden("This badge was not issued to this user") : null;
 
 /** Locks the badge, applies `change`, writes it with the events it returns (none: nothing to write). */
+/** `user.public_badges.*` for the organizations the earner connected, when the badge's visibility to them changes. */
+const connectedEvents = async (
+  tx: Pick<BadgeTx, "connectedOrganizations">,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  before: BadgeView,
+  after: BadgeView | null,
+): Promise<EventRecord[]> => {
+  const kind = publicBadgesEventFor(before.badge, after?.badge ?? null, after !== null);
+  const userId = after?.badge.user_id ?? before.badge.user_id;
+  if (!kind || !userId) return [];
+  const organizations = await tx.connectedOrganizations([userId]);
+  const view = after ?? before;
+  const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls);
+  return publicBadgesEvents(kind, userId, shape, organizations, ctx);
+};
+
 const changeBadge = (
   deps: IssuingDeps,
+  ctx: IssuingContext,
   organizationId: string | null,
   id: string,
   change: (view: BadgeView) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[] } | CoreError | null,
@@ -176,7 +195,7 @@ const changeBadge = (
     if (isCoreError(result)) throw result;
     const next: BadgeView = { ...view, badge: result.badge };
     await tx.updateBadge(result.badge);
-    await tx.appendEvents(result.events(next));
+    await tx.appendEvents([...result.events(next), ...(await connectedEvents(tx, deps, ctx, view, next))]);
     return next;
   });
 
@@ -188,7 +207,7 @@ const transition = (
   action: BadgeAction,
   userId?: string,
 ): Promise<BadgeView> =>
-  changeBadge(deps, organizationId, id, (view) => {
+  changeBadge(deps, ctx, organizationId, id, (view) => {
     const refused = checkEarner(view.badge, userId);
     if (refused) return refused;
     const badge = applyBadgeAction(view.badge, action, ctx.now);
@@ -221,7 +240,7 @@ export const setPrivacy = (
   isPublic: boolean,
   userId?: string,
 ): Promise<BadgeView> =>
-  changeBadge(deps, null, badgeId, (view) => {
+  changeBadge(deps, ctx, null, badgeId, (view) => {
     const refused = checkEarner(view.badge, userId);
     if (refused) return refused;
     if (view.badge.public === isPublic) return null;
@@ -268,5 +287,8 @@ export const deleteBadge = (
     const view = await tx.lockBadge(organizationId, id);
     if (!view) throw notFound("Badge");
     await tx.deleteBadge(id);
-    await tx.appendEvents([badgeEventOf("badge.deleted", view, deps, ctx)]);
+    await tx.appendEvents([
+      badgeEventOf("badge.deleted", view, deps, ctx),
+      ...(await connectedEvents(tx, deps, ctx, view, null)),
+    ]);
   });

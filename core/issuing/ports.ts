@@ -81,6 +81,8 @@ export interface BadgeTx extends IssueWrites {
   /** Links badges sent to these e-mails (and not linked yet) to the user; returns how many. */
   linkBadges(userId: string, emailKeys: string[], now: Date): Promise<number>;
   appendEvents(events: EventRecord[]): Promise<void>;
+  /** Organizations holding an active connect grant from any of these earners. */
+  connectedOrganizations(userIds: string[]): Promise<string[]>;
 }
 
 /** Badges, templates and earners, read outside a transaction or changed inside one. */

@@ -70,6 +70,9 @@ const TABLE: Record<string, Row> = {
   [`POST ${ORG}/badges/:badge_id/replace`]: WRITE,
   [`GET ${ORG}/events`]: READ,
   [`GET ${ORG}/events/:event_id`]: READ,
+  /** Earners' tokens only: no organization credential reaches them. */
+  "GET /v1/me": NOBODY,
+  "GET /v1/me/badges": NOBODY,
   "GET /v1/obi/v2/badge_assertions/:id": PUBLIC,
   "GET /v1/obi/v2/badge_classes/:id": PUBLIC,
   "GET /v1/obi/v2/issuers/:id": PUBLIC,

@@ -167,6 +167,21 @@ t.test("discovery, PKCE, consent in Chromium, code, token, refresh, /me, /me/bad
   t.equal(badges.data[0]?.state, "accepted");
   t.equal(badges.metadata.total_count, 1);
   t.equal(badges.metadata.current_page, 1);
+  const added = await eventRows(laurel, org.id, "user.public_badges.added");
+  t.equal(added.length, 1, "accepting a public badge tells the connected organization");
+  t.equal(added[0]?.detail.user_id, userId);
+  t.equal(added[0]?.detail.badge.id, badgeId);
+
+  // Private, then public again: removed, then added.
+  await page.click("button:has-text('Make private')");
+  await page.waitForSelector("text=This badge is now private");
+  const hidden = await eventRows(laurel, org.id, "user.public_badges.removed");
+  t.equal(hidden.length, 1, "making it private: removed");
+  t.equal(hidden[0]?.detail.badge.id, badgeId);
+  t.same(((await (await get("/me/badges", tokens.access_token)).json()) as { data: unknown[] }).data, []);
+  await page.click("button:has-text('Make public')");
+  await page.waitForSelector("text=public");
+  t.equal((await eventRows(laurel, org.id, "user.public_badges.added")).length, 2, "public again: added");
 
   // Refresh: rotated; the old refresh token used again revokes the grant.
   const refreshed = await oauth.processRefreshTokenResponse(
