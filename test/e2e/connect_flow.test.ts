@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import t from "tap";
+import { buildApiServer } from "../../apps/api_server.ts";
+import { readConfig } from "../../apps/config.ts";
 import { apiClient, createTemplate, eventRows, eventually, issueBody, organization } from "../support/badges.ts";
 import { launchChromium } from "../support/browser.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
@@ -314,6 +316,25 @@ t.test("discovery, PKCE, consent in Chromium, code, token, refresh, /me, /me/bad
   );
   t.equal((await get("/me", againTokens.access_token)).status, 200);
 
+  // A second API server on the same database and NATS, with its own caches, as behind a load balancer.
+  const second = await buildApiServer(
+    readConfig({
+      BASE_URL: laurel.baseUrl,
+      AUTH_URL: laurel.authUrl,
+      DATA_DIR: laurel.dataDir,
+      ...(laurel.database ? { DATABASE_URL: laurel.database.url } : {}),
+      NATS_URL: laurel.nats.url,
+    }),
+    laurel.db,
+    laurel.nc,
+    false,
+  );
+  t.teardown(() => second.close());
+  const onSecond = async (token: string) =>
+    (await second.app.inject({ method: "GET", url: "/v1/me", headers: { authorization: `Bearer ${token}` } }))
+      .statusCode;
+  t.equal(await onSecond(againTokens.access_token), 200, "the second server accepts the token");
+
   await page.goto(`${laurel.origin}/account`);
   await page.click("a:has-text('applications you gave access')");
   t.match(await page.textContent("main"), /Acme Portal/);
@@ -321,6 +342,7 @@ t.test("discovery, PKCE, consent in Chromium, code, token, refresh, /me, /me/bad
   await page.click("button:has-text('Remove access')");
   await page.waitForSelector("text=Access removed.");
   t.equal((await get("/me", againTokens.access_token)).status, 401, "removed: the token fails at once");
+  t.equal(await onSecond(againTokens.access_token), 401, "on the second server too");
   const removed = await eventRows(laurel, org.id, "user.connect_access.removed");
   t.equal(removed.length, 1, "user.connect_access.removed recorded once");
   t.equal(removed[0]?.detail.user_id, userId);
