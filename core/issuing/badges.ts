@@ -272,7 +272,10 @@ export const replaceBadge = (
     // The old badge stops being live first, so the duplicate rule does not count it.
     await tx.updateBadge(oldNext);
     const replaced: BadgeView = { ...old, badge: oldNext };
-    await tx.appendEvents([badgeEventOf("badge.state.changed", replaced, deps, ctx)]);
+    await tx.appendEvents([
+      badgeEventOf("badge.state.changed", replaced, deps, ctx),
+      ...(await connectedEvents(tx, deps, ctx, old, replaced)),
+    ]);
     const issued = await issueWith(tx, deps, ctx, organizationId, n, { id: newId, replaces_badge_id: old.badge.id });
     return { replaced, issued };
   });

@@ -316,6 +316,14 @@ t.test("discovery, PKCE, consent in Chromium, code, token, refresh, /me, /me/bad
   );
   t.equal((await get("/me", againTokens.access_token)).status, 200);
 
+  // The issuer revokes the badge: the connected organization hears it is gone.
+  const revoked = await api("PUT", `${org.badges}/${badgeId}/revoke`, org.auth, { reason: "Issued in error" });
+  t.equal(revoked.status, 200);
+  const gone = await eventRows(laurel, org.id, "user.public_badges.removed");
+  t.equal(gone.length, 2, "revoking a visible badge: removed");
+  t.equal(gone[1]?.detail.badge.state, "revoked");
+  t.same(((await (await get("/me/badges", againTokens.access_token)).json()) as { data: unknown[] }).data, []);
+
   // A second API server on the same database and NATS, with its own caches, as behind a load balancer.
   const second = await buildApiServer(
     readConfig({
