@@ -16,6 +16,7 @@ import {
   isDatabaseUnavailable,
   postgresAuthorizationTokenStore,
   postgresConnectionStore,
+  postgresConnectStore,
   postgresEarnerStore,
   postgresEmployeeStore,
   postgresInvitationStore,
@@ -117,6 +118,8 @@ export const buildApiServer = async (
   });
   const webhooks = webhookApiParts(db, config.webhooks);
   const employeeStore = postgresEmployeeStore(db);
+  const earnerStore = postgresEarnerStore(db);
+  const connectStore = postgresConnectStore(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
   const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
@@ -149,6 +152,13 @@ export const buildApiServer = async (
         ...postgresInvitationStore(db),
       },
     },
+    connect: {
+      store: connectStore,
+      s256: (verifier: string) => createHash("sha256").update(verifier, "ascii").digest("base64url"),
+      verifyAccessToken: jwt.verify,
+      earners: earnerStore,
+      publicUrl: config.publicUrl,
+    },
     metrics: () => registry.render(),
     rateLimits: { settings: config.limits.rate, shared: postgresRateCounter(db) },
     health: health.health,
@@ -159,7 +169,7 @@ export const buildApiServer = async (
     publicUrl: config.publicUrl,
     apiBase: config.baseUrl,
     earners: {
-      store: postgresEarnerStore(db),
+      store: earnerStore,
       issuing: badgeWiring.badges.issuing,
       digest: (token) => createHash("sha256").update(token, "utf8").digest("hex"),
     },
@@ -175,6 +185,13 @@ export const buildApiServer = async (
     mailer: badgeWiring.mailer,
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
+    connect: {
+      store: connectStore,
+      secrets,
+      authPath: new URL(config.authUrl).pathname.replace(/\/$/, ""),
+      application: (clientId) => authenticator.application(clientId),
+      organizationName: async (id) => (await organizations.get(id))?.name ?? null,
+    },
   });
   const app = await buildRestApp({ ...deps, plugins: [web] }, { logger, http: config.limits.http });
   const admin = await buildAdminApp(deps, [trpcPlugin(deps, adminToken)], { logger, http: config.limits.http });

@@ -21,7 +21,11 @@ export const accessTokenKeys = async (
     jwks: { keys: [publicJwk] },
     signer: {
       sign: (claims) =>
-        new SignJWT({ client_id: claims.client_id, scope: claims.scope })
+        new SignJWT({
+          client_id: claims.client_id,
+          scope: claims.scope,
+          ...(claims.sid === undefined ? {} : { sid: claims.sid }),
+        })
           .setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", kid })
           .setIssuer(claims.iss)
           .setSubject(claims.sub)

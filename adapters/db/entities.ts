@@ -39,6 +39,7 @@ export const OAuthApplicationEntity = new EntitySchema<OAuthApplicationRecord>({
     ceiling_delete_enabled: { type: "boolean" },
     ceiling_scopes: { type: "text", nullable: true },
     scopes: { type: "text", nullable: true },
+    redirect_uris: { type: "text" },
     created_at: timestamp,
     updated_at: timestamp,
     last_used_at: nullableTimestamp,

@@ -2,6 +2,7 @@ export { isDatabaseUnavailable } from "./connection_errors.ts";
 export type { Database, DatabaseLog, Em, Orm } from "./orm.ts";
 export { openDatabase } from "./orm.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
+export { postgresConnectStore } from "./postgres_connect_store.ts";
 export { connectionTx, postgresConnectionStore } from "./postgres_connection_store.ts";
 export {
   postgresAuthorizationTokenStore,

@@ -19,7 +19,7 @@ import type { Em } from "./orm.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
-import { sqlRun } from "./sql.ts";
+import { sqlAll, sqlRun } from "./sql.ts";
 
 const LIVE = LIVE_BADGE_STATES.map((s) => `'${s}'`).join(", ");
 
@@ -101,6 +101,17 @@ export const postgresBadgeTx = (em: Em): BadgeTx => ({
 
   async deleteBadge(id) {
     await em.nativeDelete(BadgeEntity, { id });
+  },
+
+  async connectedOrganizations(userIds) {
+    if (userIds.length === 0) return [];
+    const found = await sqlAll<{ organization_id: string }>(
+      em,
+      `select distinct organization_id from connect_grants
+       where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by organization_id`,
+      userIds,
+    );
+    return found.map((r) => r.organization_id);
   },
 
   async insertTemplate(template) {

@@ -56,7 +56,7 @@ const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => (
 
 const APPLICATION_COLUMNS =
   "id, organization_id, name, description, uid, secret_digest, created_by_id, created_by_type, created_by_name, " +
-  "data_services_enabled, ceiling_read_enabled, ceiling_write_enabled, ceiling_delete_enabled, ceiling_scopes, scopes, " +
+  "data_services_enabled, ceiling_read_enabled, ceiling_write_enabled, ceiling_delete_enabled, ceiling_scopes, scopes, redirect_uris, " +
   "created_at, updated_at, last_used_at, last_successfully_used_at";
 const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord => ({
   id: toNumber(r.id),
@@ -74,6 +74,7 @@ const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord =
   ceiling_delete_enabled: r.ceiling_delete_enabled as boolean,
   ceiling_scopes: r.ceiling_scopes as string | null,
   scopes: r.scopes as string | null,
+  redirect_uris: r.redirect_uris as string,
   created_at: toDate(r.created_at),
   updated_at: toDate(r.updated_at),
   last_used_at: toDateOrNull(r.last_used_at),

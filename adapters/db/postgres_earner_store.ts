@@ -158,6 +158,15 @@ const earnerTx = (em: Em): EarnerTx => ({
     );
     return found.map((r) => r.organization_id as string);
   },
+  async connectedOrganizations(userIds) {
+    const found = await sqlAll<Row>(
+      em,
+      `select distinct organization_id from connect_grants
+       where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by 1`,
+      userIds,
+    );
+    return found.map((r) => r.organization_id as string);
+  },
   revokeSessions: async (userId, now) => {
     await revokeSessions(em, userId, now);
   },

@@ -20,8 +20,10 @@ import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
 import { badgeFeedRoutes } from "./routes/badge_feed.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
 import { badgeRoutes } from "./routes/badges.ts";
+import { connectMetadataRoutes } from "./routes/connect_metadata.ts";
 import { employeeRoutes } from "./routes/employees.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { meRoutes } from "./routes/me.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
 import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { operationalRoutes } from "./routes/operational.ts";
@@ -285,6 +287,7 @@ export const buildRestApp = async (
   app.addHook("preValidation", refuseUnstorableText);
   await app.register(operationalRoutes(deps, { metrics: false }));
   await app.register(tokenEndpointRoutes({ ...deps, limits }, pathPrefix(deps.authUrl)));
+  await app.register(connectMetadataRoutes(deps, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeTemplateRoutes(deps, apiBase.origin), { prefix: apiPrefix });
@@ -293,6 +296,7 @@ export const buildRestApp = async (
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(employeeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  if (deps.connect) await app.register(meRoutes(deps, deps.connect, apiBase.origin), { prefix: apiPrefix });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import type { ConnectStore } from "../../core/connect/mod.ts";
 import type {
+  AccessTokenClaims,
   AccessTokenSigner,
   AuthorizationTokenStore,
   Context,
@@ -8,6 +10,7 @@ import type {
   RevocationBroadcast,
   SecretBox,
 } from "../../core/credentials/mod.ts";
+import type { EarnerStore } from "../../core/earners/mod.ts";
 import type { EventStore } from "../../core/events/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
@@ -42,6 +45,8 @@ export interface RestDeps {
   events: EventStore;
   /** Employee records and their invitations. */
   employees: EmployeeRestDeps;
+  /** Earners' grants to applications (authorization code flow, the user API); absent: not offered. */
+  connect?: ConnectRestDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */
   health(): Promise<HealthAnswer>;
   /** `/readyz`, the same way; `health` when absent. */
@@ -63,3 +68,14 @@ export const contextOf = (deps: Pick<RestDeps, "clock" | "newId">): Context => (
 });
 
 export const urlsOf = (deps: Pick<RestDeps, "baseUrl">): Urls => ({ api: deps.baseUrl });
+
+export interface ConnectRestDeps {
+  store: ConnectStore;
+  /** BASE64URL(SHA-256(verifier)) for PKCE. */
+  s256(verifier: string): string;
+  verifyAccessToken(token: string): Promise<Partial<AccessTokenClaims> | null>;
+  /** The earner's account and badges, for the user API. */
+  earners: Pick<EarnerStore, "getAccount" | "userBadges">;
+  /** `PUBLIC_URL`: profile and badge pages. */
+  publicUrl: string;
+}

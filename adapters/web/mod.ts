@@ -2,4 +2,4 @@ export { renderPage, safeUrl } from "./html.ts";
 export { badgePage } from "./pages/badge_page.ts";
 export { SESSION_COOKIE, webPlugin } from "./plugin.ts";
 export { webUrls } from "./urls.ts";
-export type { WebDeps } from "./web_deps.ts";
+export type { WebConnectDeps, WebDeps } from "./web_deps.ts";

@@ -15,6 +15,7 @@ import { renderPage } from "./html.ts";
 import { type Frame, messagePage } from "./layout.ts";
 import { pageCache } from "./page_cache.ts";
 import { accountRoutes } from "./routes_account.ts";
+import { connectRoutes } from "./routes_connect.ts";
 import { publicRoutes } from "./routes_public.ts";
 import { signInRoutes } from "./routes_sign_in.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
@@ -170,6 +171,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   await app.register(signInRoutes(kit));
   await app.register(accountRoutes(kit));
   await app.register(employerRoutes(kit));
+  if (deps.connect) await app.register(connectRoutes(kit, deps.connect));
 
   // Any other GET: the common 404 page for browsers, the API's error body for everyone else.
   app.get("/*", (request, reply) => {

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
+import type { ConnectStore } from "../../core/connect/mod.ts";
+import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/mod.ts";
 import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
 import type { Mailer } from "../../core/issuing/mod.ts";
 import type { ConnectionStore } from "../../core/workforce/mod.ts";
@@ -22,6 +24,8 @@ export interface WebDeps {
   context(): EarnerContext;
   mailer: Mailer;
   sha256Hex(input: string): string;
+  /** The authorization endpoint and connected applications; absent: not offered. */
+  connect?: WebConnectDeps;
   /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */
   onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
 }
@@ -38,4 +42,13 @@ export interface WebKit {
   page(reply: FastifyReply, status: number, page: VNode): FastifyReply;
   sessionCookie(reply: FastifyReply, token: string): FastifyReply;
   clearSession(reply: FastifyReply): FastifyReply;
+}
+
+export interface WebConnectDeps {
+  store: ConnectStore;
+  secrets: Pick<SecretBox, "newSecret" | "digest">;
+  /** The path of `{auth_url}` on this server ("" at the root). */
+  authPath: string;
+  application(clientId: string): Promise<OAuthApplicationRecord | null>;
+  organizationName(id: string): Promise<string | null>;
 }

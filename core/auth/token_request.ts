@@ -1,7 +1,12 @@
 import { parseScopeParam, type Scope } from "./scopes.ts";
 
 /** RFC 6749 §5.2 error codes the token endpoint answers with. */
-export type OAuthErrorCode = "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unsupported_grant_type"
+  | "invalid_scope";
 
 export interface OAuthError {
   error: OAuthErrorCode;
@@ -47,8 +52,24 @@ export const parseTokenRequest = (
   const grant = get("grant_type");
   if (!grant) return oauthError("invalid_request", "grant_type is required");
   if (grant !== "client_credentials") {
-    return oauthError("unsupported_grant_type", "Only the client_credentials grant is supported");
+    return oauthError(
+      "unsupported_grant_type",
+      "Supported grants: client_credentials, authorization_code, refresh_token",
+    );
   }
+  const client = clientCredentials(params, basic);
+  if (!client.ok) return client;
+  const scope = parseScopeParam(get("scope"));
+  if (!scope.ok) return oauthError("invalid_scope", scope.reason);
+  return { ok: true, request: { ...client.client, scopes: scope.scopes } };
+};
+
+/** Client credentials in the body or in HTTP Basic (RFC 6749 §2.3.1), not both. */
+export const clientCredentials = (
+  params: Record<string, unknown>,
+  basic: { clientId: string; clientSecret: string } | "malformed" | null,
+): { ok: true; client: { clientId: string; clientSecret: string } } | { ok: false; error: OAuthError } => {
+  const get = (k: string): string | undefined => (typeof params[k] === "string" ? params[k] : undefined);
   if (basic === "malformed") return { ok: false, error: INVALID_CLIENT };
   const bodyId = get("client_id");
   const bodySecret = get("client_secret");
@@ -68,9 +89,49 @@ export const parseTokenRequest = (
   if (clientId.length > MAX_CLIENT_ID_LENGTH || clientSecret.length > MAX_CLIENT_SECRET_LENGTH) {
     return { ok: false, error: INVALID_CLIENT };
   }
-  const scope = parseScopeParam(get("scope"));
-  if (!scope.ok) return oauthError("invalid_scope", scope.reason);
-  return { ok: true, request: { clientId, clientSecret, scopes: scope.scopes } };
+  return { ok: true, client: { clientId, clientSecret } };
+};
+
+/** An `authorization_code` or `refresh_token` request (RFC 6749 §4.1.3, §6; RFC 7636 §4.5). */
+export type UserGrantRequest =
+  | {
+      grant: "authorization_code";
+      clientId: string;
+      clientSecret: string;
+      code: string;
+      redirectUri: string;
+      codeVerifier: string;
+    }
+  | { grant: "refresh_token"; clientId: string; clientSecret: string; refreshToken: string };
+
+export const isUserGrant = (params: Record<string, unknown>): boolean =>
+  params.grant_type === "authorization_code" || params.grant_type === "refresh_token";
+
+export const parseUserGrantRequest = (
+  params: Record<string, unknown>,
+  basic: { clientId: string; clientSecret: string } | "malformed" | null,
+): { ok: true; request: UserGrantRequest } | { ok: false; error: OAuthError } => {
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value !== "string") return oauthError("invalid_request", `${key} must be given once, as a string`);
+  }
+  const get = (k: string): string => (typeof params[k] === "string" ? params[k] : "");
+  // The grant's own parameters first: a malformed request is invalid_request whoever sends it.
+  if (get("grant_type") === "refresh_token") {
+    const refreshToken = get("refresh_token");
+    if (!refreshToken || refreshToken.length > 200) return oauthError("invalid_request", "refresh_token is required");
+    const client = clientCredentials(params, basic);
+    if (!client.ok) return client;
+    return { ok: true, request: { grant: "refresh_token", ...client.client, refreshToken } };
+  }
+  const code = get("code");
+  const redirectUri = get("redirect_uri");
+  const codeVerifier = get("code_verifier");
+  if (!code || code.length > 200) return oauthError("invalid_request", "code is required");
+  if (!redirectUri) return oauthError("invalid_request", "redirect_uri is required");
+  if (!codeVerifier) return oauthError("invalid_request", "code_verifier is required (PKCE)");
+  const client = clientCredentials(params, basic);
+  if (!client.ok) return client;
+  return { ok: true, request: { grant: "authorization_code", ...client.client, code, redirectUri, codeVerifier } };
 };
 
 /** The status each error answers with (RFC 6749 §5.2). */

@@ -78,6 +78,8 @@ export const accessTokenCredential = (
   app: OAuthApplicationRecord,
 ): Credential | null => {
   if (typeof claims.scope !== "string" || typeof claims.jti !== "string") return null;
+  // An earner's token (it names a token family) never acts for an organization.
+  if (claims.sid !== undefined) return null;
   if (claims.sub !== app.organization_id || claims.client_id !== app.uid) return null;
   const scopes = parseScopeParam(claims.scope);
   if (!scopes.ok) return null;

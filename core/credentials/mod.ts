@@ -33,6 +33,7 @@ export type {
   SecretBox,
 } from "./ports.ts";
 export type { AuthorizationTokenRecord, OAuthApplicationRecord } from "./records.ts";
+export { checkRedirectUris, redirectUriList, redirectUriProblem, redirectUriRegistered } from "./redirect_uris.ts";
 export {
   AccessToken,
   AuthorizationToken,

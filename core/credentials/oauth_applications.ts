@@ -13,6 +13,7 @@ import type { OrganizationRecord } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
 import type { Context, OAuthApplicationStore, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
 import type { OAuthApplicationRecord } from "./records.ts";
+import { checkRedirectUris, redirectUriList } from "./redirect_uris.ts";
 import type { CreateOAuthApplicationInput, OAuthApplication, UpdateOAuthApplicationInput } from "./shapes.ts";
 
 const scopeList = (stored: string | null): Scope[] | null =>
@@ -39,6 +40,13 @@ const checkedScopes = (requested: Scope[] | undefined, ceiling: Ceiling, caller:
   return formatScopes(checked);
 };
 
+const checkedRedirectUris = (uris: readonly string[] | undefined): string | null => {
+  if (uris === undefined) return null;
+  const checked = checkRedirectUris(uris);
+  if (isCoreError(checked)) throw checked;
+  return checked;
+};
+
 /** Spec §2.2 plus `scopes`, what the application may be granted; `secret` is shown only on creation. */
 export const oauthApplicationJson = (app: OAuthApplicationRecord, secret: string | null = null): OAuthApplication => ({
   id: app.id,
@@ -54,6 +62,7 @@ export const oauthApplicationJson = (app: OAuthApplicationRecord, secret: string
   created_by_name: app.created_by_name,
   creator_available: true,
   scopes: formatScopes(applicationScopes(app)),
+  redirect_uris: redirectUriList(app.redirect_uris),
   secret,
 });
 
@@ -93,6 +102,7 @@ export const createOAuthApplication = async (
 ): Promise<{ app: OAuthApplicationRecord; secret: string }> => {
   const ceiling = ceilingOf(creator);
   const scopes = checkedScopes(input.scopes, ceiling, creator);
+  const redirectUris = checkedRedirectUris(input.redirect_uris) ?? "";
   const secret = deps.secrets.newSecret();
   const app = await deps.apps.insert({
     organization_id: org.id,
@@ -109,6 +119,7 @@ export const createOAuthApplication = async (
     ceiling_delete_enabled: ceiling.flags.delete_enabled,
     ceiling_scopes: ceiling.scopes === null ? null : formatScopes(ceiling.scopes),
     scopes,
+    redirect_uris: redirectUris,
     created_at: ctx.now,
     updated_at: ctx.now,
     last_used_at: null,
@@ -126,9 +137,11 @@ export const updateOAuthApplication = async (
 ): Promise<OAuthApplicationRecord> => {
   const app = await getOAuthApplication(deps, caller.organizationId, id);
   const scopes = checkedScopes(input.scopes, applicationCeiling(app), caller);
+  const redirectUris = checkedRedirectUris(input.redirect_uris);
   const next: OAuthApplicationRecord = {
     ...app,
     scopes: scopes ?? app.scopes,
+    redirect_uris: redirectUris ?? app.redirect_uris,
     name: input.name === undefined ? app.name : input.name.trim(),
     description: input.description === undefined ? app.description : input.description,
     updated_at: ctx.now,

@@ -59,6 +59,8 @@ export interface AccessTokenClaims {
   jti: string;
   iat: number;
   exp: number;
+  /** Only on an earner's token: the token family it belongs to (see core/connect). */
+  sid?: string;
 }
 
 export interface AccessTokenSigner {

@@ -20,6 +20,8 @@ export interface OAuthApplicationRecord {
   ceiling_scopes: string | null;
   /** Space-separated scopes it may be granted, within the ceiling; null for every one within it. */
   scopes: string | null;
+  /** Space-separated registered redirect URIs (empty when none). */
+  redirect_uris: string;
   created_at: Date;
   updated_at: Date;
   last_used_at: Date | null;

@@ -19,6 +19,7 @@ export const OAuthApplication = Type.Object({
   created_by_name: Type.String(),
   creator_available: Type.Boolean(),
   scopes: Type.String({ description: "Space-separated scopes the token endpoint may grant this application" }),
+  redirect_uris: Type.Array(Type.String(), { description: "Where the authorization endpoint may send an earner back" }),
   secret: Type.Union([Type.String(), Type.Null()]),
 });
 export type OAuthApplication = Static<typeof OAuthApplication>;
@@ -63,12 +64,17 @@ const ScopeList = Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), {
   uniqueItems: true,
   description: "The scopes the application may be granted, within its creator's permissions (default: all of them)",
 });
+const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+  maxItems: 20,
+  description: "Absolute https URIs, or http on 127.0.0.1, [::1] or localhost with any port (RFC 8252)",
+});
 
 export const CreateOAuthApplicationInput = Type.Object(
   {
     name: Name,
     description: Type.Optional(Type.Union([Description, Type.Null()])),
     scopes: Type.Optional(ScopeList),
+    redirect_uris: Type.Optional(RedirectUris),
   },
   { additionalProperties: false },
 );
@@ -79,6 +85,7 @@ export const UpdateOAuthApplicationInput = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(Type.Union([Description, Type.Null()])),
     scopes: Type.Optional(ScopeList),
+    redirect_uris: Type.Optional(RedirectUris),
   },
   { additionalProperties: false },
 );

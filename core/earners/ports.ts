@@ -58,6 +58,8 @@ export interface EarnerTx {
   mergeAccounts(sourceId: string, destinationId: string, now: Date): Promise<void>;
   /** Ids of the organizations that issued a badge held by any of these accounts. */
   organizationsHoldingBadges(userIds: string[]): Promise<string[]>;
+  /** Ids of the organizations holding an active connect grant from any of these accounts. */
+  connectedOrganizations(userIds: string[]): Promise<string[]>;
   revokeSessions(userId: string, now: Date): Promise<void>;
   /** Removes an address of the account; its badges stay with the account. */
   removeEmail(userId: string, emailKey: string): Promise<void>;

@@ -84,7 +84,13 @@ export const redeemLink = async (
     if (link.purpose === "merge") {
       const source = (owner as { user_id: string }).user_id;
       userId = link.user_id as string;
-      const organizations = await tx.organizationsHoldingBadges([source, userId]);
+      // Issuers of either account's badges, and organizations either account connected to.
+      const organizations = [
+        ...new Set([
+          ...(await tx.organizationsHoldingBadges([source, userId])),
+          ...(await tx.connectedOrganizations([source, userId])),
+        ]),
+      ].sort();
       const moved = await tx.connections.heldBadges(source);
       await tx.mergeAccounts(source, userId, ctx.now);
       await tx.revokeSessions(source, ctx.now);

@@ -18,6 +18,7 @@ import {
   replacementIssue,
   setBadgePrivacy,
 } from "../badges/mod.ts";
+import { publicBadgesEventFor, publicBadgesEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import { CoreError, forbidden, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
@@ -186,6 +187,23 @@ const checkEarner = (badge: BadgeRecord, userId: string | undefined): CoreError 
   userId !== undefined && badge.user_id !== userId ? forbidden("This badge was not issued to this user") : null;
 
 /** Locks the badge, applies `change`, writes it with the events it returns (none: nothing to write). */
+/** `user.public_badges.*` for the organizations the earner connected, when the badge's visibility to them changes. */
+const connectedEvents = async (
+  tx: Pick<BadgeTx, "connectedOrganizations">,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  before: BadgeView,
+  after: BadgeView | null,
+): Promise<EventRecord[]> => {
+  const kind = publicBadgesEventFor(before.badge, after?.badge ?? null, after !== null);
+  const userId = after?.badge.user_id ?? before.badge.user_id;
+  if (!kind || !userId) return [];
+  const organizations = await tx.connectedOrganizations([userId]);
+  const view = after ?? before;
+  const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls);
+  return publicBadgesEvents(kind, userId, shape, organizations, ctx);
+};
+
 const changeBadge = (
   deps: IssuingDeps,
   ctx: IssuingContext,
@@ -201,7 +219,7 @@ const changeBadge = (
     if (isCoreError(result)) throw result;
     const next: BadgeView = { ...view, badge: result.badge };
     await tx.updateBadge(result.badge);
-    await tx.appendEvents(result.events(next));
+    await tx.appendEvents([...result.events(next), ...(await connectedEvents(tx, deps, ctx, view, next))]);
     await follow(tx, deps, ctx, view, next);
     return next;
   });
@@ -281,7 +299,10 @@ export const replaceBadge = async (
     // The old badge stops being live first, so the duplicate rule does not count it.
     await tx.updateBadge(oldNext);
     const replaced: BadgeView = { ...old, badge: oldNext };
-    await tx.appendEvents([badgeEventOf("badge.state.changed", replaced, deps, ctx)]);
+    await tx.appendEvents([
+      badgeEventOf("badge.state.changed", replaced, deps, ctx),
+      ...(await connectedEvents(tx, deps, ctx, old, replaced)),
+    ]);
     await follow(tx, deps, ctx, old, replaced);
     const issued = await issueWith(tx, deps, ctx, organizationId, n, {
       id: newId,
@@ -302,6 +323,9 @@ export const deleteBadge = (
     const view = await tx.lockBadge(organizationId, id);
     if (!view) throw notFound("Badge");
     await tx.deleteBadge(id);
-    await tx.appendEvents([badgeEventOf("badge.deleted", view, deps, ctx)]);
+    await tx.appendEvents([
+      badgeEventOf("badge.deleted", view, deps, ctx),
+      ...(await connectedEvents(tx, deps, ctx, view, null)),
+    ]);
     await follow(tx, deps, ctx, view, null);
   });

@@ -87,6 +87,8 @@ export interface BadgeTx extends IssueWrites {
   appendEvents(events: EventRecord[]): Promise<void>;
   /** The employers connected to the badge's holder follow its changes in this transaction. */
   employment: ConnectionTx;
+  /** Organizations holding an active connect grant from any of these earners. */
+  connectedOrganizations(userIds: string[]): Promise<string[]>;
 }
 
 /** Badges, templates and earners, read outside a transaction or changed inside one. */

@@ -85,6 +85,7 @@ const fakeStore = (
     deleteTemplate: async () => {},
     insertUser: async () => "inserted",
     linkBadges: async () => 0,
+    connectedOrganizations: async () => [],
     appendEvents: async (e) => {
       events.push(...e);
     },

@@ -49,6 +49,7 @@ const TABLE: Record<string, Row> = {
   "GET /metrics": PUBLIC,
   "GET /openapi.json": PUBLIC,
   "GET /.well-known/jwks.json": PUBLIC,
+  "GET /.well-known/oauth-authorization-server": PUBLIC,
   "POST /oauth/token": NOBODY,
   [`GET ${ORG}/oauth_applications`]: READ,
   [`POST ${ORG}/oauth_applications`]: WRITE,
@@ -108,6 +109,9 @@ const TABLE: Record<string, Row> = {
   "POST /account/emails/remove": NOBODY,
   "POST /account/profile": NOBODY,
   "POST /account/merge": NOBODY,
+  /** Earners' tokens only: no organization credential reaches them. */
+  "GET /v1/me": NOBODY,
+  "GET /v1/me/badges": NOBODY,
   "GET /v1/obi/v2/badge_assertions/:id": PUBLIC,
   "GET /v1/obi/v2/badge_classes/:id": PUBLIC,
   "GET /v1/obi/v2/issuers/:id": PUBLIC,

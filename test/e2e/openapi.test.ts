@@ -3,6 +3,7 @@ import addFormatsModule from "ajv-formats";
 import t from "tap";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { badgeScenarios } from "../support/openapi_badge_scenarios.ts";
+import { connectScenarios } from "../support/openapi_connect_scenarios.ts";
 import { employeeScenarios } from "../support/openapi_employee_scenarios.ts";
 
 /**
@@ -37,6 +38,8 @@ const WEB_PAGES =
 /** Routes that are not part of the public API and need not be documented. */
 const undocumented = (path: string): boolean =>
   WEB_PAGES.test(path) ||
+  // The authorization endpoint is the consent page: a browser's, described by discovery metadata.
+  path === "/oauth/authorize" ||
   path.startsWith("/docs") ||
   path === "/openapi.json" ||
   path === "/healthz" ||
@@ -327,8 +330,10 @@ t.test("real answers validate against the document, for every documented operati
   // Issue 3's operations (badge templates, badges, hosted records) have their scenarios beside them.
   const badgeOperations = await badgeScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const employeeOperations = await employeeScenarios({ laurel, call, organizationId: a.organization.id, admin });
+  const connectOperations = await connectScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const SCENARIOS: Record<string, Scenario[]> = {
     ...badgeOperations,
+    ...connectOperations,
     ...employeeOperations,
     "GET /v1/organizations/{organization_id}/events/{event_id}": [
       {

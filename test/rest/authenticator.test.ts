@@ -37,6 +37,7 @@ const appRecord = (uid: string): OAuthApplicationRecord => ({
   ceiling_delete_enabled: true,
   ceiling_scopes: null,
   scopes: null,
+  redirect_uris: "",
   created_at: NOW,
   updated_at: NOW,
   last_used_at: null,

@@ -1,7 +1,14 @@
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { type OAuthError, oauthErrorStatus, parseTokenRequest } from "../../../core/auth/mod.ts";
+import {
+  isUserGrant,
+  type OAuthError,
+  oauthErrorStatus,
+  parseTokenRequest,
+  parseUserGrantRequest,
+} from "../../../core/auth/mod.ts";
+import { exchangeUserGrant } from "../../../core/connect/mod.ts";
 import { AccessToken, issueAccessToken } from "../../../core/credentials/mod.ts";
 import { isCoreError } from "../../../core/errors/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
@@ -13,10 +20,24 @@ const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Ty
 
 /** For the document only: the handler reads the parameters itself to answer RFC 6749 errors. */
 const TokenRequestBody = Type.Object({
-  grant_type: Type.Literal("client_credentials"),
-  scope: Type.String({ description: "Space-separated scopes of spec §5.1" }),
+  grant_type: Type.Union([
+    Type.Literal("client_credentials"),
+    Type.Literal("authorization_code"),
+    Type.Literal("refresh_token"),
+  ]),
+  scope: Type.Optional(Type.String({ description: "client_credentials: space-separated scopes of spec §5.1" })),
+  code: Type.Optional(Type.String({ description: "authorization_code: the code from the authorization endpoint" })),
+  redirect_uri: Type.Optional(Type.String({ description: "authorization_code: as in the authorization request" })),
+  code_verifier: Type.Optional(Type.String({ description: "authorization_code: the PKCE verifier" })),
+  refresh_token: Type.Optional(Type.String({ description: "refresh_token: the latest refresh token" })),
   client_id: Type.Optional(Type.String({ description: "When not sent with HTTP Basic" })),
   client_secret: Type.Optional(Type.String({ description: "When not sent with HTTP Basic" })),
+});
+
+/** Earners' grants also carry a refresh token. */
+const TokenResponse = Type.Object({
+  ...AccessToken.properties,
+  refresh_token: Type.Optional(Type.String({ description: "authorization_code and refresh_token grants" })),
 });
 
 const Jwks = Type.Object({
@@ -101,6 +122,32 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     return fail(reply, { error: "invalid_request", error_description: description });
   });
 
+  const userGrant = async (
+    request: import("fastify").FastifyRequest,
+    reply: import("fastify").FastifyReply,
+    params: Record<string, unknown>,
+  ) => {
+    const connect = deps.connect as NonNullable<RestDeps["connect"]>;
+    const parsed = parseUserGrantRequest(params, parseBasic(request.headers.authorization));
+    if (!parsed.ok) return fail(reply, parsed.error);
+    const ctx = contextOf(deps);
+    const result = await exchangeUserGrant(
+      {
+        store: connect.store,
+        apps: { findByUid: (uid) => deps.authenticator.application(uid) },
+        secrets: deps.secrets,
+        signer: deps.signer,
+        issuer: deps.authUrl,
+        s256: connect.s256,
+      },
+      ctx,
+      parsed.request,
+    );
+    if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
+    if (!result.ok) return fail(reply, result.error);
+    return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
+  };
+
   app.post(`${prefix}/oauth/token`, {
     // Validation errors are attached, not thrown: the handler answers them as RFC 6749 errors.
     attachValidation: true,
@@ -108,15 +155,16 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     onRequest: limits.token,
     schema: {
       tags: ["OAuth"],
-      summary: "Client credentials grant: a 7200-second EdDSA JWT access token",
+      summary: "Client credentials, authorization code (PKCE) and refresh token grants: 7200-second EdDSA JWTs",
       consumes: ["application/x-www-form-urlencoded", "application/json"],
       body: TokenRequestBody,
       security: [{ client_basic: [] }, {}],
-      response: { 200: AccessToken, 400: OAuthErrorBody, 401: OAuthErrorBody },
+      response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },
     },
     handler: async (request, reply) => {
       const body = request.body;
       const params = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+      if (deps.connect && isUserGrant(params)) return userGrant(request, reply, params);
       const parsed = parseTokenRequest(params, parseBasic(request.headers.authorization));
       if (!parsed.ok) return fail(reply, parsed.error);
       if (isUnstorableText(parsed.request.clientId) || isUnstorableText(parsed.request.clientSecret)) {

@@ -93,6 +93,8 @@ export const accountPage = (frame: Frame, data: { notice: string | null; error: 
         <label for="merge-email">The other account's address</label>
         <div class="row"><input id="merge-email" name="email" type="email" required /><button type="submit" class="secondary">Send merge link</button></div>
       </form></section>`,
+    html`<section class="card" aria-labelledby="connections-h"><h2 id="connections-h">Connected applications</h2>
+      <p><a href="/account/connections">See and remove the applications you gave access to your badges</a></p></section>`,
     html`<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
       <form method="post" action="/sign_out_everywhere" class="inline">${csrfField(frame.csrf)}<button type="submit" class="danger">Sign out everywhere</button></form></section>`,
   );

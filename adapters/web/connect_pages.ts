@@ -1,0 +1,62 @@
+import type { VNode } from "preact";
+import type { UserScope } from "../../core/auth/mod.ts";
+import type { AuthorizeRequest, GrantListing } from "../../core/connect/mod.ts";
+import { formatDate, html } from "./html.ts";
+import { csrfField, type Frame, layout } from "./layout.ts";
+
+const SCOPE_TEXT: Record<UserScope, string> = {
+  profile: "Your name, and the address of your public profile if you made it public",
+  public_badges: "The badges you accepted and made public, and when that changes",
+};
+
+/** The consent page: who asks, for what, and a choice that needs a press of a button. */
+export const consentPage = (
+  frame: Frame,
+  data: { request: AuthorizeRequest; organization: string; action: string; params: Record<string, string> },
+): VNode =>
+  layout(
+    frame,
+    html`<section class="card narrow" aria-labelledby="consent-h">
+      <h1 id="consent-h">Connect ${data.request.app.name}?</h1>
+      <p><strong>${data.organization}</strong> asks, through its application
+        <strong> ${data.request.app.name}</strong>, to see:</p>
+      <ul>
+        ${data.request.scopes.map((s) => html`<li>${SCOPE_TEXT[s]}</li>`)}
+      </ul>
+      <p>It sees nothing else. You can remove this access at any time from your account's
+        <a href="/account/connections"> connected applications</a>.</p>
+      <form method="post" action=${data.action} class="stack">
+        ${csrfField(frame.csrf)}
+        ${Object.entries(data.params).map(([k, v]) => html`<input type="hidden" name=${k} value=${v} />`)}
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+      </form>
+    </section>`,
+  );
+
+export const connectionsPage = (frame: Frame, grants: GrantListing[], done: string | null): VNode =>
+  layout(
+    frame,
+    html`<section class="card" aria-labelledby="connections-h">
+      <h1 id="connections-h">Connected applications</h1>
+      ${done === "removed" ? html`<p class="status good" role="status">Access removed.</p>` : null}
+      ${
+        grants.length === 0
+          ? html`<p>No application has access to your Laurel account.</p>`
+          : html`<ul class="connections">
+              ${grants.map(
+                (g) => html`<li>
+                  <h2>${g.application_name}</h2>
+                  <p>From <strong>${g.organization_name}</strong>, since ${formatDate(g.created_at)}.</p>
+                  <p>Sees: ${g.scopes.split(" ").join(", ")}</p>
+                  <form method="post" action=${`/account/connections/${g.id}/remove`} class="inline">
+                    ${csrfField(frame.csrf)}
+                    <button type="submit" class="danger">Remove access</button>
+                  </form>
+                </li>`,
+              )}
+            </ul>`
+      }
+      <p><a href="/account">Back to your account</a></p>
+    </section>`,
+  );

@@ -1,0 +1,22 @@
+export type { ApproveDeps, AuthorizeCheck, AuthorizeErrorCode, AuthorizeRequest } from "./authorize.ts";
+export {
+  approveAuthorization,
+  authorizeError,
+  CODE_LIFETIME_SECONDS,
+  checkAuthorizeRequest,
+  grantCovers,
+  redirectWith,
+} from "./authorize.ts";
+export type {
+  CodeRecord,
+  ConnectStore,
+  GrantListing,
+  GrantRecord,
+  RefreshTokenRecord,
+  SessionRecord,
+} from "./ports.ts";
+export type { BadgeVisibility } from "./public_badges.ts";
+export { publicBadgesEventFor, publicBadgesEvents, visibleToConnected } from "./public_badges.ts";
+export { removeAccess } from "./remove.ts";
+export type { ConnectTokenDeps, UserCaller, UserTokenResponse } from "./tokens.ts";
+export { exchangeUserGrant, REFRESH_TOKEN_LIFETIME_SECONDS, userCaller } from "./tokens.ts";

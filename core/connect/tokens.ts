@@ -1,0 +1,185 @@
+import {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  INVALID_CLIENT,
+  type OAuthError,
+  parseUserScopeParam,
+  type UserGrantRequest,
+  type UserScope,
+} from "../auth/mod.ts";
+import type {
+  AccessTokenClaims,
+  AccessTokenSigner,
+  OAuthApplicationRecord,
+  OAuthApplicationStore,
+  SecretBox,
+} from "../credentials/mod.ts";
+import { addSeconds, DAY_SECONDS } from "../shared/mod.ts";
+import type { ConnectStore, GrantRecord, SessionRecord } from "./ports.ts";
+
+/** A refresh token is rotated on each use; unused, it lapses after this long. */
+export const REFRESH_TOKEN_LIFETIME_SECONDS = 90 * DAY_SECONDS;
+
+export interface UserTokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  created_at: number;
+}
+
+export interface ConnectTokenDeps {
+  store: ConnectStore;
+  apps: Pick<OAuthApplicationStore, "findByUid">;
+  secrets: SecretBox;
+  signer: AccessTokenSigner;
+  issuer: string;
+  /** BASE64URL(SHA-256(ASCII(verifier))), RFC 7636 §4.2. */
+  s256(verifier: string): string;
+}
+
+type Result =
+  | { ok: true; token: UserTokenResponse; app: OAuthApplicationRecord }
+  | { ok: false; error: OAuthError; app: OAuthApplicationRecord | null };
+
+const NO_CLIENT_DIGEST = "-";
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const invalidGrant = (app: OAuthApplicationRecord | null, description: string): Result => ({
+  ok: false,
+  app,
+  error: { error: "invalid_grant", error_description: description },
+});
+
+const authenticateClient = async (
+  deps: ConnectTokenDeps,
+  request: UserGrantRequest,
+): Promise<OAuthApplicationRecord | null> => {
+  const app = await deps.apps.findByUid(request.clientId);
+  const presented = deps.secrets.digest(request.clientSecret);
+  const matches = deps.secrets.equal(presented, app?.secret_digest ?? NO_CLIENT_DIGEST);
+  return app && matches ? app : null;
+};
+
+const tokens = async (
+  deps: ConnectTokenDeps,
+  ctx: { now: Date; newId: () => string },
+  app: OAuthApplicationRecord,
+  userId: string,
+  session: SessionRecord,
+  refresh: string,
+): Promise<UserTokenResponse> => {
+  const iat = Math.floor(ctx.now.getTime() / 1000);
+  const claims: AccessTokenClaims = {
+    iss: deps.issuer,
+    sub: userId,
+    client_id: app.uid,
+    scope: session.scopes,
+    jti: ctx.newId(),
+    iat,
+    exp: iat + ACCESS_TOKEN_LIFETIME_SECONDS,
+    sid: session.id,
+  };
+  return {
+    access_token: await deps.signer.sign(claims),
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+    refresh_token: refresh,
+    scope: session.scopes,
+    created_at: iat,
+  };
+};
+
+const newRefresh = (deps: ConnectTokenDeps, now: Date, sessionId: string) => {
+  const value = deps.secrets.newSecret();
+  return {
+    value,
+    record: {
+      digest: deps.secrets.digest(value),
+      session_id: sessionId,
+      created_at: now,
+      expires_at: addSeconds(now, REFRESH_TOKEN_LIFETIME_SECONDS),
+      used_at: null,
+    },
+  };
+};
+
+/**
+ * The `authorization_code` and `refresh_token` grants. A code is single-use: the second exchange
+ * revokes the tokens the first one issued (RFC 6749 §4.1.2). A refresh token is rotated on each
+ * use, and one presented again revokes the whole grant (RFC 9700 §4.14.2).
+ */
+export const exchangeUserGrant = async (
+  deps: ConnectTokenDeps,
+  ctx: { now: Date; newId: () => string },
+  request: UserGrantRequest,
+): Promise<Result> => {
+  const app = await authenticateClient(deps, request);
+  if (!app) return { ok: false, error: INVALID_CLIENT, app: null };
+  const now = ctx.now;
+  if (request.grant === "refresh_token") {
+    const found = await deps.store.useRefresh(deps.secrets.digest(request.refreshToken), now);
+    if (!found) return invalidGrant(app, "Unknown refresh token");
+    const active = await deps.store.activeSession(found.session.id);
+    if (found.refresh.used_at !== null) {
+      await deps.store.revokeGrant(found.session.grant_id, now);
+      return invalidGrant(app, "Refresh token already used: the grant is revoked");
+    }
+    if (!active || active.grant.application_id !== app.id) return invalidGrant(app, "Unknown refresh token");
+    if (found.refresh.expires_at.getTime() <= now.getTime()) return invalidGrant(app, "Refresh token expired");
+    const next = newRefresh(deps, now, found.session.id);
+    await deps.store.insertRefresh(next.record);
+    return { ok: true, app, token: await tokens(deps, ctx, app, active.grant.user_id, found.session, next.value) };
+  }
+  const sessionId = ctx.newId();
+  const code = await deps.store.useCode(deps.secrets.digest(request.code), now, sessionId);
+  if (!code || code.application_id !== app.id) return invalidGrant(app, "Unknown authorization code");
+  if (code.used_at !== null) {
+    if (code.session_id) await deps.store.revokeSession(code.session_id, now);
+    return invalidGrant(app, "Authorization code already used: the tokens it gave are revoked");
+  }
+  if (code.expires_at.getTime() <= now.getTime()) return invalidGrant(app, "Authorization code expired");
+  if (code.redirect_uri !== request.redirectUri)
+    return invalidGrant(app, "redirect_uri differs from the authorization request");
+  if (
+    !VERIFIER.test(request.codeVerifier) ||
+    !deps.secrets.equal(deps.s256(request.codeVerifier), code.code_challenge)
+  ) {
+    return invalidGrant(app, "code_verifier does not match the code_challenge");
+  }
+  const session: SessionRecord = {
+    id: sessionId,
+    grant_id: code.grant_id,
+    scopes: code.scopes,
+    created_at: now,
+    revoked_at: null,
+  };
+  const refresh = newRefresh(deps, now, sessionId);
+  await deps.store.insertSession(session, refresh.record);
+  // The grant may have been removed while the code waited.
+  if (!(await deps.store.activeSession(sessionId))) return invalidGrant(app, "The earner removed this access");
+  return { ok: true, app, token: await tokens(deps, ctx, app, code.user_id, session, refresh.value) };
+};
+
+/** The earner behind a user access token, while its family and grant stand. */
+export interface UserCaller {
+  userId: string;
+  scopes: UserScope[];
+  grant: GrantRecord;
+  app: OAuthApplicationRecord;
+}
+
+export const userCaller = async (
+  deps: Pick<ConnectTokenDeps, "store" | "apps">,
+  claims: Partial<Record<keyof AccessTokenClaims, unknown>>,
+): Promise<UserCaller | null> => {
+  if (typeof claims.sid !== "string" || typeof claims.sub !== "string" || typeof claims.client_id !== "string") {
+    return null;
+  }
+  const scopes = parseUserScopeParam(typeof claims.scope === "string" ? claims.scope : "");
+  if (!scopes.ok) return null;
+  const active = await deps.store.activeSession(claims.sid);
+  if (!active || active.grant.user_id !== claims.sub) return null;
+  const app = await deps.apps.findByUid(claims.client_id);
+  if (!app || app.id !== active.grant.application_id) return null;
+  return { userId: claims.sub, scopes: scopes.scopes, grant: active.grant, app };
+};

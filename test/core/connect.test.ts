@@ -1,0 +1,197 @@
+import t from "tap";
+import { parseUserGrantRequest, parseUserScopeParam } from "../../core/auth/mod.ts";
+import {
+  type BadgeVisibility,
+  checkAuthorizeRequest,
+  type GrantRecord,
+  grantCovers,
+  publicBadgesEventFor,
+  publicBadgesEvents,
+  redirectWith,
+} from "../../core/connect/mod.ts";
+import {
+  checkRedirectUris,
+  type OAuthApplicationRecord,
+  redirectUriProblem,
+  redirectUriRegistered,
+} from "../../core/credentials/mod.ts";
+import { isCoreError } from "../../core/errors/mod.ts";
+
+const USER = "0193a7e0-0000-7000-8000-000000000001";
+const badge = (state: string, isPublic: boolean, user: string | null = USER): BadgeVisibility => ({
+  state,
+  public: isPublic,
+  user_id: user,
+});
+
+t.test("public badge events: one row per rule", async (t) => {
+  const rows: Array<[string, BadgeVisibility | null, BadgeVisibility | null, boolean, string | null]> = [
+    ["accept a public badge", badge("pending", true), badge("accepted", true), true, "user.public_badges.added"],
+    ["accept a private badge", badge("pending", false), badge("accepted", false), true, null],
+    ["reject", badge("pending", true), badge("rejected", true), true, null],
+    ["make private", badge("accepted", true), badge("accepted", false), true, "user.public_badges.removed"],
+    ["make public", badge("accepted", false), badge("accepted", true), true, "user.public_badges.added"],
+    [
+      "revoke an accepted public badge",
+      badge("accepted", true),
+      badge("revoked", true),
+      true,
+      "user.public_badges.removed",
+    ],
+    ["revoke a pending badge", badge("pending", true), badge("revoked", true), true, null],
+    [
+      "replace an accepted public badge",
+      badge("accepted", true),
+      badge("replaced", true),
+      true,
+      "user.public_badges.removed",
+    ],
+    ["delete an accepted public badge", badge("accepted", true), null, false, "user.public_badges.removed"],
+    ["delete a private badge", badge("accepted", false), null, false, null],
+    [
+      "merge: moves to another earner",
+      badge("accepted", true),
+      badge("accepted", true, "other"),
+      false,
+      "user.public_badges.changed",
+    ],
+    [
+      "visible badge whose shape changed",
+      badge("accepted", true),
+      badge("accepted", true),
+      true,
+      "user.public_badges.changed",
+    ],
+    ["visible badge, nothing changed", badge("accepted", true), badge("accepted", true), false, null],
+    ["no earner yet", badge("accepted", true, null), badge("accepted", true, null), true, null],
+    ["issued", null, badge("pending", true), true, null],
+  ];
+  for (const [name, before, after, shapeChanged, expected] of rows) {
+    t.equal(publicBadgesEventFor(before, after, shapeChanged), expected, name);
+  }
+  const events = publicBadgesEvents("user.public_badges.added", USER, { id: "b" } as never, ["org-a", "org-b"], {
+    now: new Date(0),
+    newEventId: (() => {
+      let n = 0;
+      return () => `e${++n}`;
+    })(),
+  });
+  t.same(
+    events.map((e) => [e.id, e.organization_id, e.detail.user_id]),
+    [
+      ["e1", "org-a", USER],
+      ["e2", "org-b", USER],
+    ],
+  );
+});
+
+t.test("redirect URIs", async (t) => {
+  for (const ok of [
+    "https://a.example/cb",
+    "https://a.example:8443/cb?x=1",
+    "http://127.0.0.1:9/cb",
+    "http://localhost/",
+    "http://[::1]:80/x",
+  ]) {
+    t.equal(redirectUriProblem(ok), null, ok);
+  }
+  for (const bad of [
+    "http://a.example/cb",
+    "ftp://a.example/",
+    "https://a.example/#f",
+    "https://u@a.example/",
+    "cb",
+    "https://",
+  ]) {
+    t.not(redirectUriProblem(bad), null, bad);
+  }
+  t.equal(checkRedirectUris(["https://a.example/", "https://a.example/"]), "https://a.example/", "duplicates fold");
+  const refused = checkRedirectUris(["https://ok.example/", "https://a b.example/"]);
+  t.ok(isCoreError(refused) && refused.errors[0]?.field === "redirect_uris.1");
+  const registered = ["https://a.example/cb", "http://127.0.0.1:8080/cb"];
+  t.ok(redirectUriRegistered(registered, "https://a.example/cb"));
+  t.notOk(redirectUriRegistered(registered, "https://a.example/cb/"), "exact match for https");
+  t.ok(redirectUriRegistered(registered, "http://127.0.0.1:51234/cb"), "loopback: any port (RFC 8252)");
+  t.notOk(redirectUriRegistered(registered, "http://127.0.0.1:51234/other"));
+  t.notOk(redirectUriRegistered(registered, "http://localhost:8080/cb"), "the host must match");
+  t.notOk(redirectUriRegistered(registered, "not a uri"));
+});
+
+const app = { id: 7, organization_id: "org", redirect_uris: "https://a.example/cb" } as OAuthApplicationRecord;
+const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+t.test("authorization requests", async (t) => {
+  const good = {
+    client_id: "c",
+    redirect_uri: "https://a.example/cb",
+    response_type: "code",
+    scope: "public_badges profile profile",
+    state: "s",
+    code_challenge: CHALLENGE,
+    code_challenge_method: "S256",
+  };
+  const ok = checkAuthorizeRequest(good, app);
+  t.equal(ok.kind, "ok");
+  if (ok.kind === "ok") t.same(ok.request.scopes, ["profile", "public_badges"]);
+  t.same(checkAuthorizeRequest({ ...good, client_id: undefined }, app).kind, "refuse");
+  t.same(checkAuthorizeRequest(good, null).kind, "refuse");
+  t.same(checkAuthorizeRequest({ ...good, redirect_uri: ["a", "b"] }, app).kind, "refuse");
+  t.same(checkAuthorizeRequest({ ...good, redirect_uri: "https://b.example/cb" }, app).kind, "refuse");
+  for (const [params, error] of [
+    [{ state: ["a", "b"] }, "invalid_request"],
+    [{ scope: ["a", "b"] }, "invalid_request"],
+    [{ response_type: "token" }, "unsupported_response_type"],
+    [{ code_challenge: undefined }, "invalid_request"],
+    [{ code_challenge_method: "plain" }, "invalid_request"],
+    [{ code_challenge: "short" }, "invalid_request"],
+    [{ scope: "events" }, "invalid_scope"],
+    [{ scope: "" }, "invalid_scope"],
+  ] as const) {
+    const r = checkAuthorizeRequest({ ...good, ...params }, app);
+    t.equal(r.kind, "redirect_error", JSON.stringify(params));
+    if (r.kind === "redirect_error") t.match(r.location, `error=${error}`);
+  }
+  t.equal(
+    redirectWith("https://a.example/cb?x=1", { code: "a b", state: null }),
+    "https://a.example/cb?x=1&code=a%20b",
+  );
+  const grant = { scopes: "profile" } as GrantRecord;
+  t.ok(grantCovers(grant, ["profile"]));
+  t.notOk(grantCovers(grant, ["profile", "public_badges"]));
+  t.notOk(grantCovers(null, ["profile"]));
+  t.same(parseUserScopeParam("x"), { ok: false, reason: "unknown scope: x" });
+});
+
+t.test("token requests of the user grants", async (t) => {
+  const creds = { clientId: "c", clientSecret: "s" };
+  const code = {
+    grant_type: "authorization_code",
+    code: "k",
+    redirect_uri: "https://a.example/cb",
+    code_verifier: "v",
+  };
+  t.same(parseUserGrantRequest(code, creds), {
+    ok: true,
+    request: {
+      grant: "authorization_code",
+      ...creds,
+      code: "k",
+      redirectUri: "https://a.example/cb",
+      codeVerifier: "v",
+    },
+  });
+  for (const [params, error] of [
+    [{ ...code, code: "" }, "invalid_request"],
+    [{ ...code, redirect_uri: "" }, "invalid_request"],
+    [{ ...code, code_verifier: "" }, "invalid_request"],
+    [{ ...code, code: ["a"] }, "invalid_request"],
+    [{ grant_type: "refresh_token" }, "invalid_request"],
+  ] as const) {
+    const r = parseUserGrantRequest(params, creds);
+    t.equal(r.ok ? null : r.error.error, error, JSON.stringify(params));
+  }
+  const refresh = parseUserGrantRequest({ grant_type: "refresh_token", refresh_token: "r" }, creds);
+  t.ok(refresh.ok && refresh.request.grant === "refresh_token");
+  const noClient = parseUserGrantRequest({ grant_type: "refresh_token", refresh_token: "r" }, null);
+  t.equal(noClient.ok ? null : noClient.error.error, "invalid_client");
+});
