@@ -97,6 +97,10 @@ const TABLE: Record<string, Row> = {
   "POST /wallet/employers/:id/reject": NOBODY,
   "POST /wallet/employers/:id/disconnect": NOBODY,
   "GET /account": SESSION,
+  "GET /account/connections": SESSION,
+  "POST /account/connections/:grant_id/remove": NOBODY,
+  "GET /oauth/authorize": PUBLIC,
+  "POST /oauth/authorize": NOBODY,
   "POST /sign_in": NOBODY,
   "POST /sign_in/link": NOBODY,
   "POST /sign_out": NOBODY,
@@ -251,6 +255,7 @@ t.test("every route x every credential kind", async (t) => {
       .replace(":oauth_application_id", "2147483000")
       .replace(/:(badge_template_id|badge_id|event_id|employee_id|id)\b/, probe)
       .replace(":who", "probe")
+      .replace(":grant_id", probe)
       .replace(":thumbprint", "probe")
       .replace(":path", "organizations.list")
       .replace("*", "probe");
