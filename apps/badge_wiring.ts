@@ -24,7 +24,7 @@ export interface BadgeWiring {
 }
 
 /**
- * Issue 3's parts: the badge store (dropping cached hosted records on every write), the mail
+ * The badge parts: the badge store (dropping cached hosted records on every write), the mail
  * port (SMTP when SMTP_URL is set, else the log), the OB 3.0 signer and the background runner.
  */
 export const wireBadges = async (

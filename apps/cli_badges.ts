@@ -1,6 +1,6 @@
 import type { Handler } from "./cli.ts";
 
-/** Earners and their badges (issue 3): the CLI side of the `users` and `badges` tRPC routers. */
+/** Earners and their badges: the CLI side of the `users` and `badges` tRPC routers. */
 export const BADGE_USAGE = `  users create --email <e> --first-name <f> --last-name <l> [--confirmed]
   badges accept --badge <id> [--user <id>]
   badges reject --badge <id> [--user <id>]

@@ -1,7 +1,7 @@
 import { parseEventTypeList } from "../core/webhooks/mod.ts";
 import type { Handler } from "./cli.ts";
 
-/** Webhooks (issue 4): the CLI side of the `webhooks` and `oauthApplications` tRPC routers. */
+/** Webhooks: the CLI side of the `webhooks` and `oauthApplications` tRPC routers. */
 export const WEBHOOK_USAGE = `  webhooks show --organization <id>
   webhooks set --organization <id> [--url <https url> | --clear-url] [--events <kind,kind...>|all]
   webhooks secret --organization <id> [--rotate]

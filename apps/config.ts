@@ -32,7 +32,7 @@ export interface Config {
   invitationsPerHour: number;
   /** The mail outbox's sender: MAIL_POLL_INTERVAL_MS (1000), MAIL_RETRY_BASE_MS (30000, doubling). */
   mail: { pollIntervalMs: number; retryBaseMs: number };
-  /** Webhook delivery (issue 4): WEBHOOK_* variables. */
+  /** Webhook delivery: WEBHOOK_* variables. */
   webhooks: WebhookConfig;
   /** Timeouts, connection and rate limits: HTTP_*, RATE_LIMIT*, MAIL_PER_*, SMTP_MAX_CONNECTIONS. */
   limits: LimitsConfig;

@@ -44,7 +44,7 @@ export const readWebhookConfig = (env: NodeJS.ProcessEnv = process.env): Webhook
   if (caFile && !existsSync(caFile)) throw new Error(`WEBHOOK_CA_FILE ${caFile} does not exist`);
   const timeoutMs = positive(env, "WEBHOOK_TIMEOUT_MS", 15_000);
   const ackWaitMs = positive(env, "WEBHOOK_ACK_WAIT_MS", Math.max(60_000, timeoutMs * 2 + 10_000));
-  // A message must not come back while its attempt may still be running (DESIGN §4).
+  // A message must not come back while its attempt may still be running.
   if (ackWaitMs <= timeoutMs + 1_000) {
     throw new Error(
       `WEBHOOK_ACK_WAIT_MS (${ackWaitMs}) must exceed WEBHOOK_TIMEOUT_MS (${timeoutMs}) by more than a second`,

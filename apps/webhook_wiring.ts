@@ -44,7 +44,7 @@ import {
 } from "../workers/mod.ts";
 import type { WebhookConfig } from "./webhook_config.ts";
 
-/** What the API process needs of issue 4: the events API's store and the internal tools' parts. */
+/** What the API process needs of the webhook pipeline: the events API's store and the internal tools' parts. */
 export const webhookApiParts = (
   db: Database,
   webhooks: WebhookConfig,

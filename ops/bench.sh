@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: prepares PostgreSQL (a fresh `laurel_bench` database) and a nats-server of its
-# own, then runs every benchmark (BENCH_ONLY="badges webhooks" picks some): ops/bench/run.ts (issue 2),
-# badges.ts (issue 3), webhooks.ts (issue 4, which makes its own database and nats-server), lists.ts
+# own, then runs every benchmark (BENCH_ONLY="badges webhooks" picks some): ops/bench/run.ts,
+# badges.ts, webhooks.ts (which makes its own database and nats-server), lists.ts
 # (list filters and the badge feed; prints its figures, writes no docs), web.ts
 # (the public badge page against bare node:http; prints its figures only), employees.ts
 # (employee lists and the CSV import; prints its figures), limits.ts

@@ -22,7 +22,7 @@ export interface RetryScheduler {
 }
 
 /**
- * Long waits live in PostgreSQL, not in JetStream (DESIGN §4): every interval this puts a message
+ * Long waits live in PostgreSQL, not in JetStream: every interval this puts a message
  * on the dispatch stream for each delivery whose `due_at` has come (a retry, a redelivery, a
  * deferred delivery, or one whose worker died). Safe in any number of processes: rows another
  * scheduler holds are skipped, and a duplicate message only finds its delivery already claimed.

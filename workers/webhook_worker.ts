@@ -383,7 +383,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   /**
    * Takes a slot of the destination, or puts the delivery off: a short wait stays in JetStream (a
    * delayed NAK), a long one (a slow receiver's backlog) goes to the database, where it holds no
-   * consumer capacity (DESIGN §4). Returns false when put off (the message is settled).
+   * consumer capacity. Returns false when put off (the message is settled).
    */
   const slotFor = (
     destination: string,

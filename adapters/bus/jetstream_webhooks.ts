@@ -286,7 +286,7 @@ export interface QueuedMessage {
  * The delivery count of a JetStream message, read from its reply subject as `JsMsg#info` does
  * (`$JS.ACK.<stream>.<consumer>.<count>...` with 9 tokens, or `$JS.ACK.<domain>.<account>.<stream>.
  * <consumer>.<count>...` with 11 or more), without splitting the subject nor parsing the rest of it.
- * Anything else goes to `info`, which throws as before.
+ * Anything else goes to `info`, which throws for it.
  */
 export const deliveryCountOf = (m: Pick<JsMsg, "info">): number => {
   // The client's message has its reply subject (not in the JsMsg interface); `info` parses it.

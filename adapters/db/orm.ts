@@ -5,7 +5,7 @@ import { MikroORM, type Options } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
 import type { AbstractSqlConnection, AbstractSqlDriver, EntityManager } from "@mikro-orm/postgresql";
 
-/** One driver type for PostgreSQL and PGlite alike (DESIGN §5). */
+/** One driver type for PostgreSQL and PGlite alike. */
 type SqlDriver = AbstractSqlDriver<AbstractSqlConnection>;
 
 import { PostgreSqlDriver } from "@mikro-orm/postgresql";

@@ -199,7 +199,7 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
   },
 });
 
-/** Records a credential's use (DESIGN §3); the caller coalesces these writes. */
+/** Records a credential's use; the caller coalesces these writes. */
 export const recordCredentialUse = async (
   db: Database,
   target: { kind: "oauth"; id: number } | { kind: "authorization_token"; id: string },

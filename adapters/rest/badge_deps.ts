@@ -9,7 +9,7 @@ export interface CredentialSigning {
   sign(payload: Record<string, unknown>): Promise<string>;
 }
 
-/** Issue 3: badge templates, badges and the hosted records, passed in by the app. */
+/** Badge templates, badges and the hosted records, passed in by the app. */
 export interface BadgeRestDeps {
   issuing: IssuingDeps;
   /** Ids of templates and badges: UUIDv7s, so equal timestamps still list in creation order. */

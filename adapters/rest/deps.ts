@@ -39,9 +39,9 @@ export interface RestDeps {
   authenticator: Authenticator;
   signer: AccessTokenSigner;
   jwks: { keys: object[] };
-  /** Badge templates, badges and the hosted OBI records (issue 3). */
+  /** Badge templates, badges and the hosted OBI records. */
   badges: BadgeRestDeps;
-  /** The events table, read by the events API (issue 4). */
+  /** The events table, read by the events API. */
   events: EventStore;
   /** Employee records and their invitations. */
   employees: EmployeeRestDeps;

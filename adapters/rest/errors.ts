@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
 import { type CoreErrorCode, capFieldErrors, type FieldError } from "../../core/errors/mod.ts";
 
-/** The one table from core error codes to HTTP statuses (DESIGN §1, §3). */
+/** The one table from core error codes to HTTP statuses (§3). */
 export const STATUS_FOR_CODE = {
   bad_request: 400,
   unauthenticated: 401,
@@ -14,7 +14,7 @@ export const STATUS_FOR_CODE = {
   unavailable: 503,
 } as const satisfies Record<CoreErrorCode, number>;
 
-/** The error body of DESIGN §3; its field errors are capped (see `capFieldErrors`). */
+/** The documented error body; its field errors are capped (see `capFieldErrors`). */
 export const ErrorBody = Type.Object({
   data: Type.Object({
     message: Type.String(),

@@ -22,9 +22,9 @@ export interface TrpcDeps {
   tokens: AuthorizationTokenStore;
   secrets: SecretBox;
   revocations: RevocationBroadcast;
-  /** Earners and their badges (issue 3): the issuing ports and the event id source (UUIDv7). */
+  /** Earners and their badges: the issuing ports and the event id source (UUIDv7). */
   badges: { issuing: IssuingDeps; newEventId: () => string; newSalt: () => string };
-  /** Webhook settings, deliveries and redeliveries (issue 4). */
+  /** Webhook settings, deliveries and redeliveries. */
   webhooks: WebhookAdminDeps;
   /** Workforce authorization, employment events and employee records (the CLI's import). */
   workforce: WorkforceDeps & { employees: EmployeeStore };

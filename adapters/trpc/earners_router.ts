@@ -29,7 +29,7 @@ const contextOf = (deps: TrpcDeps): IssuingContext => ({
 
 const json = (deps: TrpcDeps, v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, deps.badges.issuing.urls);
 
-/** Earner accounts: the "user interface" side of issue 3, for internal tools. */
+/** Earner accounts: the earner's side of badges, for internal tools. */
 export const usersRouter = router({
   /** Creates an account; badges already sent to its addresses are linked to it. */
   create: adminProcedure.input(standard(UserCreateInput)).mutation(async ({ ctx, input }) => {

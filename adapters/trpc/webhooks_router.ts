@@ -23,7 +23,7 @@ import {
 import { adminProcedure, router, type TrpcDeps } from "./context.ts";
 import { standard } from "./standard_schema.ts";
 
-/** The webhook parts the internal tools reach (issue 4). */
+/** The webhook parts the internal tools reach. */
 export interface WebhookAdminDeps {
   settings: WebhookSettingsStore;
   targets: DeliveryTargets;

@@ -19,7 +19,7 @@ export interface FlagRequest {
 
 /**
  * The flags of a new token: each flag asked for is granted only if the creator holds it (403
- * otherwise, spec §4.3); a flag not asked for is inherited from the creator (DESIGN §3).
+ * otherwise, spec §4.3); a flag not asked for is inherited from the creator.
  */
 export const newTokenFlags = (creator: Credential, requested: FlagRequest): Flags | CoreError => {
   const ceiling = flagsOf(creator, "authorization_tokens");

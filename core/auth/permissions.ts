@@ -1,7 +1,7 @@
 import { type CoreError, forbidden } from "../errors/mod.ts";
 import type { Scope } from "./scopes.ts";
 
-/** What a request does to a resource, from its HTTP method (DESIGN §3). */
+/** What a request does to a resource, from its HTTP method. */
 export type Action = "read" | "write" | "delete";
 
 export const actionForMethod = (method: string): Action => {
@@ -64,7 +64,7 @@ const FLAG_FOR_ACTION: Record<Action, keyof Flags> = {
 
 /**
  * May `credential` do `action` on `family` in organization `organizationId`? A credential of another
- * organization is refused with 403 (DESIGN §3), as is a missing scope or flag.
+ * organization is refused with 403, as is a missing scope or flag.
  */
 export const authorize = (
   credential: Credential,

@@ -37,7 +37,7 @@ export const MAX_CLIENT_SECRET_LENGTH = 256;
 const ALLOWED_PARAMS = new Set(["grant_type", "scope", "client_id", "client_secret"]);
 
 /**
- * Reads a `client_credentials` token request (DESIGN §3): parameters from a form or JSON body,
+ * Reads a `client_credentials` token request: parameters from a form or JSON body,
  * client credentials in the body or in HTTP Basic (`basic`), not both.
  */
 export const parseTokenRequest = (

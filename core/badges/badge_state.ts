@@ -1,6 +1,6 @@
 import { type CoreError, validationFailed } from "../errors/mod.ts";
 
-/** DESIGN §3: the spec names pending, accepted, revoked, replaced; `rejected` is the earner's no. */
+/** the spec names pending, accepted, revoked, replaced; `rejected` is the earner's no. */
 export const BADGE_STATES = ["pending", "accepted", "rejected", "revoked", "replaced"] as const;
 export type BadgeState = (typeof BADGE_STATES)[number];
 

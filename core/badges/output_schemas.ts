@@ -53,7 +53,7 @@ const standardProperties = {
 export const BadgeStandardShapeSchema = Type.Object(standardProperties);
 export type BadgeStandardShape = Static<typeof BadgeStandardShapeSchema>;
 
-/** The REST badge: the standard shape plus what only the issuing organization sees (issue 3 §2). */
+/** The REST badge: the standard shape plus what only the issuing organization sees. */
 export const BadgeJsonSchema = Type.Object({
   ...standardProperties,
   recipient_email: Type.String(),

@@ -89,7 +89,7 @@ export const getOAuthApplication = async (
 };
 
 /**
- * Creates an application. The organization is recorded as its creator (DESIGN: applications made
+ * Creates an application. The organization is recorded as its creator (applications made
  * through the API have no user behind them; see docs/decisions.md), and the creating credential's
  * ceiling as the most the application may ever do.
  */
@@ -150,7 +150,7 @@ export const updateOAuthApplication = async (
   return next;
 };
 
-/** Deleting an application revokes its live access tokens on every API process (DESIGN §3). */
+/** Deleting an application revokes its live access tokens on every API process. */
 export const deleteOAuthApplication = async (
   deps: Pick<OAuthApplicationDeps, "apps" | "revocations">,
   organizationId: string,

@@ -50,7 +50,7 @@ export interface AuthorizationTokenStore {
   rotate(oldId: string, replacement: AuthorizationTokenRecord, now: Date): Promise<boolean>;
 }
 
-/** Claims of an access token (DESIGN §3). */
+/** Claims of an access token. */
 export interface AccessTokenClaims {
   iss: string;
   sub: string;

@@ -7,7 +7,7 @@ import type { EventType } from "./event_types.ts";
 export interface EventStore {
   /**
    * One page of an organization's events, newest first, and how many it has in all. Unfiltered,
-   * it must cost the same for page 1 and page 1,000 (DESIGN §4; see the db adapter for how).
+   * it must cost the same for page 1 and page 1,000 (see the db adapter for how).
    */
   list(
     organizationId: string,

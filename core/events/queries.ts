@@ -21,7 +21,7 @@ export const listEvents = async (
   return { items: result.items.map((e) => eventDetail(e, { workforceAuthorized })), total: result.total };
 };
 
-/** Spec §4.5: one event's detail; another organization's event is not found (DESIGN §3). */
+/** Spec §4.5: one event's detail; another organization's event is not found. */
 export const getEvent = async (
   deps: { events: EventStore },
   organizationId: string,

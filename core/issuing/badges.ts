@@ -248,7 +248,7 @@ export const revokeBadge = (
   body: BadgeRevokeBody,
 ): Promise<BadgeView> => transition(deps, ctx, organizationId, id, { type: "revoke", reason: body.reason });
 
-/** The recipient accepts or rejects a pending badge (the user interface side, DESIGN §3). */
+/** The recipient accepts or rejects a pending badge (the user interface side). */
 export const earnerDecision = (
   deps: IssuingDeps,
   ctx: IssuingContext,

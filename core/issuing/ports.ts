@@ -69,7 +69,7 @@ export interface IssueWrites {
 
 /**
  * One database transaction. Everything written through it, events included, commits together
- * or not at all (DESIGN §4); throwing from the unit of work rolls it back. `lock*` reads take a
+ * or not at all; throwing from the unit of work rolls it back. `lock*` reads take a
  * row lock, so a read-decide-write sequence cannot interleave with another on the same row.
  */
 export interface BadgeTx extends IssueWrites {

@@ -4,7 +4,7 @@ export const VC_V2_CONTEXT = "https://www.w3.org/ns/credentials/v2" as const;
 export const OB_V3_CONTEXT = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json" as const;
 
 /**
- * Where each record is served; every document `id` is one of these, so ids resolve (DESIGN §3).
+ * Where each record is served; every document `id` is one of these, so ids resolve.
  * `obiBase` is absolute and has no trailing slash, e.g. `https://badges.example.org/v1/obi/v2`.
  */
 export const assertionUrl = (obiBase: string, badgeId: string): string => `${obiBase}/badge_assertions/${badgeId}`;

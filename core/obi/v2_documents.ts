@@ -52,7 +52,7 @@ export const assertionDocument = (
   verification: { type: "hosted" },
 });
 
-/** Spec §2.5 leaves the 410 body open; DESIGN §3 fixes it to what OB 2.0 verifiers read. */
+/** The 410 body of a revoked assertion: what OB 2.0 verifiers read. */
 export const revokedAssertionDocument = (
   badge: Pick<BadgeRecord, "id" | "revocation_reason">,
   obiBase: string,

@@ -1,5 +1,5 @@
 /**
- * How a worker shares itself between destinations (DESIGN §4: one slow or dead receiver must not
+ * How a worker shares itself between destinations (one slow or dead receiver must not
  * delay other organizations). A destination gets a few requests at once; a burst to a healthy one
  * waits briefly in memory; anything more is put off, in JetStream when short, in the database when
  * long. A destination failing again and again is only probed at a low rate, so thousands of

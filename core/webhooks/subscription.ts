@@ -1,7 +1,7 @@
 import type { FieldError } from "../errors/mod.ts";
 
 /**
- * Who gets which event posted (spec §6.1, DESIGN §4). Event kinds are plain strings here; the
+ * Who gets which event posted (spec §6.1). Event kinds are plain strings here; the
  * caller passes the known kinds (core/events `EVENT_TYPES`) where a list must be checked.
  */
 

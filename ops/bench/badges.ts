@@ -1,4 +1,4 @@
-// Benchmark of issue 3 (badges and hosted Open Badges records), side by side in one run:
+// Benchmark of badges (badges and hosted Open Badges records), side by side in one run:
 //   1. `GET /obi/v2/badge_assertions/<id>` on Laurel against a bare node:http server sending the same
 //      bytes and headers: plain GETs (200) and conditional GETs (If-None-Match, 304); target >= 50%.
 //   2. Badge issue throughput (`POST /organizations/<org>/badges`, 20 connections, a new recipient per
@@ -284,7 +284,7 @@ const countWrites = async (databaseUrl: string): Promise<{ badges: number; event
 
 const main = async (): Promise<number> => {
   const machine = machineInfo();
-  log("# Laurel benchmark, issue 3: hosted assertions and badge issuing");
+  log("# Laurel benchmark: hosted assertions and badge issuing");
   log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}`);
   const database = await createDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-badges-"));
@@ -374,7 +374,7 @@ const main = async (): Promise<number> => {
         .join(", ")} (no SMTP_URL: notifications go to the log).`
     : "";
   const section = [
-    "## Issue 3: hosted assertions and badge issuing",
+    "## Hosted assertions and badge issuing",
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`npx node ops/bench/badges.ts\` on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ` +
       `${settings.warmup} s warm-up then ${settings.duration} s per row; Laurel (apps/server.ts) on PostgreSQL, one process.`,

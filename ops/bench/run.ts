@@ -1,4 +1,4 @@
-// `npm run bench` (issue 2, "Foundation"): Laurel's token endpoint against oidc-provider (opaque and
+// `npm run bench` ("Foundation"): Laurel's token endpoint against oidc-provider (opaque and
 // JWT) and a minimal jose token server; an authenticated 50-item list GET (Basic and Bearer)
 // against a bare server sending the same number of bytes; Laurel's resident memory afterwards.
 //
@@ -231,7 +231,7 @@ function renderSection(input: {
 }): string {
   const date = new Date().toISOString().slice(0, 10);
   return [
-    "## Foundation (issue 2): token endpoint, authenticated list, memory",
+    "## Foundation: token endpoint, authenticated list, memory",
     "",
     `Measured ${date} with \`${command}\` on ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, ` +
       `Node ${machine.node}, ${machine.os}.`,
@@ -269,7 +269,7 @@ function renderSection(input: {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
-  log("# Laurel benchmark (issue 2: foundation)");
+  log("# Laurel benchmark: foundation");
   log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}, ${machine.os}`);
   log(`command: ${command}`);
   log(`settings: ${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured`);

@@ -1,4 +1,4 @@
-// Webhook delivery and the events list (issue 4), measured on this machine with everything real:
+// Webhook delivery and the events list, measured on this machine with everything real:
 // PostgreSQL, a local nats-server, Laurel's API server and worker processes, and an HTTPS receiver
 // (ops/bench/peers/webhook_receiver.ts) with a CA made by openssl for this run.
 //
@@ -73,8 +73,8 @@ const RAW_IN_FLIGHT = Number(env.BENCH_RAW_IN_FLIGHT ?? 50);
 /** Events drained first and left out of the drain's figures, like the raw loop's warm-up (0: none). */
 const DRAIN_WARMUP = Number(env.BENCH_DRAIN_WARMUP ?? 5_000);
 /**
- * Requests in flight per destination and worker process for the drain: the shipped default (issue 4:
- * "at most a few concurrent requests per destination"), unless BENCH_DRAIN_PER_DESTINATION is set.
+ * Requests in flight per destination and worker process for the drain: the shipped default ("at most a few
+ * concurrent requests per destination"), unless BENCH_DRAIN_PER_DESTINATION is set.
  */
 const DRAIN_PER_DESTINATION_SET = env.BENCH_DRAIN_PER_DESTINATION !== undefined;
 const DRAIN_PER_DESTINATION = Number(env.BENCH_DRAIN_PER_DESTINATION ?? DEFAULT_MAX_CONCURRENT_PER_DESTINATION);
@@ -825,7 +825,7 @@ const allDrains = (r: Results): Drain[] => [...(r.drains ?? []), ...(r.compared 
 /** The `webhooks` section of docs/benchmarks.md, from one run's results. */
 const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string => {
   const out: string[] = [
-    "## Issue 4: webhook delivery and the events list",
+    "## Webhook delivery and the events list",
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`npx node ops/bench/webhooks.ts\` on ${m.cpu}, ${m.cores} cores, ` +
       `${m.memory} RAM, Node ${m.node}, ${m.os}. Everything real and on this machine: PostgreSQL, one nats-server, ` +

@@ -26,7 +26,7 @@ import { isCoreError } from "../../core/errors/mod.ts";
 const action = (name: BadgeActionName, reason = "Issued in error"): BadgeAction =>
   name === "revoke" ? { type: "revoke", reason } : { type: name };
 
-// Expected next state for every (state, action); null = illegal (422). DESIGN §3.
+// Expected next state for every (state, action); null = illegal (422).
 const BADGE_TABLE: Record<BadgeState, Record<BadgeActionName, BadgeState | null>> = {
   pending: { accept: "accepted", reject: "rejected", revoke: "revoked", replace: "replaced" },
   accepted: { accept: null, reject: null, revoke: "revoked", replace: "replaced" },

@@ -186,7 +186,7 @@ t.test("put-off time: the queue ahead, bounded, jittered; a failing destination"
   t.equal(at(3, 7), 3.6, "random is clamped");
   t.notOk(destinationIsFailing(9));
   t.ok(destinationIsFailing(DESTINATION_POLICY.failingAfter), "failing after 10 failures in a row");
-  t.ok(DESTINATION_POLICY.shortPutOffSeconds <= 60, "only short waits stay in JetStream (DESIGN §4)");
+  t.ok(DESTINATION_POLICY.shortPutOffSeconds <= 60, "only short waits stay in JetStream");
   t.end();
 });
 

@@ -6,7 +6,7 @@ import { Pool } from "undici";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 
 /**
- * Issue 2 item 7 and DESIGN §3: thousands of generated bad requests against every REST route and
+ * Thousands of generated bad requests against every REST route and
  * the token endpoint of a running server (real PostgreSQL and NATS). Every answer must be a 4xx in
  * the documented error body (RFC 6749 errors at the token endpoint), never a 5xx, and afterwards
  * nothing may have been created, changed or lost.
@@ -134,7 +134,7 @@ const header = (o: Outcome, name: string): string => {
   return Array.isArray(v) ? v.join(", ") : (v ?? "");
 };
 
-/** What is wrong with an answer of the API (DESIGN §3 error body). Empty when it is right. */
+/** What is wrong with an answer of the API (the documented error body). Empty when it is right. */
 const apiProblems = (c: Case, o: Outcome, secrets: string[]): string[] => {
   const problems: string[] = [];
   if (o.error) return [`no response: ${o.error}`];
@@ -202,7 +202,7 @@ const OAUTH_ERRORS = [
   "invalid_scope",
 ];
 
-/** What is wrong with an answer of the token endpoint (RFC 6749 §5.2, DESIGN §3). */
+/** What is wrong with an answer of the token endpoint (RFC 6749 §5.2). */
 const tokenProblems = (c: Case, o: Outcome, secrets: string[]): string[] => {
   const problems: string[] = [];
   if (o.error) return [`no response: ${o.error}`];
@@ -951,7 +951,7 @@ t.test(
             () => enc(randomUnicode(int(1, 10))),
             () => `${int(1, 9)}%2F${int(1, 9)}`,
           ])();
-    /** Spellings of the victim's id that are not integers (DESIGN §3: "path ids that are not ... integers"). */
+    /** Spellings of the victim's id that are not integers ("path ids that are not ... integers"). */
     const v = victim.id;
     const NON_INTEGER_IDS = [
       `${v}.5`,

@@ -2,7 +2,7 @@ import t from "tap";
 import { apiClient, createTemplate, eventRows, issueBody, organization, rowXmin } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 
-/** Badge templates over REST (issue 3 §1), end to end on PostgreSQL. */
+/** Badge templates over REST, end to end on PostgreSQL. */
 let laurel: TestLaurel;
 let api: ReturnType<typeof apiClient>;
 t.before(async () => {

@@ -10,7 +10,7 @@ import {
 } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 
-/** Issued badges over REST (issue 3 §2, spec §4.6), end to end on PostgreSQL. */
+/** Issued badges over REST, end to end on PostgreSQL. */
 let laurel: TestLaurel;
 let api: ReturnType<typeof apiClient>;
 t.before(async () => {

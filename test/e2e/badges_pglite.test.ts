@@ -12,7 +12,7 @@ import {
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { checkAssertion, expandStrict } from "../support/ob2/check.ts";
 
-/** Issue 3 on the embedded database (PGlite, one connection): the same migrations, SQL and rules. */
+/** Badges on the embedded database (PGlite, one connection): the same migrations, SQL and rules. */
 let laurel: TestLaurel;
 t.before(async () => {
   laurel = await startLaurel({ database: "pglite" });

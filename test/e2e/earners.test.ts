@@ -15,7 +15,7 @@ import { runTs } from "../support/processes.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 
 /**
- * Earners (issue 3 §3): accounts over tRPC and the CLI, accept / reject / privacy, account
+ * Earners: accounts over tRPC and the CLI, accept / reject / privacy, account
  * linking, and the pending-badge notifications through the SMTP adapter (a loopback sink).
  */
 let laurel: TestLaurel;

@@ -14,7 +14,7 @@ import {
   OB2_CONTEXT_URL,
 } from "../support/ob2/check.ts";
 
-/** The hosted Open Badges records (issue 3 §4, §5), checked as an independent verifier would. */
+/** The hosted Open Badges records, checked as an independent verifier would. */
 let laurel: TestLaurel;
 let api: ReturnType<typeof apiClient>;
 let org: OrgFixture;

@@ -7,7 +7,7 @@ import { connectScenarios } from "../support/openapi_connect_scenarios.ts";
 import { employeeScenarios } from "../support/openapi_employee_scenarios.ts";
 
 /**
- * Issue 2 item 5: the OpenAPI 3.1 document at /openapi.json names every route the server has, and
+ * The OpenAPI 3.1 document at /openapi.json names every route the server has, and
  * real answers (successes and errors) validate against the schemas it gives for their status.
  */
 
@@ -327,7 +327,7 @@ t.test("real answers validate against the document, for every documented operati
   const newTokenBody = { description: "scenario", delete_enabled: false };
 
   /** Keyed as the document keys operations. An operation with no 2xx from the probes needs one here. */
-  // Issue 3's operations (badge templates, badges, hosted records) have their scenarios beside them.
+  // The badge operations (badge templates, badges, hosted records) have their scenarios beside them.
   const badgeOperations = await badgeScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const employeeOperations = await employeeScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const connectOperations = await connectScenarios({ laurel, call, organizationId: a.organization.id, admin });

@@ -3,7 +3,7 @@ import { basic, type OrganizationWithToken, spawnTwoServers, trpcMutation } from
 
 /**
  * Two API processes on one PostgreSQL and one NATS: a credential revoked through one stops working
- * on the other at once, even though the other had it cached (DESIGN §3).
+ * on the other at once, even though the other had it cached.
  */
 t.test("rotation and application deletion reach every API process", async (t) => {
   // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).

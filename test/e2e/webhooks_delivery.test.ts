@@ -17,7 +17,7 @@ import {
 } from "../support/webhooks.ts";
 
 /**
- * Webhook delivery end to end (DESIGN §4, spec §6): real PostgreSQL, real NATS, a real HTTPS
+ * Webhook delivery end to end (spec §6): real PostgreSQL, real NATS, a real HTTPS
  * receiver with its own CA, every delivery verified with the `standardwebhooks` package.
  */
 let laurel: TestLaurel;

@@ -16,7 +16,7 @@ import {
 } from "../support/webhooks.ts";
 
 /**
- * The 25-day retry window on a fake clock (DESIGN §4): the clock and the schedule are injected, so
+ * The 25-day retry window on a fake clock: the clock and the schedule are injected, so
  * the whole window passes in seconds while everything else (PostgreSQL, JetStream, HTTPS) is real.
  */
 let laurel: TestLaurel;

@@ -17,7 +17,7 @@ import {
   webhookOrganization,
 } from "../support/webhooks.ts";
 
-/** Scale-out and failure (DESIGN §4): worker processes die, NATS restarts; no event is lost. */
+/** Scale-out and failure: worker processes die, NATS restarts; no event is lost. */
 let ca: TestCa;
 let receiver: Receiver;
 

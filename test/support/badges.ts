@@ -1,6 +1,6 @@
 import { basic, type TestLaurel, trpcMutation } from "./laurel.ts";
 
-/** Helpers shared by the issue 3 end-to-end tests (badges, templates, earners, hosted records). */
+/** Helpers shared by the badge end-to-end tests (badges, templates, earners, hosted records). */
 
 export interface ApiResponse {
   status: number;

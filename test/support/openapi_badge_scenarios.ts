@@ -1,7 +1,7 @@
 import { type TestLaurel, trpcMutation } from "./laurel.ts";
 
 /**
- * Issue 3's scenarios for test/e2e/openapi.test.ts: a real success (and a few errors) of every
+ * The badge scenarios for test/e2e/openapi.test.ts: a real success (and a few errors) of every
  * badge template, badge and hosted-record operation, keyed as the OpenAPI document keys them.
  */
 export interface ScenarioAnswer {

@@ -1,6 +1,6 @@
 import { Migration } from "@mikro-orm/migrations";
 
-/** Organizations, OAuth applications and authorization tokens (issue 2). SQL valid on PostgreSQL 15. */
+/** Organizations, OAuth applications and authorization tokens. SQL valid on PostgreSQL 15. */
 export class M20261122001Foundation extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table organizations (

@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * The events table is the outbox (DESIGN §4): a row is written in the transaction of the change
+ * The events table is the outbox: a row is written in the transaction of the change
  * that causes it; the relay publishes rows whose `published_at` is null.
  */
 export class M20261122002Events extends Migration {

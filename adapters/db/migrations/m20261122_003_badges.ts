@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * Badge templates, earners (users and their e-mail addresses) and issued badges (issue 3).
+ * Badge templates, earners (users and their e-mail addresses) and issued badges.
  * SQL valid on PostgreSQL 15 (and so on PGlite). Lists are per organization, newest first, so
  * each sort has an index led by `organization_id`.
  */

@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * Event listing counters and webhook delivery state (issue 4). SQL valid on PostgreSQL 15.
+ * Event listing counters and webhook delivery state. SQL valid on PostgreSQL 15.
  *
  * - `event_counts` holds each organization's number of events, kept in the transaction that appends
  *   them; `events.seq` numbers an organization's events 1, 2, 3... in that same transaction. The row

@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * The relay keeps one cursor per organization instead of marking each event (issue 4).
+ * The relay keeps one cursor per organization instead of marking each event.
  *
  * An organization's events are numbered 1, 2, 3... in commit order (`seq`, migration 004), so
  * "published up to seq N" says all a per-event `published_at` said, and the relay now writes one

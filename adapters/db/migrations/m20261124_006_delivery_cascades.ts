@@ -20,7 +20,7 @@ const CASCADES = [
 
 /**
  * Deliveries and attempts are removed with their event by statement-level triggers instead of
- * foreign keys (issue 4).
+ * foreign keys.
  *
  * A foreign key is checked row by row: every delivery written ran a query locking its event (`for
  * key share`, one more WAL record per event) and every attempt one on its delivery. Together that

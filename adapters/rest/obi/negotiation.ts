@@ -30,7 +30,7 @@ const quality = (ranges: Range[], type: string): number => {
 };
 
 /**
- * DESIGN §3: JSON-LD by default, and whenever the client accepts it at all (wildcards included);
+ * JSON-LD by default, and whenever the client accepts it at all (wildcards included);
  * plain JSON only when that is accepted and JSON-LD is not. A client that accepts neither still
  * gets JSON-LD rather than a 406, as OB verifiers expect.
  */

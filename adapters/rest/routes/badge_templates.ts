@@ -38,7 +38,7 @@ const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
 const tags = ["Badge templates"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
-/** Badge templates (issue 3), scope `badge_templates`. */
+/** Badge templates, scope `badge_templates`. */
 export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
   const base = "/organizations/:organization_id/badge_templates";

@@ -128,7 +128,7 @@ export const cachedNotModified = (
 };
 
 /**
- * The hosted Open Badges records (spec §4.4, DESIGN §3), with no credentials: OB 2.0 assertion,
+ * The hosted Open Badges records (spec §4.4), with no credentials: OB 2.0 assertion,
  * badge class and issuer under `{base_url}/obi/v2`, and the OB 3.0 credential (a VC-JWT) with its
  * key under `{base_url}/obi/v3`. Rendered bytes are cached briefly; every 200 carries an ETag.
  */

@@ -76,7 +76,7 @@ const parseBasic = (header: string | undefined): { clientId: string; clientSecre
 };
 
 /**
- * `POST {auth_url}/oauth/token` (spec §4.2, DESIGN §3) and the JWKS. Errors follow RFC 6749 §5.2,
+ * `POST {auth_url}/oauth/token` (spec §4.2) and the JWKS. Errors follow RFC 6749 §5.2,
  * not the API's error envelope.
  */
 export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (app: FastifyInstance) => {
