@@ -10,7 +10,7 @@ import {
   subscribeRevocations,
   watchReconnects,
 } from "../adapters/bus/mod.ts";
-import { accessTokenKeys, loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
+import { accessTokenKeys, loadServerKeys, nodeSecretBox, uuidv7 } from "../adapters/crypto/mod.ts";
 import {
   type Database,
   isDatabaseUnavailable,
@@ -20,6 +20,7 @@ import {
   postgresEarnerStore,
   postgresEmployeeStore,
   postgresInvitationStore,
+  postgresMailOutbox,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
   postgresRateCounter,
@@ -120,6 +121,8 @@ export const buildApiServer = async (
   const employeeStore = postgresEmployeeStore(db);
   const earnerStore = postgresEarnerStore(db);
   const connectStore = postgresConnectStore(db);
+  // Every mail the pages and invitations send goes through the outbox; a mail sender delivers it.
+  const mailOutbox = postgresMailOutbox(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
   const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
@@ -146,7 +149,8 @@ export const buildApiServer = async (
     employees: {
       store: employeeStore,
       invitations: {
-        mailer: badgeWiring.mailer,
+        outbox: mailOutbox,
+        newId: uuidv7,
         publicUrl: config.publicUrl,
         budget: { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() },
         ...postgresInvitationStore(db),
@@ -182,7 +186,7 @@ export const buildApiServer = async (
       newSalt: badgeWiring.badges.newSalt,
       newToken: () => randomBytes(32).toString("base64url"),
     }),
-    mailer: badgeWiring.mailer,
+    mail: { outbox: mailOutbox, newId: uuidv7 },
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
     connect: {

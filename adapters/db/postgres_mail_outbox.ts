@@ -51,6 +51,9 @@ const dueOf = (row: Record<string, unknown>): DueMail => ({
 
 /** The outbox port on PostgreSQL (or PGlite). */
 export const postgresMailOutbox = (db: Database): MailOutbox => ({
+  async enqueue(mail) {
+    await sqlRun(db.em(), `with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
+  },
   async claimDue(now, limit, leaseMs) {
     const rows = await sqlAll<Record<string, unknown>>(db.em(), CLAIM, [
       new Date(now.getTime() + leaseMs).toISOString(),

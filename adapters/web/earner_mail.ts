@@ -1,6 +1,6 @@
 import { renderToString } from "preact-render-to-string";
 import type { LinkPurpose } from "../../core/earners/mod.ts";
-import type { Mailer } from "../../core/issuing/mod.ts";
+import type { MailOutbox } from "../../core/mail/mod.ts";
 import { html } from "./html.ts";
 import type { WebUrls } from "./urls.ts";
 
@@ -25,11 +25,18 @@ const WORDING: Record<LinkPurpose, { subject: string; intro: string; button: str
 
 const FOOTER = "The link works once, for 15 minutes. If you did not ask for it, ignore this e-mail.";
 
+/** Where the earner pages' mails go, with the time and ids they are written with. */
+export interface EarnerMailDeps {
+  outbox: Pick<MailOutbox, "enqueue">;
+  clock: () => Date;
+  newId: () => string;
+}
+
 /**
  * Every mail the earner pages send (sign-in, address confirmation, merge links), multipart text
- * and HTML, through the mail port: the one place to switch to another delivery.
+ * and HTML, written to the mail outbox: a sender retries it if the mail server is away.
  */
-export const earnerMail = (mailer: Mailer, urls: WebUrls) => ({
+export const earnerMail = (deps: EarnerMailDeps, urls: WebUrls) => ({
   sendLink: (purpose: LinkPurpose, to: string, token: string): Promise<void> => {
     const w = WORDING[purpose];
     const link = urls.signInLink(token);
@@ -38,11 +45,18 @@ export const earnerMail = (mailer: Mailer, urls: WebUrls) => ({
       <p><a href=${link} style="display: inline-block; padding: 0.6rem 1rem; background: #1f5f4a; color: #fff; border-radius: 6px; text-decoration: none">${w.button}</a></p>
       <p style="color: #555; font-size: 0.9rem">${FOOTER}<br />${link}</p>
     </div>`;
-    return mailer.send({
-      to,
-      subject: w.subject,
-      text: `${w.intro}\n\n${link}\n\n${FOOTER}\n`,
-      html: renderToString(body),
+    return deps.outbox.enqueue({
+      id: deps.newId(),
+      kind: `${purpose}_link`,
+      organization_id: null,
+      message: {
+        to,
+        subject: w.subject,
+        text: `${w.intro}\n\n${link}\n\n${FOOTER}\n`,
+        html: renderToString(body),
+      },
+      sent_event: null,
+      created_at: deps.clock(),
     });
   },
 });

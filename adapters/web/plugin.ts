@@ -81,7 +81,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   const kit: WebKit = {
     deps,
     urls,
-    mail: earnerMail(deps.mailer, urls),
+    mail: earnerMail({ ...deps.mail, clock: deps.clock }, urls),
     pages,
     notFoundPage: (frame) => messagePage(frame, "Page not found", ["There is nothing here, or it is not public."]),
     frame: (request, reply, title) => ({

@@ -3,7 +3,7 @@ import type { VNode } from "preact";
 import type { ConnectStore } from "../../core/connect/mod.ts";
 import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/mod.ts";
 import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
-import type { Mailer } from "../../core/issuing/mod.ts";
+import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { ConnectionStore } from "../../core/workforce/mod.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
@@ -22,7 +22,8 @@ export interface WebDeps {
   clock: () => Date;
   /** A fresh context for one use case (time, ids, tokens). */
   context(): EarnerContext;
-  mailer: Mailer;
+  /** The earner pages' mails: written to the outbox with these ids. */
+  mail: { outbox: Pick<MailOutbox, "enqueue">; newId: () => string };
   sha256Hex(input: string): string;
   /** The authorization endpoint and connected applications; absent: not offered. */
   connect?: WebConnectDeps;

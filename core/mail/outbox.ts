@@ -50,6 +50,8 @@ export interface DueMail extends OutboxMail {
 }
 
 export interface MailOutbox {
+  /** Writes one mail on its own, due at once; a mail telling about a change is written with that change instead. */
+  enqueue(mail: OutboxMail): Promise<void>;
   /**
    * Takes up to `limit` due mails for this sender: their next attempt moves `leaseMs` ahead, so no
    * other sender takes them meanwhile, and a sender that dies has its mails retried after the lease.

@@ -1,5 +1,6 @@
 import { CoreError, notFound } from "../errors/mod.ts";
-import { escapeHtml, type Mailer, type MailMessage } from "../issuing/mod.ts";
+import { escapeHtml, type MailMessage } from "../issuing/mod.ts";
+import type { MailOutbox } from "../mail/mod.ts";
 import type { EmployeeRecord, Employer } from "./employee_records.ts";
 import type { SendInvitationsBody } from "./employee_schemas.ts";
 
@@ -41,7 +42,9 @@ export const takeInvitations = (budget: InvitationBudget, organizationId: string
 };
 
 export interface InvitationDeps {
-  mailer: Mailer;
+  /** Invitations are written to the mail outbox, which a sender delivers with retries. */
+  outbox: Pick<MailOutbox, "enqueue">;
+  newId: () => string;
   publicUrl: string;
   budget: InvitationBudget;
   /** The employer and the chosen records: the listed ids, or every record in state `created`. */
@@ -61,7 +64,7 @@ export interface InvitationResult {
 }
 
 /**
- * Sends the invitation e-mail to the chosen employees and sets their `last_invitation_sent_at`.
+ * Queues the invitation e-mail to the chosen employees and sets their `last_invitation_sent_at`.
  * Their state stays `created`: `pending` is the connection prompt an earner sees once signed in
  * (spec §6.3), which an e-mail does not show. Unknown ids are a 404 (nothing sent); more e-mails
  * than the organization's budget left is a 429 (nothing sent).
@@ -82,7 +85,14 @@ export const sendInvitations = async (
   const failed: string[] = [];
   for (const r of records) {
     try {
-      await deps.mailer.send(invitationMessage(r, employer, deps.publicUrl));
+      await deps.outbox.enqueue({
+        id: deps.newId(),
+        kind: "employee_invitation",
+        organization_id: organizationId,
+        message: invitationMessage(r, employer, deps.publicUrl),
+        sent_event: null,
+        created_at: now,
+      });
       sent.push(r.id);
     } catch {
       failed.push(r.id);

@@ -4,6 +4,7 @@ import { type CoreError, isCoreError } from "../../core/errors/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { MailMessage } from "../../core/issuing/mod.ts";
 import { parseListQuery } from "../../core/listing/mod.ts";
+import type { OutboxMail } from "../../core/mail/mod.ts";
 import {
   applyEmployeeUpdate,
   associatesWith,
@@ -185,18 +186,20 @@ t.test("invitation budget and link", async (t) => {
   t.equal(invitationLink("https://x.example/"), "https://x.example/sign_in?next=%2Fwallet");
 });
 
-t.test("sendInvitations: a failed mail is reported and not marked", async (t) => {
+t.test("sendInvitations: queued in the outbox; one that could not be written is reported and not marked", async (t) => {
   const a = ada();
   const b = { ...ada(), email: "fail@example.com" };
   const sent: MailMessage[] = [];
   const marked: string[] = [];
   const deps = {
-    mailer: {
-      send: async (m: MailMessage) => {
-        if (m.to.startsWith("fail")) throw new Error("refused");
-        sent.push(m);
+    outbox: {
+      enqueue: async (m: OutboxMail) => {
+        if (m.message.to.startsWith("fail")) throw new Error("refused");
+        t.match(m, { kind: "employee_invitation", organization_id: ORG, sent_event: null, created_at: NOW });
+        sent.push(m.message);
       },
     },
+    newId: () => "00000000-0000-7000-8000-000000000001",
     publicUrl: "https://x.example",
     budget: { perWindow: 10, windowMs: 1000, used: new Map() },
     pick: async () => ({ employer: EMPLOYER, records: [a, b] }),

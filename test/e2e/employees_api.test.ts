@@ -1,5 +1,5 @@
 import t from "tap";
-import { apiClient, eventRows, rowXmin, trpc } from "../support/badges.ts";
+import { apiClient, eventRows, eventually, rowXmin, trpc } from "../support/badges.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 
@@ -246,7 +246,8 @@ t.test("invitations: e-mail with the sign-in link, last_invitation_sent_at, budg
   const one = await api("POST", `${org.path}/send_invitations`, org.auth, { employee_ids: [p0.id] });
   t.equal(one.status, 200, JSON.stringify(one.body));
   t.same(one.body.data, { sent_count: 1, sent: [p0.id], failed: [] });
-  const mail = smtp.mails[before];
+  // Written to the outbox with the answer; the mail sender delivers it shortly after.
+  const mail = await eventually(async () => smtp.mails[before]);
   t.same(mail?.to, ["<p0@example.com>"]);
   const text = (mail?.data ?? "").replace(/=\r\n/g, "").replace(/=3D/g, "=");
   t.match(text, /Subject: Inviting Co invites you/);

@@ -1,4 +1,6 @@
 import t from "tap";
+import { uuidv7 } from "../../adapters/crypto/mod.ts";
+import { postgresMailOutbox } from "../../adapters/db/mod.ts";
 import { apiClient, createTemplate, eventRows, eventually, issueBody, organization } from "../support/badges.ts";
 import { spawnServer, startLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
@@ -88,4 +90,51 @@ t.test("transient SMTP failures are retried with backoff; a permanent one is rec
   t.equal((await eventRows(laurel, org.id, "pending_badge_notification.no_user.sent")).length, 1, "no event for it");
   const metrics = await (await fetch(`${laurel.adminOrigin}/metrics`)).text();
   t.match(metrics, /laurel_mail_outbox\{status="failed"\} 1/, "operators see it in /metrics");
+});
+
+t.test("enqueue: a mail on its own is due at its creation time and sent by the sender", async (t) => {
+  const sink = await startSmtpSink();
+  t.teardown(() => sink.close());
+  const laurel = await startLaurel({ env: { SMTP_URL: sink.url } });
+  t.teardown(() => laurel.close());
+  const outbox = postgresMailOutbox(laurel.db);
+  const message = (to: string) => ({ to, subject: "Hello", text: "Plain words\n", html: "<p>Plain words</p>" });
+  const later = new Date(Date.now() + 3_600_000);
+  const laterId = uuidv7();
+  await outbox.enqueue({
+    id: laterId,
+    kind: "sign_in_link",
+    organization_id: null,
+    message: message("later@example.org"),
+    sent_event: null,
+    created_at: later,
+  });
+  const [row] = (await laurel.db
+    .em()
+    .getConnection()
+    .execute(
+      "select kind, organization_id, message, sent_event, created_at, next_attempt_at, attempts from mail_outbox where id = ?",
+      [laterId],
+    )) as Array<Record<string, unknown>>;
+  t.match(row, { kind: "sign_in_link", organization_id: null, sent_event: null, attempts: 0 });
+  t.same(row?.message, message("later@example.org"));
+  t.equal(new Date(row?.next_attempt_at as string).getTime(), later.getTime(), "due when created");
+  t.equal(new Date(row?.created_at as string).getTime(), later.getTime());
+
+  await outbox.enqueue({
+    id: uuidv7(),
+    kind: "employee_invitation",
+    organization_id: null,
+    message: message("now@example.org"),
+    sent_event: null,
+    created_at: new Date(),
+  });
+  const mail = await eventually(async () => sink.mails.find((m) => m.to.join().includes("now@example.org")));
+  t.match(mail?.data, /Subject: Hello/);
+  await eventually(async () => ((await outbox.counts()).pending === 1 ? true : undefined));
+  t.same(await outbox.counts(), { pending: 1, failed: 0 }, "the sent one removed, the later one waits");
+  t.notOk(
+    sink.mails.some((m) => m.to.join().includes("later@example.org")),
+    "not sent before it is due",
+  );
 });
