@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
 import { type Database, postgresBadgeStore, postgresRateCounter } from "../adapters/db/mod.ts";
-import { logMailer, type MailLog, sharedMailBudget, smtpMailer } from "../adapters/mail/mod.ts";
+import { type MailLog, sharedMailBudget } from "../adapters/mail/mod.ts";
 import {
   type BadgeRestDeps,
   type HostedBroadcast,
@@ -10,22 +10,18 @@ import {
   hostedRecordCache,
   invalidatingStore,
 } from "../adapters/rest/mod.ts";
-import type { Mailer } from "../core/issuing/mod.ts";
 import type { Config } from "./config.ts";
 
 export interface BadgeWiring {
   badges: BadgeRestDeps;
-  /** The mailer in use (the log mailer keeps its last messages in `sent`). */
-  mailer: Mailer;
   /** Calls `listener` after every invalidation of a hosted record (local or from another process). */
   onHostedInvalidation(listener: (kind: HostedKind, id?: string) => void): void;
-  /** Waits for background work (notifications) and closes the mail transport. */
   close(): Promise<void>;
 }
 
 /**
- * The badge parts: the badge store (dropping cached hosted records on every write), the mail
- * port (SMTP when SMTP_URL is set, else the log), the OB 3.0 signer and the background runner.
+ * The badge parts: the badge store (dropping cached hosted records on every write), the
+ * organization's mail budget and the OB 3.0 signer. Mail itself goes through the outbox.
  */
 export const wireBadges = async (
   config: Config,
@@ -45,15 +41,9 @@ export const wireBadges = async (
       for (const listener of listeners) listener(kind, id);
     },
   };
-  const smtp = config.smtpUrl
-    ? smtpMailer(config.smtpUrl, config.mailFrom, { maxConnections: config.limits.smtpMaxConnections })
-    : null;
-  const mailer: Mailer = smtp ?? logMailer(log);
-  const pending = new Set<Promise<unknown>>();
   const badges: BadgeRestDeps = {
     issuing: {
       store: invalidatingStore(postgresBadgeStore(db), hosted, broadcast),
-      mailer,
       urls: { publicBase: config.publicUrl },
       mailBudget: sharedMailBudget(postgresRateCounter(db), config.limits.mailPerOrganizationPerHour, log),
     },
@@ -61,27 +51,13 @@ export const wireBadges = async (
     newEventId: () => uuidv7(),
     // 122 random bits from Node's batched entropy (a getrandom call per badge costs more).
     newSalt: () => randomUUID().replaceAll("-", ""),
-    background(task) {
-      const p = task()
-        .catch((err: unknown) => log().error({ err }, "background task failed"))
-        .finally(() => pending.delete(p));
-      pending.add(p);
-    },
     hosted,
     credentials: await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`),
     sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),
   };
   return {
     badges,
-    mailer,
     onHostedInvalidation: (listener) => void listeners.push(listener),
-    close: async () => {
-      // Notifications in flight get a moment to finish; a stuck SMTP server cannot hold shutdown.
-      const deadline = Date.now() + 10_000;
-      while (pending.size > 0 && Date.now() < deadline) {
-        await Promise.race([Promise.allSettled([...pending]), new Promise((r) => setTimeout(r, 1_000).unref())]);
-      }
-      smtp?.close();
-    },
+    close: async () => {},
   };
 };

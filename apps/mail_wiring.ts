@@ -14,13 +14,15 @@ export interface MailPipeline {
  * the log. Exports the outbox's waiting and failed mails and the attempts by outcome.
  */
 export const startMailPipeline = (
-  config: Pick<Config, "smtpUrl" | "mailFrom" | "mail">,
+  config: Pick<Config, "smtpUrl" | "mailFrom" | "mail" | "limits">,
   db: Database,
   log: Log,
   registry?: MetricsRegistry,
 ): MailPipeline => {
   const outbox = postgresMailOutbox(db);
-  const smtp = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
+  const smtp = config.smtpUrl
+    ? smtpMailer(config.smtpUrl, config.mailFrom, { maxConnections: config.limits.smtpMaxConnections })
+    : null;
   const attempts = registry?.counter("laurel_mail_attempts_total", "Mail sending attempts by outcome");
   registry?.gauge("laurel_mail_outbox", "Mails waiting to be sent (pending) and given up (failed)", async () => {
     const counts = await outbox.counts();

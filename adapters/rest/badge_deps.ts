@@ -18,8 +18,6 @@ export interface BadgeRestDeps {
   newEventId: () => string;
   /** The per-badge salt of the hashed OBI recipient. */
   newSalt: () => string;
-  /** Runs work after the response (the pending-badge notification); the app waits for it on shutdown. */
-  background(task: () => Promise<unknown>): void;
   hosted: HostedRecordCache;
   credentials: CredentialSigning;
   /** Hex SHA-256 of a string (the OBI recipient identity). */

@@ -1,12 +1,11 @@
 import type { ShapeUrls } from "../badges/mod.ts";
 import type { EventContext } from "../events/mod.ts";
-import type { MailBudget, Mailer } from "../mail/mod.ts";
+import type { MailBudget } from "../mail/mod.ts";
 import type { BadgeStore } from "./ports.ts";
 
-/** What the issuing use cases reach: storage, the mail port and the addresses shapes are built from. */
+/** What the issuing use cases reach: storage, the mail budget and the addresses shapes are built from. */
 export interface IssuingDeps {
   store: BadgeStore;
-  mailer: Mailer;
   urls: ShapeUrls;
   /** Each organization's notification budget; none: unlimited. */
   mailBudget?: MailBudget;

@@ -129,7 +129,6 @@ const fakeStore = (
   };
   const deps: IssuingDeps = {
     store,
-    mailer: { send: async () => undefined },
     urls: { publicBase: "https://laurel.example" },
   };
   return { deps, badges, events, outbox };
