@@ -1,9 +1,10 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import t from "tap";
 import { Value } from "typebox/value";
 import { EmploymentEventDetailSchema, EmploymentSchema } from "../../core/events/mod.ts";
-import { apiClient, createTemplate, eventually, issueBody, trpc } from "../support/badges.ts";
+import { apiClient, createTemplate, issueBody, trpc } from "../support/badges.ts";
 import { launchChromium } from "../support/browser.ts";
+import { earnerFlows } from "../support/earner_flows.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 import {
@@ -44,40 +45,7 @@ t.before(async () => {
   });
 });
 
-const unfold = (data: string): string =>
-  data
-    .replace(/=\r\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-
-const linkMailedTo = (to: string, after: number): Promise<string> =>
-  eventually(async () => {
-    for (const mail of smtp.mails.slice(after)) {
-      if (!mail.to.some((r) => r.includes(to))) continue;
-      const found = unfold(mail.data).match(/https?:\/\/\S+\/sign_in\/link\?token=[A-Za-z0-9_-]+/);
-      if (found) return found[0];
-    }
-    return undefined;
-  }, 10_000);
-
-const useLink = async (page: Page, link: string): Promise<void> => {
-  await page.goto(link);
-  await Promise.all([page.waitForNavigation(), page.click("button:has-text('Continue')")]);
-};
-
-const signIn = async (context: BrowserContext, email: string): Promise<Page> => {
-  const page = await context.newPage();
-  await page.goto(`${laurel.origin}/sign_in`);
-  await page.fill("#email", email);
-  const before = smtp.mails.length;
-  await page.click("button:has-text('Send me a sign-in link')");
-  await page.waitForSelector("h1:has-text('Check your inbox')");
-  await useLink(page, await linkMailedTo(email, before));
-  return page;
-};
-
-const click = async (page: Page, label: string, selector = `button:has-text('${label}')`): Promise<void> => {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-};
+const { click, linkMailedTo, signIn, useLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
 
 // biome-ignore lint/suspicious/noExplicitAny: event details of many shapes
 type Detail = any;

@@ -1,7 +1,8 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import t from "tap";
-import { apiClient, createTemplate, eventRows, eventually, issueBody, organization, trpc } from "../support/badges.ts";
+import { apiClient, createTemplate, eventRows, issueBody, organization, trpc } from "../support/badges.ts";
 import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
+import { earnerFlows } from "../support/earner_flows.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 
@@ -24,36 +25,7 @@ t.teardown(async () => {
   await smtp?.close();
 });
 
-const unfold = (data: string): string =>
-  data
-    .replace(/=\r\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-
-const linkMailedTo = (to: string, after: number): Promise<string> =>
-  eventually(async () => {
-    for (const mail of smtp.mails.slice(after)) {
-      if (!mail.to.some((r) => r.includes(to))) continue;
-      const found = unfold(mail.data).match(/https?:\/\/\S+\/sign_in\/link\?token=[A-Za-z0-9_-]+/);
-      if (found) return found[0];
-    }
-    return undefined;
-  }, 10_000);
-
-const useLink = async (page: Page, link: string): Promise<void> => {
-  await page.goto(link);
-  await Promise.all([page.waitForNavigation(), page.click("button:has-text('Continue')")]);
-};
-
-const signIn = async (context: BrowserContext, email: string): Promise<Page> => {
-  const page = await context.newPage();
-  await page.goto(`${laurel.origin}/sign_in`);
-  await page.fill("#email", email);
-  const before = smtp.mails.length;
-  await page.click("button:has-text('Send me a sign-in link')");
-  await page.waitForSelector("h1:has-text('Check your inbox')");
-  await useLink(page, await linkMailedTo(email, before));
-  return page;
-};
+const { linkMailedTo, signIn, useLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
 
 t.test("merge, addresses, profile, sign out everywhere", async (t) => {
   const api = apiClient(laurel);

@@ -1,0 +1,54 @@
+import type { BrowserContext, Page } from "playwright-core";
+import { eventually } from "./badges.ts";
+import type { startSmtpSink } from "./smtp_sink.ts";
+
+type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
+
+/** A mail's quoted-printable body as text (soft line breaks joined, `=XX` decoded). */
+export const unfold = (data: string): string =>
+  data
+    .replace(/=\r\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+/**
+ * What an earner does in the browser, for tests that start Laurel and an SMTP sink in `t.before`:
+ * both are read through `services` when a step runs, since they exist only from then on.
+ */
+export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) => {
+  /** The sign-in link mailed to `to` among the mails received after the first `after`. */
+  const linkMailedTo = (to: string, after: number): Promise<string> =>
+    eventually(async () => {
+      for (const mail of services().smtp.mails.slice(after)) {
+        if (!mail.to.some((r) => r.includes(to))) continue;
+        const found = unfold(mail.data).match(/https?:\/\/\S+\/sign_in\/link\?token=[A-Za-z0-9_-]+/);
+        if (found) return found[0];
+      }
+      return undefined;
+    }, 10_000);
+
+  /** Opens a mailed link and presses its one button (mail scanners that only open it use nothing). */
+  const useLink = async (page: Page, link: string): Promise<void> => {
+    await page.goto(link);
+    await Promise.all([page.waitForNavigation(), page.click("button:has-text('Continue')")]);
+  };
+
+  /** Signs `email` in through the sign-in page and the mailed link; the page ends signed in. */
+  const signIn = async (context: BrowserContext, email: string): Promise<Page> => {
+    const { origin, smtp } = services();
+    const page = await context.newPage();
+    await page.goto(`${origin}/sign_in`);
+    await page.fill("#email", email);
+    const before = smtp.mails.length;
+    await page.click("button:has-text('Send me a sign-in link')");
+    await page.waitForSelector("h1:has-text('Check your inbox')");
+    await useLink(page, await linkMailedTo(email, before));
+    return page;
+  };
+
+  /** Presses a button (by its label, or `selector`) and waits for the page it leads to. */
+  const click = async (page: Page, label: string, selector = `button:has-text('${label}')`): Promise<void> => {
+    await Promise.all([page.waitForNavigation(), page.click(selector)]);
+  };
+
+  return { linkMailedTo, useLink, signIn, click };
+};
