@@ -96,7 +96,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     );
   },
   async useCode(digest, now, sessionId) {
-    // The row as it was before this use: a second use sees the first one's time and family.
+    // The row as it stood ahead of this use: a second use sees the first one's time and family.
     const [row] = await sqlAll<Row>(
       db.em(),
       `with old as (select * from connect_codes where digest = ? for update)

@@ -76,7 +76,7 @@ const recordBytes = (value: unknown, key: string): number => keyBytes(key) + JSO
  * request). Revocations arrive over NATS and evict at once; the database stays the source of truth.
  *
  * A look-up that a revocation overtook (the revocation arrived while the database was being asked)
- * may hold the credential as it was before: it is asked again, and never cached, so a revoked
+ * may hold the credential as it stood ahead of the revocation: it is asked again, and never cached, so a revoked
  * credential cannot come back into the cache.
  */
 export const cachingAuthenticator = (deps: AuthenticatorDeps): Authenticator => {

@@ -57,11 +57,11 @@ export interface ConnectStore {
   /** Inserts the grant, or widens the scopes of the earner's active grant to the application. */
   saveGrant(grant: GrantRecord): Promise<GrantRecord>;
   insertCode(code: CodeRecord): Promise<void>;
-  /** Marks the code used by `sessionId`; answers the code as it was before, null when unknown. */
+  /** Marks the code used by `sessionId`; answers the code as it stood ahead of that, null when unknown. */
   useCode(digest: string, now: Date, sessionId: string): Promise<CodeRecord | null>;
   insertSession(session: SessionRecord, refresh: RefreshTokenRecord): Promise<void>;
   revokeSession(id: string, now: Date): Promise<void>;
-  /** Marks the refresh token used; answers it as it was before with its session, null when unknown. */
+  /** Marks the refresh token used; answers it as it stood ahead of that, with its session, null when unknown. */
   useRefresh(digest: string, now: Date): Promise<{ refresh: RefreshTokenRecord; session: SessionRecord } | null>;
   insertRefresh(refresh: RefreshTokenRecord): Promise<void>;
   /**

@@ -5,8 +5,9 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import t from "tap";
 import { buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
-import { apiClient, createTemplate, eventRows, eventually, issueBody, organization } from "../support/badges.ts";
+import { apiClient, createTemplate, eventRows, issueBody, organization } from "../support/badges.ts";
 import { launchChromium } from "../support/browser.ts";
+import { earnerFlows } from "../support/earner_flows.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 
@@ -35,20 +36,7 @@ t.teardown(async () => {
   callbackServer?.close();
 });
 
-const unfold = (data: string): string =>
-  data
-    .replace(/=\r\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-
-const mailedLink = (to: string, pattern: RegExp, after: number): Promise<string> =>
-  eventually(async () => {
-    for (const mail of smtp.mails.slice(after)) {
-      if (!mail.to.some((r) => r.includes(to))) continue;
-      const found = unfold(mail.data).match(pattern);
-      if (found) return found[0];
-    }
-    return undefined;
-  }, 10_000);
+const { mailedLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
 
 /** The client's redirect URI: a loopback server that only says it was reached. */
 let REDIRECT = "";

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import t from "tap";
-import { apiClient, createTemplate, eventRows, eventually, issueBody, organization } from "../support/badges.ts";
+import { apiClient, createTemplate, eventRows, issueBody, organization } from "../support/badges.ts";
 import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
+import { earnerFlows } from "../support/earner_flows.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 
@@ -25,21 +26,7 @@ t.teardown(async () => {
   await smtp?.close();
 });
 
-const unfold = (data: string): string =>
-  data
-    .replace(/=\r\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-
-/** The first link of `pattern` in a mail to `to` received after `after` mails. */
-const mailedLink = (to: string, pattern: RegExp, after: number): Promise<string> =>
-  eventually(async () => {
-    for (const mail of smtp.mails.slice(after)) {
-      if (!mail.to.some((r) => r.includes(to))) continue;
-      const found = unfold(mail.data).match(pattern);
-      if (found) return found[0];
-    }
-    return undefined;
-  }, 10_000);
+const { mailedLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
 
 const HOSTILE = {
   script: "<script>alert('s')</script>",

@@ -15,16 +15,20 @@ export const unfold = (data: string): string =>
  * both are read through `services` when a step runs, since they exist only from then on.
  */
 export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) => {
-  /** The sign-in link mailed to `to` among the mails received after the first `after`. */
-  const linkMailedTo = (to: string, after: number): Promise<string> =>
+  /** The first link of `pattern` in a mail to `to` among the mails received after the first `after`. */
+  const mailedLink = (to: string, pattern: RegExp, after: number): Promise<string> =>
     eventually(async () => {
       for (const mail of services().smtp.mails.slice(after)) {
         if (!mail.to.some((r) => r.includes(to))) continue;
-        const found = unfold(mail.data).match(/https?:\/\/\S+\/sign_in\/link\?token=[A-Za-z0-9_-]+/);
+        const found = unfold(mail.data).match(pattern);
         if (found) return found[0];
       }
       return undefined;
     }, 10_000);
+
+  /** The sign-in link mailed to `to` among the mails received after the first `after`. */
+  const linkMailedTo = (to: string, after: number): Promise<string> =>
+    mailedLink(to, /https?:\/\/\S+\/sign_in\/link\?token=[A-Za-z0-9_-]+/, after);
 
   /** Opens a mailed link and presses its one button (mail scanners that only open it use nothing). */
   const useLink = async (page: Page, link: string): Promise<void> => {
@@ -50,5 +54,5 @@ export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) 
     await Promise.all([page.waitForNavigation(), page.click(selector)]);
   };
 
-  return { linkMailedTo, useLink, signIn, click };
+  return { mailedLink, linkMailedTo, useLink, signIn, click };
 };
