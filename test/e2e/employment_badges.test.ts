@@ -1,21 +1,10 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import t from "tap";
 import { Value } from "typebox/value";
 import { EmploymentEventDetailSchema, EmploymentSchema } from "../../core/events/mod.ts";
 import { apiClient, createTemplate, issueBody, trpc } from "../support/badges.ts";
-import { launchChromium } from "../support/browser.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
-import {
-  makeTestCa,
-  type Receiver,
-  startReceiver,
-  startTestPipeline,
-  waitFor,
-  webhookEnv,
-  webhookOrganization,
-} from "../support/webhooks.ts";
+import { startEarnerWebhookStack } from "../support/earner_flows.ts";
+import { waitFor, webhookOrganization } from "../support/webhooks.ts";
 
 /**
  * The badges an employer sees from real actions: the earner accepting a badge or switching its
@@ -23,29 +12,9 @@ import {
  * Every kind is delivered to the employer's webhook receiver with the shape of spec §6.4, and the
  * REST reads of the employment carry the same `badges`.
  */
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
-let receiver: Receiver;
-const ca = makeTestCa();
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-  receiver = await startReceiver(ca);
-  receiver.answer = () => ({ status: 200, body: "ok" });
-  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
-  browser = await launchChromium();
-  t.teardown(async () => {
-    await browser?.close();
-    await pipeline.stop();
-    await receiver.close();
-    await laurel?.close();
-    await smtp?.close();
-    ca.remove();
-  });
-});
-
-const { click, linkMailedTo, signIn, useLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+const stack = await startEarnerWebhookStack();
+t.teardown(stack.close);
+const { laurel, smtp, browser, receiver, click, linkMailedTo, signIn, useLink } = stack;
 
 // biome-ignore lint/suspicious/noExplicitAny: event details of many shapes
 type Detail = any;

@@ -1,18 +1,7 @@
-import type { Browser } from "playwright-core";
 import t from "tap";
 import { apiClient, createTemplate, eventRows, issueBody, type OrgFixture } from "../support/badges.ts";
-import { launchChromium } from "../support/browser.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
-import {
-  makeTestCa,
-  startReceiver,
-  startTestPipeline,
-  waitFor,
-  webhookEnv,
-  webhookOrganization,
-} from "../support/webhooks.ts";
+import { startEarnerWebhookStack } from "../support/earner_flows.ts";
+import { waitFor, webhookOrganization } from "../support/webhooks.ts";
 
 /**
  * Merging two accounts on the account page, in a real browser: `user.account_merged` reaches the
@@ -20,23 +9,9 @@ import {
  * its detail read by id over REST names both accounts.
  */
 t.test("a merge on the account page is delivered to the organization's webhook receiver", async (t) => {
-  const ca = makeTestCa();
-  const smtp = await startSmtpSink();
-  const laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-  const receiver = await startReceiver(ca);
-  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
-  const browser: Browser = await launchChromium();
-  t.teardown(async () => {
-    await browser.close();
-    await pipeline.stop();
-    await receiver.close();
-    await laurel.close();
-    await smtp.close();
-    ca.remove();
-  });
-  receiver.answer = () => ({ status: 200, body: "ok" });
-
-  const { signIn, useLink, linkMailedTo } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+  const stack = await startEarnerWebhookStack();
+  t.teardown(stack.close);
+  const { laurel, smtp, browser, receiver, signIn, useLink, linkMailedTo } = stack;
 
   const hooked = await webhookOrganization(laurel, { url: receiver.url, events: ["user.account_merged"] });
   const org: OrgFixture = {

@@ -1,6 +1,9 @@
-import type { BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { eventually } from "./badges.ts";
-import type { startSmtpSink } from "./smtp_sink.ts";
+import { launchChromium } from "./browser.ts";
+import { startLaurel } from "./laurel.ts";
+import { startSmtpSink } from "./smtp_sink.ts";
+import { makeTestCa, startReceiver, startTestPipeline, webhookEnv } from "./webhooks.ts";
 
 type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
 
@@ -55,4 +58,28 @@ export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) 
   };
 
   return { mailedLink, linkMailedTo, useLink, signIn, click };
+};
+
+/**
+ * Everything an earner-and-webhook test runs beside it: an SMTP sink, Laurel (sending mail to the
+ * sink), an HTTPS receiver answering 200 behind a test CA, the webhook pipeline and Chromium.
+ * `close` stops them all, in the reverse order.
+ */
+export const startEarnerWebhookStack = async () => {
+  const ca = makeTestCa();
+  const smtp = await startSmtpSink();
+  const laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
+  const receiver = await startReceiver(ca);
+  receiver.answer = () => ({ status: 200, body: "ok" });
+  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
+  const browser: Browser = await launchChromium();
+  const close = async (): Promise<void> => {
+    await browser.close();
+    await pipeline.stop();
+    await receiver.close();
+    await laurel.close();
+    await smtp.close();
+    ca.remove();
+  };
+  return { smtp, laurel, receiver, browser, close, ...earnerFlows(() => ({ origin: laurel.origin, smtp })) };
 };
