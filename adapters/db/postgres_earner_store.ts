@@ -167,6 +167,18 @@ const earnerTx = (em: Em): EarnerTx => ({
     );
     return found.map((r) => r.organization_id as string);
   },
+  async endGrants(userId, now) {
+    await sqlRun(
+      em,
+      `update connect_sessions set revoked_at = ? where revoked_at is null
+         and grant_id in (select id from connect_grants where user_id = ? and revoked_at is null)`,
+      [now, userId],
+    );
+    await sqlRun(em, "update connect_grants set revoked_at = ? where user_id = ? and revoked_at is null", [
+      now,
+      userId,
+    ]);
+  },
   revokeSessions: async (userId, now) => {
     await revokeSessions(em, userId, now);
   },

@@ -15,8 +15,13 @@ export type {
   RefreshTokenRecord,
   SessionRecord,
 } from "./ports.ts";
-export type { BadgeVisibility } from "./public_badges.ts";
-export { publicBadgesEventFor, publicBadgesEvents, visibleToConnected } from "./public_badges.ts";
+export type { BadgeVisibility, MergeConnections } from "./public_badges.ts";
+export {
+  mergeConnectEvents,
+  publicBadgesEventFor,
+  publicBadgesEvents,
+  visibleToConnected,
+} from "./public_badges.ts";
 export { removeAccess } from "./remove.ts";
 export type { ConnectTokenDeps, UserCaller, UserTokenResponse } from "./tokens.ts";
 export { exchangeUserGrant, REFRESH_TOKEN_LIFETIME_SECONDS, userCaller } from "./tokens.ts";

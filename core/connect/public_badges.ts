@@ -1,5 +1,10 @@
 import type { BadgeStandardShape } from "../badges/mod.ts";
-import { type EventRecord, type PublicBadgesEventType, publicBadgesEvent } from "../events/mod.ts";
+import {
+  connectAccessRemovedEvent,
+  type EventRecord,
+  type PublicBadgesEventType,
+  publicBadgesEvent,
+} from "../events/mod.ts";
 
 /** What decides whether a connected organization sees a badge through `public_badges`. */
 export interface BadgeVisibility {
@@ -16,6 +21,7 @@ export const visibleToConnected = (b: BadgeVisibility | null): boolean =>
  * The event a connected organization receives when one badge goes from `before` to `after`
  * (null: not there, i.e. issued or deleted): `added` when it becomes visible, `removed` when it
  * stops being visible, `changed` when it stays visible but its shape changed, nothing otherwise.
+ * A badge changing hands (a merge) is `mergeConnectEvents`'s: removed for one earner, added for the other.
  */
 export const publicBadgesEventFor = (
   before: BadgeVisibility | null,
@@ -26,7 +32,7 @@ export const publicBadgesEventFor = (
   const is = visibleToConnected(after);
   if (!was && is) return "user.public_badges.added";
   if (was && !is) return "user.public_badges.removed";
-  if (was && is && (shapeChanged || before?.user_id !== after?.user_id)) return "user.public_badges.changed";
+  if (was && is && shapeChanged) return "user.public_badges.changed";
   return null;
 };
 
@@ -41,3 +47,37 @@ export const publicBadgesEvents = (
   organizations.map((organization_id) =>
     publicBadgesEvent(kind, userId, badge, { id: ctx.newEventId(), organization_id, occurred_at: ctx.now }),
   );
+
+/** The accounts of a merge and the organizations each had granted access (active grants, before it). */
+export interface MergeConnections {
+  source: string;
+  destination: string;
+  sourceOrganizations: readonly string[];
+  destinationOrganizations: readonly string[];
+}
+
+/**
+ * What a merge tells connected organizations. The merged-away account's grants end with it: each
+ * organization it had connected stops seeing its visible badges (`removed`, its user id) and loses
+ * access (`user.connect_access.removed`). Those badges now belong to the surviving account, so each
+ * organization it had connected starts seeing them (`added`, its user id). An organization
+ * connected to both gets both sides. The surviving account's own badges change for nobody, and no
+ * organization gains the surviving account's badges through a grant given to the other account.
+ */
+export const mergeConnectEvents = (
+  merge: MergeConnections,
+  moved: readonly { visibility: BadgeVisibility; shape: BadgeStandardShape }[],
+  ctx: { now: Date; newEventId: () => string },
+): EventRecord[] => {
+  const visible = moved.filter((b) => visibleToConnected(b.visibility));
+  const removed = visible.flatMap((b) =>
+    publicBadgesEvents("user.public_badges.removed", merge.source, b.shape, merge.sourceOrganizations, ctx),
+  );
+  const accessEnded = merge.sourceOrganizations.map((organization_id) =>
+    connectAccessRemovedEvent(merge.source, { id: ctx.newEventId(), organization_id, occurred_at: ctx.now }),
+  );
+  const added = visible.flatMap((b) =>
+    publicBadgesEvents("user.public_badges.added", merge.destination, b.shape, merge.destinationOrganizations, ctx),
+  );
+  return [...removed, ...accessEnded, ...added];
+};

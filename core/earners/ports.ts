@@ -60,6 +60,8 @@ export interface EarnerTx {
   organizationsHoldingBadges(userIds: string[]): Promise<string[]>;
   /** Ids of the organizations holding an active connect grant from any of these accounts. */
   connectedOrganizations(userIds: string[]): Promise<string[]>;
+  /** Revokes the account's active connect grants and every token family issued under them. */
+  endGrants(userId: string, now: Date): Promise<void>;
   revokeSessions(userId: string, now: Date): Promise<void>;
   /** Removes an address of the account; its badges stay with the account. */
   removeEmail(userId: string, emailKey: string): Promise<void>;

@@ -1,4 +1,5 @@
-import { normalizeEmail } from "../badges/mod.ts";
+import { badgeStandardShape, normalizeEmail } from "../badges/mod.ts";
+import { mergeConnectEvents } from "../connect/mod.ts";
 import { CoreError } from "../errors/mod.ts";
 import { accountMergedEvent } from "../events/mod.ts";
 import { eventContext, newUserRecord } from "../issuing/mod.ts";
@@ -85,15 +86,24 @@ export const redeemLink = async (
       const source = (owner as { user_id: string }).user_id;
       userId = link.user_id as string;
       // Issuers of either account's badges, and organizations either account connected to.
+      const connected = {
+        source,
+        destination: userId,
+        sourceOrganizations: await tx.connectedOrganizations([source]),
+        destinationOrganizations: await tx.connectedOrganizations([userId]),
+      };
       const organizations = [
         ...new Set([
           ...(await tx.organizationsHoldingBadges([source, userId])),
-          ...(await tx.connectedOrganizations([source, userId])),
+          ...connected.sourceOrganizations,
+          ...connected.destinationOrganizations,
         ]),
       ].sort();
       const moved = await tx.connections.heldBadges(source);
       await tx.mergeAccounts(source, userId, ctx.now);
       await tx.revokeSessions(source, ctx.now);
+      // A grant was consent to the merged-away account's badges, not to those it joins.
+      await tx.endGrants(source, ctx.now);
       // The merged-away account's records leave it; the addresses it brought associate them again here.
       await syncAccountConnections(tx.connections, ctx, source);
       await syncAccountConnections(tx.connections, ctx, userId);
@@ -102,11 +112,16 @@ export const redeemLink = async (
         const after = { ...held, badge: { ...held.badge, user_id: userId } };
         await followBadgeChange(tx.connections, ctx, deps.issuing.urls, held, after);
       }
-      await tx.appendEvents(
-        organizations.map((org) =>
+      const shaped = moved.map((v) => ({
+        visibility: v.badge,
+        shape: badgeStandardShape(v.badge, v.template, v.issuer, deps.issuing.urls),
+      }));
+      await tx.appendEvents([
+        ...organizations.map((org) =>
           accountMergedEvent({ source_user_id: source, destination_user_id: userId }, eventContext(ctx, org)),
         ),
-      );
+        ...mergeConnectEvents(connected, shaped, ctx),
+      ]);
       return { ok: true, purpose: link.purpose, userId, email: link.email, session: null, next: "/account" };
     }
     if (owner !== null) userId = owner.user_id;

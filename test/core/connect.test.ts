@@ -5,6 +5,7 @@ import {
   checkAuthorizeRequest,
   type GrantRecord,
   grantCovers,
+  mergeConnectEvents,
   publicBadgesEventFor,
   publicBadgesEvents,
   redirectWith,
@@ -48,13 +49,7 @@ t.test("public badge events: one row per rule", async (t) => {
     ],
     ["delete an accepted public badge", badge("accepted", true), null, false, "user.public_badges.removed"],
     ["delete a private badge", badge("accepted", false), null, false, null],
-    [
-      "merge: moves to another earner",
-      badge("accepted", true),
-      badge("accepted", true, "other"),
-      false,
-      "user.public_badges.changed",
-    ],
+    ["changing hands is the merge rule's", badge("accepted", true), badge("accepted", true, "other"), false, null],
     [
       "visible badge whose shape changed",
       badge("accepted", true),
@@ -83,6 +78,68 @@ t.test("public badge events: one row per rule", async (t) => {
       ["e2", "org-b", USER],
     ],
   );
+});
+
+t.test("public badge events of a merge: one row per situation", async (t) => {
+  const [SOURCE, DEST] = ["source-user", "destination-user"];
+  const moved = (id: string, state: string, isPublic: boolean) => ({
+    visibility: badge(state, isPublic, SOURCE),
+    shape: { id } as never,
+  });
+  const shown = moved("shown", "accepted", true);
+  const rows: Array<[string, ReturnType<typeof moved>[], string[], string[], string[]]> = [
+    ["nobody connected", [shown], [], [], []],
+    [
+      "connected to the merged-away account only: its badges go, and so does access",
+      [shown],
+      ["org-s"],
+      [],
+      ["org-s user.public_badges.removed source-user shown", "org-s user.connect_access.removed source-user -"],
+    ],
+    [
+      "connected to the surviving account only: the moved badges arrive",
+      [shown],
+      [],
+      ["org-d"],
+      ["org-d user.public_badges.added destination-user shown"],
+    ],
+    [
+      "connected to both: gone under one id, arrived under the other",
+      [shown],
+      ["org-b"],
+      ["org-b"],
+      [
+        "org-b user.public_badges.removed source-user shown",
+        "org-b user.connect_access.removed source-user -",
+        "org-b user.public_badges.added destination-user shown",
+      ],
+    ],
+    [
+      "badges nobody saw move silently",
+      [moved("private", "accepted", false), moved("pending", "pending", true), moved("revoked", "revoked", true)],
+      ["org-s"],
+      ["org-d"],
+      ["org-s user.connect_access.removed source-user -"],
+    ],
+    ["nothing moved, nobody lost access", [], [], ["org-d"], []],
+  ];
+  for (const [name, badges, sourceOrganizations, destinationOrganizations, expected] of rows) {
+    let n = 0;
+    const events = mergeConnectEvents(
+      { source: SOURCE, destination: DEST, sourceOrganizations, destinationOrganizations },
+      badges,
+      { now: new Date(0), newEventId: () => `e${++n}` },
+    );
+    t.same(
+      events.map(
+        (e) =>
+          `${e.organization_id} ${e.event_type} ${e.detail.user_id} ${(e.detail.badge as { id: string } | undefined)?.id ?? "-"}`,
+      ),
+      expected,
+      name,
+    );
+    t.same(new Set(events.map((e) => e.id)).size, events.length, `${name}: an id each`);
+  }
 });
 
 t.test("redirect URIs", async (t) => {

@@ -61,25 +61,35 @@ export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) 
 };
 
 /**
- * Everything an earner-and-webhook test runs beside it: an SMTP sink, Laurel (sending mail to the
- * sink), an HTTPS receiver answering 200 behind a test CA, the webhook pipeline and Chromium.
- * `close` stops them all, in the reverse order.
+ * What an earner-and-webhook test runs beside it, short of a browser: an SMTP sink, Laurel
+ * (sending mail to the sink), an HTTPS receiver answering 200 behind a test CA and the webhook
+ * pipeline. `close` stops them all, in the reverse order.
  */
-export const startEarnerWebhookStack = async () => {
+export const startEarnerWebhookServices = async () => {
   const ca = makeTestCa();
   const smtp = await startSmtpSink();
   const laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
   const receiver = await startReceiver(ca);
   receiver.answer = () => ({ status: 200, body: "ok" });
   const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
-  const browser: Browser = await launchChromium();
   const close = async (): Promise<void> => {
-    await browser.close();
     await pipeline.stop();
     await receiver.close();
     await laurel.close();
     await smtp.close();
     ca.remove();
   };
-  return { smtp, laurel, receiver, browser, close, ...earnerFlows(() => ({ origin: laurel.origin, smtp })) };
+  return { smtp, laurel, receiver, pipeline, close };
+};
+
+/** The services of `startEarnerWebhookServices` and Chromium, with the earner's browser steps. */
+export const startEarnerWebhookStack = async () => {
+  const services = await startEarnerWebhookServices();
+  const browser: Browser = await launchChromium();
+  const close = async (): Promise<void> => {
+    await browser.close();
+    await services.close();
+  };
+  const { smtp, laurel } = services;
+  return { ...services, browser, close, ...earnerFlows(() => ({ origin: laurel.origin, smtp })) };
 };
