@@ -114,6 +114,29 @@ export const postgresBadgeTx = (em: Em): BadgeTx => ({
     return found.map((r) => r.organization_id);
   },
 
+  async connectedHolders(templateId) {
+    const grants = await sqlAll<{ user_id: string; organization_id: string }>(
+      em,
+      `select distinct user_id, organization_id from connect_grants
+       where revoked_at is null and user_id in (select user_id from badges where badge_template_id = ?)
+       order by organization_id`,
+      [templateId],
+    );
+    if (grants.length === 0) return [];
+    const byUser = new Map<string, string[]>();
+    for (const g of grants) byUser.set(g.user_id, [...(byUser.get(g.user_id) ?? []), g.organization_id]);
+    const held = await rows(
+      em,
+      `${BADGE_FROM} where b.badge_template_id = ? and b.user_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
+       order by b.id`,
+      [templateId, JSON.stringify([...byUser.keys()])],
+    );
+    return held.map((row) => {
+      const { badge } = badgeViewOf(row);
+      return { badge, organizations: byUser.get(badge.user_id ?? "") ?? [] };
+    });
+  },
+
   async insertTemplate(template) {
     const { badges_count: _count, ...row } = template;
     try {

@@ -15,11 +15,12 @@ export type {
   RefreshTokenRecord,
   SessionRecord,
 } from "./ports.ts";
-export type { BadgeVisibility, MergeConnections } from "./public_badges.ts";
+export type { BadgeVisibility, MergeConnections, RetemplatedBadge } from "./public_badges.ts";
 export {
   mergeConnectEvents,
   publicBadgesEventFor,
   publicBadgesEvents,
+  templateChangeEvents,
   visibleToConnected,
 } from "./public_badges.ts";
 export { removeAccess } from "./remove.ts";

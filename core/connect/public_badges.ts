@@ -48,6 +48,30 @@ export const publicBadgesEvents = (
     publicBadgesEvent(kind, userId, badge, { id: ctx.newEventId(), organization_id, occurred_at: ctx.now }),
   );
 
+/** A badge whose template was edited: its shape before and after, and who its holder connected. */
+export interface RetemplatedBadge {
+  visibility: BadgeVisibility;
+  before: BadgeStandardShape;
+  after: BadgeStandardShape;
+  organizations: readonly string[];
+}
+
+/**
+ * A template edit: `changed` for each visible badge whose shape the edit changed (its name,
+ * description, image or skills), to each organization connected to the badge's holder; nothing
+ * for edits a badge's shape does not show (state, slug, settings) nor for badges nobody sees.
+ */
+export const templateChangeEvents = (
+  badges: readonly RetemplatedBadge[],
+  ctx: { now: Date; newEventId: () => string },
+): EventRecord[] =>
+  badges.flatMap((b) => {
+    const differs = JSON.stringify(b.before) !== JSON.stringify(b.after);
+    const kind = publicBadgesEventFor(b.visibility, b.visibility, differs);
+    const holder = b.visibility.user_id;
+    return kind && holder ? publicBadgesEvents(kind, holder, b.after, b.organizations, ctx) : [];
+  });
+
 /** The accounts of a merge and the organizations each had granted access (active grants, before it). */
 export interface MergeConnections {
   source: string;

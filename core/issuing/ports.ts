@@ -89,6 +89,11 @@ export interface BadgeTx extends IssueWrites {
   employment: ConnectionTx;
   /** Organizations holding an active connect grant from any of these earners. */
   connectedOrganizations(userIds: string[]): Promise<string[]>;
+  /**
+   * The template's badges whose holder has an active connect grant, each with the organizations
+   * holding the holder's grants.
+   */
+  connectedHolders(templateId: string): Promise<Array<{ badge: BadgeRecord; organizations: string[] }>>;
 }
 
 /** Badges, templates and earners, read outside a transaction or changed inside one. */

@@ -1,7 +1,9 @@
 import {
   applyTemplateAction,
   applyTemplateUpdate,
+  type BadgeRecord,
   type BadgeTemplateRecord,
+  badgeStandardShape,
   badgeTemplateJson,
   checkTemplateDeletable,
   newTemplateRecord,
@@ -12,6 +14,7 @@ import {
   type TemplateUpdateBody,
   templateChanged,
 } from "../badges/mod.ts";
+import { templateChangeEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import { type CoreError, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeTemplateEventType, badgeTemplateEvent, type EventRecord } from "../events/mod.ts";
@@ -87,7 +90,18 @@ const changeTemplate = (
     const next = orThrow(change(view.template));
     if (!templateChanged(view.template, next)) return view;
     if ((await tx.updateTemplate(next)) === "slug_taken") throw slugTaken();
-    await tx.appendEvents([templateEvent(deps, ctx, "badge_template.changed", next, view.owner)]);
+    const shape = (badge: BadgeRecord, template: BadgeTemplateRecord) =>
+      badgeStandardShape(badge, template, view.owner, deps.urls);
+    const retemplated = (await tx.connectedHolders(id)).map(({ badge, organizations }) => ({
+      visibility: badge,
+      before: shape(badge, view.template),
+      after: shape(badge, next),
+      organizations,
+    }));
+    await tx.appendEvents([
+      templateEvent(deps, ctx, "badge_template.changed", next, view.owner),
+      ...templateChangeEvents(retemplated, ctx),
+    ]);
     return { template: next, owner: view.owner };
   });
 

@@ -9,6 +9,7 @@ import {
   publicBadgesEventFor,
   publicBadgesEvents,
   redirectWith,
+  templateChangeEvents,
 } from "../../core/connect/mod.ts";
 import {
   checkRedirectUris,
@@ -139,6 +140,37 @@ t.test("public badge events of a merge: one row per situation", async (t) => {
       name,
     );
     t.same(new Set(events.map((e) => e.id)).size, events.length, `${name}: an id each`);
+  }
+});
+
+t.test("public badge events of a template edit: one row per situation", async (t) => {
+  const shape = (name: string, state = "accepted") => ({ id: "b", state, badge_template: { name } }) as never;
+  const rows: Array<[string, BadgeVisibility, string, string, string[], string[]]> = [
+    ["renamed, visible", badge("accepted", true), "Rust", "Rust 2", ["org-a", "org-b"], ["org-a", "org-b"]],
+    ["an edit the badge does not show", badge("accepted", true), "Rust", "Rust", ["org-a"], []],
+    ["renamed, private", badge("accepted", false), "Rust", "Rust 2", ["org-a"], []],
+    ["renamed, pending", badge("pending", true), "Rust", "Rust 2", ["org-a"], []],
+    ["renamed, revoked", badge("revoked", true), "Rust", "Rust 2", ["org-a"], []],
+    ["renamed, nobody connected", badge("accepted", true), "Rust", "Rust 2", [], []],
+  ];
+  for (const [name, visibility, before, after, organizations, expected] of rows) {
+    let n = 0;
+    const events = templateChangeEvents([{ visibility, before: shape(before), after: shape(after), organizations }], {
+      now: new Date(0),
+      newEventId: () => `e${++n}`,
+    });
+    t.same(
+      events.map((e) => e.organization_id),
+      expected,
+      name,
+    );
+    for (const e of events) {
+      t.equal(e.event_type, "user.public_badges.changed", `${name}: changed`);
+      t.same(
+        [e.detail.user_id, (e.detail.badge as { badge_template: { name: string } }).badge_template.name],
+        [USER, after],
+      );
+    }
   }
 });
 

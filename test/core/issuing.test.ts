@@ -86,6 +86,7 @@ const fakeStore = (
     insertUser: async () => "inserted",
     linkBadges: async () => 0,
     connectedOrganizations: async () => [],
+    connectedHolders: async () => [],
     appendEvents: async (e) => {
       events.push(...e);
     },

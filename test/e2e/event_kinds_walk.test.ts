@@ -39,7 +39,6 @@ const awaitingSource: readonly EventType[] = [
   "employment.external_badges.added",
   "employment.external_badges.removed",
   "employment.external_badges.verification_status_changed",
-  "user.public_badges.changed",
 ];
 
 /** The documented detail of each family (spec §6.4): a new family must name its shape here. */
@@ -205,6 +204,10 @@ const SOURCES: Partial<Record<EventType, { how: string; run: () => Promise<unkno
   "user.public_badges.removed": {
     how: "the connected earner makes a public badge private",
     run: async () => makePrivate(await acceptedBadge()),
+  },
+  "user.public_badges.changed": {
+    how: "REST PUT badge_templates/<id> renaming the template of a badge the connected earner shows",
+    run: () => rest("PUT", `/badge_templates/${w.template}`, { name: "Walking far" }),
   },
   "employment.badges.state_changed": {
     how: "REST PUT badges/<id>/revoke of a viewable badge",
