@@ -85,13 +85,13 @@ export const redeemLink = async (
     if (link.purpose === "merge") {
       const source = (owner as { user_id: string }).user_id;
       userId = link.user_id as string;
-      // Issuers of either account's badges, and organizations either account connected to.
       const connected = {
         source,
         destination: userId,
         sourceOrganizations: await tx.connectedOrganizations([source]),
         destinationOrganizations: await tx.connectedOrganizations([userId]),
       };
+      // Issuers of either account's badges, and organizations either account connected to.
       const organizations = [
         ...new Set([
           ...(await tx.organizationsHoldingBadges([source, userId])),
