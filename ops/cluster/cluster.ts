@@ -2,6 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
+import { errorBody, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../../adapters/rest/mod.ts";
 import { loopbackCa } from "./loopback_ca.ts";
 import { clusterUrl, type NatsNodeSpec, natsNodeConfig } from "./nats_config.ts";
 import { localPostgres } from "./postgres.ts";
@@ -136,7 +137,25 @@ const ensureDatabase = async (): Promise<string> => {
   return url.toString();
 };
 
-const haproxyConfig = (): string =>
+/**
+ * haproxy's own 503 (no API server passes its health check: while PostgreSQL is down every one
+ * fails it) in the API's words: the documented error body and Retry-After, as the servers answer.
+ */
+const unavailableAnswer = (): string => {
+  const body = JSON.stringify(errorBody("unavailable", UNAVAILABLE_MESSAGE));
+  return [
+    "HTTP/1.1 503 Service Unavailable",
+    "content-type: application/json; charset=utf-8",
+    "cache-control: no-store",
+    `retry-after: ${RETRY_AFTER_SECONDS}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+    "",
+    body,
+  ].join("\r\n");
+};
+
+const haproxyConfig = (errorFile: string): string =>
   [
     "global",
     `  pidfile ${pidFile("haproxy")}`,
@@ -151,6 +170,7 @@ const haproxyConfig = (): string =>
     // that reached a server may have been carried out (a POST issues a badge), so it is not resent.
     "  option redispatch",
     "  retry-on conn-failure",
+    `  errorfile 503 ${errorFile}`,
     "frontend laurel",
     `  bind 127.0.0.1:${ports.balancer}`,
     "  default_backend api",
@@ -230,7 +250,9 @@ export const up = async (): Promise<string> => {
   for (let i = 0; i < ports.workerMetrics.length; i++) startWorker(i, databaseUrl);
   if (!pidOf("haproxy")) {
     const config = join(CLUSTER_DIR, "haproxy.cfg");
-    writeFileSync(config, haproxyConfig());
+    const errorFile = join(CLUSTER_DIR, "haproxy-503.http");
+    writeFileSync(errorFile, unavailableAnswer());
+    writeFileSync(config, haproxyConfig(errorFile));
     say(`starting haproxy on ${ports.balancer}`);
     const haproxy = has("haproxy") && existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : "haproxy";
     execFileSync(haproxy, ["-D", "-f", config], { stdio: "inherit" });
