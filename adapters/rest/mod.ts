@@ -7,7 +7,7 @@ export type { BadgeRestDeps, CredentialSigning } from "./badge_deps.ts";
 export type { RestDeps } from "./deps.ts";
 export { contextOf, urlsOf } from "./deps.ts";
 export { Many, many, One, OrganizationParams, one, optionalBody, PageQuery, pageUrlFor } from "./envelope.ts";
-export { ErrorBody, errorBody, STATUS_FOR_CODE } from "./errors.ts";
+export { ErrorBody, errorBody, RETRY_AFTER_SECONDS, STATUS_FOR_CODE, UNAVAILABLE_MESSAGE } from "./errors.ts";
 export type { FreshReads } from "./fresh_reads.ts";
 export { freshReads, sendFreshBody } from "./fresh_reads.ts";
 export { callerOf, guard } from "./guard.ts";

@@ -2,13 +2,16 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
+import { errorBody, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../../adapters/rest/mod.ts";
 import { loopbackCa } from "./loopback_ca.ts";
 import { clusterUrl, type NatsNodeSpec, natsNodeConfig } from "./nats_config.ts";
+import { localPostgres } from "./postgres.ts";
 
 /**
  * `npm run cluster -- up | down | status`: Laurel as a multi-process deployment on this machine,
  * the reference for a real one (the same configuration files, other host names): a three-node NATS
- * JetStream cluster, PostgreSQL, two API servers behind haproxy and two webhook workers. Idempotent:
+ * JetStream cluster, a PostgreSQL cluster of its own (so that the soak may stop it without touching
+ * the machine's server), two API servers behind haproxy and two webhook workers. Idempotent:
  * `up` starts only what is not running. Everything lives under CLUSTER_DIR (default ./data/cluster):
  * configuration, pid files, logs, stream storage, the shared keys.
  */
@@ -23,6 +26,7 @@ export const ports = {
   /** Each API server's admin listener (tRPC, /metrics), on loopback. */
   admin: [BASE + 21, BASE + 22],
   workerMetrics: [BASE + 11, BASE + 12],
+  postgres: BASE + 50,
 };
 export const natsNodes: NatsNodeSpec[] = [1, 2, 3].map((i) => ({
   name: `nats-${i}`,
@@ -112,14 +116,15 @@ const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs 
   }
 };
 
-/** PostgreSQL through ops/prepare.sh, and the cluster's own database on it. */
+/** The cluster's own PostgreSQL (Debian's binaries, pg_ctl), its data under CLUSTER_DIR/postgres. */
+export const clusterPostgres = localPostgres({ dir: join(CLUSTER_DIR, "postgres"), port: ports.postgres });
+
+/** PostgreSQL started (created on the first `up`), and the cluster's database on it. */
 const ensureDatabase = async (): Promise<string> => {
-  const admin = execFileSync("bash", [join(ROOT, "ops/prepare.sh"), "postgres"], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
-  const url = new URL(admin);
-  const client = new pg.Client({ connectionString: admin });
+  if (!existsSync("/usr/lib/postgresql")) ensurePackage("pg_ctlcluster", "postgresql");
+  if (!(await clusterPostgres.running())) say(`starting PostgreSQL on ${ports.postgres}`);
+  await clusterPostgres.start();
+  const client = new pg.Client({ connectionString: clusterPostgres.url });
   await client.connect();
   try {
     const { rowCount } = await client.query("select 1 from pg_database where datname = 'laurel_cluster'");
@@ -127,11 +132,30 @@ const ensureDatabase = async (): Promise<string> => {
   } finally {
     await client.end();
   }
+  const url = new URL(clusterPostgres.url);
   url.pathname = "/laurel_cluster";
   return url.toString();
 };
 
-const haproxyConfig = (): string =>
+/**
+ * haproxy's own 503 (no API server passes its health check: while PostgreSQL is down every one
+ * fails it) in the API's words: the documented error body and Retry-After, as the servers answer.
+ */
+const unavailableAnswer = (): string => {
+  const body = JSON.stringify(errorBody("unavailable", UNAVAILABLE_MESSAGE));
+  return [
+    "HTTP/1.1 503 Service Unavailable",
+    "content-type: application/json; charset=utf-8",
+    "cache-control: no-store",
+    `retry-after: ${RETRY_AFTER_SECONDS}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+    "",
+    body,
+  ].join("\r\n");
+};
+
+const haproxyConfig = (errorFile: string): string =>
   [
     "global",
     `  pidfile ${pidFile("haproxy")}`,
@@ -146,6 +170,7 @@ const haproxyConfig = (): string =>
     // that reached a server may have been carried out (a POST issues a badge), so it is not resent.
     "  option redispatch",
     "  retry-on conn-failure",
+    `  errorfile 503 ${errorFile}`,
     "frontend laurel",
     `  bind 127.0.0.1:${ports.balancer}`,
     "  default_backend api",
@@ -225,7 +250,9 @@ export const up = async (): Promise<string> => {
   for (let i = 0; i < ports.workerMetrics.length; i++) startWorker(i, databaseUrl);
   if (!pidOf("haproxy")) {
     const config = join(CLUSTER_DIR, "haproxy.cfg");
-    writeFileSync(config, haproxyConfig());
+    const errorFile = join(CLUSTER_DIR, "haproxy-503.http");
+    writeFileSync(errorFile, unavailableAnswer());
+    writeFileSync(config, haproxyConfig(errorFile));
     say(`starting haproxy on ${ports.balancer}`);
     const haproxy = has("haproxy") && existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : "haproxy";
     execFileSync(haproxy, ["-D", "-f", config], { stdio: "inherit" });
@@ -255,7 +282,16 @@ export const down = async (): Promise<void> => {
   await Promise.all(["api-1", "api-2"].map((n) => stopProcess(n)));
   await Promise.all(["worker-1", "worker-2"].map((n) => stopProcess(n)));
   for (const n of natsNodes) await stopProcess(n.name);
-  say("down (PostgreSQL is the machine's own and keeps running; the data stays in CLUSTER_DIR)");
+  await clusterPostgres.stop();
+  say("down (the data stays in CLUSTER_DIR)");
+};
+
+const postgresPid = (): number | null => {
+  try {
+    return Number(readFileSync(join(CLUSTER_DIR, "postgres/data/postmaster.pid"), "utf8").split("\n")[0]) || null;
+  } catch {
+    return null;
+  }
 };
 
 export const status = async (): Promise<Array<{ part: string; pid: number | null; healthy: boolean }>> => {
@@ -280,7 +316,7 @@ export const status = async (): Promise<Array<{ part: string; pid: number | null
       await client.end().catch(() => {});
     }
   }
-  rows.push({ part: "postgresql", pid: null, healthy: postgres });
+  rows.push({ part: `postgresql :${ports.postgres}`, pid: postgresPid(), healthy: postgres });
   for (const [i, p] of ports.api.entries()) {
     rows.push({
       part: `api-${i + 1} :${p}`,

@@ -1,12 +1,8 @@
-import { execFile } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { freePort } from "../../adapters/bus/mod.ts";
-
-const run = promisify(execFile);
-const BIN = "/usr/lib/postgresql/15/bin";
+import { localPostgres } from "../../ops/cluster/postgres.ts";
 
 export interface ThrowawayPostgres {
   /** `postgres://laurel@127.0.0.1:<port>/postgres` (trust authentication). */
@@ -20,40 +16,20 @@ export interface ThrowawayPostgres {
 }
 
 /**
- * A PostgreSQL 15 cluster of its own in a temporary directory, on its own port, for tests that
- * restart or stop the database: the server the other tests share is never touched. initdb refuses
- * to run as root, so as root the cluster belongs to the `postgres` user.
+ * A PostgreSQL cluster of its own in a temporary directory, on its own port, for tests that
+ * restart or stop the database: the server the other tests share is never touched.
  */
 export const startThrowawayPostgres = async (): Promise<ThrowawayPostgres> => {
   const dir = mkdtempSync(join(tmpdir(), "laurel-pg-"));
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    const { stdout } = await run("id", ["-u", "postgres"]);
-    const { stdout: gid } = await run("id", ["-g", "postgres"]);
-    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
-  }
-  const pg = (tool: string, args: string[]) =>
-    asRoot ? run("runuser", ["-u", "postgres", "--", join(BIN, tool), ...args]) : run(join(BIN, tool), args);
-  const port = await freePort();
-  const data = join(dir, "data");
-  await pg("initdb", ["-D", data, "-A", "trust", "-U", "laurel", "--no-sync"]);
-  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
-  const ctl = (...args: string[]) =>
-    pg("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-o", serverOptions, ...args]);
-  await ctl("start");
+  const postgres = localPostgres({ dir, port: await freePort(), fast: true });
+  await postgres.start();
   return {
-    url: `postgres://laurel@127.0.0.1:${port}/postgres`,
-    restart: async () => {
-      await ctl("-m", "fast", "restart");
-    },
-    stop: async () => {
-      await ctl("-m", "fast", "stop");
-    },
-    start: async () => {
-      await ctl("start");
-    },
+    url: postgres.url,
+    restart: () => postgres.restart(),
+    stop: () => postgres.stop(),
+    start: () => postgres.start(),
     remove: async () => {
-      await ctl("-m", "immediate", "stop").catch(() => undefined);
+      await postgres.kill().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,70 @@
+import { execFile } from "node:child_process";
+import { chmodSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { promisify } from "node:util";
+import t from "tap";
+import { tempDir } from "../support/services.ts";
+
+const run = promisify(execFile);
+
+/** A base port whose block (the cluster uses base .. base+250) is free now. */
+const freeBlock = async (): Promise<number> => {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = createServer()
+        .once("error", () => resolve(false))
+        .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+    });
+  for (;;) {
+    const base = 30_000 + Math.floor(Math.random() * 80) * 100;
+    const used = [0, 1, 2, 11, 12, 21, 22, 50, 99, 221, 222, 223, 231, 232, 233, 241, 242, 243];
+    if ((await Promise.all(used.map((o) => free(base + o)))).every(Boolean)) return base;
+  }
+};
+
+/**
+ * `npm run soak` at a small scale with only its PostgreSQL step: the whole deployment of
+ * `npm run cluster` (its own PostgreSQL cluster, three NATS nodes, two API servers behind haproxy,
+ * two workers) while the database is stopped for a few seconds and started again. Clients see only
+ * 201s and 503s with Retry-After, and every recorded event reaches the receiver.
+ */
+t.test("the soak's PostgreSQL stop: 503 with Retry-After only, every event delivered", async (t) => {
+  const dir = tempDir();
+  // As root, the database's directory inside belongs to `postgres`, who must reach it.
+  chmodSync(dir.path, 0o755);
+  const env = { ...process.env, CLUSTER_DIR: dir.path, CLUSTER_PORT_BASE: String(await freeBlock()) };
+  t.teardown(async () => {
+    await run(process.execPath, ["ops/cluster/cluster.ts", "down"], { env }).catch(() => undefined);
+    dir.remove();
+  });
+  const soak: { stdout: string; code?: number } = await run(
+    process.execPath,
+    ["ops/soak.ts", "--duration", "16", "--rate", "20", "--faults", "postgres", "--postgres-down", "4", "--json"],
+    { env, maxBuffer: 1 << 24 },
+  ).catch((err: { code: number; stdout: string; stderr: string }) => {
+    t.comment(err.stderr);
+    return err;
+  });
+  const report = JSON.parse(soak.stdout) as {
+    recorded: number;
+    delivered: number;
+    lost: number;
+    duplicates_with_another_webhook_id: number;
+    server_errors: number;
+    postgres_outage: { down_ms: number; answers_while_down: Record<string, number> };
+    clients: Record<string, number>;
+  };
+  t.comment(JSON.stringify(report.clients));
+  t.ok(report.recorded > 0, `events were recorded (${report.recorded})`);
+  t.equal(report.delivered, report.recorded, "every recorded event reached the receiver");
+  t.equal(report.lost, 0, "nothing lost");
+  t.equal(report.duplicates_with_another_webhook_id, 0, "a repeated delivery keeps its webhook-id");
+  t.equal(report.server_errors, 0, "no 5xx but 503 with Retry-After");
+  t.ok(report.postgres_outage.down_ms >= 4_000, "PostgreSQL was down for the time asked");
+  const kinds = Object.keys(report.clients).map((k) => k.split(": ")[1]);
+  t.same([...new Set(kinds)].sort(), ["201", "503 with Retry-After"], "clients saw 201 and 503 with Retry-After only");
+  t.ok((report.postgres_outage.answers_while_down["503 with Retry-After"] ?? 0) > 0, "the outage was seen");
+  const databaseUrl = readFileSync(`${dir.path}/database-url`, "utf8").trim();
+  t.equal(new URL(databaseUrl).port, String(Number(env.CLUSTER_PORT_BASE) + 50), "on the cluster's own server");
+  t.equal(soak.code ?? 0, 0, "the soak's exit code says it passed");
+});
