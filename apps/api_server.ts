@@ -35,6 +35,7 @@ import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
+import { wireExternalBadges } from "./external_badge_wiring.ts";
 import { healthOf } from "./health.ts";
 import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
 
@@ -121,6 +122,7 @@ export const buildApiServer = async (
   const employeeStore = postgresEmployeeStore(db);
   const earnerStore = postgresEarnerStore(db);
   const connectStore = postgresConnectStore(db);
+  const externalBadges = wireExternalBadges(config, db);
   // Every mail the pages and invitations send goes through the outbox; a mail sender delivers it.
   const mailOutbox = postgresMailOutbox(db);
   const registry = metrics ?? metricsRegistry();
@@ -155,6 +157,7 @@ export const buildApiServer = async (
         budget: { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() },
         ...postgresInvitationStore(db),
       },
+      externalBadges: externalBadges.deps.store,
     },
     connect: {
       store: connectStore,
@@ -189,6 +192,7 @@ export const buildApiServer = async (
     mail: { outbox: mailOutbox, newId: uuidv7 },
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
+    externalBadges: externalBadges.deps,
     connect: {
       store: connectStore,
       secrets,
@@ -219,6 +223,7 @@ export const buildApiServer = async (
       await app.close();
       await admin.close();
       await badgeWiring.close();
+      await externalBadges.close();
     },
   };
 };

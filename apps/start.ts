@@ -5,6 +5,7 @@ import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfig } from "./config.ts";
+import { startExternalReverification } from "./external_badge_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
 import { onShutdown } from "./shutdown.ts";
@@ -52,8 +53,10 @@ const server = await orRefuse(
 // to leave them to separate `npm run worker` processes).
 let pipeline: WebhookPipeline | undefined;
 let mail: MailPipeline | undefined;
+let reverification: { stop(): Promise<void> } | undefined;
 if (config.webhooks.inProcessWorkers) {
   mail = startMailPipeline(config, db, server.app.log, metrics);
+  reverification = startExternalReverification(config, db, server.app.log);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
@@ -71,6 +74,7 @@ server.app.log.info(
 onShutdown(async () => {
   await pipeline?.stop();
   await mail?.stop();
+  await reverification?.stop();
   await server.close();
   await nc.drain();
   await db.close();

@@ -4,6 +4,7 @@ import { connectNats, natsHealthy } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { readConfig } from "./config.ts";
+import { startExternalReverification } from "./external_badge_wiring.ts";
 import { healthOf, serveOperational } from "./health.ts";
 import { loggerOptions, logUncaught } from "./logger.ts";
 import { startMailPipeline } from "./mail_wiring.ts";
@@ -41,6 +42,7 @@ const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
 });
 
 const mail = startMailPipeline(config, db, log, registry);
+const reverification = startExternalReverification(config, db, log);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);
 health.setAccepting(true);
 const metricsServer = config.webhooks.metricsPort
@@ -57,6 +59,7 @@ onShutdown(async () => {
   health.setAccepting(false);
   await pipeline.stop();
   await mail.stop();
+  await reverification.stop();
   metricsServer?.close();
   await nc.drain();
   await db.close();

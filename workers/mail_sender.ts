@@ -1,5 +1,5 @@
 import { type Mailer, type MailOutbox, sendDueMail } from "../core/mail/mod.ts";
-import { type Log, wakeableSleep } from "./runtime.ts";
+import { type Log, pollLoop } from "./runtime.ts";
 
 export interface MailSenderDeps {
   outbox: MailOutbox;
@@ -33,9 +33,6 @@ export interface MailSender {
  * records its event once.
  */
 export const startMailSender = (deps: MailSenderDeps, options: MailSenderOptions): MailSender => {
-  const { sleep, wake } = wakeableSleep();
-  let stopped = false;
-  let failures = 0;
   const sendOne = async (mail: Parameters<typeof sendDueMail>[2]): Promise<void> => {
     try {
       const outcome = await sendDueMail(
@@ -50,29 +47,13 @@ export const startMailSender = (deps: MailSenderDeps, options: MailSenderOptions
       deps.log.warn({ err, mail: mail.id }, "mail outcome not recorded");
     }
   };
-  const loop = async (): Promise<void> => {
-    while (!stopped) {
-      let n = 0;
-      try {
-        const due = await deps.outbox.claimDue(deps.clock(), options.batch, options.leaseMs);
-        n = due.length;
-        await Promise.all(due.map(sendOne));
-        failures = 0;
-      } catch (err) {
-        if (failures % 20 === 0) deps.log.warn({ err }, "mail sender could not read the outbox; retrying");
-        failures++;
-      }
-      if (n >= options.batch) continue;
-      await sleep(options.intervalMs);
-    }
-  };
-  const running = loop();
-  return {
-    wake,
-    stop: async () => {
-      stopped = true;
-      wake();
-      await running;
+  return pollLoop(
+    async () => {
+      const due = await deps.outbox.claimDue(deps.clock(), options.batch, options.leaseMs);
+      await Promise.all(due.map(sendOne));
+      return { full: due.length >= options.batch };
     },
-  };
+    options.intervalMs,
+    (err) => deps.log.warn({ err }, "mail sender could not read the outbox; retrying"),
+  );
 };

@@ -1,3 +1,5 @@
+export type { ExternalReverifier, ExternalReverifierOptions } from "./external_reverifier.ts";
+export { startExternalReverifier } from "./external_reverifier.ts";
 export type { MailSender, MailSenderDeps, MailSenderOptions } from "./mail_sender.ts";
 export { startMailSender } from "./mail_sender.ts";
 export type { OutboxRelay, OutboxRelayDeps, OutboxRelayOptions } from "./outbox_relay.ts";

@@ -1,5 +1,5 @@
 import type { DeliveryStore, DispatchPublisher } from "../core/webhooks/mod.ts";
-import { type Log, type PipelineMetrics, wakeableSleep } from "./runtime.ts";
+import { type Log, type PipelineMetrics, pollLoop } from "./runtime.ts";
 
 export interface RetrySchedulerDeps {
   deliveries: Pick<DeliveryStore, "dispatchDue">;
@@ -27,38 +27,19 @@ export interface RetryScheduler {
  * deferred delivery, or one whose worker died). Safe in any number of processes: rows another
  * scheduler holds are skipped, and a duplicate message only finds its delivery already claimed.
  */
-export const startRetryScheduler = (deps: RetrySchedulerDeps, options: RetrySchedulerOptions): RetryScheduler => {
-  const { sleep, wake } = wakeableSleep();
-  let stopped = false;
-  let failures = 0;
-  const loop = async (): Promise<void> => {
-    while (!stopped) {
-      let n = 0;
-      try {
-        const now = deps.clock();
-        n = await deps.deliveries.dispatchDue(
-          now,
-          options.batch,
-          new Date(now.getTime() + options.redispatchAfterMs),
-          (due) => deps.publisher.publish(due),
-        );
-        if (n > 0) deps.metrics.dispatched(n);
-        failures = 0;
-      } catch (err) {
-        if (failures % 20 === 0) deps.log.warn({ err }, "retry scheduler could not dispatch; retrying");
-        failures++;
-      }
-      if (n >= options.batch) continue;
-      await sleep(options.intervalMs);
-    }
-  };
-  const running = loop();
-  return {
-    wake,
-    stop: async () => {
-      stopped = true;
-      wake();
-      await running;
+export const startRetryScheduler = (deps: RetrySchedulerDeps, options: RetrySchedulerOptions): RetryScheduler =>
+  pollLoop(
+    async () => {
+      const now = deps.clock();
+      const n = await deps.deliveries.dispatchDue(
+        now,
+        options.batch,
+        new Date(now.getTime() + options.redispatchAfterMs),
+        (due) => deps.publisher.publish(due),
+      );
+      if (n > 0) deps.metrics.dispatched(n);
+      return { full: n >= options.batch };
     },
-  };
-};
+    options.intervalMs,
+    (err) => deps.log.warn({ err }, "retry scheduler could not dispatch; retrying"),
+  );

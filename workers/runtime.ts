@@ -57,6 +57,43 @@ export const wakeableSleep = () => {
   };
 };
 
+/**
+ * Runs `round` until stopped: again at once after a full round (more may be waiting), after
+ * `intervalMs` otherwise. A round that throws (the database away) is retried after the interval;
+ * `onError` hears the first of a run of failures and every 20th after it.
+ */
+export const pollLoop = (
+  round: () => Promise<{ full: boolean }>,
+  intervalMs: number,
+  onError: (err: unknown) => void,
+): { wake(): void; stop(): Promise<void> } => {
+  const { sleep, wake } = wakeableSleep();
+  let stopped = false;
+  let failures = 0;
+  const loop = async (): Promise<void> => {
+    while (!stopped) {
+      let full = false;
+      try {
+        full = (await round()).full;
+        failures = 0;
+      } catch (err) {
+        if (failures % 20 === 0) onError(err);
+        failures++;
+      }
+      if (!full) await sleep(intervalMs);
+    }
+  };
+  const running = loop();
+  return {
+    wake,
+    stop: async () => {
+      stopped = true;
+      wake();
+      await running;
+    },
+  };
+};
+
 /** A counting semaphore; `acquire` resolves when a slot is free. */
 export const semaphore = (size: number) => {
   let free = size;

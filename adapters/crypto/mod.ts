@@ -1,5 +1,6 @@
 export type { CredentialSigner } from "./credential_jwt.ts";
 export { credentialSigner } from "./credential_jwt.ts";
+export { joseJwsCheck } from "./jws_check.ts";
 export type { AccessTokenKeys } from "./jwt.ts";
 export { accessTokenKeys } from "./jwt.ts";
 export { nodeSecretBox } from "./node_secret_box.ts";

@@ -14,6 +14,7 @@ export { postgresEarnerStore } from "./postgres_earner_store.ts";
 export { postgresEmployeeStore, postgresInvitationStore } from "./postgres_employee_store.ts";
 export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
+export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";

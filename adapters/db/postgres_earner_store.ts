@@ -143,6 +143,14 @@ const earnerTx = (em: Em): EarnerTx => ({
       [destinationId, destinationId, sourceId],
     );
     await sqlRun(em, "update badges set user_id = ?, updated_at = ? where user_id = ?", [destinationId, now, sourceId]);
+    // External badges follow the badges; one both accounts added stays once, the survivor's.
+    await sqlRun(
+      em,
+      `update external_badges x set user_id = ? where x.user_id = ?
+         and not exists (select 1 from external_badges y where y.user_id = ? and y.source_key = x.source_key)`,
+      [destinationId, sourceId, destinationId],
+    );
+    await sqlRun(em, "delete from external_badges where user_id = ?", [sourceId]);
     await sqlRun(em, "update users set closed_at = ?, merged_into_user_id = ?, updated_at = ? where id = ?", [
       now,
       destinationId,

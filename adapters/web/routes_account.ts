@@ -11,6 +11,7 @@ import {
 import { isCoreError, validationFailed } from "../../core/errors/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
 import { connectionNotice, employersSection } from "./employer_pages.ts";
+import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
 import { accountPage, walletPage } from "./pages/earner_pages.ts";
 import { noticeOf } from "./routes_public.ts";
 import type { WebKit } from "./web_deps.ts";
@@ -44,16 +45,24 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   // The site's root: the wallet for an earner, the sign-in form for anyone else.
   app.get("/", async (request, reply) => reply.redirect(request.earner ? "/wallet" : "/sign_in", 303));
 
-  app.get("/wallet", async (request, reply) => {
-    const account = signedIn(request, reply);
-    if (!account) return reply;
+  const showWallet = async (request: FastifyRequest, reply: FastifyReply, status: number, form: ExternalForm) => {
+    const account = request.earner as EarnerAccount;
     const connections = await visitConnections(deps.connections, deps.context(), account.user.id);
     const badges = await walletBadges(deps.earners, account.user.id);
     const frame = { ...kit.frame(request, reply, "Your badges"), noindex: true };
-    const notice = noticeOf(request) ?? connectionNotice(request);
+    const notice = noticeOf(request) ?? connectionNotice(request) ?? externalNotice(request);
     const employers = employersSection(frame, connections);
-    return kit.page(reply, 200, walletPage(frame, { badges, now: deps.clock(), notice, employers }, urls));
+    const external = deps.externalBadges
+      ? externalSection(frame, await deps.externalBadges.store.listForUser(account.user.id), form)
+      : null;
+    return kit.page(reply, status, walletPage(frame, { badges, now: deps.clock(), notice, employers, external }, urls));
+  };
+
+  app.get("/wallet", async (request, reply) => {
+    if (!signedIn(request, reply)) return reply;
+    return showWallet(request, reply, 200, { error: null, url: "", credential: "" });
   });
+  if (deps.externalBadges) await app.register(externalBadgeRoutes(kit, deps.externalBadges, showWallet));
 
   const showAccount = (request: FastifyRequest, reply: FastifyReply, status: number, error: string | null) => {
     const done = (request.query as { done?: string }).done ?? "";

@@ -4,7 +4,7 @@ import type { ConnectStore } from "../../core/connect/mod.ts";
 import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/mod.ts";
 import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
-import type { ConnectionStore } from "../../core/workforce/mod.ts";
+import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
 import type { PageCache } from "./page_cache.ts";
@@ -25,6 +25,8 @@ export interface WebDeps {
   /** The earner pages' mails: written to the outbox with these ids. */
   mail: { outbox: Pick<MailOutbox, "enqueue">; newId: () => string };
   sha256Hex(input: string): string;
+  /** Badges from other issuers on the wallet; absent: not offered. */
+  externalBadges?: ExternalBadgeDeps;
   /** The authorization endpoint and connected applications; absent: not offered. */
   connect?: WebConnectDeps;
   /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */

@@ -62,5 +62,51 @@ export {
 } from "./employees.ts";
 export type { WorkforceAuthorizationStore, WorkforceDeps } from "./employment_events.ts";
 export { setWorkforceAuthorization } from "./employment_events.ts";
+export type {
+  DueExternalBadge,
+  ExternalBadgeContext,
+  ExternalBadgeDeps,
+  ExternalBadgeJson,
+  ExternalBadgeOwner,
+  ExternalBadgeRecord,
+  ExternalBadgeStore,
+  ExternalBadgeTx,
+} from "./external_badges.ts";
+export {
+  addExternalBadge,
+  ExternalBadgeSchema,
+  employeeExternalBadges,
+  externalBadgeShape,
+  MAX_CREDENTIAL_LENGTH,
+  MAX_EXTERNAL_BADGES,
+  REVERIFY_INTERVAL_MS,
+  readExternalBadgeInput,
+  recheckExternalBadge,
+  recordVerification,
+  removeExternalBadge,
+  reverifyDue,
+} from "./external_badges.ts";
+export type {
+  ExternalBadgeDetails,
+  ExternalBadgeInput,
+  ExternalBadgeReason,
+  ExternalBadgeSource,
+  ExternalBadgeStatus,
+  ExternalDocuments,
+  Fetched,
+  JwsCheck,
+  Verification,
+  VerifyDeps,
+} from "./external_verification.ts";
+export {
+  EXTERNAL_BADGE_REASONS,
+  EXTERNAL_BADGE_SOURCES,
+  EXTERNAL_BADGE_STATUSES,
+  httpUrl,
+  identityMatches,
+  verifyExternalBadge,
+  verifyOb2,
+  verifyOb3,
+} from "./external_verification.ts";
 export type { InvitationBudget, InvitationDeps, InvitationResult } from "./invitations.ts";
 export { invitationLink, invitationMessage, sendInvitations, takeInvitations } from "./invitations.ts";

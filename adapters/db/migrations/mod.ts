@@ -12,6 +12,7 @@ import { M20261125010EarnerWeb } from "./m20261125_010_earner_web.ts";
 import { M20261125011Employees } from "./m20261125_011_employees.ts";
 import { M20261125012ListFilters } from "./m20261125_012_list_filters.ts";
 import { M20261125013Connect } from "./m20261125_013_connect.ts";
+import { M20261126014ExternalBadges } from "./m20261126_014_external_badges.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261125_011_employees", class: M20261125011Employees },
   { name: "m20261125_012_list_filters", class: M20261125012ListFilters },
   { name: "m20261125_013_connect", class: M20261125013Connect },
+  { name: "m20261126_014_external_badges", class: M20261126014ExternalBadges },
 ];

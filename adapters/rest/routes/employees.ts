@@ -16,6 +16,9 @@ import {
   EmployeeUpdateBody,
   type EmployeeView,
   EmployeeBatchEnvelope as EnvelopeSchema,
+  ExternalBadgeSchema,
+  type ExternalBadgeStore,
+  employeeExternalBadges,
   employmentOf,
   getEmployee,
   type InvitationDeps,
@@ -26,7 +29,7 @@ import {
   upsertEmployees,
 } from "../../../core/workforce/mod.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
+import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
@@ -35,6 +38,8 @@ import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_
 export interface EmployeeRestDeps {
   store: EmployeeStore;
   invitations: InvitationDeps;
+  /** The external badges of connected employees; absent: the route answers an empty list. */
+  externalBadges?: Pick<ExternalBadgeStore, "pageForUser">;
 }
 
 const EmployeeParams = Type.Object({
@@ -198,6 +203,28 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
     handler: async (request) => {
       const p = ids(request);
       return one(json(await getEmployee(store, p.organization_id, p.employee_id)));
+    },
+  });
+
+  app.get(`${base}/:employee_id/external_badges`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "List an employee's badges from other issuers, newest first",
+      description:
+        "Badges the employee added on their wallet from other issuers (Open Badges 2.0 assertions and 3.0 credentials), each with `verification_status` (`validated` or `unvalidated`) and, when unvalidated, `verification_reason`. Laurel verifies each again daily. Empty until the employee has accepted the connection (`employee_state` `accepted`).",
+      params: EmployeeParams,
+      querystring: PageQuery,
+      response: { 200: Many(ExternalBadgeSchema), ...errors },
+    },
+    handler: async (request) => {
+      const p = ids(request);
+      const req = pageRequest((request.query as { page?: number }).page);
+      const record = await store.get(p.organization_id, p.employee_id);
+      const none = { pageForUser: async () => ({ items: [], total: 0 }) };
+      const page = await employeeExternalBadges(deps.employees.externalBadges ?? none, record, req);
+      return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
     },
   });
 

@@ -40,7 +40,7 @@ const walletActions = (frame: Frame, view: BadgeView, urls: WebUrls, now: Date):
 
 export const walletPage = (
   frame: Frame,
-  data: { badges: BadgeView[]; now: Date; notice: string | null; employers?: VNode | null },
+  data: { badges: BadgeView[]; now: Date; notice: string | null; employers?: VNode | null; external?: VNode | null },
   urls: WebUrls,
 ) =>
   layout(
@@ -51,6 +51,7 @@ export const walletPage = (
     data.badges.length === 0
       ? html`<p class="card muted">No badges yet. When an organization sends you one, it appears here.</p>`
       : html`<ul class="grid wallet">${data.badges.map((v) => badgeTile(v, urls, walletActions(frame, v, urls, data.now)))}</ul>`,
+    data.external ?? null,
   );
 
 export const accountPage = (frame: Frame, data: { notice: string | null; error: string | null }, urls: WebUrls) => {

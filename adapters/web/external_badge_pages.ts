@@ -1,0 +1,145 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { VNode } from "preact";
+import type { EarnerAccount } from "../../core/earners/mod.ts";
+import { isCoreError } from "../../core/errors/mod.ts";
+import {
+  addExternalBadge,
+  type ExternalBadgeDeps,
+  type ExternalBadgeOwner,
+  type ExternalBadgeReason,
+  type ExternalBadgeRecord,
+  recheckExternalBadge,
+  removeExternalBadge,
+} from "../../core/workforce/mod.ts";
+import { html } from "./html.ts";
+import { csrfField, type Frame } from "./layout.ts";
+import { uuidParam } from "./routes_public.ts";
+import type { WebKit } from "./web_deps.ts";
+
+/** Each reason in the earner's words: what went wrong and, where they can, what to do. */
+const REASON_TEXT: Record<ExternalBadgeReason, string> = {
+  unreachable: "Its address did not answer. We will try again tomorrow.",
+  blocked_address: "Its address points into a private network, which Laurel does not visit.",
+  not_found: "Nothing was found at its address.",
+  malformed: "What its address returned is not an Open Badges record.",
+  id_mismatch: "The record says it lives at another address than the one it came from.",
+  revoked: "Its issuer has revoked it.",
+  expired: "It has expired.",
+  not_yet_valid: "It is not valid yet.",
+  recipient_mismatch: "It was issued to an address that is not a confirmed address of your account.",
+  badge_class_unresolved: "Its badge description could not be loaded.",
+  issuer_unresolved: "Its issuer's profile could not be loaded.",
+  key_unresolved: "Its issuer's public key could not be found on the issuer's own site.",
+  signature_invalid: "Its signature does not match its issuer's key.",
+};
+
+export const reasonText = (reason: ExternalBadgeReason | null): string => (reason ? REASON_TEXT[reason] : "");
+
+const NOTICES: Record<string, string> = {
+  external_added: "Badge added and verified: your connected employers see it.",
+  external_unverified: "Badge added, but it could not be verified; see why below.",
+  external_removed: "Badge removed.",
+  external_checked: "Checked again.",
+};
+
+/** The wallet's notice after an external badge action, if that is what `done` names. */
+export const externalNotice = (request: FastifyRequest): string | null =>
+  NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+
+/** What the add form shows again after a refusal. */
+export interface ExternalForm {
+  error: string | null;
+  url: string;
+  credential: string;
+}
+
+const button = (frame: Frame, id: string, action: string, label: string, cls: string): VNode =>
+  html`<form method="post" action=${`/wallet/external_badges/${id}/${action}`} class="inline">${csrfField(frame.csrf)}
+    <button type="submit" class=${cls}>${label}</button></form>`;
+
+const dateText = (d: Date | null): string | null => (d ? d.toISOString().slice(0, 10) : null);
+
+const item = (frame: Frame, b: ExternalBadgeRecord): VNode => {
+  const d = b.details;
+  const ok = b.verification_status === "validated";
+  const issued = dateText(d.issued_at);
+  const expires = dateText(d.expires_at);
+  return html`<li class="tile card" data-external-badge=${b.id}>
+    ${d.image_url ? html`<img src=${d.image_url} alt="" width="72" height="72" loading="lazy" />` : null}
+    <h3>${d.name}</h3>
+    <p class="small">${d.issuer_url ? html`<a href=${d.issuer_url} rel="nofollow noopener">${d.issuer_name}</a>` : d.issuer_name}${issued ? ` · issued ${issued}` : ""}${expires ? ` · expires ${expires}` : ""}</p>
+    <p class=${ok ? "status ok" : "status warn"} role="status">${ok ? "Verified" : `Not verified: ${reasonText(b.verification_reason)}`}
+      <span class="small"> (checked ${b.verified_at.toISOString().slice(0, 16).replace("T", " ")} UTC)</span></p>
+    ${b.url ? html`<p class="small"><a href=${b.url} rel="nofollow noopener">Its record</a></p>` : null}
+    <div class="actions">${button(frame, b.id, "check", "Check again", "secondary")}${button(frame, b.id, "remove", "Remove", "danger")}</div>
+  </li>`;
+};
+
+/** The wallet's section on badges from other issuers: the list and the form to add one. */
+export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], form: ExternalForm): VNode =>
+  html`<section class="card" id="external" aria-labelledby="external-h">
+    <h2 id="external-h">Badges from other issuers</h2>
+    <p class="small">Add an Open Badges badge another issuer gave you. Laurel checks it with its issuer (again every day), and the employers you are connected to see it with the result.</p>
+    ${badges.length > 0 ? html`<ul class="grid wallet external">${badges.map((b) => item(frame, b))}</ul>` : null}
+    ${form.error ? html`<p class="status bad" role="alert">${form.error}</p>` : null}
+    <form method="post" action="/wallet/external_badges" class="stack">${csrfField(frame.csrf)}
+      <label for="external-url">Address of its Open Badges 2.0 assertion</label>
+      <input id="external-url" name="url" type="url" maxlength="2048" placeholder="https://issuer.example/assertions/123" value=${form.url} />
+      <label for="external-credential">or paste an Open Badges 3.0 credential (VC-JWT)</label>
+      <textarea id="external-credential" name="credential" rows="3" maxlength="12000" spellcheck="false">${form.credential}</textarea>
+      <button type="submit">Add badge</button>
+    </form>
+  </section>`;
+
+const field = (request: FastifyRequest, name: string): string => {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === "string" ? value : "";
+};
+
+export const ownerOf = (account: EarnerAccount): ExternalBadgeOwner => ({
+  userId: account.user.id,
+  confirmedEmails: account.user.emails.filter((e) => e.confirmed).map((e) => e.email),
+});
+
+/**
+ * The earner adds, checks again and removes external badges. `showWallet` renders the wallet with
+ * a refused form (422), so what was typed is not lost.
+ */
+export const externalBadgeRoutes =
+  (
+    kit: WebKit,
+    deps: ExternalBadgeDeps,
+    showWallet: (request: FastifyRequest, reply: FastifyReply, status: number, form: ExternalForm) => Promise<unknown>,
+  ) =>
+  async (app: FastifyInstance) => {
+    const context = () => {
+      const ctx = kit.deps.context();
+      return { now: ctx.now, newId: ctx.newId, newEventId: ctx.newEventId, urls: kit.deps.earners.issuing.urls };
+    };
+    const signIn = (reply: FastifyReply) => reply.redirect("/sign_in?next=%2Fwallet", 303);
+
+    app.post("/wallet/external_badges", async (request, reply) => {
+      if (!request.earner) return signIn(reply);
+      const form = { url: field(request, "url"), credential: field(request, "credential") };
+      try {
+        const added = await addExternalBadge(deps, context(), ownerOf(request.earner), form);
+        const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
+        return reply.redirect(`/wallet?done=${done}#external`, 303);
+      } catch (err) {
+        if (!isCoreError(err) || err.code !== "validation_failed") throw err;
+        return showWallet(request, reply, 422, { error: err.message, ...form });
+      }
+    });
+    app.post("/wallet/external_badges/:id/remove", async (request, reply) => {
+      const id = uuidParam(request);
+      if (!request.earner) return signIn(reply);
+      await removeExternalBadge(deps.store, context(), request.earner.user.id, id);
+      return reply.redirect("/wallet?done=external_removed#external", 303);
+    });
+    app.post("/wallet/external_badges/:id/check", async (request, reply) => {
+      const id = uuidParam(request);
+      if (!request.earner) return signIn(reply);
+      await recheckExternalBadge(deps, context(), ownerOf(request.earner), id);
+      return reply.redirect("/wallet?done=external_checked#external", 303);
+    });
+  };

@@ -1,0 +1,384 @@
+import { type Static, Type } from "typebox";
+import type { ShapeUrls } from "../badges/mod.ts";
+import type { Page } from "../credentials/mod.ts";
+import { notFound, validationFailed } from "../errors/mod.ts";
+import { type EventRecord, employmentEvent } from "../events/mod.ts";
+import { isoMillis, type PageRequest } from "../shared/mod.ts";
+import { employerSeesBadges, visibleBadges } from "./connection.ts";
+import { type ConnectionTx, heldShapes } from "./connections.ts";
+import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
+import {
+  EXTERNAL_BADGE_REASONS,
+  EXTERNAL_BADGE_SOURCES,
+  EXTERNAL_BADGE_STATUSES,
+  type ExternalBadgeDetails,
+  type ExternalBadgeInput,
+  type ExternalBadgeReason,
+  type ExternalBadgeSource,
+  type ExternalBadgeStatus,
+  httpUrl,
+  type Verification,
+  type VerifyDeps,
+  verifyExternalBadge,
+} from "./external_verification.ts";
+
+/**
+ * Badges from other issuers that an earner adds to their account. The employers the earner is
+ * connected to see them (as they see the earner's accepted public badges), each with whether
+ * Laurel could verify it; every badge is verified again once a day, and a change of status is
+ * told to those employers.
+ */
+export interface ExternalBadgeRecord {
+  id: string;
+  user_id: string;
+  source: ExternalBadgeSource;
+  /** The assertion's address (OB 2.0); null for a pasted credential. */
+  url: string | null;
+  /** The VC-JWT as pasted (OB 3.0); null for an assertion address. */
+  credential: string | null;
+  /** What makes two entries of one account the same badge: the address, or the credential's id. */
+  source_key: string;
+  details: ExternalBadgeDetails;
+  verification_status: ExternalBadgeStatus;
+  verification_reason: ExternalBadgeReason | null;
+  verified_at: Date;
+  next_verification_at: Date;
+  created_at: Date;
+}
+
+/** How often each external badge is verified again. */
+export const REVERIFY_INTERVAL_MS = 86_400_000;
+/** External badges one account may hold: enough for a career, few enough that a page shows them. */
+export const MAX_EXTERNAL_BADGES = 100;
+/** A pasted credential longer than this is not a badge (Laurel's own are ~2 KB). */
+export const MAX_CREDENTIAL_LENGTH = 12_000;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** The external badge object of the REST listing and of `employment.external_badges.*` details. */
+export const ExternalBadgeSchema = Type.Object({
+  id: Type.String({ format: "uuid" }),
+  source: Type.Enum(EXTERNAL_BADGE_SOURCES),
+  url: Nullable(Type.String()),
+  name: Type.String(),
+  description: Type.String(),
+  image_url: Nullable(Type.String()),
+  criteria_url: Nullable(Type.String()),
+  issuer: Type.Object({ name: Type.String(), url: Nullable(Type.String()) }),
+  issued_at: Nullable(Type.String({ format: "date-time" })),
+  expires_at: Nullable(Type.String({ format: "date-time" })),
+  verification_status: Type.Enum(EXTERNAL_BADGE_STATUSES),
+  verification_reason: Nullable(Type.Enum(EXTERNAL_BADGE_REASONS)),
+  verified_at: Type.String({ format: "date-time" }),
+  added_at: Type.String({ format: "date-time" }),
+});
+export type ExternalBadgeJson = Static<typeof ExternalBadgeSchema>;
+
+const iso = (d: Date | null): string | null => (d ? isoMillis(d) : null);
+
+export const externalBadgeShape = (r: ExternalBadgeRecord): ExternalBadgeJson => ({
+  id: r.id,
+  source: r.source,
+  url: r.url ?? httpUrl(r.details.credential_id),
+  name: r.details.name,
+  description: r.details.description,
+  image_url: r.details.image_url,
+  criteria_url: r.details.criteria_url,
+  issuer: { name: r.details.issuer_name, url: r.details.issuer_url },
+  issued_at: iso(r.details.issued_at),
+  expires_at: iso(r.details.expires_at),
+  verification_status: r.verification_status,
+  verification_reason: r.verification_reason,
+  verified_at: isoMillis(r.verified_at),
+  added_at: isoMillis(r.created_at),
+});
+
+/** Reads and writes of one transaction; the connection reads tell which employers to inform. */
+export interface ExternalBadgeTx
+  extends Pick<ConnectionTx, "lockForAccount" | "employers" | "heldBadges" | "appendEvents"> {
+  countForUser(userId: string): Promise<number>;
+  /** `duplicate` when the account holds one with the same `source_key`. */
+  insert(record: ExternalBadgeRecord): Promise<"inserted" | "duplicate">;
+  lock(id: string): Promise<ExternalBadgeRecord | null>;
+  delete(id: string): Promise<void>;
+  /** Writes the verification fields and details. */
+  saveVerification(record: ExternalBadgeRecord): Promise<void>;
+}
+
+/** A badge due for verification, with its owner's confirmed addresses. */
+export interface DueExternalBadge {
+  record: ExternalBadgeRecord;
+  emails: string[];
+}
+
+export interface ExternalBadgeStore {
+  transaction<T>(work: (tx: ExternalBadgeTx) => Promise<T>): Promise<T>;
+  /** The account's external badges, newest first. */
+  listForUser(userId: string): Promise<ExternalBadgeRecord[]>;
+  pageForUser(userId: string, page: PageRequest): Promise<Page<ExternalBadgeRecord>>;
+  /**
+   * Up to `limit` badges of open accounts due at `now`, their next check moved to `leaseUntil` so
+   * that no other worker takes them while this one verifies (one that dies leaves them for later).
+   */
+  claimDue(now: Date, limit: number, leaseUntil: Date): Promise<DueExternalBadge[]>;
+}
+
+export interface ExternalBadgeDeps {
+  store: ExternalBadgeStore;
+  verify: VerifyDeps;
+}
+
+export interface ExternalBadgeContext {
+  now: Date;
+  newId: () => string;
+  newEventId: () => string;
+  /** Where the Laurel badges in employments are hosted. */
+  urls: ShapeUrls;
+}
+
+/** The earner whose badges these are, with the addresses a recipient may match. */
+export interface ExternalBadgeOwner {
+  userId: string;
+  /** Confirmed addresses only: an unconfirmed one proves nothing about who holds the badge. */
+  confirmedEmails: string[];
+}
+
+const JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * What the earner's form holds, read: an assertion address or a pasted credential, not both.
+ * Field errors name the form's fields (`url`, `credential`).
+ */
+export const readExternalBadgeInput = (
+  verify: Pick<VerifyDeps, "jws" | "sha256Hex">,
+  form: { url?: string; credential?: string },
+): { input: ExternalBadgeInput; sourceKey: string } => {
+  const url = form.url?.trim() ?? "";
+  const credential = form.credential?.replace(/\s+/g, "") ?? "";
+  if ((url === "") === (credential === "")) {
+    throw validationFailed("Give the badge's address or paste its credential", [
+      { field: url ? "credential" : "url", message: "give one of url and credential" },
+    ]);
+  }
+  if (url) {
+    if (!httpUrl(url)) {
+      throw validationFailed("That is not a web address of a badge", [
+        { field: "url", message: "must be an http or https address of at most 2048 characters" },
+      ]);
+    }
+    return { input: { source: "open_badges_v2", url }, sourceKey: url };
+  }
+  const decoded =
+    credential.length <= MAX_CREDENTIAL_LENGTH && JWS.test(credential) ? verify.jws.decode(credential) : null;
+  if (!decoded) {
+    throw validationFailed("That is not an Open Badges 3.0 credential (VC-JWT)", [
+      { field: "credential", message: "must be a compact JWT of at most 12,000 characters" },
+    ]);
+  }
+  const vc = (
+    typeof decoded.payload.vc === "object" && decoded.payload.vc !== null ? decoded.payload.vc : decoded.payload
+  ) as {
+    id?: unknown;
+  };
+  const id =
+    typeof vc.id === "string" && vc.id !== ""
+      ? vc.id
+      : typeof decoded.payload.jti === "string"
+        ? decoded.payload.jti
+        : null;
+  return {
+    input: { source: "open_badges_v3", jwt: credential },
+    sourceKey: id ?? `sha256:${verify.sha256Hex(credential)}`,
+  };
+};
+
+const hostOf = (url: string): string => /^https?:\/\/([^/?#]+)/i.exec(url)?.[1] ?? url;
+
+/** What is shown of a badge nothing could be read of yet: where it came from. */
+const placeholder = (input: ExternalBadgeInput): ExternalBadgeDetails => ({
+  name: input.source === "open_badges_v2" ? `Badge at ${hostOf(input.url)}` : "Open Badges 3.0 credential",
+  description: "",
+  image_url: null,
+  criteria_url: null,
+  issuer_name: "Unknown issuer",
+  issuer_url: null,
+  issued_at: null,
+  expires_at: null,
+  credential_id: null,
+});
+
+/**
+ * Each employer connected to the account (an accepted connection) records `kind` with its
+ * employment, as it sees it now, and the external badge.
+ */
+const tellEmployers = async (
+  tx: ExternalBadgeTx,
+  ctx: ExternalBadgeContext,
+  userId: string,
+  kind:
+    | "employment.external_badges.added"
+    | "employment.external_badges.removed"
+    | "employment.external_badges.verification_status_changed",
+  badge: ExternalBadgeRecord,
+): Promise<void> => {
+  const records = (await tx.lockForAccount(userId, [])).filter(
+    (r): r is EmployeeRecord => r.user_id === userId && employerSeesBadges(r),
+  );
+  if (records.length === 0) return;
+  const employers = new Map(
+    (await tx.employers([...new Set(records.map((r) => r.organization_id))])).map((e) => [e.id, e] as const),
+  );
+  const shapes = heldShapes(await tx.heldBadges(userId), ctx.urls);
+  const json = externalBadgeShape(badge);
+  const events: EventRecord[] = records.map((record) =>
+    employmentEvent(
+      kind,
+      employmentShape(record, employers.get(record.organization_id) as Employer, visibleBadges(record, shapes)),
+      { id: ctx.newEventId(), organization_id: record.organization_id, occurred_at: ctx.now },
+      json,
+    ),
+  );
+  await tx.appendEvents(events);
+};
+
+/**
+ * The earner adds a badge from another issuer: it is verified first (outside any transaction:
+ * the fetches may take seconds, and may even reach this same service), then stored with its
+ * status, and the connected employers are told.
+ */
+export const addExternalBadge = async (
+  deps: ExternalBadgeDeps,
+  ctx: ExternalBadgeContext,
+  owner: ExternalBadgeOwner,
+  form: { url?: string; credential?: string },
+): Promise<ExternalBadgeRecord> => {
+  const { input, sourceKey } = readExternalBadgeInput(deps.verify, form);
+  const verification = await verifyExternalBadge(deps.verify, input, owner.confirmedEmails, ctx.now);
+  const record: ExternalBadgeRecord = {
+    id: ctx.newId(),
+    user_id: owner.userId,
+    source: input.source,
+    url: input.source === "open_badges_v2" ? input.url : null,
+    credential: input.source === "open_badges_v3" ? input.jwt : null,
+    source_key: sourceKey,
+    details: verification.details ?? placeholder(input),
+    verification_status: verification.status,
+    verification_reason: verification.reason,
+    verified_at: ctx.now,
+    next_verification_at: new Date(ctx.now.getTime() + REVERIFY_INTERVAL_MS),
+    created_at: ctx.now,
+  };
+  return deps.store.transaction(async (tx) => {
+    if ((await tx.countForUser(owner.userId)) >= MAX_EXTERNAL_BADGES) {
+      throw validationFailed(`An account holds at most ${MAX_EXTERNAL_BADGES} badges from other issuers`, [
+        { field: "url", message: "remove one first" },
+      ]);
+    }
+    if ((await tx.insert(record)) === "duplicate") {
+      throw validationFailed("You have already added this badge", [
+        { field: input.source === "open_badges_v2" ? "url" : "credential", message: "already added" },
+      ]);
+    }
+    await tellEmployers(tx, ctx, owner.userId, "employment.external_badges.added", record);
+    return record;
+  });
+};
+
+/** The earner removes one of their external badges; connected employers are told. */
+export const removeExternalBadge = (
+  store: ExternalBadgeStore,
+  ctx: ExternalBadgeContext,
+  userId: string,
+  id: string,
+): Promise<void> =>
+  store.transaction(async (tx) => {
+    const record = await tx.lock(id);
+    if (!record || record.user_id !== userId) throw notFound("External badge");
+    await tx.delete(id);
+    await tellEmployers(tx, ctx, userId, "employment.external_badges.removed", record);
+  });
+
+/**
+ * Stores a verification made at `ctx.now` of the badge `id`, unless it was removed meanwhile.
+ * A change of status is told to the connected employers. Returns the badge as stored.
+ */
+export const recordVerification = (
+  store: ExternalBadgeStore,
+  ctx: ExternalBadgeContext,
+  id: string,
+  verification: Verification,
+): Promise<ExternalBadgeRecord | null> =>
+  store.transaction(async (tx) => {
+    const record = await tx.lock(id);
+    if (!record) return null;
+    const next: ExternalBadgeRecord = {
+      ...record,
+      details: verification.details ?? record.details,
+      verification_status: verification.status,
+      verification_reason: verification.reason,
+      verified_at: ctx.now,
+      next_verification_at: new Date(ctx.now.getTime() + REVERIFY_INTERVAL_MS),
+    };
+    await tx.saveVerification(next);
+    if (next.verification_status !== record.verification_status) {
+      await tellEmployers(tx, ctx, record.user_id, "employment.external_badges.verification_status_changed", next);
+    }
+    return next;
+  });
+
+const inputOf = (r: ExternalBadgeRecord): ExternalBadgeInput =>
+  r.source === "open_badges_v2"
+    ? { source: "open_badges_v2", url: r.url as string }
+    : { source: "open_badges_v3", jwt: r.credential as string };
+
+/** The earner asks for one of their badges to be checked again now. */
+export const recheckExternalBadge = async (
+  deps: ExternalBadgeDeps,
+  ctx: ExternalBadgeContext,
+  owner: ExternalBadgeOwner,
+  id: string,
+): Promise<ExternalBadgeRecord> => {
+  const record = (await deps.store.listForUser(owner.userId)).find((r) => r.id === id);
+  if (!record) throw notFound("External badge");
+  const verification = await verifyExternalBadge(deps.verify, inputOf(record), owner.confirmedEmails, ctx.now);
+  const stored = await recordVerification(deps.store, ctx, id, verification);
+  if (!stored) throw notFound("External badge");
+  return stored;
+};
+
+/**
+ * One round of the daily re-verification: claims the badges due, verifies them a few at a time,
+ * records each result. Returns how many were verified (a full batch means more may be due).
+ */
+export const reverifyDue = async (
+  deps: ExternalBadgeDeps,
+  ctx: ExternalBadgeContext,
+  options: { batch: number; leaseMs: number; concurrency: number },
+): Promise<number> => {
+  const due = await deps.store.claimDue(ctx.now, options.batch, new Date(ctx.now.getTime() + options.leaseMs));
+  let next = 0;
+  const work = async (): Promise<void> => {
+    while (next < due.length) {
+      const { record, emails } = due[next++] as DueExternalBadge;
+      const verification = await verifyExternalBadge(deps.verify, inputOf(record), emails, ctx.now);
+      await recordVerification(deps.store, ctx, record.id, verification);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, due.length) }, work));
+  return due.length;
+};
+
+/**
+ * An employee's external badges as the employer sees them: those of the connected account, none
+ * before the employee accepted the connection.
+ */
+export const employeeExternalBadges = async (
+  store: Pick<ExternalBadgeStore, "pageForUser">,
+  record: EmployeeRecord | null,
+  page: PageRequest,
+): Promise<Page<ExternalBadgeJson>> => {
+  if (!record) throw notFound("Employee");
+  if (!employerSeesBadges(record)) return { items: [], total: 0 };
+  const found = await store.pageForUser(record.user_id as string, page);
+  return { items: found.items.map(externalBadgeShape), total: found.total };
+};

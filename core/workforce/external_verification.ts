@@ -1,0 +1,281 @@
+import { normalizeEmail } from "../badges/mod.ts";
+import { recipientHashInput, recipientIdentity } from "../obi/mod.ts";
+
+/**
+ * Verifying a badge another issuer hosts: an Open Badges 2.0 assertion by its URL, or an Open
+ * Badges 3.0 credential pasted as a VC-JWT. The rules are plain functions over what the fetch
+ * port returned, so each outcome is a row in a table-driven test; the adapter only fetches
+ * (through the webhook SSRF guard) and checks signatures.
+ */
+
+export const EXTERNAL_BADGE_STATUSES = ["validated", "unvalidated"] as const;
+export type ExternalBadgeStatus = (typeof EXTERNAL_BADGE_STATUSES)[number];
+
+/** Why a badge is `unvalidated`: a closed list, shown to the earner and sent to employers. */
+export const EXTERNAL_BADGE_REASONS = [
+  "unreachable", // no answer, a timeout, a 5xx, too many redirects
+  "blocked_address", // the address (or a redirect's) is private, loopback or link-local
+  "not_found", // 404 or another 4xx than 410
+  "malformed", // not JSON, not an assertion / credential, a field of the wrong type
+  "id_mismatch", // a hosted assertion whose `id` is not the address it was fetched from
+  "revoked", // `revoked: true`, or 410 Gone
+  "expired",
+  "not_yet_valid",
+  "recipient_mismatch", // the hashed recipient is none of the account's confirmed addresses
+  "badge_class_unresolved",
+  "issuer_unresolved",
+  "key_unresolved", // a VC-JWT whose `kid` does not give the issuer's public key
+  "signature_invalid",
+] as const;
+export type ExternalBadgeReason = (typeof EXTERNAL_BADGE_REASONS)[number];
+
+export const EXTERNAL_BADGE_SOURCES = ["open_badges_v2", "open_badges_v3"] as const;
+export type ExternalBadgeSource = (typeof EXTERNAL_BADGE_SOURCES)[number];
+
+/** What the earner gave: the assertion's address, or the credential itself. */
+export type ExternalBadgeInput = { source: "open_badges_v2"; url: string } | { source: "open_badges_v3"; jwt: string };
+
+/** One GET through the guard. `json` is the parsed body when it was JSON (whatever the status). */
+export type Fetched =
+  | { outcome: "answered"; status: number; json: unknown }
+  | { outcome: "unreachable" | "blocked_address" | "not_json"; status: number | null };
+
+export interface ExternalDocuments {
+  /** GET `url` (http or https), following at most a few redirects, each through the guard. */
+  getJson(url: string): Promise<Fetched>;
+}
+
+/** A compact JWS: read without checking, and checked against a public key (JWK). */
+export interface JwsCheck {
+  /** The protected header and payload, or null when it is not a compact JWS of JSON objects. */
+  decode(jws: string): { header: Record<string, unknown>; payload: Record<string, unknown> } | null;
+  verify(jws: string, jwk: Record<string, unknown>): Promise<boolean>;
+}
+
+/** What the earner and employers are shown of an external badge; read from the documents. */
+export interface ExternalBadgeDetails {
+  name: string;
+  description: string;
+  image_url: string | null;
+  criteria_url: string | null;
+  issuer_name: string;
+  issuer_url: string | null;
+  issued_at: Date | null;
+  expires_at: Date | null;
+  /** The assertion or credential `id` (an address for hosted ones). */
+  credential_id: string | null;
+}
+
+export interface Verification {
+  status: ExternalBadgeStatus;
+  reason: ExternalBadgeReason | null;
+  /** null when nothing could be read (unreachable, malformed): the earlier details are kept. */
+  details: ExternalBadgeDetails | null;
+}
+
+export interface VerifyDeps {
+  documents: ExternalDocuments;
+  jws: JwsCheck;
+  sha256Hex(input: string): string;
+}
+
+const MAX_URL = 2048;
+
+/** An absolute http(s) address of reasonable length, or null. */
+export const httpUrl = (value: unknown): string | null => {
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_URL) return null;
+  const m = /^(https?):\/\/[^\s/?#]+[^\s]*$/i.exec(value);
+  return m ? value : null;
+};
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
+const types = (v: unknown): string[] => (Array.isArray(v) ? v : [v]).filter((t): t is string => typeof t === "string");
+const hasType = (doc: Obj, ...names: string[]): boolean => types(doc.type).some((t) => names.includes(t));
+
+/** A date from an ISO 8601 string or (VC-JWT claims) epoch seconds; undefined when absent, null when unreadable. */
+const dateOf = (v: unknown): Date | null | undefined => {
+  if (v === undefined || v === null) return undefined;
+  const d = typeof v === "number" ? new Date(v * 1000) : typeof v === "string" ? new Date(v) : new Date(Number.NaN);
+  return Number.isNaN(d.getTime()) ? null : d;
+};
+
+const fail = (reason: ExternalBadgeReason, details: ExternalBadgeDetails | null = null): Verification => ({
+  status: "unvalidated",
+  reason,
+  details,
+});
+
+/** The reason a fetch that did not give a JSON object with a 200 stands for; null when it did. */
+const fetchFailure = (f: Fetched): ExternalBadgeReason | null => {
+  if (f.outcome === "unreachable" || f.outcome === "blocked_address") return f.outcome;
+  const status = f.status ?? 0;
+  if (status === 410) return "revoked";
+  if (status >= 400 && status < 500) return "not_found";
+  if (status !== 200) return "unreachable";
+  return f.outcome === "answered" && isObj(f.json) ? null : "malformed";
+};
+
+/** An object embedded in `doc` or fetched from the address it holds; null when neither works. */
+const resolve = async (documents: ExternalDocuments, value: unknown, ...typeNames: string[]): Promise<Obj | null> => {
+  if (isObj(value)) return hasType(value, ...typeNames) || value.type === undefined ? value : null;
+  const url = httpUrl(value);
+  if (!url) return null;
+  const f = await documents.getJson(url);
+  if (f.outcome !== "answered" || f.status !== 200 || !isObj(f.json)) return null;
+  return hasType(f.json, ...typeNames) ? f.json : null;
+};
+
+/**
+ * Whether a recipient identity names one of the addresses: `sha256$<hex>` of the lowercased
+ * address and the salt when hashed, the address itself otherwise (OB 2.0 IdentityObject; OB 3.0
+ * IdentityObject with `identityHash`).
+ */
+export const identityMatches = (
+  identity: { hashed: boolean; identity: string; salt: string },
+  emails: readonly string[],
+  sha256Hex: (input: string) => string,
+): boolean =>
+  emails.some((email) =>
+    identity.hashed
+      ? identity.identity.toLowerCase() === recipientIdentity(sha256Hex(recipientHashInput(email, identity.salt)))
+      : normalizeEmail(identity.identity) === normalizeEmail(email),
+  );
+
+/** The time checks shared by both versions, in the order a reader expects the reasons. */
+const timeReason = (issued: Date | null, expires: Date | null, now: Date): ExternalBadgeReason | null => {
+  if (expires && expires.getTime() <= now.getTime()) return "expired";
+  if (issued && issued.getTime() > now.getTime()) return "not_yet_valid";
+  return null;
+};
+
+const imageUrl = (v: unknown): string | null => httpUrl(v) ?? (isObj(v) ? httpUrl(v.id) : null);
+const issuerUrlOf = (issuer: Obj): string | null => httpUrl(issuer.url) ?? httpUrl(issuer.id);
+
+/** OB 2.0 hosted verification of the assertion at `url` for an account with these confirmed addresses. */
+export const verifyOb2 = async (deps: VerifyDeps, url: string, emails: readonly string[], now: Date) => {
+  const fetched = await deps.documents.getJson(url);
+  const failed = fetchFailure(fetched);
+  if (failed) return fail(failed);
+  const doc = (fetched as { json: Obj }).json;
+  if (!hasType(doc, "Assertion")) return fail("malformed");
+  const recipient = doc.recipient;
+  const issued = dateOf(doc.issuedOn);
+  const expires = dateOf(doc.expires);
+  if (!isObj(recipient) || typeof recipient.identity !== "string" || issued === null || expires === null) {
+    return fail("malformed");
+  }
+  const badgeClass = await resolve(deps.documents, doc.badge, "BadgeClass");
+  const issuer = badgeClass ? await resolve(deps.documents, badgeClass.issuer, "Profile", "Issuer") : null;
+  const details: ExternalBadgeDetails | null =
+    badgeClass && issuer
+      ? {
+          name: text(badgeClass.name) ?? "Badge",
+          description: text(badgeClass.description) ?? "",
+          image_url: imageUrl(doc.image) ?? imageUrl(badgeClass.image),
+          criteria_url: isObj(badgeClass.criteria) ? httpUrl(badgeClass.criteria.id) : httpUrl(badgeClass.criteria),
+          issuer_name: text(issuer.name) ?? "Unknown issuer",
+          issuer_url: issuerUrlOf(issuer),
+          issued_at: issued ?? null,
+          expires_at: expires ?? null,
+          credential_id: text(doc.id),
+        }
+      : null;
+  if (doc.revoked === true) return fail("revoked", details);
+  // Hosted verification: the assertion says where it lives, and that is where it was found.
+  if (doc.id !== url) return fail("id_mismatch", details);
+  const identity = {
+    hashed: recipient.hashed === true,
+    identity: recipient.identity,
+    salt: typeof recipient.salt === "string" ? recipient.salt : "",
+  };
+  if (!identityMatches(identity, emails, deps.sha256Hex)) return fail("recipient_mismatch", details);
+  const timing = timeReason(issued ?? null, expires ?? null, now);
+  if (timing) return fail(timing, details);
+  if (!badgeClass) return fail("badge_class_unresolved");
+  if (!issuer) return fail("issuer_unresolved");
+  return { status: "validated", reason: null, details } as Verification;
+};
+
+/** The public key a VC-JWT's `kid` address serves: a JWK, or a JWK set holding that `kid`. */
+const keyOf = async (documents: ExternalDocuments, kid: string): Promise<Obj | null> => {
+  const f = await documents.getJson(kid);
+  if (f.outcome !== "answered" || f.status !== 200 || !isObj(f.json)) return null;
+  if (typeof f.json.kty === "string") return f.json;
+  const keys = Array.isArray(f.json.keys) ? f.json.keys.filter(isObj) : [];
+  return keys.find((k) => k.kid === kid) ?? (keys.length === 1 ? (keys[0] as Obj) : null);
+};
+
+const originOf = (url: string | null): string | null => {
+  const m = url ? /^(https?:\/\/[^/?#]+)/i.exec(url) : null;
+  return m ? (m[1] as string).toLowerCase() : null;
+};
+
+/**
+ * OB 3.0 verification of a VC-JWT: the key named by `kid` is fetched from the issuer's own origin
+ * (a key anyone could host elsewhere proves nothing about the issuer), the signature checked, then
+ * the credential's claims; a credential whose id is an address is fetched to see it is not
+ * revoked (410 or `revoked: true`).
+ */
+export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly string[], now: Date) => {
+  const decoded = deps.jws.decode(jwt);
+  if (!decoded) return fail("malformed");
+  const { header, payload } = decoded;
+  const vc = isObj(payload.vc) ? payload.vc : payload;
+  if (!hasType(vc, "OpenBadgeCredential", "AchievementCredential")) return fail("malformed");
+  const issuer = isObj(vc.issuer) ? vc.issuer : { id: vc.issuer };
+  const subject = vc.credentialSubject;
+  const achievement = isObj(subject) ? subject.achievement : null;
+  const issued = dateOf(vc.validFrom ?? vc.issuanceDate ?? payload.nbf);
+  const expires = dateOf(vc.validUntil ?? vc.expirationDate ?? payload.exp);
+  if (!isObj(subject) || !isObj(achievement) || issued === null || expires === null) return fail("malformed");
+  const credentialId = text(vc.id) ?? text(payload.jti);
+  const details: ExternalBadgeDetails = {
+    name: text(achievement.name) ?? text(vc.name) ?? "Badge",
+    description: text(achievement.description) ?? "",
+    image_url: imageUrl(achievement.image),
+    criteria_url: isObj(achievement.criteria) ? httpUrl(achievement.criteria.id) : null,
+    issuer_name: text(issuer.name) ?? "Unknown issuer",
+    issuer_url: issuerUrlOf(issuer),
+    issued_at: issued ?? null,
+    expires_at: expires ?? null,
+    credential_id: credentialId,
+  };
+  const kid = httpUrl(header.kid);
+  const issuerOrigin = originOf(httpUrl(issuer.id));
+  if (!kid || !issuerOrigin || originOf(kid) !== issuerOrigin) return fail("key_unresolved", details);
+  const jwk = await keyOf(deps.documents, kid);
+  if (!jwk) return fail("key_unresolved", details);
+  if (!(await deps.jws.verify(jwt, jwk))) return fail("signature_invalid", details);
+  const identifiers = Array.isArray(subject.identifier) ? subject.identifier.filter(isObj) : [];
+  const matches = identifiers.some(
+    (i) =>
+      typeof i.identityHash === "string" &&
+      identityMatches(
+        { hashed: i.hashed === true, identity: i.identityHash, salt: typeof i.salt === "string" ? i.salt : "" },
+        emails,
+        deps.sha256Hex,
+      ),
+  );
+  if (!matches) return fail("recipient_mismatch", details);
+  const timing = timeReason(issued ?? null, expires ?? null, now);
+  if (timing) return fail(timing, details);
+  const statusUrl = httpUrl(credentialId);
+  if (statusUrl) {
+    const f = await deps.documents.getJson(statusUrl);
+    if (f.outcome === "answered" && (f.status === 410 || (isObj(f.json) && f.json.revoked === true))) {
+      return fail("revoked", details);
+    }
+  }
+  return { status: "validated", reason: null, details } as Verification;
+};
+
+/** Verifies what the earner gave against the account's confirmed addresses at `now`. */
+export const verifyExternalBadge = (
+  deps: VerifyDeps,
+  input: ExternalBadgeInput,
+  emails: readonly string[],
+  now: Date,
+): Promise<Verification> =>
+  input.source === "open_badges_v2" ? verifyOb2(deps, input.url, emails, now) : verifyOb3(deps, input.jwt, emails, now);
