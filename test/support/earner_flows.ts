@@ -68,7 +68,11 @@ export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) 
 export const startEarnerWebhookServices = async () => {
   const ca = makeTestCa();
   const smtp = await startSmtpSink();
-  const laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
+  // The API process fetches other issuers' badges under the webhook rule: the test's loopback
+  // servers, behind the test CA, are allowed as they are for the pipeline.
+  const laurel = await startLaurel({
+    env: { SMTP_URL: smtp.url, WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32" },
+  });
   const receiver = await startReceiver(ca);
   receiver.answer = () => ({ status: 200, body: "ok" });
   const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
@@ -79,7 +83,7 @@ export const startEarnerWebhookServices = async () => {
     await smtp.close();
     ca.remove();
   };
-  return { smtp, laurel, receiver, pipeline, close };
+  return { smtp, laurel, receiver, pipeline, ca, close };
 };
 
 /** The services of `startEarnerWebhookServices` and Chromium, with the earner's browser steps. */
