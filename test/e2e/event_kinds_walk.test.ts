@@ -20,6 +20,7 @@ import {
 import { apiClient, issueBody, trpc } from "../support/badges.ts";
 import { startEarnerWebhookServices } from "../support/earner_flows.ts";
 import { connectApplication, httpEarner } from "../support/earner_http.ts";
+import { startObIssuer } from "../support/ob_issuer.ts";
 import { runTs } from "../support/processes.ts";
 import { waitFor, webhookOrganization } from "../support/webhooks.ts";
 
@@ -35,11 +36,7 @@ import { waitFor, webhookOrganization } from "../support/webhooks.ts";
  * Kinds no action causes yet. The walk fails when this list is not exactly the kinds without a
  * source: a new kind must come with its source, and a built source must leave this list.
  */
-const awaitingSource: readonly EventType[] = [
-  "employment.external_badges.added",
-  "employment.external_badges.removed",
-  "employment.external_badges.verification_status_changed",
-];
+const awaitingSource: readonly EventType[] = [];
 
 /** The documented detail of each family (spec §6.4): a new family must name its shape here. */
 const SHAPES: Record<EventFamily, TSchema> = {
@@ -58,6 +55,9 @@ type Json = any;
 const services = await startEarnerWebhookServices();
 t.teardown(services.close);
 const { laurel, smtp, receiver } = services;
+// Another issuer, whose badges the employee adds to their account.
+const otherIssuer = await startObIssuer(services.ca);
+t.teardown(otherIssuer.close);
 const api = apiClient(laurel);
 const org = await webhookOrganization(laurel, { url: receiver.url, events: "all", name: "Walk" });
 await trpc(laurel, "workforce.authorize", { organization_id: org.id, authorized: true });
@@ -66,7 +66,7 @@ const path = (p: string) => `/organizations/${org.id}${p}`;
 const ann = httpEarner(laurel.origin, smtp);
 
 /** What the steps leave for the later ones. */
-const w = { template: "", employee: "", firstBadge: "" };
+const w = { template: "", employee: "", firstBadge: "", externalUrl: "", externalId: "" };
 
 const rest = async (method: string, p: string, body?: unknown): Promise<Json> => {
   const res = await api(method, path(p), org.auth, body);
@@ -185,6 +185,27 @@ const SOURCES: Partial<Record<EventType, { how: string; run: () => Promise<unkno
   "employment.badges.added": {
     how: "the connected employee accepts a public badge",
     run: acceptedBadge,
+  },
+  "employment.external_badges.added": {
+    how: "the connected employee adds another issuer's OB 2.0 assertion by its address on the wallet",
+    run: async () => {
+      w.externalUrl = otherIssuer.assertion("ann@example.org");
+      await ann.post("/wallet/external_badges", { url: w.externalUrl });
+      const wallet = await ann.get("/wallet");
+      w.externalId = /data-external-badge="([0-9a-f-]{36})"/.exec(wallet.text)?.[1] ?? "";
+      if (!wallet.text.includes("Verified")) throw new Error("the added badge was not verified");
+    },
+  },
+  "employment.external_badges.verification_status_changed": {
+    how: "its issuer revokes it (410) and the employee presses Check again",
+    run: async () => {
+      otherIssuer.serve(new URL(w.externalUrl).pathname, { status: 410, json: { revoked: true } });
+      await ann.post(`/wallet/external_badges/${w.externalId}/check`);
+    },
+  },
+  "employment.external_badges.removed": {
+    how: "the employee presses Remove on the wallet",
+    run: () => ann.post(`/wallet/external_badges/${w.externalId}/remove`),
   },
   "user.public_badges.added": {
     how: "the earner allows the organization's application on the consent page, then accepts a public badge",

@@ -53,6 +53,11 @@ export const employeeScenarios = async (ctx: {
       }),
     ],
     [`GET ${org}/{employee_id}`]: [scenario("found", 200, () => call("GET", `${base}/${shown.id}`, { auth: admin }))],
+    [`GET ${org}/{employee_id}/external_badges`]: [
+      scenario("none before the employee connects", 200, () =>
+        call("GET", `${base}/${shown.id}/external_badges`, { auth: admin }),
+      ),
+    ],
     [`PUT ${org}/{employee_id}`]: [
       scenario(
         "updated",
