@@ -81,6 +81,7 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
     <h2 id="external-h">Badges from other issuers</h2>
     <p class="small">Add an Open Badges badge another issuer gave you. Laurel checks it with its issuer (again every day), and the employers you are connected to see it with the result.</p>
     ${badges.length > 0 ? html`<ul class="grid wallet external">${badges.map((b) => item(frame, b))}</ul>` : null}
+    <h3>Add a badge</h3>
     ${form.error ? html`<p class="status bad" role="alert">${form.error}</p>` : null}
     <form method="post" action="/wallet/external_badges" class="stack">${csrfField(frame.csrf)}
       <label for="external-url">Address of its Open Badges 2.0 assertion</label>

@@ -35,6 +35,11 @@ export const startObIssuer = async (ca: TestCa) => {
   const origin = `https://localhost:${port}`;
   const kid = `${origin}/keys/1`;
   routes.set("/keys/1", { status: 200, json: { ...(await exportJWK(publicKey)), kid, alg: "EdDSA" } });
+  routes.set("/images/1.svg", {
+    status: 200,
+    headers: { "content-type": "image/svg+xml" },
+    text: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#b45309"/><path d="M20 34l8 8 16-18" stroke="#fff" stroke-width="6" fill="none"/></svg>',
+  });
   routes.set("/issuer", {
     status: 200,
     json: {
@@ -54,7 +59,7 @@ export const startObIssuer = async (ca: TestCa) => {
       id: `${origin}/classes/1`,
       name: "Rope Access Level 1",
       description: "Works safely at height on ropes.",
-      image: `${origin}/images/1.png`,
+      image: `${origin}/images/1.svg`,
       criteria: { id: `${origin}/criteria/1`, narrative: "Pass the practical." },
       issuer: `${origin}/issuer`,
     },

@@ -1,0 +1,463 @@
+import { createServer, type Server } from "node:net";
+import t from "tap";
+import { Value } from "typebox/value";
+import { uuidv7 } from "../../adapters/crypto/mod.ts";
+import { readConfig } from "../../apps/config.ts";
+import { wireExternalBadges } from "../../apps/external_badge_wiring.ts";
+import { EmploymentEventDetailSchema, EmploymentSchema, type EventType } from "../../core/events/mod.ts";
+import { ExternalBadgeSchema, reverifyDue } from "../../core/workforce/mod.ts";
+import { apiClient, createTemplate, issueBody, organization, trpc } from "../support/badges.ts";
+import { earnerFlows, startEarnerWebhookServices } from "../support/earner_flows.ts";
+import { startObIssuer } from "../support/ob_issuer.ts";
+import { waitFor, webhookOrganization } from "../support/webhooks.ts";
+
+/**
+ * Badges from other issuers, end to end: an earner adds them on the wallet (forms over HTTP, as a
+ * browser sends them), Laurel fetches and verifies them through the webhook SSRF guard against
+ * another HTTPS issuer and itself, the connected employer reads the outcome over REST and is told
+ * by events (listed and delivered), and the daily re-verification runs with the real store and
+ * fetcher on a clock a day ahead.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: REST bodies and event details of many shapes
+type Json = any;
+
+const services = await startEarnerWebhookServices();
+t.teardown(services.close);
+const { laurel, smtp, receiver, ca } = services;
+const issuer = await startObIssuer(ca);
+t.teardown(issuer.close);
+const api = apiClient(laurel);
+
+const org = await webhookOrganization(laurel, { url: receiver.url, events: "all", name: "Acme" });
+await trpc(laurel, "workforce.authorize", { organization_id: org.id, authorized: true });
+const employee = (
+  await api("POST", `/organizations/${org.id}/employees`, org.auth, {
+    email: "ann@example.org",
+    first_name: "Ann",
+    last_name: "Able",
+    external_id: "ANN",
+  })
+).body.data as { id: string };
+const listPath = `/organizations/${org.id}/employees/${employee.id}/external_badges`;
+
+/** Another organization of the same Laurel, issuing to Ann without being her employer. */
+const guild = await organization(laurel, "Guild of Riggers");
+
+interface Answer {
+  status: number;
+  location: string | null;
+  text: string;
+}
+
+/**
+ * The earner's browser reduced to a cookie jar and the CSRF token of the last page, like the
+ * shared `httpEarner`, except that a refused form is an answer to read (its status and page)
+ * rather than an error.
+ */
+const earner = () => {
+  const jar = new Map<string, string>();
+  let csrf = "";
+  const { linkMailedTo } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+  const send = async (path: string, fields?: Record<string, string>): Promise<Answer> => {
+    const res = await fetch(`${laurel.origin}${path}`, {
+      method: fields ? "POST" : "GET",
+      redirect: "manual",
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+        ...(fields ? { "content-type": "application/x-www-form-urlencoded", origin: laurel.origin } : {}),
+      },
+      ...(fields ? { body: new URLSearchParams({ ...fields, _csrf: csrf }).toString() } : {}),
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const pair = line.split(";")[0] ?? "";
+      const at = pair.indexOf("=");
+      const [name, value] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+      if (value === "" || /max-age=0/i.test(line)) jar.delete(name);
+      else jar.set(name, value);
+    }
+    const text = await res.text();
+    csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
+    return { status: res.status, location: res.headers.get("location"), text };
+  };
+  const signIn = async (email: string): Promise<void> => {
+    await send("/sign_in");
+    const before = smtp.mails.length;
+    await send("/sign_in", { email });
+    const link = new URL(await linkMailedTo(email, before));
+    await send(`${link.pathname}${link.search}`);
+    const done = await send("/sign_in/link", { token: link.searchParams.get("token") ?? "" });
+    if (!done.location?.startsWith("/wallet")) throw new Error(`sign-in of ${email} ended at ${done.location}`);
+  };
+  return { get: (path: string) => send(path), post: send, signIn };
+};
+const ann = earner();
+
+/** The employer's view of Ann's external badges (every page is one here: fewer than 25). */
+const listing = async (auth = org.auth): Promise<{ status: number; items: Json[] }> => {
+  const res = await api("GET", listPath, auth);
+  return { status: res.status, items: res.status === 200 ? res.body.data : [] };
+};
+const byId = async (id: string): Promise<Json> => (await listing()).items.find((b: Json) => b.id === id);
+
+/** Ann adds a badge on the wallet; answers the page's answer and the id of the badge it stored, if one. */
+const add = async (fields: Record<string, string>): Promise<{ answer: Answer; id: string | undefined }> => {
+  const before = new Set((await ann.get("/wallet")).text.match(/data-external-badge="[^"]+"/g));
+  const answer = await ann.post("/wallet/external_badges", fields);
+  const after = (await ann.get("/wallet")).text.match(/data-external-badge="([^"]+)"/g) ?? [];
+  const fresh = after.filter((a) => !before.has(a));
+  return { answer, id: fresh.length === 1 ? /"([^"]+)"/.exec(fresh[0] as string)?.[1] : undefined };
+};
+
+/** This organization's events of `kind` from the events API, oldest first. */
+const listed = async (kind: EventType): Promise<Json[]> => {
+  const out: Json[] = [];
+  let url: string | null = `${laurel.baseUrl}/organizations/${org.id}/events?event_type=${kind}`;
+  while (url) {
+    const page: Json = await api("GET", url, org.auth);
+    out.push(...page.body.data);
+    url = page.body.metadata.next_page_url;
+  }
+  return out;
+};
+const ofBadge = (events: Json[], id: string): Json[] => events.filter((e) => e.external_badge?.id === id);
+
+/** A TCP server that counts the connections made to it: nothing may reach it. */
+const canary = async (host: string): Promise<{ server: Server; port: number; connections: number }> => {
+  const c = { server: createServer(), port: 0, connections: 0 };
+  c.server.on("connection", (s) => {
+    c.connections++;
+    s.destroy();
+  });
+  await new Promise<void>((resolve) => c.server.listen(0, host, resolve));
+  c.port = (c.server.address() as { port: number }).port;
+  return c;
+};
+
+/** What the steps leave for the later ones. */
+const w = { first: "", firstUrl: "", vc: "", addedWhileConnected: [] as string[] };
+
+t.test("the employer sees nothing before the connection is accepted, then the badge", async (t) => {
+  await ann.signIn("ann@example.org");
+  t.match((await ann.get("/wallet")).text, /Acme/, "the wallet asks Ann about Acme");
+  w.firstUrl = issuer.assertion("ann@example.org");
+  const { answer, id } = await add({ url: w.firstUrl });
+  t.equal(answer.status, 303);
+  t.equal(answer.location, "/wallet?done=external_added#external");
+  t.ok(id, "the wallet shows the badge");
+  w.first = id as string;
+
+  const pending = await listing();
+  t.equal(pending.status, 200);
+  t.same(pending.items, [], "empty while the connection is pending");
+  t.same(await listed("employment.external_badges.added"), [], "an employer not connected is not told");
+
+  const other = await webhookOrganization(laurel, { url: null, name: "Nosy" });
+  await trpc(laurel, "workforce.authorize", { organization_id: other.id, authorized: true });
+  const foreign = await listing(other.auth);
+  t.equal(foreign.status, 403, "another organization's credential is refused");
+
+  await ann.post(`/wallet/employers/${employee.id}/accept`, {});
+  const accepted = (await api("GET", `/organizations/${org.id}/employees/${employee.id}`, org.auth)).body.data;
+  t.equal(accepted.employee_state, "accepted");
+  const connected = await listing();
+  t.equal(connected.items.length, 1);
+  const [badge] = connected.items;
+  t.ok(Value.Check(ExternalBadgeSchema, badge), "the listing's schema");
+  t.match(badge, {
+    id: w.first,
+    source: "open_badges_v2",
+    url: w.firstUrl,
+    name: "Rope Access Level 1",
+    description: "Works safely at height on ropes.",
+    issuer: { name: "Other Academy", url: issuer.origin },
+    issued_at: "2026-01-15T10:00:00.000Z",
+    verification_status: "validated",
+    verification_reason: null,
+  });
+  t.same(foreign.items, []);
+  t.equal((await listing(other.auth)).status, 403, "still refused once connected");
+});
+
+t.test("each kind of badge is verified and stored with its outcome", async (t) => {
+  // A port nothing listens on any more.
+  const closed = await canary("127.0.0.1");
+  await new Promise((resolve) => closed.server.close(resolve));
+  // Another loopback address, outside WEBHOOK_ALLOWED_NETWORKS (127.0.0.1/32): a redirect there must not connect.
+  const inside = await canary("127.0.0.2");
+  t.teardown(() => new Promise((resolve) => inside.server.close(resolve)));
+
+  const served = (path: string, answer: Parameters<typeof issuer.serve>[1]): string => {
+    issuer.serve(path, answer);
+    return `${issuer.origin}${path}`;
+  };
+  const revoked = issuer.assertion("ann@example.org");
+  issuer.serve(new URL(revoked).pathname, { status: 410, json: { id: revoked, revoked: true } });
+
+  // Badges of the Guild (same Laurel), accepted on Ann's wallet: its hosted assertion and its VC-JWT.
+  const guildBadge = async (name: string): Promise<string> => {
+    const template = await createTemplate(laurel, guild, { name });
+    const res = await api(
+      "POST",
+      guild.badges,
+      guild.auth,
+      issueBody(template.id, { recipient_email: "ann@example.org" }),
+    );
+    t.equal(res.status, 201, `the Guild issues ${name}`);
+    await ann.post(`/badges/${res.body.data.id}/accept`, { back: "wallet" });
+    return res.body.data.id;
+  };
+  const guildAssertion = `${laurel.baseUrl}/obi/v2/badge_assertions/${await guildBadge("Crane Operator")}`;
+  const guildCredentialUrl = `${laurel.baseUrl}/obi/v3/credentials/${await guildBadge("Rigger")}`;
+  const guildCredential = await fetch(guildCredentialUrl);
+  t.equal(guildCredential.status, 200);
+  const guildJwt = await guildCredential.text();
+  const vc = await issuer.credential("ann@example.org");
+
+  const placeholder = (host: string) => ({ name: `Badge at ${host}`, issuer: { name: "Unknown issuer", url: null } });
+  const rope = { name: "Rope Access Level 1", issuer: { name: "Other Academy", url: issuer.origin } };
+  const other = new URL(issuer.origin).host;
+  const cases: Array<{ what: string; fields: Record<string, string>; status: string; reason: string | null } & Json> = [
+    {
+      what: "an assertion to another address",
+      fields: { url: issuer.assertion("someone@example.org") },
+      status: "unvalidated",
+      reason: "recipient_mismatch",
+      ...rope,
+    },
+    {
+      what: "a revoked assertion (410)",
+      fields: { url: revoked },
+      status: "unvalidated",
+      reason: "revoked",
+      ...placeholder(other),
+    },
+    {
+      what: "an address nothing answers",
+      fields: { url: `http://127.0.0.1:${closed.port}/assertions/1` },
+      status: "unvalidated",
+      reason: "unreachable",
+      ...placeholder(`127.0.0.1:${closed.port}`),
+    },
+    {
+      what: "an HTML page",
+      fields: { url: served("/html", { status: 200, text: "<html>", headers: { "content-type": "text/html" } }) },
+      status: "unvalidated",
+      reason: "malformed",
+      ...placeholder(other),
+    },
+    {
+      what: "a JSON array",
+      fields: { url: served("/array", { status: 200, json: [] }) },
+      status: "unvalidated",
+      reason: "malformed",
+      ...placeholder(other),
+    },
+    {
+      what: "a redirect to a private network",
+      fields: { url: served("/to-private", { status: 302, headers: { location: "http://10.0.0.1/x" } }) },
+      status: "unvalidated",
+      reason: "blocked_address",
+      ...placeholder(other),
+    },
+    {
+      what: "a redirect to the cloud metadata address",
+      fields: { url: served("/to-metadata", { status: 302, headers: { location: "http://169.254.169.254/" } }) },
+      status: "unvalidated",
+      reason: "blocked_address",
+      ...placeholder(other),
+    },
+    {
+      what: "a redirect to a loopback address outside the allowlist",
+      fields: {
+        url: served("/to-loopback", { status: 302, headers: { location: `http://127.0.0.2:${inside.port}/x` } }),
+      },
+      status: "unvalidated",
+      reason: "blocked_address",
+      ...placeholder(other),
+    },
+    {
+      what: "another organization's hosted assertion on this Laurel",
+      fields: { url: guildAssertion },
+      status: "validated",
+      reason: null,
+      name: "Crane Operator",
+      issuer: { name: "Guild of Riggers" },
+    },
+    {
+      what: "an OB 3.0 VC-JWT of the other issuer",
+      fields: { credential: vc },
+      status: "validated",
+      reason: null,
+      source: "open_badges_v3",
+      name: "Confined Space Entry",
+      issuer: { name: "Other Academy", url: issuer.origin },
+    },
+    {
+      what: "this Laurel's own VC-JWT",
+      fields: { credential: guildJwt },
+      status: "validated",
+      reason: null,
+      source: "open_badges_v3",
+      url: guildCredentialUrl,
+      name: "Rigger",
+      issuer: { name: "Guild of Riggers" },
+    },
+  ];
+
+  for (const { what, fields, status, reason, ...shown } of cases) {
+    const started = Date.now();
+    const { answer, id } = await add(fields);
+    t.equal(answer.status, 303, `${what}: added`);
+    t.equal(
+      answer.location,
+      `/wallet?done=${status === "validated" ? "external_added" : "external_unverified"}#external`,
+      `${what}: the notice`,
+    );
+    if (!id) {
+      t.fail(`${what}: no new badge on the wallet`);
+      continue;
+    }
+    w.addedWhileConnected.push(id);
+    const stored = await byId(id);
+    t.match(stored, { verification_status: status, verification_reason: reason, ...shown }, what);
+    if (reason === "blocked_address") t.ok(Date.now() - started < 5_000, `${what}: refused at once, not timed out`);
+    if (what.startsWith("an OB 3.0")) w.vc = id;
+  }
+  t.equal(inside.connections, 0, "nothing connected to the address outside the allowlist");
+});
+
+t.test("a refused form is a 422 page that says why, and stores nothing", async (t) => {
+  const before = (await listing()).items.map((b: Json) => b.id);
+  const addedBefore = (await listed("employment.external_badges.added")).length;
+  const refusals: Array<[string, Record<string, string>, RegExp]> = [
+    ["no field", {}, /Give the badge.{1,6}s address or paste its credential/],
+    [
+      "both fields",
+      { url: issuer.assertion("ann@example.org"), credential: await issuer.credential("ann@example.org") },
+      /Give the badge.{1,6}s address or paste its credential/,
+    ],
+    ["a javascript: address", { url: "javascript:alert(1)" }, /That is not a web address of a badge/],
+    ["a credential that is no JWT", { credential: "not-a-jwt" }, /That is not an Open Badges 3\.0 credential/],
+    ["an address already added", { url: w.firstUrl }, /You have already added this badge/],
+  ];
+  for (const [what, fields, message] of refusals) {
+    const answer = await ann.post("/wallet/external_badges", fields);
+    t.equal(answer.status, 422, what);
+    t.match(answer.text, message, `${what}: the page says why`);
+    t.match(answer.text, /role="alert"/, `${what}: as an alert`);
+  }
+  t.same(
+    (await listing()).items.map((b: Json) => b.id),
+    before,
+    "nothing was stored",
+  );
+  t.equal((await listed("employment.external_badges.added")).length, addedBefore, "nothing was told");
+});
+
+t.test("adding, removing and a changed status are told to the employer and delivered", async (t) => {
+  const employmentOk = (what: string, e: Json) => {
+    t.ok(Value.Check(EmploymentEventDetailSchema, e), `${what}: the detail's schema`);
+    t.ok(Value.Check(EmploymentSchema, e.employment), `${what}: the full employment`);
+    t.equal(e.employment.id, employee.id, `${what}: Ann's employment`);
+    t.equal(e.employment.employee_state, "accepted");
+    t.ok(Value.Check(ExternalBadgeSchema, e.external_badge), `${what}: the external badge's schema`);
+  };
+
+  const added = await listed("employment.external_badges.added");
+  t.same(
+    added.map((e) => e.external_badge.id).sort(),
+    [...w.addedWhileConnected].sort(),
+    "one added event per badge added while connected",
+  );
+  const listed_ = (await listing()).items;
+  for (const e of added) {
+    employmentOk("added", e);
+    const now = listed_.find((b: Json) => b.id === e.external_badge.id);
+    t.same(e.external_badge, now, "the added badge as the employer lists it");
+  }
+
+  // Removed.
+  const gone = w.addedWhileConnected[0] as string;
+  const removal = await ann.post(`/wallet/external_badges/${gone}/remove`, {});
+  t.equal(removal.status, 303);
+  t.equal(removal.location, "/wallet?done=external_removed#external");
+  t.notOk(await byId(gone), "no longer listed");
+  const removed = await listed("employment.external_badges.removed");
+  t.equal(removed.length, 1);
+  employmentOk("removed", removed[0]);
+  t.equal(removed[0].external_badge.id, gone);
+
+  // Check again: the issuer has revoked a badge that was validated.
+  const url = issuer.assertion("ann@example.org");
+  const { id } = await add({ url });
+  t.equal((await byId(id as string))?.verification_status, "validated");
+  const check = async (): Promise<Json[]> => {
+    const answer = await ann.post(`/wallet/external_badges/${id}/check`, {});
+    t.equal(answer.location, "/wallet?done=external_checked#external");
+    return ofBadge(await listed("employment.external_badges.verification_status_changed"), id as string);
+  };
+  t.same(await check(), [], "verified again, unchanged: nothing told");
+  issuer.serve(new URL(url).pathname, { status: 410, json: { id: url, revoked: true } });
+  const changed = await check();
+  t.equal(changed.length, 1, "the change is told once");
+  employmentOk("verification_status_changed", changed[0]);
+  t.match(changed[0].external_badge, { id, verification_status: "unvalidated", verification_reason: "revoked" });
+  t.match(await byId(id as string), {
+    verification_status: "unvalidated",
+    verification_reason: "revoked",
+    name: "Rope Access Level 1",
+    issuer: { name: "Other Academy" },
+  });
+  t.equal((await check()).length, 1, "still revoked: nothing more told");
+
+  const events = [...(await listed("employment.external_badges.added")), ...removed, ...changed];
+  const ids = events.map((e) => e.id as string);
+  await waitFor("the external badge events at the receiver", () =>
+    ids.every((i) => receiver.received.some((r) => r.json.id === i)),
+  );
+  for (const e of events) {
+    const delivery = receiver.received.find((r) => r.json.id === e.id);
+    t.equal(delivery?.json.event_type, e.event_type, `${e.event_type} delivered`);
+  }
+  t.same(receiver.verify([org.secret]), [], "signed");
+});
+
+t.test("the daily re-verification records a change, and only a change", async (t) => {
+  const wiring = wireExternalBadges(
+    readConfig({ WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32" }),
+    laurel.db,
+  );
+  t.teardown(wiring.close);
+  const now = new Date(Date.now() + 25 * 3_600_000);
+  const ctx = { now, newId: uuidv7, newEventId: uuidv7, urls: { publicBase: laurel.origin } };
+  const options = { batch: 50, leaseMs: 600_000, concurrency: 4 };
+
+  const before = new Map((await listing()).items.map((b: Json) => [b.id, b] as const));
+  const changedBefore = (await listed("employment.external_badges.verification_status_changed")).length;
+  // The first badge's issuer has revoked it since; the VC-JWT's issuer still vouches for it.
+  issuer.serve(new URL(w.firstUrl).pathname, { status: 410, json: { id: w.firstUrl, revoked: true } });
+  t.equal(before.get(w.first)?.verification_status, "validated");
+  t.equal(before.get(w.vc)?.verification_status, "validated");
+
+  t.equal(await reverifyDue(wiring.deps, ctx, options), before.size, "every badge was due a day later");
+  const after = new Map((await listing()).items.map((b: Json) => [b.id, b] as const));
+  for (const [id, b] of after) {
+    t.equal(b.verified_at, now.toISOString(), `${b.name} (${id}) verified again`);
+    if (id === w.first) continue;
+    t.same(
+      [b.verification_status, b.verification_reason],
+      [before.get(id)?.verification_status, before.get(id)?.verification_reason],
+      `${b.name}: unchanged`,
+    );
+  }
+  t.match(after.get(w.first), { verification_status: "unvalidated", verification_reason: "revoked" });
+
+  const changed = await listed("employment.external_badges.verification_status_changed");
+  t.equal(changed.length, changedBefore + 1, "one change recorded");
+  t.match(changed.at(-1)?.external_badge, { id: w.first, verification_status: "unvalidated" });
+  t.equal(changed.at(-1)?.occurred_at, now.toISOString());
+  t.same(ofBadge(changed, w.vc), [], "the unchanged VC-JWT recorded nothing");
+
+  t.equal(await reverifyDue(wiring.deps, ctx, options), 0, "nothing is due again the same day");
+});
