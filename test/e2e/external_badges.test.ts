@@ -455,8 +455,9 @@ t.test("the daily re-verification records a change, and only a change", async (t
 
   const changed = await listed("employment.external_badges.verification_status_changed");
   t.equal(changed.length, changedBefore + 1, "one change recorded");
-  t.match(changed.at(-1)?.external_badge, { id: w.first, verification_status: "unvalidated" });
-  t.equal(changed.at(-1)?.occurred_at, now.toISOString());
+  const [told] = ofBadge(changed, w.first);
+  t.match(told?.external_badge, { id: w.first, verification_status: "unvalidated", verification_reason: "revoked" });
+  t.equal(told?.occurred_at, now.toISOString(), "at the worker's time");
   t.same(ofBadge(changed, w.vc), [], "the unchanged VC-JWT recorded nothing");
 
   t.equal(await reverifyDue(wiring.deps, ctx, options), 0, "nothing is due again the same day");
