@@ -271,7 +271,7 @@ export const addExternalBadge = async (
   return deps.store.transaction(async (tx) => {
     if ((await tx.countForUser(owner.userId)) >= MAX_EXTERNAL_BADGES) {
       throw validationFailed(`An account holds at most ${MAX_EXTERNAL_BADGES} badges from other issuers`, [
-        { field: "url", message: "remove one first" },
+        { field: input.source === "open_badges_v2" ? "url" : "credential", message: "remove one first" },
       ]);
     }
     if ((await tx.insert(record)) === "duplicate") {
@@ -357,14 +357,22 @@ export const reverifyDue = async (
 ): Promise<number> => {
   const due = await deps.store.claimDue(ctx.now, options.batch, new Date(ctx.now.getTime() + options.leaseMs));
   let next = 0;
+  // One badge that cannot be recorded (the database away) does not stop the others of the round;
+  // the round then fails with the first error, and the unrecorded ones come back after their lease.
+  let failed: { err: unknown } | null = null;
   const work = async (): Promise<void> => {
     while (next < due.length) {
       const { record, emails } = due[next++] as DueExternalBadge;
-      const verification = await verifyExternalBadge(deps.verify, inputOf(record), emails, ctx.now);
-      await recordVerification(deps.store, ctx, record.id, verification);
+      try {
+        const verification = await verifyExternalBadge(deps.verify, inputOf(record), emails, ctx.now);
+        await recordVerification(deps.store, ctx, record.id, verification);
+      } catch (err) {
+        failed ??= { err };
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, due.length) }, work));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, due.length)) }, work));
+  if (failed) throw (failed as { err: unknown }).err;
   return due.length;
 };
 

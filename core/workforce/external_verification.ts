@@ -17,7 +17,7 @@ export const EXTERNAL_BADGE_REASONS = [
   "blocked_address", // the address (or a redirect's) is private, loopback or link-local
   "not_found", // 404 or another 4xx than 410
   "malformed", // not JSON, not an assertion / credential, a field of the wrong type
-  "id_mismatch", // a hosted assertion whose `id` is not the address it was fetched from
+  "id_mismatch", // a hosted assertion whose `id` is not the address it was fetched from, or not on its issuer's origin
   "revoked", // `revoked: true`, or 410 Gone
   "expired",
   "not_yet_valid",
@@ -153,6 +153,11 @@ const timeReason = (issued: Date | null, expires: Date | null, now: Date): Exter
 const imageUrl = (v: unknown): string | null => httpUrl(v) ?? (isObj(v) ? httpUrl(v.id) : null);
 const issuerUrlOf = (issuer: Obj): string | null => httpUrl(issuer.url) ?? httpUrl(issuer.id);
 
+const originOf = (url: string | null): string | null => {
+  const m = url ? /^(https?:\/\/[^/?#]+)/i.exec(url) : null;
+  return m ? (m[1] as string).toLowerCase() : null;
+};
+
 /** OB 2.0 hosted verification of the assertion at `url` for an account with these confirmed addresses. */
 export const verifyOb2 = async (deps: VerifyDeps, url: string, emails: readonly string[], now: Date) => {
   const fetched = await deps.documents.getJson(url);
@@ -185,6 +190,8 @@ export const verifyOb2 = async (deps: VerifyDeps, url: string, emails: readonly 
   if (doc.revoked === true) return fail("revoked", details);
   // Hosted verification: the assertion says where it lives, and that is where it was found.
   if (doc.id !== url) return fail("id_mismatch", details);
+  // Anyone can host a document naming another issuer's badge class: only the issuer's origin vouches for it.
+  if (issuer && originOf(url) !== originOf(httpUrl(issuer.id))) return fail("id_mismatch", details);
   const identity = {
     hashed: recipient.hashed === true,
     identity: recipient.identity,
@@ -205,11 +212,6 @@ const keyOf = async (documents: ExternalDocuments, kid: string): Promise<Obj | n
   if (typeof f.json.kty === "string") return f.json;
   const keys = Array.isArray(f.json.keys) ? f.json.keys.filter(isObj) : [];
   return keys.find((k) => k.kid === kid) ?? (keys.length === 1 ? (keys[0] as Obj) : null);
-};
-
-const originOf = (url: string | null): string | null => {
-  const m = url ? /^(https?:\/\/[^/?#]+)/i.exec(url) : null;
-  return m ? (m[1] as string).toLowerCase() : null;
 };
 
 /**
@@ -264,7 +266,8 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
   const statusUrl = httpUrl(credentialId);
   if (statusUrl) {
     const f = await deps.documents.getJson(statusUrl);
-    if (f.outcome === "answered" && (f.status === 410 || (isObj(f.json) && f.json.revoked === true))) {
+    // A 410 is a revocation whatever its body (often an HTML page, not JSON).
+    if (f.status === 410 || (f.outcome === "answered" && isObj(f.json) && f.json.revoked === true)) {
       return fail("revoked", details);
     }
   }

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:net";
+import { decodeJwt } from "jose";
 import t from "tap";
 import { Value } from "typebox/value";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
@@ -80,23 +81,34 @@ const earner = () => {
     csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
     return { status: res.status, location: res.headers.get("location"), text };
   };
+  /** Uses the link mailed to `to` (among the mails after the first `after`): opens it and presses its button. */
+  const useMailedLink = async (to: string, after: number): Promise<Answer> => {
+    const link = new URL(await linkMailedTo(to, after));
+    await send(`${link.pathname}${link.search}`);
+    return send("/sign_in/link", { token: link.searchParams.get("token") ?? "" });
+  };
   const signIn = async (email: string): Promise<void> => {
     await send("/sign_in");
     const before = smtp.mails.length;
     await send("/sign_in", { email });
-    const link = new URL(await linkMailedTo(email, before));
-    await send(`${link.pathname}${link.search}`);
-    const done = await send("/sign_in/link", { token: link.searchParams.get("token") ?? "" });
+    const done = await useMailedLink(email, before);
     if (!done.location?.startsWith("/wallet")) throw new Error(`sign-in of ${email} ended at ${done.location}`);
   };
-  return { get: (path: string) => send(path), post: send, signIn };
+  return { get: (path: string) => send(path), post: send, signIn, useMailedLink };
 };
 const ann = earner();
 
-/** The employer's view of Ann's external badges (every page is one here: fewer than 25). */
+/** The employer's view of Ann's external badges, newest first (every page), or the refusal's status. */
 const listing = async (auth = org.auth): Promise<{ status: number; items: Json[] }> => {
-  const res = await api("GET", listPath, auth);
-  return { status: res.status, items: res.status === 200 ? res.body.data : [] };
+  const items: Json[] = [];
+  let url: string | null = listPath;
+  while (url) {
+    const res = await api("GET", url, auth);
+    if (res.status !== 200) return { status: res.status, items: [] };
+    items.push(...res.body.data);
+    url = res.body.metadata.next_page_url;
+  }
+  return { status: 200, items };
 };
 const byId = async (id: string): Promise<Json> => (await listing()).items.find((b: Json) => b.id === id);
 
@@ -109,7 +121,7 @@ const add = async (fields: Record<string, string>): Promise<{ answer: Answer; id
   return { answer, id: fresh.length === 1 ? /"([^"]+)"/.exec(fresh[0] as string)?.[1] : undefined };
 };
 
-/** This organization's events of `kind` from the events API, oldest first. */
+/** This organization's events of `kind` from the events API (every page, in its order). */
 const listed = async (kind: EventType): Promise<Json[]> => {
   const out: Json[] = [];
   let url: string | null = `${laurel.baseUrl}/organizations/${org.id}/events?event_type=${kind}`;
@@ -135,7 +147,18 @@ const canary = async (host: string): Promise<{ server: Server; port: number; con
 };
 
 /** What the steps leave for the later ones. */
-const w = { first: "", firstUrl: "", vc: "", addedWhileConnected: [] as string[] };
+const w = {
+  first: "",
+  firstUrl: "",
+  vc: "",
+  vcJwt: "",
+  expiring: "",
+  guildBadge: "",
+  guildVc: "",
+  secondAddress: "",
+  guildBadgeClass: "",
+  addedWhileConnected: [] as string[],
+};
 
 t.test("the employer sees nothing before the connection is accepted, then the badge", async (t) => {
   await ann.signIn("ann@example.org");
@@ -175,7 +198,6 @@ t.test("the employer sees nothing before the connection is accepted, then the ba
     verification_status: "validated",
     verification_reason: null,
   });
-  t.same(foreign.items, []);
   t.equal((await listing(other.auth)).status, 403, "still refused once connected");
 });
 
@@ -192,6 +214,8 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
     return `${issuer.origin}${path}`;
   };
   const revoked = issuer.assertion("ann@example.org");
+  const soon = new Date(Date.now() + 12 * 3_600_000).toISOString();
+  const expiring = issuer.assertion("ann@example.org", { expires: soon });
   issuer.serve(new URL(revoked).pathname, { status: 410, json: { id: revoked, revoked: true } });
 
   // Badges of the Guild (same Laurel), accepted on Ann's wallet: its hosted assertion and its VC-JWT.
@@ -208,11 +232,24 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
     return res.body.data.id;
   };
   const guildAssertion = `${laurel.baseUrl}/obi/v2/badge_assertions/${await guildBadge("Crane Operator")}`;
-  const guildCredentialUrl = `${laurel.baseUrl}/obi/v3/credentials/${await guildBadge("Rigger")}`;
+  w.guildBadgeClass = ((await (await fetch(guildAssertion)).json()) as { badge: string }).badge;
+  w.guildBadge = await guildBadge("Rigger");
+  const guildCredentialUrl = `${laurel.baseUrl}/obi/v3/credentials/${w.guildBadge}`;
   const guildCredential = await fetch(guildCredentialUrl);
   t.equal(guildCredential.status, 200);
   const guildJwt = await guildCredential.text();
   const vc = await issuer.credential("ann@example.org");
+  w.vcJwt = vc;
+  // A credential's header and claims with another credential's signature.
+  const [head, claims] = (await issuer.credential("ann@example.org")).split(".");
+  const spliced = `${head}.${claims}.${(await issuer.credential("ann@example.org")).split(".")[2]}`;
+  // A credential its issuer has revoked since: its id answers 410 with an HTML page.
+  const withdrawn = await issuer.credential("ann@example.org");
+  issuer.serve(new URL(decodeJwt(withdrawn).jti as string).pathname, {
+    status: 410,
+    text: "<html>Gone</html>",
+    headers: { "content-type": "text/html" },
+  });
 
   const placeholder = (host: string) => ({ name: `Badge at ${host}`, issuer: { name: "Unknown issuer", url: null } });
   const rope = { name: "Rope Access Level 1", issuer: { name: "Other Academy", url: issuer.origin } };
@@ -261,6 +298,48 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
       ...placeholder(other),
     },
     {
+      what: "an assertion that says it lives elsewhere",
+      fields: { url: issuer.assertion("ann@example.org", { id: "https://elsewhere.example/assertions/1" }) },
+      status: "unvalidated",
+      reason: "id_mismatch",
+      ...rope,
+    },
+    {
+      what: "an expired assertion",
+      fields: { url: issuer.assertion("ann@example.org", { expires: "2026-02-01T00:00:00Z" }) },
+      status: "unvalidated",
+      reason: "expired",
+      ...rope,
+      expires_at: "2026-02-01T00:00:00.000Z",
+    },
+    {
+      what: "an answer larger than a badge's documents",
+      fields: {
+        url: served("/huge", {
+          status: 200,
+          text: JSON.stringify({ type: "Assertion", padding: "x".repeat(1_500_000) }),
+        }),
+      },
+      status: "unvalidated",
+      reason: "malformed",
+      ...placeholder(other),
+    },
+    {
+      what: "a redirect loop",
+      fields: { url: served("/loop", { status: 302, headers: { location: "/loop" } }) },
+      status: "unvalidated",
+      reason: "unreachable",
+      ...placeholder(other),
+    },
+    {
+      what: "an assertion that expires in 12 hours",
+      fields: { url: expiring },
+      status: "validated",
+      reason: null,
+      ...rope,
+      expires_at: soon,
+    },
+    {
       what: "a redirect to the cloud metadata address",
       fields: { url: served("/to-metadata", { status: 302, headers: { location: "http://169.254.169.254/" } }) },
       status: "unvalidated",
@@ -294,6 +373,33 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
       issuer: { name: "Other Academy", url: issuer.origin },
     },
     {
+      what: "a VC-JWT whose signature is another credential's",
+      fields: { credential: spliced },
+      status: "unvalidated",
+      reason: "signature_invalid",
+      source: "open_badges_v3",
+      name: "Confined Space Entry",
+    },
+    {
+      what: "a VC-JWT whose key is not on its issuer's origin",
+      fields: {
+        credential: await issuer.credential("ann@example.org", {
+          issuer: { id: "https://elsewhere.example/issuer", type: ["Profile"], name: "Elsewhere" },
+        }),
+      },
+      status: "unvalidated",
+      reason: "key_unresolved",
+      issuer: { name: "Elsewhere" },
+    },
+    {
+      what: "a VC-JWT whose id answers 410",
+      fields: { credential: withdrawn },
+      status: "unvalidated",
+      reason: "revoked",
+      source: "open_badges_v3",
+      name: "Confined Space Entry",
+    },
+    {
       what: "this Laurel's own VC-JWT",
       fields: { credential: guildJwt },
       status: "validated",
@@ -323,8 +429,45 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
     t.match(stored, { verification_status: status, verification_reason: reason, ...shown }, what);
     if (reason === "blocked_address") t.ok(Date.now() - started < 5_000, `${what}: refused at once, not timed out`);
     if (what.startsWith("an OB 3.0")) w.vc = id;
+    if (what.startsWith("this Laurel's own")) w.guildVc = id;
+    if (what.includes("12 hours")) w.expiring = id;
   }
   t.equal(inside.connections, 0, "nothing connected to the address outside the allowlist");
+});
+
+t.test("an assertion hosted on one origin cannot claim another origin's issuer", async (t) => {
+  // Hosted verification (OB 2.0): the assertion's address must be within its issuer's origin;
+  // otherwise anyone can host an assertion to themselves naming someone else's badge class.
+  const forgeries: Array<[string, string]> = [
+    [
+      "pointing at the Guild's badge class on Laurel",
+      issuer.assertion("ann@example.org", { badge: w.guildBadgeClass }),
+    ],
+    [
+      "embedding a badge class of a famous issuer",
+      issuer.assertion("ann@example.org", {
+        badge: {
+          type: "BadgeClass",
+          id: "https://university.example/badges/phd",
+          name: "Doctor of Philosophy",
+          description: "A doctorate.",
+          criteria: { narrative: "A thesis." },
+          issuer: {
+            type: "Profile",
+            id: "https://university.example/issuer",
+            name: "Famous University",
+            url: "https://university.example",
+          },
+        },
+      }),
+    ],
+  ];
+  for (const [what, url] of forgeries) {
+    const { id } = await add({ url });
+    const stored = await byId(id as string);
+    t.match(stored, { verification_status: "unvalidated", verification_reason: "id_mismatch" }, what);
+    w.addedWhileConnected.push(id as string);
+  }
 });
 
 t.test("a refused form is a 422 page that says why, and stores nothing", async (t) => {
@@ -340,6 +483,11 @@ t.test("a refused form is a 422 page that says why, and stores nothing", async (
     ["a javascript: address", { url: "javascript:alert(1)" }, /That is not a web address of a badge/],
     ["a credential that is no JWT", { credential: "not-a-jwt" }, /That is not an Open Badges 3\.0 credential/],
     ["an address already added", { url: w.firstUrl }, /You have already added this badge/],
+    [
+      "a credential already added, pasted with line breaks",
+      { credential: w.vcJwt.replace(/\./g, ".\n") },
+      /You have already added this badge/,
+    ],
   ];
   for (const [what, fields, message] of refusals) {
     const answer = await ann.post("/wallet/external_badges", fields);
@@ -423,15 +571,37 @@ t.test("adding, removing and a changed status are told to the employer and deliv
   t.same(receiver.verify([org.secret]), [], "signed");
 });
 
+t.test("a badge to an address Ann confirms later is validated when checked again", async (t) => {
+  const { id } = await add({ url: issuer.assertion("ann@work.example") });
+  t.match(await byId(id as string), { verification_status: "unvalidated", verification_reason: "recipient_mismatch" });
+  await ann.get("/account");
+  const before = smtp.mails.length;
+  t.equal((await ann.post("/account/emails", { email: "ann@work.example" })).status, 303);
+  await ann.useMailedLink("ann@work.example", before);
+  t.match((await ann.get("/account")).text, /ann@work\.example<\/span> <span class="tag ok">confirmed/);
+  const answer = await ann.post(`/wallet/external_badges/${id}/check`, {});
+  t.equal(answer.location, "/wallet?done=external_checked#external");
+  t.match(await byId(id as string), { verification_status: "validated", verification_reason: null });
+  const changed = ofBadge(await listed("employment.external_badges.verification_status_changed"), id as string);
+  t.match(changed, [{ external_badge: { id, verification_status: "validated", verification_reason: null } }]);
+  w.secondAddress = id as string;
+});
+
+/** The re-verification's dependencies as a worker process builds them: the real store and fetcher. */
+const wiring = wireExternalBadges(
+  readConfig({ WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32" }),
+  laurel.db,
+);
+t.teardown(wiring.close);
+const hoursAhead = (h: number) => {
+  const now = new Date(Date.now() + h * 3_600_000);
+  return { now, newId: uuidv7, newEventId: uuidv7, urls: { publicBase: laurel.origin } };
+};
+const options = { batch: 50, leaseMs: 600_000, concurrency: 4 };
+
 t.test("the daily re-verification records a change, and only a change", async (t) => {
-  const wiring = wireExternalBadges(
-    readConfig({ WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32" }),
-    laurel.db,
-  );
-  t.teardown(wiring.close);
-  const now = new Date(Date.now() + 25 * 3_600_000);
-  const ctx = { now, newId: uuidv7, newEventId: uuidv7, urls: { publicBase: laurel.origin } };
-  const options = { batch: 50, leaseMs: 600_000, concurrency: 4 };
+  const ctx = hoursAhead(25);
+  const { now } = ctx;
 
   const before = new Map((await listing()).items.map((b: Json) => [b.id, b] as const));
   const changedBefore = (await listed("employment.external_badges.verification_status_changed")).length;
@@ -439,12 +609,13 @@ t.test("the daily re-verification records a change, and only a change", async (t
   issuer.serve(new URL(w.firstUrl).pathname, { status: 410, json: { id: w.firstUrl, revoked: true } });
   t.equal(before.get(w.first)?.verification_status, "validated");
   t.equal(before.get(w.vc)?.verification_status, "validated");
+  t.equal(before.get(w.secondAddress)?.verification_status, "validated");
 
   t.equal(await reverifyDue(wiring.deps, ctx, options), before.size, "every badge was due a day later");
   const after = new Map((await listing()).items.map((b: Json) => [b.id, b] as const));
   for (const [id, b] of after) {
     t.equal(b.verified_at, now.toISOString(), `${b.name} (${id}) verified again`);
-    if (id === w.first) continue;
+    if (id === w.first || id === w.expiring) continue;
     t.same(
       [b.verification_status, b.verification_reason],
       [before.get(id)?.verification_status, before.get(id)?.verification_reason],
@@ -452,13 +623,69 @@ t.test("the daily re-verification records a change, and only a change", async (t
     );
   }
   t.match(after.get(w.first), { verification_status: "unvalidated", verification_reason: "revoked" });
+  t.match(after.get(w.expiring), { verification_status: "unvalidated", verification_reason: "expired" });
 
   const changed = await listed("employment.external_badges.verification_status_changed");
-  t.equal(changed.length, changedBefore + 1, "one change recorded");
+  t.equal(changed.length, changedBefore + 2, "two changes recorded");
+  t.match(ofBadge(changed, w.expiring), [{ external_badge: { verification_reason: "expired" } }]);
   const [told] = ofBadge(changed, w.first);
   t.match(told?.external_badge, { id: w.first, verification_status: "unvalidated", verification_reason: "revoked" });
   t.equal(told?.occurred_at, now.toISOString(), "at the worker's time");
   t.same(ofBadge(changed, w.vc), [], "the unchanged VC-JWT recorded nothing");
 
   t.equal(await reverifyDue(wiring.deps, ctx, options), 0, "nothing is due again the same day");
+});
+
+t.test("two workers at once verify each badge once", async (t) => {
+  const ctx = hoursAhead(50);
+  const all = (await listing()).items;
+  const changedBefore = (await listed("employment.external_badges.verification_status_changed")).length;
+  // The Guild revokes the badge whose credential Ann added: Laurel's own credential answers 410.
+  const revoked = await api("PUT", `/organizations/${guild.id}/badges/${w.guildBadge}/revoke`, guild.auth, {
+    reason: "Withdrawn",
+  });
+  t.equal(revoked.status, 200);
+  const small = { ...options, batch: 3, concurrency: 2 };
+  const rounds = async (): Promise<number> => {
+    let n = 0;
+    for (
+      let got = await reverifyDue(wiring.deps, ctx, small);
+      got > 0;
+      got = await reverifyDue(wiring.deps, ctx, small)
+    )
+      n += got;
+    return n;
+  };
+  const [a, b] = await Promise.all([rounds(), rounds()]);
+  t.equal(a + b, all.length, "every badge taken once between the two");
+  t.ok(a > 0 && b > 0, `both took some (${a} and ${b})`);
+  const changed = await listed("employment.external_badges.verification_status_changed");
+  t.equal(changed.length, changedBefore + 1, "one change recorded");
+  t.match(ofBadge(changed, w.guildVc), [
+    { external_badge: { verification_status: "unvalidated", verification_reason: "revoked" } },
+  ]);
+  t.match(await byId(w.guildVc), { verification_status: "unvalidated", verification_reason: "revoked" });
+});
+
+t.test("another earner can neither check nor remove Ann's badge", async (t) => {
+  const bob = earner();
+  await bob.signIn("bob@example.org");
+  await bob.get("/wallet");
+  for (const action of ["check", "remove"]) {
+    const answer = await bob.post(`/wallet/external_badges/${w.vc}/${action}`, {});
+    t.equal(answer.status, 404, `${action}: not found`);
+  }
+  t.match(await byId(w.vc), { verification_status: "validated" }, "Ann's badge is still listed, as it was");
+});
+
+t.test("once Ann disconnects, the employer sees and is told nothing", async (t) => {
+  const removedBefore = (await listed("employment.external_badges.removed")).length;
+  await ann.post(`/wallet/employers/${employee.id}/disconnect`, {});
+  const rejected = (await api("GET", `/organizations/${org.id}/employees/${employee.id}`, org.auth)).body.data;
+  t.equal(rejected.employee_state, "rejected");
+  t.same((await listing()).items, [], "the listing is empty again");
+  const removal = await ann.post(`/wallet/external_badges/${w.vc}/remove`, {});
+  t.equal(removal.status, 303);
+  t.notMatch((await ann.get("/wallet")).text, w.vc, "removed from the wallet");
+  t.equal((await listed("employment.external_badges.removed")).length, removedBefore, "no removed event");
 });
