@@ -132,11 +132,21 @@ const rawError = (status: number, reason: string, message: string): string => {
  * answered 429 before its credentials are even looked at; every 401 counts as a failure.
  */
 export const failedAuthenticationLimits = (app: FastifyInstance, limits: RateLimits): void => {
-  app.addHook("onRequest", async (request, reply) => {
-    if (request.headers.authorization !== undefined) await limits.refuseIfFailing(request, reply, `ip:${request.ip}`);
+  // Callback hooks: they run on every request, and an async hook costs promises even when it does nothing.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.headers.authorization !== undefined) {
+      try {
+        limits.refuseIfFailing(reply, `ip:${request.ip}`);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+    }
+    done();
   });
-  app.addHook("onResponse", async (request, reply) => {
-    if (reply.statusCode === 401) await limits.failed(request, `ip:${request.ip}`).catch(() => {});
+  app.addHook("onResponse", (request, reply, done) => {
+    if (reply.statusCode === 401) limits.failed(`ip:${request.ip}`).then(() => done());
+    else done();
   });
 };
 

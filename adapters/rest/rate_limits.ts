@@ -36,19 +36,26 @@ interface Window {
   endsAt: number;
 }
 
+/** The counting shared by `@fastify/rate-limit`'s store and the failed-authentication checks. */
+interface Counters {
+  /** Counts one hit of `key` in a window of `timeWindow` ms (shared keys: in the shared counter). */
+  incr(key: string, timeWindow: number, cb: Callback): void;
+  /** The count of `key`'s current window as this process last saw it; no I/O. */
+  read(key: string, now: number): StoreState;
+}
+
 /**
- * The store behind every limit (`@fastify/rate-limit`'s custom store interface). Request rates are
- * counted in this process, bounded, for free on the hot path; keys under `shared:` (failed
- * authentications) go to the shared counter, and `read` answers from the last count this process
- * saw, so checking a caller before authenticating costs no round trip.
+ * Request rates are counted in this process, bounded, for free on the hot path; keys under
+ * `shared:` (failed authentications) go to the shared counter, and `read` answers from the last
+ * count this process saw, so checking a caller before authenticating costs no round trip.
  */
-const storeClass = (shared: SharedCounter | undefined) => {
+const counters = (shared: SharedCounter | undefined): Counters => {
   // Counters of one window; a flood of new keys evicts the least recently used, never the store.
   const windows = boundedCache<Window>({ maxEntries: 100_000, maxBytes: 16 * 1024 * 1024, ttlMs: 0 });
   const state = (w: Window | undefined, now: number): StoreState =>
     !w || w.endsAt <= now ? { current: 0, ttl: 0 } : { current: w.hits, ttl: w.endsAt - now };
-  return class LaurelRateStore {
-    incr(key: string, cb: Callback, timeWindow: number): void {
+  return {
+    incr(key, timeWindow, cb) {
       const now = Date.now();
       if (shared && key.startsWith(SHARED)) {
         shared.hit(key, timeWindow).then(
@@ -67,15 +74,24 @@ const storeClass = (shared: SharedCounter | undefined) => {
       }
       w.hits++;
       cb(null, state(w, now));
+    },
+    read: (key, now) => state(windows.get(key), now),
+  };
+};
+
+/** The store behind the per-route limits (`@fastify/rate-limit`'s custom store interface). */
+const storeClass = (counts: Counters) =>
+  class LaurelRateStore {
+    incr(key: string, cb: Callback, timeWindow: number): void {
+      counts.incr(key, timeWindow, cb);
     }
     read(key: string, cb: Callback): void {
-      cb(null, state(windows.get(key), Date.now()));
+      cb(null, counts.read(key, Date.now()));
     }
     child(): LaurelRateStore {
       return this;
     }
   };
-};
 
 const tooMany = (_request: FastifyRequest, context: { after: string }): CoreError =>
   new CoreError("rate_limited", `Too many requests; try again in ${context.after}`);
@@ -91,17 +107,21 @@ export interface RateLimits {
   issue: Hook;
   /** Admin API requests per client address. */
   admin: Hook;
-  /** 429 now when `key` failed authentication too often lately; else counts nothing. */
-  refuseIfFailing(request: FastifyRequest, reply: FastifyReply, key: string): Promise<void>;
-  /** Counts one failed authentication against `key`. */
-  failed(request: FastifyRequest, key: string): Promise<void>;
+  /**
+   * Throws the 429 (`rate_limited`, with Retry-After on `reply`) when `key` failed authentication
+   * too often in this window, as this process last saw it; else counts nothing. Synchronous: it
+   * runs before every authenticated request.
+   */
+  refuseIfFailing(reply: FastifyReply, key: string): void;
+  /** Counts one failed authentication against `key`; settles once counted, never rejects. */
+  failed(key: string): Promise<void>;
 }
 
 export const NO_LIMITS: RateLimits = {
   token: NO_LIMIT,
   issue: NO_LIMIT,
   admin: NO_LIMIT,
-  refuseIfFailing: async () => {},
+  refuseIfFailing: () => {},
   failed: async () => {},
 };
 
@@ -112,9 +132,10 @@ export const NO_LIMITS: RateLimits = {
 export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDeps): Promise<RateLimits> => {
   const settings = deps.settings;
   if (!settings) return NO_LIMITS;
+  const counts = counters(deps.shared);
   await app.register(rateLimit, {
     global: false,
-    store: storeClass(deps.shared),
+    store: storeClass(counts),
     skipOnError: true,
     errorResponseBuilder: tooMany,
     // Only a refused request carries the limit's headers (Retry-After among them).
@@ -126,12 +147,11 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
   });
   const perMinute = (max: number, keyOf: (request: FastifyRequest) => string): Hook =>
     app.rateLimit({ max, timeWindow: MINUTE, keyGenerator: keyOf }) as Hook;
-  const failureKey = new WeakMap<FastifyRequest, string>();
-  const failures = app.createRateLimit({
-    max: settings.authFailuresPerMinute,
-    timeWindow: MINUTE,
-    keyGenerator: (request) => `${SHARED}auth-failures:${failureKey.get(request) ?? `ip:${request.ip}`}`,
-  });
+  // Failed authentications are counted like `@fastify/rate-limit`'s limits (same store, window and
+  // `count > max` rule) but checked by a plain read: `createRateLimit` costs promises, a key
+  // generator and a route lookup on every authenticated request.
+  const failureKey = (key: string) => `${SHARED}auth-failures:${key}`;
+  const maxFailures = settings.authFailuresPerMinute;
   return {
     token: perMinute(settings.tokenPerMinute, (request) => `token:${request.ip}`),
     issue: perMinute(
@@ -139,17 +159,15 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
       (request) => `issue:${(request.params as { organization_id?: string }).organization_id}`,
     ),
     admin: perMinute(settings.adminPerMinute, (request) => `admin:${request.ip}`),
-    async refuseIfFailing(request, reply, key) {
-      failureKey.set(request, key);
-      const status = await failures(request, { increment: false });
-      if (!status.isAllowed && status.isExceeded) {
-        reply.header("retry-after", String(Math.max(1, status.ttlInSeconds)));
+    refuseIfFailing(reply, key) {
+      const { current, ttl } = counts.read(failureKey(key), Date.now());
+      if (current > maxFailures) {
+        reply.header("retry-after", String(Math.max(1, Math.ceil(ttl / 1000))));
         throw new CoreError("rate_limited", "Too many failed authentications; try again later");
       }
     },
-    async failed(request, key) {
-      failureKey.set(request, key);
-      await failures(request);
-    },
+    failed: (key) =>
+      // An unreachable shared counter lets the request through, as the per-route limits do (skipOnError).
+      new Promise((settle) => counts.incr(failureKey(key), MINUTE, () => settle())),
   };
 };

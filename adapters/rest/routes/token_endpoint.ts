@@ -174,9 +174,9 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
         });
       }
       // Credentials sent in the body skip the app-wide check of failing addresses: checked here.
-      await limits.refuseIfFailing(request, reply, `ip:${request.ip}`);
+      limits.refuseIfFailing(reply, `ip:${request.ip}`);
       const clientKey = `client:${parsed.request.clientId}`;
-      await limits.refuseIfFailing(request, reply, clientKey);
+      limits.refuseIfFailing(reply, clientKey);
       const ctx = contextOf(deps);
       const result = await issueAccessToken(
         {
@@ -190,7 +190,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       );
       if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
       if (!result.ok) {
-        if (result.error.error === "invalid_client") await limits.failed(request, clientKey).catch(() => {});
+        if (result.error.error === "invalid_client") await limits.failed(clientKey);
         return fail(reply, result.error);
       }
       return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
