@@ -87,8 +87,8 @@ const EMPLOYEES: ListTable<keyof typeof EMPLOYEE_LIST.filters, EmployeeSortKey> 
       return "(lower(e.first_name || ' ' || e.last_name) like ? or e.email_key like ?)";
     },
     employee_state: "e.employee_state",
-    team: "lower(e.team)",
-    department: "lower(e.department)",
+    team: "e.team_key",
+    department: "e.department_key",
     external_id: (value, params) => {
       const ids = value.kind === "values" ? value.values : [];
       params.push(JSON.stringify(ids));
@@ -98,10 +98,37 @@ const EMPLOYEES: ListTable<keyof typeof EMPLOYEE_LIST.filters, EmployeeSortKey> 
   sorts: {
     created_at: "e.created_at",
     email: "e.email_key",
-    first_name: "lower(e.first_name)",
-    last_name: "lower(e.last_name)",
+    first_name: "e.first_name_key",
+    last_name: "e.last_name_key",
   },
   id: "e.id",
+};
+
+/** The filters `employee_counts` can answer, on its columns (migration 015). */
+const COUNTED: Record<string, string> = {
+  employee_state: "c.employee_state",
+  department: "c.department_key",
+  team: "c.team_key",
+};
+
+/**
+ * `total_count` of a list: summed from the per-group counters when every filter given is one of
+ * theirs, else counted from the records.
+ */
+const countSql = (filter: EmployeeFilter, organizationId: string, w: { sql: string; params: unknown[] }) => {
+  const given = Object.entries(filter.filters).filter(([, v]) => v !== undefined);
+  if (given.some(([k]) => COUNTED[k] === undefined))
+    return { sql: `select count(*)::int as n from employees e where ${w.sql}`, params: w.params };
+  const counted = listWhere(
+    { filters: COUNTED, sorts: {}, id: "" },
+    { filters: Object.fromEntries(given) },
+    ["c.organization_id = ?"],
+    [organizationId],
+  );
+  return {
+    sql: `select coalesce(sum(c.n), 0)::int as n from employee_counts c where ${counted.sql}`,
+    params: counted.params,
+  };
 };
 
 /** Text filters compare lowercased: the values are lowercased as the columns are. */
@@ -182,14 +209,19 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
     return row ? recordOf(row) : null;
   },
   async list(organizationId, filter, page) {
-    const w = listWhere(EMPLOYEES, lowered(filter), ["e.organization_id = ?"], [organizationId]);
+    const low = lowered(filter);
+    const w = listWhere(EMPLOYEES, low, ["e.organization_id = ?"], [organizationId]);
+    const order = listOrder(EMPLOYEES, filter.sort);
+    const count = countSql(low, organizationId, w);
+    // The page's ids first, from the list index alone; then only those rows are read.
     const [rows, counted] = await Promise.all([
       sqlAll<Row>(
         db.em(),
-        `select ${SELECT} from employees e where ${w.sql} order by ${listOrder(EMPLOYEES, filter.sort)} limit ? offset ?`,
+        `select ${SELECT} from (select e.id from employees e where ${w.sql} order by ${order} limit ? offset ?) p
+         join employees e on e.id = p.id order by ${order}`,
         [...w.params, page.per, page.offset],
       ),
-      sqlAll<{ n: number }>(db.em(), `select count(*)::int as n from employees e where ${w.sql}`, w.params),
+      sqlAll<{ n: number }>(db.em(), count.sql, count.params),
     ]);
     return { items: rows.map(recordOf), total: Number(counted[0]?.n ?? 0) };
   },
