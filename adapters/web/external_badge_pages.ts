@@ -13,7 +13,7 @@ import {
 } from "../../core/workforce/mod.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
-import { uuidParam } from "./routes_public.ts";
+import { field, uuidParam } from "./routes_public.ts";
 import type { WebKit } from "./web_deps.ts";
 
 /** Each reason in the earner's words: what went wrong and, where they can, what to do. */
@@ -91,11 +91,6 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
       <button type="submit">Add badge</button>
     </form>
   </section>`;
-
-const field = (request: FastifyRequest, name: string): string => {
-  const value = (request.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === "string" ? value : "";
-};
 
 export const ownerOf = (account: EarnerAccount): ExternalBadgeOwner => ({
   userId: account.user.id,

@@ -13,13 +13,8 @@ import { visitConnections } from "../../core/workforce/mod.ts";
 import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
 import { accountPage, walletPage } from "./pages/earner_pages.ts";
-import { noticeOf } from "./routes_public.ts";
+import { field, noticeOf } from "./routes_public.ts";
 import type { WebKit } from "./web_deps.ts";
-
-const field = (request: FastifyRequest, name: string): string => {
-  const value = (request.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === "string" ? value : "";
-};
 
 const ACCOUNT_NOTICES: Record<string, string> = {
   name: "Name saved.",

@@ -29,7 +29,8 @@ export const uuidParam = (request: FastifyRequest, name = "id"): string => {
   return value.toLowerCase();
 };
 
-const field = (request: FastifyRequest, name: string): string => {
+/** A form field as text; absent or not text is "". */
+export const field = (request: FastifyRequest, name: string): string => {
   const value = (request.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === "string" ? value : "";
 };
