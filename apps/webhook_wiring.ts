@@ -188,7 +188,7 @@ export const startWebhookPipeline = async (
         { deliveries, publisher: jetstreamDispatchPublisher(nc), clock, metrics: deps.metrics, log: deps.log },
         {
           intervalMs: overrides.schedulerIntervalMs ?? webhooks.schedulerIntervalMs,
-          batch: 500,
+          batch: 1_000,
           redispatchAfterMs: 2 * bus.ackWaitMs,
         },
       )
@@ -233,6 +233,7 @@ export const startWebhookPipeline = async (
         metrics: deps.metrics,
         log: deps.log,
         isRowRefusal,
+        onReleased: () => scheduler?.wake(),
       },
       {
         concurrency: webhooks.concurrency,

@@ -72,6 +72,11 @@ export interface WebhookWorkerDeps {
    * recorded one by one, and only the refused one fails) rather than because the store is away.
    */
   isRowRefusal?: (err: unknown) => boolean;
+  /**
+   * Held-back deliveries were made due now (a destination recovered): the scheduler of this
+   * process can send them at once instead of at its next round.
+   */
+  onReleased?: () => void;
 }
 
 export interface WebhookWorkerOptions {
@@ -347,7 +352,9 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const releaseHeldBack = (destination: string, organizationIds: readonly string[], now: Date): void => {
     deps.deliveries.releasePutOff(organizationIds, now).then(
       (n) => {
-        if (n > 0) deps.log.info({ destination, released: n }, "destination recovered: held-back deliveries due now");
+        if (n === 0) return;
+        deps.log.info({ destination, released: n }, "destination recovered: held-back deliveries due now");
+        deps.onReleased?.();
       },
       (err: unknown) => deps.log.warn({ err, destination }, "held-back deliveries not released; they wait their turn"),
     );
