@@ -93,7 +93,7 @@ export const pipelineMetrics = (registry: MetricsRegistry): PipelineMetrics => {
   const dispatched = registry.counter("laurel_webhook_dispatched_total", "Due deliveries this process dispatched");
   const attempts = registry.counter("laurel_webhook_attempts_total", "Delivery attempts by outcome");
   const deliveries = registry.counter("laurel_webhook_deliveries_total", "Deliveries ended, by result");
-  const notPosted = registry.counter("laurel_webhook_not_posted_total", "Events not posted, by reason (spec 6.1)");
+  const notPosted = registry.counter("laurel_webhook_not_posted_total", "Events not posted, by unmet condition");
   const deferred = registry.counter("laurel_webhook_deferred_total", "Deliveries put off: destination at its cap");
   const lag = registry.histogram(
     "laurel_webhook_delivery_lag_seconds",

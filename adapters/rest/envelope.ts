@@ -1,10 +1,10 @@
 import { type TSchema, Type } from "typebox";
 import { PageMetadata, type PageMetadata as PageMetadataT } from "../../core/shared/mod.ts";
 
-/** `{ data, metadata: {} }` of spec §2.1 for one resource. */
+/** `{ data, metadata: {} }` for one resource (docs/interface.md, Conventions). */
 export const One = <T extends TSchema>(data: T) => Type.Object({ data, metadata: Type.Object({}) });
 
-/** `{ data: [...], metadata: page }` of spec §2.1 for a list. */
+/** `{ data: [...], metadata: page }` for a list (docs/interface.md, Conventions). */
 export const Many = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), metadata: PageMetadata });
 
 export const one = <T>(data: T): { data: T; metadata: Record<string, never> } => ({ data, metadata: {} });
@@ -30,7 +30,7 @@ export const PageQuery = Type.Object(
 
 export const OrganizationParams = Type.Object({ organization_id: Type.String({ format: "uuid" }) });
 
-/** For routes whose JSON body is optional (spec §4.3): no body reads as `{}`. */
+/** For routes whose JSON body is optional (token creation and rotation): no body reads as `{}`. */
 export const optionalBody = async (request: { body: unknown }): Promise<void> => {
   if (request.body === undefined || request.body === null) request.body = {};
 };

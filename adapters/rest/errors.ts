@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
 import { type CoreErrorCode, capFieldErrors, type FieldError } from "../../core/errors/mod.ts";
 
-/** The one table from core error codes to HTTP statuses (§3). */
+/** The one table from core error codes to HTTP statuses: a new code without a status does not compile. */
 export const STATUS_FOR_CODE = {
   bad_request: 400,
   unauthenticated: 401,

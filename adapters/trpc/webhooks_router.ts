@@ -181,7 +181,7 @@ export const webhooksRouter = router({
 });
 
 export const oauthApplicationsRouter = router({
-  /** Spec §6.1: enables or disables data services on an OAuth application. */
+  /** Enables or disables data services on an OAuth application (a condition of webhook delivery). */
   setDataServices: adminProcedure
     .input(
       standard(

@@ -16,7 +16,7 @@ const ImportInput = Type.Object(
   { additionalProperties: false },
 );
 
-/** The workforce module's side of the event record: authorization and employment events (spec §6.4). */
+/** The workforce module's side of the event record: authorization and employment events. */
 export const workforceRouter = router({
   /** Grants or withdraws the organization's workforce authorization (full or reduced employment details). */
   authorize: adminProcedure

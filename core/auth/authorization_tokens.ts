@@ -2,10 +2,10 @@ import { type CoreError, forbidden } from "../errors/mod.ts";
 import { addSeconds, DAY_SECONDS } from "../shared/mod.ts";
 import { type Credential, type Flags, flagsOf } from "./permissions.ts";
 
-/** Spec §4.3, §8: an authorization token lives 180 days unless rotated. */
+/** An authorization token lives 180 days unless rotated (docs/interface.md, Limits). */
 export const AUTHORIZATION_TOKEN_LIFETIME_SECONDS = 180 * DAY_SECONDS;
 
-/** Spec §2.4, §8: an access token lives 7200 s. */
+/** An access token lives 7200 s (docs/interface.md, Limits). */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 7200;
 
 export const authorizationTokenExpiry = (createdAt: Date): Date =>
@@ -19,7 +19,7 @@ export interface FlagRequest {
 
 /**
  * The flags of a new token: each flag asked for is granted only if the creator holds it (403
- * otherwise, spec §4.3); a flag not asked for is inherited from the creator.
+ * otherwise); a flag not asked for is inherited from the creator.
  */
 export const newTokenFlags = (creator: Credential, requested: FlagRequest): Flags | CoreError => {
   const ceiling = flagsOf(creator, "authorization_tokens");
@@ -36,7 +36,7 @@ export const newTokenFlags = (creator: Credential, requested: FlagRequest): Flag
 };
 
 /**
- * Spec §4.3: a credential that lacks write or delete permission sees only the read-only tokens,
+ * A credential that lacks write or delete permission sees only the read-only tokens,
  * so it never learns a value more powerful than itself.
  */
 export const seesOnlyReadOnlyTokens = (creator: Credential): boolean => {
@@ -50,7 +50,7 @@ export const isReadOnly = (flags: Flags): boolean => !flags.write_enabled && !fl
 export const tokenUsable = (token: { expires_at: Date; revoked_at: Date | null }, now: Date): boolean =>
   token.revoked_at === null && token.expires_at.getTime() > now.getTime();
 
-/** Rotation replaces the calling token (spec §4.3), so only an authorization token can rotate. */
+/** Rotation replaces the calling token, so only an authorization token can rotate. */
 export const rotationCaller = (caller: Credential): { tokenId: string } | CoreError =>
   caller.kind === "authorization_token"
     ? { tokenId: caller.tokenId }

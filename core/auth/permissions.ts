@@ -40,7 +40,7 @@ export const ALL_FLAGS: Flags = { read_enabled: true, write_enabled: true, delet
 
 /**
  * The flags a credential carries. An OAuth token that holds the family's scope may read, write and
- * delete in it (spec §5.1: each scope grants all three) as far as its application's ceiling allows;
+ * delete in it (each scope grants all three) as far as its application's ceiling allows;
  * its flags elsewhere are none.
  */
 export const flagsOf = (credential: Credential, family: Scope): Flags => {

@@ -1,4 +1,4 @@
-/** The scopes of spec §5.1. Each also names the resource family it guards. */
+/** The organization scopes (docs/interface.md, Authentication). Each also names the resource family it guards. */
 export const SCOPES = [
   "authorization_tokens",
   "badge_templates",

@@ -1,6 +1,6 @@
 import { type CoreError, validationFailed } from "../errors/mod.ts";
 
-/** the spec names pending, accepted, revoked, replaced; `rejected` is the earner's no. */
+/** `pending` until the earner accepts or rejects (`rejected`: the earner's no); `revoked`, `replaced`: the issuer. */
 export const BADGE_STATES = ["pending", "accepted", "rejected", "revoked", "replaced"] as const;
 export type BadgeState = (typeof BADGE_STATES)[number];
 

@@ -5,7 +5,7 @@ import { TEMPLATE_STATES } from "./template_state.ts";
 
 /**
  * REST inputs. Every object refuses unknown keys so a misspelt field is a 422, not silently lost.
- * Length limits are ours (the spec names none): generous for people, small enough for one row.
+ * Length limits are Laurel's own: generous for people, small enough for one row.
  */
 const NAME_MAX = 255;
 const TEXT_MAX = 5000;

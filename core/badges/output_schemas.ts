@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import { BADGE_STATES } from "./badge_state.ts";
 import { TEMPLATE_STATES } from "./template_state.ts";
 
-/** A field that is sent as JSON null when empty (spec §2). */
+/** A field that is sent as JSON null when empty (docs/interface.md, Conventions). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const Timestamp = Type.String({ format: "date-time" });
@@ -25,7 +25,7 @@ export const UrlEvidenceSchema = Type.Object({
   value: Type.String(),
 });
 
-/** Spec §2.10, the badge as it appears in events and employment details. */
+/** The standard badge shape: the badge as it appears in events and employment details. */
 const standardProperties = {
   id: Uuid,
   issued_to: Type.String(),
@@ -71,7 +71,7 @@ export const BadgeJsonSchema = Type.Object({
 });
 export type BadgeJson = Static<typeof BadgeJsonSchema>;
 
-/** Also the "standard badge template shape" of `badge_template.*` event details (spec §6.4). */
+/** Also the badge template of `badge_template.*` event details (docs/interface.md, Event details). */
 export const BadgeTemplateJsonSchema = Type.Object({
   id: Uuid,
   name: Type.String(),

@@ -17,7 +17,7 @@ export const fullName = (first: string, middle: string | null, last: string): st
     .filter((s) => s !== "")
     .join(" ");
 
-/** Spec §2.10 exactly; `issuer` is the organization owning the template. */
+/** The standard badge shape (docs/interface.md, Event details); `issuer` is the organization owning the template. */
 export const badgeStandardShape = (
   badge: BadgeRecord,
   template: BadgeTemplateData,
@@ -38,7 +38,7 @@ export const badgeStandardShape = (
   badge_url: badgeUrl(urls, badge.id),
   badge_template: {
     id: template.id,
-    // The spec's example carries `image: null` beside `image_url`; kept for clients that read it.
+    // Clients written for the interface read `image` (always null) beside `image_url`.
     image: null,
     image_url: template.image_url,
     description: template.description,

@@ -24,7 +24,7 @@ export interface AccessTokenDeps {
 const NO_CLIENT_DIGEST = "-";
 
 /**
- * The `client_credentials` grant (spec §4.2): checks the client secret in constant time
+ * The `client_credentials` grant (docs/interface.md, Authentication): checks the client secret in constant time
  * and signs a 7200-second access token for the application's organization, with the scopes asked
  * for when the application may be granted every one of them (`invalid_scope` otherwise).
  */

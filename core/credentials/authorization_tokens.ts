@@ -19,7 +19,7 @@ export interface AuthorizationTokenDeps {
   revocations: RevocationBroadcast;
 }
 
-/** Spec §2.3; the list and creation responses both carry the value. */
+/** An authorization token as the API answers it; the list and creation responses both carry the value. */
 export const authorizationTokenJson = (
   token: AuthorizationTokenRecord,
   value: string,
@@ -40,7 +40,7 @@ export const authorizationTokenJson = (
   owner: { type: "Organization", id: org.id, name: org.name, url: organizationUrl(urls, org.id) },
 });
 
-/** Spec §4.3: a caller without write and delete sees only the read-only tokens. */
+/** A caller without write and delete sees only the read-only tokens. */
 export const listAuthorizationTokens = (
   deps: Pick<AuthorizationTokenDeps, "tokens">,
   caller: Credential,
@@ -109,7 +109,7 @@ export const createInitialAuthorizationToken = async (
 };
 
 /**
- * Replaces the calling token with one of the same permissions (spec §4.3); the caller stops working
+ * Replaces the calling token with one of the same permissions; the caller stops working
  * at once, on every process.
  */
 export const rotateAuthorizationToken = async (

@@ -47,7 +47,7 @@ const checkedRedirectUris = (uris: readonly string[] | undefined): string | null
   return checked;
 };
 
-/** Spec §2.2 plus `scopes`, what the application may be granted; `secret` is shown only on creation. */
+/** The OAuth application as the API answers it, with `scopes` (what it may be granted); `secret` only on creation. */
 export const oauthApplicationJson = (app: OAuthApplicationRecord, secret: string | null = null): OAuthApplication => ({
   id: app.id,
   name: app.name,

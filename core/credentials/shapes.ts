@@ -4,7 +4,7 @@ import { SCOPES } from "../auth/mod.ts";
 const Timestamp = Type.String({ description: "ISO 8601, UTC, milliseconds" });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
-/** Spec §2.2. */
+/** An OAuth application as the API answers it; `secret` only in the creation answer. */
 export const OAuthApplication = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -24,7 +24,7 @@ export const OAuthApplication = Type.Object({
 });
 export type OAuthApplication = Static<typeof OAuthApplication>;
 
-/** Spec §2.3. */
+/** An authorization token as the API answers it, value included. */
 export const AuthorizationToken = Type.Object({
   id: Type.String({ format: "uuid" }),
   token: Type.String(),
@@ -46,7 +46,7 @@ export const AuthorizationToken = Type.Object({
 });
 export type AuthorizationToken = Static<typeof AuthorizationToken>;
 
-/** Spec §2.4. */
+/** The token endpoint's answer (docs/interface.md, Authentication). */
 export const AccessToken = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal("Bearer"),

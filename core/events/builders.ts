@@ -25,7 +25,7 @@ const record = (event_type: EventType, detail: Record<string, unknown>, ctx: Eve
   detail: snapshot(detail),
 });
 
-/** badge.*: the badge in the standard shape (spec §2.10) as it is after the change. */
+/** badge.*: the badge in the standard shape as it is after the change. */
 export const badgeEvent = (kind: BadgeEventType, badge: BadgeStandardShape, ctx: EventContext): EventRecord =>
   record(kind, { badge }, ctx);
 
@@ -37,7 +37,7 @@ export const badgeTemplateEvent = (
 ): EventRecord => record(kind, { badge_template: badgeTemplate }, ctx);
 
 /**
- * pending_badge_notification.*: the spec leaves the detail open. We send the badge and the address
+ * pending_badge_notification.*: the badge and the address
  * the notification went to, since the receiver's likely use is to follow up with that recipient
  * (and for `.no_user.sent` there is no user id to give).
  */
@@ -70,10 +70,10 @@ export const publicBadgesEvent = (
 
 /**
  * employment.* (other than badges.added/removed): the full employment is stored even for
- * `employment.deleted`; the reduction of spec §6.4 is applied when read (`eventDetail`), because
+ * `employment.deleted`; the reduction to `{id, email, external_id}` is applied when read (`eventDetail`), because
  * the organization's workforce authorization may change between recording and reading.
- * `externalBadge`: the spec shows no shape for the external badge of external_badges.* events; the
- * workforce module's object is passed through as `external_badge`.
+ * `externalBadge`: the workforce module's object, passed through as `external_badge` (its shape:
+ * docs/interface.md, Events and webhooks).
  */
 export const employmentEvent = (
   kind: Exclude<EmploymentEventType, EmploymentBadgeEventType>,

@@ -25,7 +25,7 @@ const reduced = (employment: unknown): Record<string, unknown> => {
 };
 
 /**
- * The event detail of spec §6.4: `id, organization_id, event_type, occurred_at` and the kind's
+ * The event detail: `id, organization_id, event_type, occurred_at` and the kind's
  * fields. For employment kinds, when the record is deleted or the organization has lost workforce
  * authorization, `employment` shrinks to `{id, email, external_id}` and the employee's `badge` /
  * `external_badge` are withheld too: they are workforce data as much as the employment itself.

@@ -4,7 +4,7 @@ import { BadgeStandardShapeSchema, Nullable } from "../badges/mod.ts";
 const Timestamp = Type.String({ format: "date-time" });
 const Uuid = Type.String({ format: "uuid" });
 
-/** Spec §2.9: the employee record as it appears in `employment.*` event details. */
+/** The employee record as it appears in `employment.*` event details and the employees API. */
 export const EmploymentSchema = Type.Object({
   id: Uuid,
   email: Type.String(),
@@ -49,7 +49,7 @@ export const EmploymentSchema = Type.Object({
 });
 export type Employment = Static<typeof EmploymentSchema>;
 
-/** What is left when the organization may not see workforce data, or the record is gone (spec §6.4). */
+/** What is left when the organization may not see workforce data, or the record is gone. */
 export const ReducedEmploymentSchema = Type.Object({ id: Uuid, email: Type.String(), external_id: Type.String() });
 export type ReducedEmployment = Static<typeof ReducedEmploymentSchema>;
 

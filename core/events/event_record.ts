@@ -2,7 +2,7 @@ import type { EventType } from "./event_types.ts";
 
 /**
  * One row of the events table (the outbox). `detail` holds only the kind's own fields
- * (spec §6.4 "additional content"), as a JSON snapshot taken in the transaction of the change;
+ * (the content of its kind), as a JSON snapshot taken in the transaction of the change;
  * id, organization and time live in their columns and are merged back by `eventDetail`.
  */
 export interface EventRecord {

@@ -1,4 +1,4 @@
-/** Spec §6.3: every kind the service records, in the spec's order. */
+/** Every kind the service records, in the order of docs/interface.md, Events and webhooks. */
 export const EVENT_TYPES = [
   "badge.created",
   "badge.deleted",
@@ -39,10 +39,10 @@ export type BadgeTemplateEventType = Prefixed<"badge_template">;
 export type PendingNotificationEventType = Prefixed<"pending_badge_notification">;
 export type PublicBadgesEventType = Prefixed<"user.public_badges">;
 export type EmploymentEventType = Prefixed<"employment">;
-/** Employment kinds whose detail also carries the `badge` that came or went (spec §6.4). */
+/** Employment kinds whose detail also carries the `badge` that came or went. */
 export type EmploymentBadgeEventType = "employment.badges.added" | "employment.badges.removed";
 
-/** Families group kinds that share one detail shape (spec §6.4). */
+/** Families group kinds that share one detail shape (docs/interface.md, Events and webhooks). */
 export const EVENT_FAMILIES = [
   "badge",
   "badge_template",

@@ -3,7 +3,7 @@ import type { EventListQuery } from "./event_list.ts";
 import type { EventRecord } from "./event_record.ts";
 import type { EventType } from "./event_types.ts";
 
-/** Reads of the events table for the events API (spec §4.5). */
+/** Reads of the events table for the events API. */
 export interface EventStore {
   /**
    * One page of an organization's events, newest first, and how many it has in all. Unfiltered,
@@ -15,7 +15,7 @@ export interface EventStore {
     page: PageRequest,
   ): Promise<{ items: EventRecord[]; total: number }>;
   get(organizationId: string, id: string): Promise<EventRecord | null>;
-  /** Whether the organization may see workforce data now (spec §6.4); false unless recorded so. */
+  /** Whether the organization may see workforce data at read time; false unless recorded so. */
   workforceAuthorized(organizationId: string): Promise<boolean>;
 }
 

@@ -5,7 +5,7 @@ import type { EventListQuery } from "./event_list.ts";
 import type { EventStore } from "./ports.ts";
 
 /**
- * Spec §4.5: a page of event details, newest first. The workforce rule of §6.4 is applied now, at
+ * A page of event details, newest first. The workforce reduction is applied here, at
  * read time, with the organization's current authorization.
  */
 export const listEvents = async (
@@ -21,7 +21,7 @@ export const listEvents = async (
   return { items: result.items.map((e) => eventDetail(e, { workforceAuthorized })), total: result.total };
 };
 
-/** Spec §4.5: one event's detail; another organization's event is not found. */
+/** One event's detail; another organization's event is not found. */
 export const getEvent = async (
   deps: { events: EventStore },
   organizationId: string,

@@ -3,7 +3,7 @@ import { isoSeconds } from "../shared/mod.ts";
 import type { EventRecord } from "./event_record.ts";
 import { EVENT_TYPES } from "./event_types.ts";
 
-/** Spec §2.8: the body posted to the webhook; the receiver fetches the detail by `id`. */
+/** The body posted to the webhook; the receiver fetches the detail by `id`. */
 export const WebhookSummarySchema = Type.Object({
   id: Type.String({ format: "uuid" }),
   organization_id: Type.String({ format: "uuid" }),
@@ -13,7 +13,7 @@ export const WebhookSummarySchema = Type.Object({
 });
 export type WebhookSummary = Static<typeof WebhookSummarySchema>;
 
-/** Seconds precision, as in the spec's posted examples; `deliveredAt` is the attempt's own clock. */
+/** Seconds precision, as receivers of the interface expect; `deliveredAt` is the attempt's own clock. */
 export const webhookSummary = (record: EventRecord, deliveredAt: Date): WebhookSummary => ({
   id: record.id,
   organization_id: record.organization_id,

@@ -4,7 +4,7 @@ import type { MailMessage, OutboxMail } from "../mail/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import type { BadgeView, Earner } from "./ports.ts";
 
-/** Which pending-badge notification an issue sends (spec §6.3), from the account owning the address. */
+/** Which pending-badge notification an issue sends, from the account owning the address. */
 export const notificationKind = (earner: Earner | null): PendingNotificationEventType => {
   if (earner === null) return "pending_badge_notification.no_user.sent";
   return earner.email_confirmed

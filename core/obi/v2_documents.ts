@@ -22,7 +22,7 @@ export interface ObiUrls {
 
 /**
  * Optional values are left out rather than sent as null: OB 2.0 validators type-check every
- * property present (`expires: null` is not a DateTime), unlike the REST shapes of spec §2.
+ * property present (`expires: null` is not a DateTime), unlike the REST shapes, which send null.
  */
 export const assertionDocument = (
   badge: BadgeRecord,
@@ -85,7 +85,7 @@ const profile = (org: OrganizationRef, urls: ObiUrls) => ({
   verification: { type: "VerificationObject" as const, allowedOrigins: authority(urls.obiBase) },
 });
 
-/** Spec §2.7; OB 2.0 reads `Issuer` as an alias of `Profile`. */
+/** The issuer document; OB 2.0 reads `Issuer` as an alias of `Profile`. */
 export const issuerDocument = (org: OrganizationRef, urls: ObiUrls): IssuerDocument => ({
   ...profile(org, urls),
   type: "Issuer",
@@ -95,7 +95,7 @@ export interface BadgeClassOptions {
   /**
    * `url` (default): `issuer` is the issuer's address, which every OB 2.0 verifier resolves
    * and checks on its own (type, origin), and there is one source of truth for the profile.
-   * `embedded`: the `Profile` object spec §2.6 shows, for clients that read it in place.
+   * `embedded`: the issuer's `Profile` object in place, for clients that read it there.
    */
   issuer?: "url" | "embedded";
   /** Image used when the template has none: OB 2.0 requires a BadgeClass image. */
@@ -103,7 +103,7 @@ export interface BadgeClassOptions {
 }
 
 /**
- * Spec §2.6. `criteria.narrative` is the template description (templates carry no separate
+ * The badge class. `criteria.narrative` is the template description (templates carry no separate
  * criteria text); `criteria.id` is `criteria_url` when set.
  */
 export const badgeClassDocument = (

@@ -1,6 +1,6 @@
 import { type Static, Type } from "typebox";
 
-/** OBI v2 documents as served (spec §2.5–2.7); used for OpenAPI and response checks. */
+/** OBI v2 documents as served (assertion, badge class, issuer); used for OpenAPI and response checks. */
 const Context = Type.Literal("https://w3id.org/openbadges/v2");
 const Iri = Type.String({ format: "uri" });
 const DateTime = Type.String({ format: "date-time" });
@@ -55,7 +55,7 @@ const profileProperties = {
 export const IssuerDocumentSchema = Type.Object({ ...profileProperties, type: Type.Literal("Issuer") });
 export type IssuerDocument = Static<typeof IssuerDocumentSchema>;
 
-/** The embedded form of spec §2.6 (`type: "Profile"`). */
+/** The issuer embedded in a badge class (`type: "Profile"`). */
 export const EmbeddedIssuerSchema = Type.Object({ ...profileProperties, type: Type.Literal("Profile") });
 export type EmbeddedIssuer = Static<typeof EmbeddedIssuerSchema>;
 

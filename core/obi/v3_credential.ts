@@ -5,7 +5,7 @@ import { recipientIdentity } from "./recipient.ts";
 import type { ObiUrls } from "./v2_documents.ts";
 
 /**
- * Open Badges 3.0 (beyond the spec). The VC-JWT payload is the credential itself with the
+ * Open Badges 3.0 (beside the OB 2.0 records). The VC-JWT payload is the credential itself with the
  * registered claims beside it (OB 3.0 §8.2): `iss` = issuer id, `jti` = credential id,
  * `nbf`/`exp` = validFrom/validUntil in seconds. There is no `sub`: the recipient is known by a
  * hashed e-mail, not by an identifier of its own. `validFrom` is written to the second so it

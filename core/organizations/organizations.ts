@@ -40,7 +40,7 @@ export type Organization = Static<typeof Organization>;
 
 /** Addresses the shapes need; the adapter knows them from its configuration. */
 export interface Urls {
-  /** The REST base, `{base_url}` of the spec, such as `https://laurel.example/v1`. */
+  /** The REST base, `{base_url}` of docs/interface.md, such as `https://laurel.example/v1`. */
   api: string;
 }
 

@@ -46,7 +46,7 @@ export type EmployeeRecord = {
 } & Record<TextField, string> &
   Record<NullableField, string | null>;
 
-/** The `employer` of spec §2.9. Laurel keeps no industry code for organizations: it is "". */
+/** The employment's `employer`. Laurel keeps no industry code for organizations: it is "". */
 export interface Employer {
   id: string;
   name: string;
@@ -163,7 +163,7 @@ export const applyEmployeeUpdate = (
 };
 
 /**
- * The employment of spec §2.9, as REST returns it and as `employment.*` events carry it. `badges`:
+ * The employment, as REST returns it and as `employment.*` events carry it. `badges`:
  * the employee's badges the employer may see (`visibleBadges`); `photoUrl` comes from the
  * associated earner account.
  */

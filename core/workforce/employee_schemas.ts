@@ -3,7 +3,7 @@ import { Nullable } from "../badges/mod.ts";
 import { defineList, type ListQuery } from "../listing/mod.ts";
 
 /**
- * REST inputs of employee records (spec §2.9, the fields an organization supplies). Unknown keys
+ * REST inputs of employee records (the employment's fields an organization supplies). Unknown keys
  * are refused so a misspelt column is a 422, not silently lost. Limits are ours: roomy for HR data,
  * small enough for one row.
  */

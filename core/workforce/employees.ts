@@ -162,7 +162,7 @@ export const updateEmployee = (
     return view;
   });
 
-/** Deletes the record; `employment.deleted` is read with the reduced employment (spec §6.4). */
+/** Deletes the record; `employment.deleted` is read with the reduced employment. */
 export const deleteEmployee = (
   store: EmployeeStore,
   ctx: EmployeeContext,

@@ -1,6 +1,6 @@
 import { notFound } from "../errors/mod.ts";
 
-/** The organization's workforce authorization (spec §6.4): read when details are built, set by operators. */
+/** The organization's workforce authorization: read when details are built, set by operators. */
 export interface WorkforceAuthorizationStore {
   /** null when the organization does not exist. */
   get(organizationId: string): Promise<boolean | null>;

@@ -66,7 +66,7 @@ export interface InvitationResult {
 /**
  * Queues the invitation e-mail to the chosen employees and sets their `last_invitation_sent_at`.
  * Their state stays `created`: `pending` is the connection prompt an earner sees once signed in
- * (spec §6.3), which an e-mail does not show. Unknown ids are a 404 (nothing sent); more e-mails
+ * (`employment.connection.pending`), which an e-mail does not show. Unknown ids are a 404 (nothing sent); more e-mails
  * than the organization's budget left is a 429 (nothing sent).
  */
 export const sendInvitations = async (

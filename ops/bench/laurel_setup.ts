@@ -78,10 +78,10 @@ export interface LaurelSetupContext {
 export interface LaurelFixture {
   /**
    * An authorization token value with read_enabled, of the organization owning the list. Sent as
-   * `Authorization: Basic base64(basicToken + ":")` (spec §5.2).
+   * `Authorization: Basic base64(basicToken + ":")`.
    */
   basicToken: string;
-  /** An OAuth application's `uid` (spec §4.1) in that organization. */
+  /** An OAuth application's `uid` (its client id) in that organization. */
   clientId: string;
   /** That application's `secret`. */
   clientSecret: string;
@@ -92,7 +92,7 @@ export interface LaurelFixture {
    */
   listPath: string;
   /**
-   * ONE scope (spec §5.1) requested in the token benchmark (`grant_type=client_credentials&scope=<scope>`)
+   * ONE scope requested in the token benchmark (`grant_type=client_credentials&scope=<scope>`)
    * and carried by the Bearer token used on `listPath`, so it must grant reading that list
    * (e.g. `oauth_applications` for the list above).
    */

@@ -446,7 +446,7 @@ export function clientBasicHeader(clientId: string, clientSecret: string): strin
 const DOCS_HEADER = [
   "# Benchmarks",
   "",
-  "Produced by `npm run bench` (`ops/bench/run.ts`, `badges.ts`, `webhooks.ts`). Each issue's section is",
+  "Produced by `npm run bench` (`ops/bench/run.ts`, `badges.ts`, `webhooks.ts`). Each section is",
   "regenerated between its `<!-- bench:<name>:start -->` / `<!-- bench:<name>:end -->` markers; text outside",
   "them is kept.",
   "",

@@ -31,7 +31,7 @@
 // BENCH_WRITE_DOCS=0|1 (default: write the `webhooks` section of docs/benchmarks.md only on a full run:
 // every phase at its default size), BENCH_VERBOSE=1 (echo the servers' output),
 // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_RAW_IN_FLIGHT (the raw loop's requests
-// in flight, 50: the issue's peer; 8 shows what the per-destination cap alone allows).
+// in flight, 50 by default, the bar the drain is compared with; 8 shows what the per-destination cap alone allows).
 
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -299,7 +299,7 @@ const trpc = async (s: Stack, path: string, input: unknown): Promise<unknown> =>
   return body.result.data;
 };
 
-/** An organization that receives webhooks at `url` (spec §6.1 fully met). */
+/** An organization that receives webhooks at `url` (every delivery condition met). */
 const webhookOrganization = async (s: Stack, name: string, url: string): Promise<{ id: string; token: string }> => {
   const created = (await trpc(s, "organizations.create", { name, email: "bench@example.org" })) as {
     organization: { id: string };

@@ -67,7 +67,7 @@ const badge: BadgeRecord = {
   updated_at: new Date("2024-01-03T00:00:00.000Z"),
 };
 
-t.test("standard shape is spec §2.10 exactly", (t) => {
+t.test("the standard badge shape, exactly", (t) => {
   const s = badgeStandardShape(badge, template, org, urls);
   t.same(s, {
     id: badge.id,

@@ -40,7 +40,7 @@ const ada = (): EmployeeRecord =>
     { id: newId(), organization_id: ORG, now: NOW, newId },
   );
 
-t.test("a new record: trimmed, normalized key, defaults of spec §2.9", async (t) => {
+t.test("a new record: trimmed, normalized key, empty or null fields not given", async (t) => {
   const r = ada();
   t.match(r, {
     email: "Ada@Example.COM",

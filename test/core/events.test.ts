@@ -106,7 +106,7 @@ const build = (kind: EventType): EventRecord => {
 const COMMON = ["id", "organization_id", "event_type", "occurred_at"];
 const REDUCED = { id: employment.id, email: employment.email, external_id: "E-1" };
 
-/** Expected extra keys per kind, authorized and not (spec §6.4). */
+/** Expected extra keys per kind, authorized and not. */
 const expectedKeys = (kind: EventType, authorized: boolean): string[] => {
   switch (eventFamily(kind)) {
     case "badge":
@@ -128,7 +128,7 @@ const expectedKeys = (kind: EventType, authorized: boolean): string[] => {
   }
 };
 
-t.test("the closed list has the 30 kinds of spec §6.3", (t) => {
+t.test("the closed list has the 30 documented kinds", (t) => {
   t.equal(EVENT_TYPES.length, 30);
   t.equal(new Set(EVENT_TYPES).size, 30);
   t.ok(isEventType("badge.state.changed"));

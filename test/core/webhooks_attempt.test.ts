@@ -32,7 +32,7 @@ const event: DeliveryEvent = {
 /** A transparent "HMAC", so the test sees exactly what was signed with which key. */
 const crypto = { sign: (key: string, input: string) => `${key.slice(0, 1)}:${input}` };
 
-t.test("an attempt's request: the §2.8 summary, signed afresh with every active secret", (t) => {
+t.test("an attempt's request: the event summary, signed afresh with every active secret", (t) => {
   const req = buildAttemptRequest({
     event,
     webhookUrl: "https://hooks.example/x",

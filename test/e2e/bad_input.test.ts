@@ -1857,8 +1857,8 @@ t.test("a JSON body with duplicated keys is refused", async (t) => {
   t.equal(list.body.metadata.total_count, 0, "no application was created");
 });
 
-/** Spec §4.3: the bodies of token creation and rotation are optional; leaving them out is not bad input. */
-t.test("the optional JSON bodies of spec §4.3 may be left out", async (t) => {
+/** The bodies of token creation and rotation are optional; leaving them out is not bad input. */
+t.test("the optional JSON bodies of token creation and rotation may be left out", async (t) => {
   const { organization, authorization_token } = await laurel.createOrganization("Optional Bodies Org");
   const admin = basic(authorization_token.token);
   const base = `/v1/organizations/${organization.id}/authorization_tokens`;

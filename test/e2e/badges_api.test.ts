@@ -83,7 +83,7 @@ t.test("issue: 201, Location, the full badge JSON, and badge.created in the same
   t.equal(badge.state_updated_at, badge.created_at);
 
   const [event] = await eventRows(laurel, org.id, "badge.created");
-  t.same(Object.keys(event?.detail.badge).sort(), [...STANDARD_KEYS].sort(), "the standard shape of spec §2.10");
+  t.same(Object.keys(event?.detail.badge).sort(), [...STANDARD_KEYS].sort(), "the standard badge shape");
   const standard = Object.fromEntries(STANDARD_KEYS.map((k) => [k, badge[k]]));
   t.same(event?.detail.badge, standard);
   t.equal(event?.xmin, await rowXmin(laurel, "badges", badge.id), "badge and event committed together");

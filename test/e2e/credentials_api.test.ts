@@ -1,7 +1,7 @@
 import t from "tap";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 
-/** The REST surface of spec §4.1 and §4.3 end to end, on real PostgreSQL and NATS. */
+/** The REST surface of OAuth applications and authorization tokens end to end, on real PostgreSQL and NATS. */
 let laurel: TestLaurel;
 t.before(async () => {
   laurel = await startLaurel();

@@ -59,7 +59,7 @@ t.test("create, get, update, delete; each event in the same transaction", async 
   });
   t.equal(e.created_at, e.last_updated_by_organization_at);
   const [createdEvent] = await eventRows(laurel, org.id, "employment.created");
-  t.same(createdEvent?.detail, { employment: e }, "the event carries the employment of spec §2.9");
+  t.same(createdEvent?.detail, { employment: e }, "the event carries the employment the API answers");
   t.equal(createdEvent?.xmin, await rowXmin(laurel, "employees", e.id), "written in the same transaction");
 
   t.same((await api("GET", `${org.path}/${e.id}`, org.auth)).body.data, e);

@@ -13,7 +13,7 @@ import {
 } from "../support/webhooks.ts";
 
 /** employment.created, .updated and .deleted from the REST API, delivered to a webhook receiver. */
-t.test("each REST change of an employee is delivered, and its detail has the shape of spec §6.4", async (t) => {
+t.test("each REST change of an employee is delivered, and its detail has the documented shape", async (t) => {
   const ca = makeTestCa();
   const laurel = await startLaurel();
   const receiver = await startReceiver(ca);

@@ -9,7 +9,7 @@ import { waitFor, webhookOrganization } from "../support/webhooks.ts";
 /**
  * The badges an employer sees from real actions: the earner accepting a badge or switching its
  * privacy in Chromium, the issuer revoking, replacing or deleting over REST, an account merged in.
- * Every kind is delivered to the employer's webhook receiver with the shape of spec §6.4, and the
+ * Every kind is delivered to the employer's webhook receiver with its documented detail, and the
  * REST reads of the employment carry the same `badges`.
  */
 const stack = await startEarnerWebhookStack();

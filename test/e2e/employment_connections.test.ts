@@ -10,7 +10,7 @@ import { waitFor, webhookOrganization } from "../support/webhooks.ts";
  * The connection between employee records and earner accounts from real actions: an account
  * signing in, a record created or changed over REST and batch, the wallet's prompt and its
  * Connect / Not now / Disconnect buttons in Chromium, an address removed, an account merged away.
- * Every kind is delivered to the organization's webhook receiver with the shape of spec §6.4.
+ * Every kind is delivered to the organization's webhook receiver with its documented detail.
  */
 const stack = await startEarnerWebhookStack();
 t.teardown(stack.close);

@@ -25,7 +25,7 @@ import { runTs } from "../support/processes.ts";
 import { waitFor, webhookOrganization } from "../support/webhooks.ts";
 
 /**
- * Every kind of spec §6.3, as the code declares them (`EVENT_TYPES`), caused by the action that
+ * Every kind, as the code declares them (`EVENT_TYPES`), caused by the action that
  * really causes it: the REST API, the earner's pages (over HTTP, as a browser sends them), the
  * Connect consent, and the CLI where nothing else can (an address on an account, not confirmed).
  * Each step must record a new event of its kind; at the end every kind has been read from the
@@ -38,7 +38,7 @@ import { waitFor, webhookOrganization } from "../support/webhooks.ts";
  */
 const awaitingSource: readonly EventType[] = [];
 
-/** The documented detail of each family (spec §6.4): a new family must name its shape here. */
+/** The documented detail of each family: a new family must name its shape here. */
 const SHAPES: Record<EventFamily, TSchema> = {
   badge: BadgeEventDetailSchema,
   badge_template: BadgeTemplateEventDetailSchema,

@@ -3,7 +3,7 @@ import { uuidv7 } from "../../adapters/crypto/mod.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { BADGE, recordEvents } from "../support/webhooks.ts";
 
-/** Spec §4.5 and §6.4 end to end: the events list and detail, on real PostgreSQL. */
+/** The events API end to end: the events list and detail, on real PostgreSQL. */
 let laurel: TestLaurel;
 t.before(async () => {
   laurel = await startLaurel();
@@ -73,7 +73,7 @@ t.test("the list: 50 a page, newest first, totals without counting, empty pages 
   }
 });
 
-t.test("the detail of an event (§6.4), and who may read it", async (t) => {
+t.test("the detail of an event, and who may read it", async (t) => {
   const a = await laurel.createOrganization("Reader A");
   const b = await laurel.createOrganization("Reader B");
   const authA = basic(a.authorization_token.token);

@@ -17,7 +17,7 @@ import {
 } from "../support/webhooks.ts";
 
 /**
- * Webhook delivery end to end (spec §6): real PostgreSQL, real NATS, a real HTTPS
+ * Webhook delivery end to end: real PostgreSQL, real NATS, a real HTTPS
  * receiver with its own CA, every delivery verified with the `standardwebhooks` package.
  */
 let laurel: TestLaurel;
@@ -68,7 +68,7 @@ const api = async (path: string, auth: string) => {
   return { status: res.status, body: (await res.json()) as { data: unknown; metadata: Record<string, unknown> } };
 };
 
-t.test("an event is posted once, signed, with the summary of spec §2.8", async (t) => {
+t.test("an event is posted once, signed, with the event summary", async (t) => {
   const pipeline = await startTestPipeline(laurel, webhookEnv(ca), { schedule: QUICK });
   t.teardown(() => pipeline.stop());
   receiver.received.length = 0;
@@ -196,7 +196,7 @@ t.test(
     t.same(
       receiver.received.map((d) => d.json.organization_id),
       [control.id],
-      "only the organization meeting all of spec §6.1 got a POST",
+      "only the organization meeting every delivery condition got a POST",
     );
     for (const org of [unsubscribed, noUrl, noDataServices]) {
       const listed = await api(`/organizations/${org.id}/events`, org.auth);

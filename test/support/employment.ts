@@ -1,7 +1,7 @@
 import type { Employment } from "../../core/events/mod.ts";
 import { BADGE } from "./webhooks.ts";
 
-/** A complete employee record (spec §2.9) of `employerId`, with one badge viewable to the employer. */
+/** A complete employment (every field set) of `employerId`, with one badge viewable to the employer. */
 export const employmentOf = (employerId: string, id: string, overrides: Partial<Employment> = {}): Employment => ({
   id,
   email: "ada@example.com",

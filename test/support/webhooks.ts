@@ -225,7 +225,7 @@ export interface WebhookOrg {
 }
 
 /**
- * An organization that receives webhooks (spec §6.1): an OAuth application with data services,
+ * An organization that receives webhooks (every delivery condition met): an OAuth application with data services,
  * a webhook_url, the chosen kinds, and its signing secret.
  */
 export const webhookOrganization = async (

@@ -29,7 +29,7 @@ const errors = {
 const tags = ["Authorization tokens"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
-/** Spec §4.3, scope `authorization_tokens`. */
+/** Authorization tokens (docs/interface.md, Authentication), scope `authorization_tokens`. */
 export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "authorization_tokens");
   const base = "/organizations/:organization_id/authorization_tokens";

@@ -54,7 +54,7 @@ const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
 const tags = ["Badges"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
-/** Issued badges (spec §4.6), scope `issued_badges`. */
+/** Issued badges (docs/interface.md, Resources), scope `issued_badges`. */
 export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
   const base = "/organizations/:organization_id/badges";

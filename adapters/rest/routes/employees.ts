@@ -82,7 +82,7 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 /** A batch of 1,000 full records is larger than the API's usual 1 MiB. */
 const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
-/** Employee records (spec §2.9), scope `workforce`. */
+/** Employee records (each answered as its employment), scope `workforce`. */
 export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "workforce");
   const base = "/organizations/:organization_id/employees";

@@ -16,7 +16,7 @@ const EventParams = Type.Object({
 });
 
 /**
- * The details of spec §6.4, plus a last, open branch: a detail recorded by an older release (or a
+ * The details of each kind family, plus a last, open branch: a detail recorded by an older release (or a
  * kind whose shape grows) is still served whole rather than failing serialization.
  */
 const EventDetailResponse = Type.Union([
@@ -37,8 +37,8 @@ const tags = ["Events"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
 /**
- * Spec §4.5, scope `events` (an authorization token needs `read_enabled`). Items of the list are
- * the same details as the single read (spec §6.4), newest first, 50 a page.
+ * The events API, scope `events` (an authorization token needs `read_enabled`). Items of the list are
+ * the same details as the single read, newest first, 50 a page.
  */
 export const eventRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "events", "read");

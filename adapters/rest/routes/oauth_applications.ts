@@ -28,7 +28,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const tags = ["OAuth applications"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
-/** Spec §4.1, scope `oauth_applications`. */
+/** OAuth applications (docs/interface.md, Resources), scope `oauth_applications`. */
 export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "oauth_applications");
   const base = "/organizations/:organization_id/oauth_applications";

@@ -128,7 +128,7 @@ export const cachedNotModified = (
 };
 
 /**
- * The hosted Open Badges records (spec §4.4), with no credentials: OB 2.0 assertion,
+ * The hosted Open Badges records, with no credentials: OB 2.0 assertion,
  * badge class and issuer under `{base_url}/obi/v2`, and the OB 3.0 credential (a VC-JWT) with its
  * key under `{base_url}/obi/v3`. Rendered bytes are cached briefly; every 200 carries an ETag.
  */
@@ -159,7 +159,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
     async badge_class(id) {
       const view = await issuing.store.getTemplate(null, id);
       if (!view || obiTemplateVisibility(view.template.state) !== "served") return missing("Badge class");
-      // The embedded issuer Profile, as spec §2.6 shows it.
+      // The issuer Profile embedded, for clients that read it in place.
       const doc = badgeClassDocument(view.template, view.owner, urls, { issuer: "embedded", defaultImageUrl });
       return { status: 200, body: jsonBytes(doc) };
     },

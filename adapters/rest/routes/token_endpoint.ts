@@ -25,7 +25,7 @@ const TokenRequestBody = Type.Object({
     Type.Literal("authorization_code"),
     Type.Literal("refresh_token"),
   ]),
-  scope: Type.Optional(Type.String({ description: "client_credentials: space-separated scopes of spec §5.1" })),
+  scope: Type.Optional(Type.String({ description: "client_credentials: space-separated organization scopes" })),
   code: Type.Optional(Type.String({ description: "authorization_code: the code from the authorization endpoint" })),
   redirect_uri: Type.Optional(Type.String({ description: "authorization_code: as in the authorization request" })),
   code_verifier: Type.Optional(Type.String({ description: "authorization_code: the PKCE verifier" })),
@@ -76,7 +76,7 @@ const parseBasic = (header: string | undefined): { clientId: string; clientSecre
 };
 
 /**
- * `POST {auth_url}/oauth/token` (spec §4.2) and the JWKS. Errors follow RFC 6749 §5.2,
+ * `POST {auth_url}/oauth/token` (docs/interface.md, Authentication) and the JWKS. Errors follow RFC 6749 §5.2,
  * not the API's error envelope.
  */
 export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (app: FastifyInstance) => {

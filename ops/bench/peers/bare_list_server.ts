@@ -12,7 +12,7 @@ if (!Number.isInteger(bodyBytes) || bodyBytes < 2) throw new Error("BODY_BYTES m
 const ITEMS = 50;
 const ORGANIZATION = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 
-/** An envelope shaped like a spec §2.1 list page of 50 OAuth applications (§2.2). */
+/** An envelope shaped like Laurel's list page of 50 OAuth applications. */
 function envelope(descriptions: readonly string[]): unknown {
   const data = descriptions.map((description, index) => {
     const stamp = new Date(Date.UTC(2026, 0, 1, 0, 0, ITEMS - index)).toISOString();
