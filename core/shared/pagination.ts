@@ -1,9 +1,9 @@
 import { type Static, Type } from "typebox";
 
-/** Every list is 50 a page (spec §2.1, §8). */
+/** Every list is 50 a page (docs/interface.md, Conventions). */
 export const PAGE_SIZE = 50;
 
-/** The page metadata of spec §2.1. */
+/** The page metadata of a list (docs/interface.md, Conventions). */
 export const PageMetadata = Type.Object({
   count: Type.Integer(),
   current_page: Type.Integer(),
@@ -30,7 +30,7 @@ export const pageRequest = (page: number | undefined, per = PAGE_SIZE): PageRequ
 };
 
 /**
- * Builds §2.1 metadata; `urlFor` turns a page number into the absolute address of that page
+ * Builds the page metadata; `urlFor` turns a page number into the absolute address of that page
  * (the adapter knows the base URL and the other query parameters).
  */
 export const pageMetadata = (

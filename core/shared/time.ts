@@ -1,10 +1,10 @@
-/** Wire timestamps: ISO 8601 in UTC with a `Z` suffix and milliseconds (spec §2). */
+/** Wire timestamps: ISO 8601 in UTC with a `Z` suffix and milliseconds (docs/interface.md, Conventions). */
 export const isoMillis = (d: Date): string => d.toISOString();
 
-/** Seconds precision, as in the posted webhook summary (spec §2.8). */
+/** Seconds precision, as in the posted webhook summary. */
 export const isoSeconds = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;
 
-/** A `YYYY-MM-DD` date in UTC (spec §2.10 `issued_at_date`). */
+/** A `YYYY-MM-DD` date in UTC (`issued_at_date` of the standard badge shape). */
 export const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
 
 export const isoMillisOrNull = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
