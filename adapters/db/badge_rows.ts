@@ -1,13 +1,18 @@
-import type { BadgeRecord, BadgeTemplateData, BadgeTemplateRecord } from "../../core/badges/mod.ts";
+import {
+  type BadgeRecord,
+  type BadgeTemplateData,
+  type BadgeTemplateRecord,
+  LIVE_BADGE_STATES,
+} from "../../core/badges/mod.ts";
 import type { BadgeView, TemplateView } from "../../core/issuing/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
-import type { Em } from "./orm.ts";
+import { toDateOrNull } from "./sql.ts";
 
 /**
  * SQL pieces shared by the badge store: every joined table's columns are selected under a prefix
  * (`b__state`, `t__name`, `o__name`) and read back into plain records.
  */
-const TEMPLATE_COLUMNS: readonly (keyof BadgeTemplateData)[] = [
+export const TEMPLATE_COLUMNS: readonly (keyof BadgeTemplateData)[] = [
   "id",
   "organization_id",
   "name",
@@ -52,6 +57,9 @@ const BADGE_COLUMNS: readonly (keyof BadgeRecord)[] = [
   "updated_at",
 ];
 
+/** The live badge states as an SQL list (`'pending', 'accepted'`), for `state in (...)`. */
+export const LIVE = LIVE_BADGE_STATES.map((s) => `'${s}'`).join(", ");
+
 /** Every column an issue writes: the record's, then the duplicate-rule keys. */
 export const BADGE_INSERT_COLUMNS: readonly string[] = [...BADGE_COLUMNS, "recipient_email_key", "exclusive"];
 
@@ -81,26 +89,13 @@ export const ORGANIZATION_SELECT = columns("o", ORGANIZATION_COLUMNS);
 
 type Row = Record<string, unknown>;
 
-/**
- * MikroORM's PostgreSQL connection hands raw timestamps over as text (`2024-01-02 03:04:05.678+00`),
- * PGlite as `Date`s; records hold `Date`s.
- */
-export const toDate = (value: unknown): Date | null => {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value;
-  const text = String(value)
-    .replace(" ", "T")
-    .replace(/([+-]\d\d)$/, "$1:00");
-  return new Date(text);
-};
-
 const TIMESTAMPS = new Set(["issued_at", "expires_at", "state_updated_at", "created_at", "updated_at"]);
 
 const pick = <T>(row: Row, alias: string, names: readonly string[]): T => {
   const out: Row = {};
   for (const c of names) {
     const value = row[`${alias}__${c}`];
-    out[c] = TIMESTAMPS.has(c) ? toDate(value) : value;
+    out[c] = TIMESTAMPS.has(c) ? toDateOrNull(value) : value;
   }
   return out as T;
 };
@@ -131,12 +126,5 @@ export const templateFrom = (withCount: boolean): string =>
   `select ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT}${withCount ? `, ${BADGES_COUNT}` : ""}
   from badge_templates t join organizations o on o.id = t.organization_id`;
 
-/** Rows of a query run on `em`'s connection, inside its transaction when it has one. */
-export const rows = (em: Em, sql: string, params: unknown[]): Promise<Row[]> =>
-  em.getConnection().execute(sql, params, "all", em.getTransactionContext()) as Promise<Row[]>;
-
 /** `%text%` for ILIKE, with the pattern characters of `text` taken literally. */
 export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/** `?, ?, ?` for a list of values. */
-export const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");

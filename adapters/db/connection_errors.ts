@@ -14,14 +14,13 @@ const UNAVAILABLE_SQLSTATES = new Set([
 const UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTCONN"]);
 
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|connection (?:is )?(?:closed|ended)|Client has encountered a connection error|Timeout acquiring a connection|the database system is (?:shutting down|starting up|in recovery mode)/i;
+  /Connection terminated|connection (?:is )?(?:closed|ended)|Client has encountered a connection error|timeout exceeded when trying to connect|Connection terminated due to connection timeout|the database system is (?:shutting down|starting up|in recovery mode)/i;
 
 const one = (err: object): boolean => {
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
   // Class 08: connection exception.
   if (typeof code === "string" && /^08[0-9A-Z]{3}$/.test(code)) return true;
-  if ((err as { name?: unknown }).name === "KnexTimeoutError") return true;
   const message = (err as { message?: unknown }).message;
   return typeof message === "string" && UNAVAILABLE_MESSAGES.test(message);
 };

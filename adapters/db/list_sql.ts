@@ -1,5 +1,6 @@
 import type { FilterValue, ListQuery, SortKey } from "../../core/listing/mod.ts";
-import { containsPattern, placeholders } from "./badge_rows.ts";
+import { containsPattern } from "./badge_rows.ts";
+import { placeholders } from "./sql.ts";
 
 /**
  * How a list's filter keys and sort keys read in SQL. A column given as text gets the meaning of

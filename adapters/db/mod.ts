@@ -1,6 +1,11 @@
+/**
+ * The database adapter. Every hand-written statement goes through `Sql` (adapters/db/sql.ts: query,
+ * one row, execute, transaction, prepared statement, LISTEN, on `pg` and PGlite's public APIs);
+ * MikroORM only runs the migrations (adapters/db/database.ts).
+ */
 export { isDatabaseUnavailable } from "./connection_errors.ts";
-export type { Database, DatabaseLog, Em, Orm } from "./orm.ts";
-export { openDatabase } from "./orm.ts";
+export type { Database, DatabaseLog } from "./database.ts";
+export { openDatabase } from "./database.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
 export { postgresConnectStore } from "./postgres_connect_store.ts";
 export { connectionTx, postgresConnectionStore } from "./postgres_connection_store.ts";

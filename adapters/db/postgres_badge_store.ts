@@ -1,13 +1,14 @@
 import type { BADGE_LIST, BadgeListQuery, TEMPLATE_LIST } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { BadgeStore, IssueWrites, UserRecord } from "../../core/issuing/mod.ts";
-import { BADGE_FROM, badgeViewOf, rows, templateFrom, templateViewOf, toDate } from "./badge_rows.ts";
-import { groupedCalls } from "./grouped_calls.ts";
+import { batcher } from "../batch/mod.ts";
+import { BADGE_FROM, badgeViewOf, templateFrom, templateViewOf } from "./badge_rows.ts";
+import type { Database } from "./database.ts";
 import { groupedIssueWrites } from "./grouped_issues.ts";
 import { columnCondition, type ListTable, listOrder, listWhere } from "./list_sql.ts";
-import type { Database, Em } from "./orm.ts";
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { appendEvents } from "./postgres_event_log.ts";
+import { toDate } from "./sql.ts";
 
 const TEMPLATES: ListTable<keyof typeof TEMPLATE_LIST.filters, (typeof TEMPLATE_LIST.sorts)[number]> = {
   filters: {
@@ -74,14 +75,14 @@ export const badgeWhere = (organizationId: string, query: Pick<BadgeListQuery, "
 });
 
 const count = async (db: Database, sql: string, params: unknown[]): Promise<number> => {
-  const [row] = await rows(db.em(), sql, params);
+  const [row] = await db.all(sql, params);
   return Number(row?.n ?? 0);
 };
 
 /**
  * The issuing ports on PostgreSQL (or PGlite). Reads join each badge with its template and
- * issuer; writes go through `transaction`, whose `BadgeTx` uses the transactional EntityManager
- * only (PGlite has one connection).
+ * issuer; writes go through `transaction`, whose `BadgeTx` runs every statement in it (PGlite has
+ * one connection).
  */
 export const postgresBadgeStore = (db: Database): BadgeStore => {
   // Appends with no other write in their transaction (notifications, recorded after their mail
@@ -91,29 +92,27 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
   // commits whole or not at all and a failed one can be retried call by call.
   const appendAtomically = (events: EventRecord[]): Promise<void> =>
     events.every((e) => e.organization_id === events[0]?.organization_id)
-      ? appendEvents(db.em(), events)
-      : db.em().transactional((em) => appendEvents(em as Em, events));
-  const appendGrouped = groupedCalls<EventRecord[], void>({
-    max: 500,
-    key: () => "",
-    runOne: appendAtomically,
-    async runBatch(_key, calls) {
+      ? appendEvents(db, events)
+      : db.transaction((q) => appendEvents(q, events));
+  const appendGrouped = batcher<EventRecord[], void>(
+    async (calls) => {
       await appendAtomically(calls.flat());
       return calls.map(() => undefined);
     },
-  });
+    { maxItems: 500, maxInFlight: 1, isolateFailures: () => true },
+  );
   // Outside a transaction: one statement each (PostgreSQL commits a lone statement atomically),
   // used on their own when a grouped statement fails.
   const single: IssueWrites & { appendEvents(events: EventRecord[]): Promise<void> } = {
     issueLookup: (organizationId, templateId, recipientKey) =>
-      postgresBadgeTx(db.em()).issueLookup(organizationId, templateId, recipientKey),
+      postgresBadgeTx(db).issueLookup(organizationId, templateId, recipientKey),
     insertBadge: (badge, recipientKey, exclusive, events, mails) =>
-      postgresBadgeTx(db.em()).insertBadge(badge, recipientKey, exclusive, events, mails),
+      postgresBadgeTx(db).insertBadge(badge, recipientKey, exclusive, events, mails),
     appendEvents: appendGrouped,
   };
   const grouped = groupedIssueWrites(db, single);
   return {
-    transaction: (work) => db.em().transactional((em) => work(postgresBadgeTx(em))),
+    transaction: (work) => db.transaction((tx) => work(postgresBadgeTx(tx))),
     // Concurrent issues share their lookup statement and, per organization, their write and commit.
     issueLookup: grouped.issueLookup,
     insertBadge: grouped.insertBadge,
@@ -121,8 +120,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     async listTemplates(organizationId, query, page) {
       const where = listWhere(TEMPLATES, query, ["t.organization_id = ?"], [organizationId]);
       const [items, total] = await Promise.all([
-        rows(
-          db.em(),
+        db.all(
           `${templateFrom(true)} where ${where.sql} order by ${listOrder(TEMPLATES, query.sort)} limit ? offset ?`,
           [...where.params, page.per, page.offset],
         ),
@@ -132,8 +130,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async getTemplate(organizationId, id) {
-      const [row] = await rows(
-        db.em(),
+      const [row] = await db.all(
         `${templateFrom(true)} where t.id = ?${organizationId === null ? "" : " and t.organization_id = ?"}`,
         organizationId === null ? [id] : [id, organizationId],
       );
@@ -147,8 +144,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
       // The page's ids first, over the badges' index alone; only those 50 rows are then joined
       // with their template and issuer (joined before the offset, page 100 joined 5,000 rows).
       const [items, total] = await Promise.all([
-        rows(
-          db.em(),
+        db.all(
           `${BADGE_FROM} join (select b.id from ${from} where ${where.sql} order by ${order} limit ? offset ?) p on p.id = b.id
            order by ${order}`,
           [...where.params, page.per, page.offset],
@@ -162,7 +158,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     async badgeFeed(organizationId, query, afterId, limit) {
       const head = afterId === null ? ["b.organization_id = ?"] : ["b.organization_id = ?", "b.id > ?"];
       const where = listWhere(BADGES, query, head, afterId === null ? [organizationId] : [organizationId, afterId]);
-      const found = await rows(db.em(), `${BADGE_FROM} where ${where.sql} order by b.id asc limit ?`, [
+      const found = await db.all(`${BADGE_FROM} where ${where.sql} order by b.id asc limit ?`, [
         ...where.params,
         limit,
       ]);
@@ -170,8 +166,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async getBadge(organizationId, id) {
-      const [row] = await rows(
-        db.em(),
+      const [row] = await db.all(
         `${BADGE_FROM} where b.id = ?${organizationId === null ? "" : " and b.organization_id = ?"}`,
         organizationId === null ? [id] : [id, organizationId],
       );
@@ -179,8 +174,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async getUser(id) {
-      const found = await rows(
-        db.em(),
+      const found = await db.all(
         `select u.id, u.first_name, u.last_name, u.created_at, u.updated_at, e.email, e.confirmed
          from users u join user_emails e on e.user_id = u.id where u.id = ? order by e.position`,
         [id],

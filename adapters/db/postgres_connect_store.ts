@@ -6,9 +6,9 @@ import type {
   RefreshTokenRecord,
   SessionRecord,
 } from "../../core/connect/mod.ts";
-import type { Database } from "./orm.ts";
+import type { Database } from "./database.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { placeholders, rawTransaction, sqlAll, sqlRun, toDate, toDateOrNull, toNumber } from "./sql.ts";
+import { placeholders, toDate, toDateOrNull, toNumber } from "./sql.ts";
 
 type Row = Record<string, unknown>;
 
@@ -50,16 +50,14 @@ const GRANT_COLUMNS =
 
 export const postgresConnectStore = (db: Database): ConnectStore => ({
   async activeGrant(userId, applicationId) {
-    const [row] = await sqlAll<Row>(
-      db.em(),
+    const [row] = await db.all<Row>(
       `select ${GRANT_COLUMNS} from connect_grants g where g.user_id = ? and g.application_id = ? and g.revoked_at is null`,
       [userId, applicationId],
     );
     return row ? grantOf(row) : null;
   },
   async saveGrant(grant) {
-    const [row] = await sqlAll<Row>(
-      db.em(),
+    const [row] = await db.all<Row>(
       `insert into connect_grants as g (id, user_id, application_id, organization_id, scopes, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?)
        on conflict (user_id, application_id) where revoked_at is null
@@ -78,8 +76,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     return grantOf(row as Row);
   },
   async insertCode(c) {
-    await sqlRun(
-      db.em(),
+    await db.run(
       `insert into connect_codes (digest, grant_id, user_id, application_id, redirect_uri, code_challenge, scopes,
        created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
@@ -97,8 +94,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
   },
   async useCode(digest, now, sessionId) {
     // The row as it stood ahead of this use: a second use sees the first one's time and family.
-    const [row] = await sqlAll<Row>(
-      db.em(),
+    const [row] = await db.all<Row>(
       `with old as (select * from connect_codes where digest = ? for update)
        update connect_codes c set used_at = coalesce(c.used_at, ?), session_id = coalesce(c.session_id, ?)
        from old where c.digest = old.digest
@@ -108,7 +104,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     return row ? codeOf(row) : null;
   },
   async insertSession(session, refresh) {
-    await rawTransaction(db, async (tx) => {
+    await db.transaction(async (tx) => {
       await tx.run("insert into connect_sessions (id, grant_id, scopes, created_at) values (?, ?, ?, ?)", [
         session.id,
         session.grant_id,
@@ -119,11 +115,10 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     });
   },
   async revokeSession(id, now) {
-    await sqlRun(db.em(), "update connect_sessions set revoked_at = ? where id = ? and revoked_at is null", [now, id]);
+    await db.run("update connect_sessions set revoked_at = ? where id = ? and revoked_at is null", [now, id]);
   },
   async useRefresh(digest, now) {
-    const [row] = await sqlAll<Row>(
-      db.em(),
+    const [row] = await db.all<Row>(
       `with old as (select * from connect_refresh_tokens where digest = ? for update)
        update connect_refresh_tokens r set used_at = coalesce(r.used_at, ?)
        from old join connect_sessions s on s.id = old.session_id
@@ -143,26 +138,21 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     };
     return { refresh, session: sessionOf(row, "s_") };
   },
-  insertRefresh: (refresh) => insertRefreshRow((sql, params) => sqlRun(db.em(), sql, params), refresh),
+  insertRefresh: (refresh) => insertRefreshRow((sql, params) => db.run(sql, params), refresh),
   async revokeGrant(id, now, events = []) {
-    return db.em().transactional(async (em) => {
-      const [row] = await sqlAll<Row>(
-        em,
+    return db.transaction(async (q) => {
+      const [row] = await q.all<Row>(
         `update connect_grants g set revoked_at = ? where g.id = ? and g.revoked_at is null returning ${GRANT_COLUMNS}`,
         [now, id],
       );
-      await sqlRun(em, "update connect_sessions set revoked_at = ? where grant_id = ? and revoked_at is null", [
-        now,
-        id,
-      ]);
+      await q.run("update connect_sessions set revoked_at = ? where grant_id = ? and revoked_at is null", [now, id]);
       // Events only when this call removed the grant: a second removal records nothing.
-      if (row) await appendEvents(em, events);
+      if (row) await appendEvents(q, events);
       return row ? grantOf(row) : null;
     });
   },
   async activeSession(sessionId) {
-    const [row] = await sqlAll<Row>(
-      db.em(),
+    const [row] = await db.all<Row>(
       `select ${GRANT_COLUMNS}, s.id as s_id, s.grant_id as s_grant_id, s.scopes as s_scopes,
          s.created_at as s_created_at, s.revoked_at as s_revoked_at
        from connect_sessions s join connect_grants g on g.id = s.grant_id
@@ -172,8 +162,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     return row ? { session: sessionOf(row, "s_"), grant: grantOf(row) } : null;
   },
   async grantsOf(userId) {
-    const found = await sqlAll<Row>(
-      db.em(),
+    const found = await db.all<Row>(
       `select ${GRANT_COLUMNS}, a.name as application_name, o.name as organization_name
        from connect_grants g join oauth_applications a on a.id = g.application_id
        join organizations o on o.id = g.organization_id
@@ -190,8 +179,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
   },
   async connectedOrganizations(userIds) {
     if (userIds.length === 0) return [];
-    const found = await sqlAll<{ organization_id: string }>(
-      db.em(),
+    const found = await db.all<{ organization_id: string }>(
       `select distinct organization_id from connect_grants
        where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by organization_id`,
       userIds,

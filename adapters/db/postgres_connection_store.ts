@@ -1,17 +1,16 @@
 import type { ConnectionStore, ConnectionTx, EmployeeRecord, HeldBadge } from "../../core/workforce/mod.ts";
-import { BADGE_FROM, badgeViewOf, rows } from "./badge_rows.ts";
-import type { Database, Em } from "./orm.ts";
+import { BADGE_FROM, badgeViewOf } from "./badge_rows.ts";
+import type { Database } from "./database.ts";
 import { recordOf, SELECT } from "./postgres_employee_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { sqlAll, sqlRun } from "./sql.ts";
+import type { Queryable } from "./sql.ts";
 
 type Row = Record<string, unknown>;
 
 /** The open accounts owning these normalized addresses confirmed. */
-export const confirmedOwners = async (em: Em, keys: string[]): Promise<Map<string, string>> => {
+export const confirmedOwners = async (q: Queryable, keys: string[]): Promise<Map<string, string>> => {
   if (keys.length === 0) return new Map();
-  const found = await sqlAll<{ email_key: string; user_id: string }>(
-    em,
+  const found = await q.all<{ email_key: string; user_id: string }>(
     `select ue.email_key, ue.user_id from user_emails ue join users u on u.id = ue.user_id
      where ue.confirmed and u.closed_at is null and ue.email_key in (select jsonb_array_elements_text(?::jsonb))`,
     [JSON.stringify(keys)],
@@ -20,11 +19,10 @@ export const confirmedOwners = async (em: Em, keys: string[]): Promise<Map<strin
 };
 
 /** The badges held by each of these accounts. */
-export const heldBadgesOf = async (em: Em, userIds: string[]): Promise<Map<string, HeldBadge[]>> => {
+export const heldBadgesOf = async (q: Queryable, userIds: string[]): Promise<Map<string, HeldBadge[]>> => {
   const out = new Map<string, HeldBadge[]>();
   if (userIds.length === 0) return out;
-  const found = await rows(
-    em,
+  const found = await q.all(
     `${BADGE_FROM} where b.user_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
      order by b.issued_at desc, b.id desc`,
     [JSON.stringify(userIds)],
@@ -37,12 +35,11 @@ export const heldBadgesOf = async (em: Em, userIds: string[]): Promise<Map<strin
   return out;
 };
 
-/** Connection reads and writes inside the transaction of `em` (an earner's, an employee's). */
-export const connectionTx = (em: Em): ConnectionTx => ({
-  confirmedOwners: (keys) => confirmedOwners(em, keys),
+/** Connection reads and writes inside the transaction of `q` (an earner's, an employee's). */
+export const connectionTx = (q: Queryable): ConnectionTx => ({
+  confirmedOwners: (keys) => confirmedOwners(q, keys),
   async confirmedKeys(userId) {
-    const found = await sqlAll<{ email_key: string }>(
-      em,
+    const found = await q.all<{ email_key: string }>(
       `select ue.email_key from user_emails ue join users u on u.id = ue.user_id
        where ue.user_id = ? and ue.confirmed and u.closed_at is null order by ue.email_key`,
       [userId],
@@ -50,8 +47,7 @@ export const connectionTx = (em: Em): ConnectionTx => ({
     return found.map((r) => r.email_key);
   },
   async lockForAccount(userId, keys) {
-    const found = await sqlAll<Row>(
-      em,
+    const found = await q.all<Row>(
       `select ${SELECT} from employees e where e.user_id = ?
          or (e.user_id is null and e.email_key in (select jsonb_array_elements_text(?::jsonb)))
        order by e.created_at, e.id for update`,
@@ -60,13 +56,12 @@ export const connectionTx = (em: Em): ConnectionTx => ({
     return found.map(recordOf);
   },
   async lockRecord(id) {
-    const [row] = await sqlAll<Row>(em, `select ${SELECT} from employees e where e.id = ? for update`, [id]);
+    const [row] = await q.all<Row>(`select ${SELECT} from employees e where e.id = ? for update`, [id]);
     return row ? recordOf(row) : null;
   },
   async employers(ids) {
     if (ids.length === 0) return [];
-    const found = await sqlAll<{ id: string; name: string; bio: string }>(
-      em,
+    const found = await q.all<{ id: string; name: string; bio: string }>(
       `select o.id, o.name, coalesce(o.description, '') as bio from organizations o
        where o.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
       [JSON.stringify(ids)],
@@ -74,21 +69,18 @@ export const connectionTx = (em: Em): ConnectionTx => ({
     return found.map((r) => ({ id: r.id, name: r.name, bio: r.bio, industry: "" }));
   },
   heldBadges: async (userId) =>
-    (await rows(em, `${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(
-      badgeViewOf,
-    ),
+    (await q.all(`${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(badgeViewOf),
   async saveConnections(records: EmployeeRecord[]) {
-    await sqlRun(
-      em,
+    await q.run(
       `update employees e set employee_state = r.employee_state,
          employee_state_updated_at = r.employee_state_updated_at, user_id = r.user_id
        from jsonb_populate_recordset(null::employees, ?::jsonb) r where e.id = r.id`,
       [JSON.stringify(records)],
     );
   },
-  appendEvents: (events) => appendEvents(em, events),
+  appendEvents: (events) => appendEvents(q, events),
 });
 
 export const postgresConnectionStore = (db: Database): ConnectionStore => ({
-  transaction: (work) => db.em().transactional((em) => work(connectionTx(em as Em))),
+  transaction: (work) => db.transaction((tx) => work(connectionTx(tx))),
 });

@@ -8,12 +8,8 @@ import type {
 } from "../../core/credentials/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import type { PageRequest } from "../../core/shared/mod.ts";
-import { AuthorizationTokenEntity, OAuthApplicationEntity, OrganizationEntity } from "./entities.ts";
-import type { Database } from "./orm.ts";
-import { sqlAll, toDate, toDateOrNull, toNumber } from "./sql.ts";
-
-/** Copies an entity's own fields into a plain record, so nothing outside sees ORM state. */
-const plain = <T extends object>(entity: T): T => ({ ...entity });
+import type { Database } from "./database.ts";
+import { insertRow, type Queryable, toDate, toDateOrNull, toNumber } from "./sql.ts";
 
 /**
  * One page and the total in one round trip (`count(*) over ()`), as plain rows: lists are the API's
@@ -27,22 +23,30 @@ const page = async <T>(
   req: PageRequest,
   toRecord: (row: Record<string, unknown>) => T,
 ): Promise<Page<T>> => {
-  const em = db.em();
-  const rows = await sqlAll<Record<string, unknown>>(
-    em,
+  const rows = await db.all<Record<string, unknown>>(
     `select ${sql.select}, count(*) over () as page_total from ${sql.from} where ${sql.where} order by ${sql.orderBy} limit ? offset ?`,
     [...params, req.per, req.offset],
   );
   const first = rows[0];
   if (!first) {
     if (req.offset === 0) return { items: [], total: 0 };
-    const [count] = await sqlAll<{ n: string }>(em, `select count(*) as n from ${sql.from} where ${sql.where}`, params);
+    const [count] = await db.all<{ n: string }>(`select count(*) as n from ${sql.from} where ${sql.where}`, params);
     return { items: [], total: toNumber(count?.n ?? 0) };
   }
   return { total: toNumber(first.page_total), items: rows.map(toRecord) };
 };
 
-const ORGANIZATION_COLUMNS = "id, name, description, email, website_url, image_url, created_at, updated_at";
+const ORGANIZATION_FIELDS = [
+  "id",
+  "name",
+  "description",
+  "email",
+  "website_url",
+  "image_url",
+  "created_at",
+  "updated_at",
+];
+const ORGANIZATION_COLUMNS = ORGANIZATION_FIELDS.join(", ");
 const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => ({
   id: r.id as string,
   name: r.name as string,
@@ -54,10 +58,33 @@ const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => (
   updated_at: toDate(r.updated_at),
 });
 
-const APPLICATION_COLUMNS =
-  "id, organization_id, name, description, uid, secret_digest, created_by_id, created_by_type, created_by_name, " +
-  "data_services_enabled, ceiling_read_enabled, ceiling_write_enabled, ceiling_delete_enabled, ceiling_scopes, scopes, redirect_uris, " +
-  "created_at, updated_at, last_used_at, last_successfully_used_at";
+/** Every column but `id`, which the database numbers. */
+const APPLICATION_FIELDS = [
+  "organization_id",
+  "name",
+  "description",
+  "uid",
+  "secret_digest",
+  "created_by_id",
+  "created_by_type",
+  "created_by_name",
+  "data_services_enabled",
+  "ceiling_read_enabled",
+  "ceiling_write_enabled",
+  "ceiling_delete_enabled",
+  "ceiling_scopes",
+  "scopes",
+  "redirect_uris",
+  "created_at",
+  "updated_at",
+  "last_used_at",
+  "last_successfully_used_at",
+];
+const APPLICATION_COLUMNS = `id, ${APPLICATION_FIELDS.join(", ")}`;
+/** What an update may change. */
+const APPLICATION_UPDATED = APPLICATION_FIELDS.filter(
+  (c) => c !== "organization_id" && c !== "uid" && c !== "created_at",
+);
 const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord => ({
   id: toNumber(r.id),
   organization_id: r.organization_id as string,
@@ -81,9 +108,24 @@ const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord =
   last_successfully_used_at: toDateOrNull(r.last_successfully_used_at),
 });
 
-const TOKEN_COLUMNS =
-  "id, organization_id, description, token_digest, token_sealed, read_enabled, write_enabled, delete_enabled, " +
-  "created_at, expires_at, revoked_at, last_used_at, last_successfully_used_at";
+const TOKEN_FIELDS = [
+  "id",
+  "organization_id",
+  "description",
+  "token_digest",
+  "token_sealed",
+  "read_enabled",
+  "write_enabled",
+  "delete_enabled",
+  "created_at",
+  "expires_at",
+  "revoked_at",
+  "last_used_at",
+  "last_successfully_used_at",
+];
+const TOKEN_COLUMNS = TOKEN_FIELDS.join(", ");
+const insertToken = (q: Queryable, token: AuthorizationTokenRecord) =>
+  insertRow(q, "authorization_tokens", TOKEN_FIELDS, token);
 const tokenRecord = (r: Record<string, unknown>): AuthorizationTokenRecord => ({
   id: r.id as string,
   organization_id: r.organization_id as string,
@@ -102,8 +144,8 @@ const tokenRecord = (r: Record<string, unknown>): AuthorizationTokenRecord => ({
 
 export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
   async get(id) {
-    const org = await db.em().findOne(OrganizationEntity, { id });
-    return org ? plain(org) : null;
+    const row = await db.one(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
+    return row ? organizationRecord(row) : null;
   },
   list: (req) =>
     page(
@@ -114,19 +156,17 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
       organizationRecord,
     ),
   async insert(org: OrganizationRecord) {
-    await db.em().insert(OrganizationEntity, org);
+    await insertRow(db, "organizations", ORGANIZATION_FIELDS, org);
   },
   async countWithoutEmail() {
-    const [row] = await sqlAll<{ n: string | number }>(
-      db.em(),
+    const [row] = await db.all<{ n: string | number }>(
       "select count(*) as n from organizations where email is null",
       [],
     );
     return Number(row?.n ?? 0);
   },
   async fillMissingEmail(email, now) {
-    const changed = await sqlAll<{ id: string }>(
-      db.em(),
+    const changed = await db.all<{ id: string }>(
       "update organizations set email = ?, updated_at = ? where email is null returning id",
       [email, now],
     );
@@ -144,23 +184,31 @@ export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationSto
       applicationRecord,
     ),
   async get(organizationId, id) {
-    const app = await db.em().findOne(OAuthApplicationEntity, { id, organization_id: organizationId });
-    return app ? plain(app) : null;
+    const row = await db.one(
+      `select ${APPLICATION_COLUMNS} from oauth_applications where id = ? and organization_id = ?`,
+      [id, organizationId],
+    );
+    return row ? applicationRecord(row) : null;
   },
   async findByUid(uid) {
-    const app = await db.em().findOne(OAuthApplicationEntity, { uid });
-    return app ? plain(app) : null;
+    const row = await db.one(`select ${APPLICATION_COLUMNS} from oauth_applications where uid = ?`, [uid]);
+    return row ? applicationRecord(row) : null;
   },
   async insert(app) {
-    const id = await db.em().insert(OAuthApplicationEntity, app as OAuthApplicationRecord);
-    return { ...app, id: Number(id) };
+    const [row] = await insertRow<{ id: unknown }>(db, "oauth_applications", APPLICATION_FIELDS, app, "id");
+    return { ...app, id: toNumber(row?.id) };
   },
   async update(app) {
-    const { id, organization_id, ...rest } = app;
-    await db.em().nativeUpdate(OAuthApplicationEntity, { id, organization_id }, rest);
+    await db.run(
+      `update oauth_applications set ${APPLICATION_UPDATED.map((c) => `${c} = ?`).join(", ")}
+       where id = ? and organization_id = ?`,
+      [...APPLICATION_UPDATED.map((c) => (app as unknown as Record<string, unknown>)[c]), app.id, app.organization_id],
+    );
   },
   async remove(organizationId, id) {
-    return (await db.em().nativeDelete(OAuthApplicationEntity, { id, organization_id: organizationId })) > 0;
+    return (
+      (await db.run("delete from oauth_applications where id = ? and organization_id = ?", [id, organizationId])) > 0
+    );
   },
 });
 
@@ -179,21 +227,20 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
       tokenRecord,
     ),
   async findByDigest(digest) {
-    const token = await db.em().findOne(AuthorizationTokenEntity, { token_digest: digest });
-    return token ? plain(token) : null;
+    const row = await db.one(`select ${TOKEN_COLUMNS} from authorization_tokens where token_digest = ?`, [digest]);
+    return row ? tokenRecord(row) : null;
   },
   async insert(token: AuthorizationTokenRecord) {
-    await db.em().insert(AuthorizationTokenEntity, token);
+    await insertToken(db, token);
   },
   async rotate(oldId, replacement, now) {
-    return db.em().transactional(async (em) => {
-      const revoked = await em.nativeUpdate(
-        AuthorizationTokenEntity,
-        { id: oldId, revoked_at: null },
-        { revoked_at: now },
+    return db.transaction(async (q) => {
+      const revoked = await q.run(
+        "update authorization_tokens set revoked_at = ? where id = ? and revoked_at is null",
+        [now, oldId],
       );
       if (revoked === 0) return false;
-      await em.insert(AuthorizationTokenEntity, replacement);
+      await insertToken(q, replacement);
       return true;
     });
   },
@@ -206,10 +253,7 @@ export const recordCredentialUse = async (
   at: Date,
   allowed: boolean,
 ): Promise<void> => {
-  const fields = allowed ? { last_used_at: at, last_successfully_used_at: at } : { last_used_at: at };
-  if (target.kind === "oauth") {
-    await db.em().nativeUpdate(OAuthApplicationEntity, { id: target.id }, fields);
-  } else {
-    await db.em().nativeUpdate(AuthorizationTokenEntity, { id: target.id }, fields);
-  }
+  const table = target.kind === "oauth" ? "oauth_applications" : "authorization_tokens";
+  const set = allowed ? "last_used_at = ?, last_successfully_used_at = ?" : "last_used_at = ?";
+  await db.run(`update ${table} set ${set} where id = ?`, allowed ? [at, at, target.id] : [at, target.id]);
 };

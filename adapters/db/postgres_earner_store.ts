@@ -4,16 +4,13 @@ import {
   badgeViewOf,
   ORGANIZATION_SELECT,
   organizationOf,
-  placeholders,
-  rows,
   templateFrom,
   templateViewOf,
-  toDate,
 } from "./badge_rows.ts";
-import type { Database, Em } from "./orm.ts";
+import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { sqlAll, sqlRun } from "./sql.ts";
+import { placeholders, type Queryable, toDate } from "./sql.ts";
 
 type Row = Record<string, unknown>;
 
@@ -64,24 +61,24 @@ const accountOf = (r: Row | undefined): EarnerAccount | null => {
 
 const unique = (err: unknown): boolean => (err as { code?: string } | null)?.code === "23505";
 
-const revokeSessions = (em: Em, userId: string, now: Date) =>
-  sqlRun(em, "update earner_sessions set revoked_at = ? where user_id = ? and revoked_at is null", [now, userId]);
+const revokeSessions = (q: Queryable, userId: string, now: Date) =>
+  q.run("update earner_sessions set revoked_at = ? where user_id = ? and revoked_at is null", [now, userId]);
 
-const earnerTx = (em: Em): EarnerTx => ({
+const earnerTx = (q: Queryable): EarnerTx => ({
   async lockLink(tokenHash) {
-    const [r] = await sqlAll<Row>(em, "select * from earner_links where token_hash = ? for update", [tokenHash]);
+    const [r] = await q.all<Row>("select * from earner_links where token_hash = ? for update", [tokenHash]);
     return r ? linkOf(r) : null;
   },
   async markLinkUsed(tokenHash, now) {
-    await sqlRun(em, "update earner_links set used_at = ? where token_hash = ?", [now, tokenHash]);
+    await q.run("update earner_links set used_at = ? where token_hash = ?", [now, tokenHash]);
   },
   async ownerOf(emailKey) {
-    const [r] = await sqlAll<Row>(em, "select user_id, confirmed from user_emails where email_key = ?", [emailKey]);
+    const [r] = await q.all<Row>("select user_id, confirmed from user_emails where email_key = ?", [emailKey]);
     return r ? { user_id: r.user_id as string, confirmed: r.confirmed === true } : null;
   },
   async insertUser(user, emailKeys) {
     try {
-      await sqlRun(em, "insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
+      await q.run("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
         user.id,
         user.first_name,
         user.last_name,
@@ -89,8 +86,7 @@ const earnerTx = (em: Em): EarnerTx => ({
         user.updated_at,
       ]);
       for (const [position, e] of user.emails.entries()) {
-        await sqlRun(
-          em,
+        await q.run(
           "insert into user_emails (email_key, user_id, email, position, confirmed, created_at) values (?, ?, ?, ?, ?, ?)",
           [emailKeys[position], user.id, e.email, position, e.confirmed, user.created_at],
         );
@@ -102,8 +98,7 @@ const earnerTx = (em: Em): EarnerTx => ({
     }
   },
   async confirmEmail(userId, email, emailKey, now) {
-    await sqlRun(
-      em,
+    await q.run(
       `insert into user_emails (email_key, user_id, email, position, confirmed, created_at)
        values (?, ?, ?, (select coalesce(max(position) + 1, 0) from user_emails where user_id = ?), true, ?)
        on conflict (email_key) do update set confirmed = true where user_emails.user_id = excluded.user_id`,
@@ -112,22 +107,19 @@ const earnerTx = (em: Em): EarnerTx => ({
   },
   async linkBadges(userId, emailKeys, now) {
     if (emailKeys.length === 0) return 0;
-    return sqlRun(
-      em,
+    return q.run(
       `update badges set user_id = ?, updated_at = ? where user_id is null and recipient_email_key in (${placeholders(emailKeys.length)})`,
       [userId, now, ...emailKeys],
     );
   },
   async insertSession(s) {
-    await sqlRun(
-      em,
+    await q.run(
       "insert into earner_sessions (token_hash, user_id, created_at, expires_at, revoked_at) values (?, ?, ?, ?, null)",
       [s.token_hash, s.user_id, s.created_at, s.expires_at],
     );
   },
   async latestRecipientName(emailKey) {
-    const [r] = await sqlAll<Row>(
-      em,
+    const [r] = await q.all<Row>(
       `select issued_to_first_name, issued_to_last_name from badges where recipient_email_key = ?
        order by issued_at desc, id desc limit 1`,
       [emailKey],
@@ -135,23 +127,21 @@ const earnerTx = (em: Em): EarnerTx => ({
     return r ? { first_name: r.issued_to_first_name as string, last_name: r.issued_to_last_name as string } : null;
   },
   async mergeAccounts(sourceId, destinationId, now) {
-    await sqlRun(
-      em,
+    await q.run(
       `update user_emails set user_id = ?,
          position = position + (select coalesce(max(position) + 1, 0) from user_emails where user_id = ?)
        where user_id = ?`,
       [destinationId, destinationId, sourceId],
     );
-    await sqlRun(em, "update badges set user_id = ?, updated_at = ? where user_id = ?", [destinationId, now, sourceId]);
+    await q.run("update badges set user_id = ?, updated_at = ? where user_id = ?", [destinationId, now, sourceId]);
     // External badges follow the badges; one both accounts added stays once, the survivor's.
-    await sqlRun(
-      em,
+    await q.run(
       `update external_badges x set user_id = ? where x.user_id = ?
          and not exists (select 1 from external_badges y where y.user_id = ? and y.source_key = x.source_key)`,
       [destinationId, sourceId, destinationId],
     );
-    await sqlRun(em, "delete from external_badges where user_id = ?", [sourceId]);
-    await sqlRun(em, "update users set closed_at = ?, merged_into_user_id = ?, updated_at = ? where id = ?", [
+    await q.run("delete from external_badges where user_id = ?", [sourceId]);
+    await q.run("update users set closed_at = ?, merged_into_user_id = ?, updated_at = ? where id = ?", [
       now,
       destinationId,
       now,
@@ -159,16 +149,14 @@ const earnerTx = (em: Em): EarnerTx => ({
     ]);
   },
   async organizationsHoldingBadges(userIds) {
-    const found = await sqlAll<Row>(
-      em,
+    const found = await q.all<Row>(
       `select distinct organization_id from badges where user_id in (${placeholders(userIds.length)}) order by 1`,
       userIds,
     );
     return found.map((r) => r.organization_id as string);
   },
   async connectedOrganizations(userIds) {
-    const found = await sqlAll<Row>(
-      em,
+    const found = await q.all<Row>(
       `select distinct organization_id from connect_grants
        where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by 1`,
       userIds,
@@ -176,41 +164,35 @@ const earnerTx = (em: Em): EarnerTx => ({
     return found.map((r) => r.organization_id as string);
   },
   async endGrants(userId, now) {
-    await sqlRun(
-      em,
+    await q.run(
       `update connect_sessions set revoked_at = ? where revoked_at is null
          and grant_id in (select id from connect_grants where user_id = ? and revoked_at is null)`,
       [now, userId],
     );
-    await sqlRun(em, "update connect_grants set revoked_at = ? where user_id = ? and revoked_at is null", [
-      now,
-      userId,
-    ]);
+    await q.run("update connect_grants set revoked_at = ? where user_id = ? and revoked_at is null", [now, userId]);
   },
   revokeSessions: async (userId, now) => {
-    await revokeSessions(em, userId, now);
+    await revokeSessions(q, userId, now);
   },
   async removeEmail(userId, emailKey) {
-    await sqlRun(em, "delete from user_emails where user_id = ? and email_key = ?", [userId, emailKey]);
+    await q.run("delete from user_emails where user_id = ? and email_key = ?", [userId, emailKey]);
   },
-  appendEvents: (events) => appendEvents(em, events),
-  connections: connectionTx(em),
+  appendEvents: (events) => appendEvents(q, events),
+  connections: connectionTx(q),
 });
 
 /** Earner accounts, links and sessions on PostgreSQL (or PGlite), and the reads of the web pages. */
 export const postgresEarnerStore = (db: Database): EarnerStore => ({
-  transaction: (work) => db.em().transactional((em) => work(earnerTx(em as Em))),
+  transaction: (work) => db.transaction((tx) => work(earnerTx(tx))),
   async insertLink(l) {
-    await sqlRun(
-      db.em(),
+    await db.run(
       `insert into earner_links (token_hash, purpose, email, email_key, user_id, next_path, client_key, created_at, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [l.token_hash, l.purpose, l.email, l.email_key, l.user_id, l.next_path, l.client_key, l.created_at, l.expires_at],
     );
   },
   async recentLinks(emailKey, clientKey, since) {
-    const [r] = await sqlAll<Row>(
-      db.em(),
+    const [r] = await db.all<Row>(
       `select (select count(*) from earner_links where email_key = ? and created_at > ?)::int as address,
               (select count(*) from earner_links where client_key = ? and created_at > ?)::int as client`,
       [emailKey, since, clientKey, since],
@@ -218,24 +200,23 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
     return { address: Number(r?.address ?? 0), client: Number(r?.client ?? 0) };
   },
   async getSession(tokenHash) {
-    const [r] = await sqlAll<Row>(db.em(), "select * from earner_sessions where token_hash = ?", [tokenHash]);
+    const [r] = await db.all<Row>("select * from earner_sessions where token_hash = ?", [tokenHash]);
     return r ? sessionOf(r) : null;
   },
   async revokeSession(tokenHash, now) {
-    await sqlRun(db.em(), "update earner_sessions set revoked_at = ? where token_hash = ? and revoked_at is null", [
+    await db.run("update earner_sessions set revoked_at = ? where token_hash = ? and revoked_at is null", [
       now,
       tokenHash,
     ]);
   },
   revokeSessions: async (userId, now) => {
-    await revokeSessions(db.em(), userId, now);
+    await revokeSessions(db, userId, now);
   },
-  getAccount: async (userId) =>
-    accountOf((await sqlAll<Row>(db.em(), `${ACCOUNT_SELECT} where u.id = ?`, [userId]))[0]),
+  getAccount: async (userId) => accountOf((await db.all<Row>(`${ACCOUNT_SELECT} where u.id = ?`, [userId]))[0]),
   accountByVanity: async (name) =>
-    accountOf((await sqlAll<Row>(db.em(), `${ACCOUNT_SELECT} where lower(u.vanity_name) = lower(?)`, [name]))[0]),
+    accountOf((await db.all<Row>(`${ACCOUNT_SELECT} where lower(u.vanity_name) = lower(?)`, [name]))[0]),
   async updateName(userId, firstName, lastName, now) {
-    await sqlRun(db.em(), "update users set first_name = ?, last_name = ?, updated_at = ? where id = ?", [
+    await db.run("update users set first_name = ?, last_name = ?, updated_at = ? where id = ?", [
       firstName,
       lastName,
       now,
@@ -244,7 +225,7 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
   },
   async updateProfile(userId, publicProfile, vanity, now) {
     try {
-      await sqlRun(db.em(), "update users set public_profile = ?, vanity_name = ?, updated_at = ? where id = ?", [
+      await db.run("update users set public_profile = ?, vanity_name = ?, updated_at = ? where id = ?", [
         publicProfile,
         vanity,
         now,
@@ -257,19 +238,14 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
     }
   },
   userBadges: async (userId) =>
-    (await rows(db.em(), `${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(
-      badgeViewOf,
-    ),
+    (await db.all(`${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(badgeViewOf),
   async getIssuer(organizationId) {
-    const [r] = await rows(db.em(), `select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [
-      organizationId,
-    ]);
+    const [r] = await db.all(`select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [organizationId]);
     return r ? organizationOf(r) : null;
   },
   issuerTemplates: async (organizationId) =>
     (
-      await rows(
-        db.em(),
+      await db.all(
         `${templateFrom(true)} where t.organization_id = ? and t.state = 'active' and t.public order by lower(t.name), t.id`,
         [organizationId],
       )

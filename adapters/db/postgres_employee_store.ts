@@ -10,11 +10,11 @@ import type {
   EmploymentHistory,
   InvitationDeps,
 } from "../../core/workforce/mod.ts";
+import type { Database } from "./database.ts";
 import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
-import type { Database, Em } from "./orm.ts";
 import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { sqlAll, sqlRun, toDate, toDateOrNull, toJson } from "./sql.ts";
+import { type Queryable, toDate, toDateOrNull, toJson } from "./sql.ts";
 
 /** Every column of `employees` (migration 011); each is the record field of the same name. */
 const COLUMNS = [
@@ -66,8 +66,8 @@ export const recordOf = (r: Row): EmployeeRecord =>
 const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
 
 const EMPLOYER = `select o.id, o.name, coalesce(o.description, '') as bio from organizations o where o.id = ?`;
-export const employerOf = async (em: Em, organizationId: string): Promise<Employer | null> => {
-  const [row] = await sqlAll<{ id: string; name: string; bio: string }>(em, EMPLOYER, [organizationId]);
+export const employerOf = async (q: Queryable, organizationId: string): Promise<Employer | null> => {
+  const [row] = await q.all<{ id: string; name: string; bio: string }>(EMPLOYER, [organizationId]);
   return row ? { id: row.id, name: row.name, bio: row.bio, industry: "" } : null;
 };
 
@@ -141,13 +141,12 @@ const lowered = (f: EmployeeFilter): EmployeeFilter => {
   return { ...f, filters };
 };
 
-const tx = (em: Em): EmployeeTx => ({
-  employer: (organizationId) => employerOf(em, organizationId),
-  confirmedOwners: (keys) => confirmedOwners(em, keys),
-  heldBadgesOf: (userIds) => heldBadgesOf(em, userIds),
+const employeeTx = (q: Queryable): EmployeeTx => ({
+  employer: (organizationId) => employerOf(q, organizationId),
+  confirmedOwners: (keys) => confirmedOwners(q, keys),
+  heldBadgesOf: (userIds) => heldBadgesOf(q, userIds),
   async lock(organizationId, id) {
-    const [row] = await sqlAll<Row>(
-      em,
+    const [row] = await q.all<Row>(
       `select ${SELECT} from employees e where e.id = ? and e.organization_id = ? for update`,
       [id, organizationId],
     );
@@ -155,8 +154,7 @@ const tx = (em: Em): EmployeeTx => ({
   },
   async lockByExternalIds(organizationId, externalIds) {
     if (externalIds.length === 0) return [];
-    const rows = await sqlAll<Row>(
-      em,
+    const rows = await q.all<Row>(
       `select ${SELECT} from employees e where e.organization_id = ?
          and e.external_id in (select jsonb_array_elements_text(?::jsonb)) order by e.id for update`,
       [organizationId, JSON.stringify(externalIds)],
@@ -166,8 +164,7 @@ const tx = (em: Em): EmployeeTx => ({
   async insert(records) {
     // `on conflict do nothing` answers the collision as a value; the use case then throws, which
     // rolls the transaction back.
-    const n = await sqlRun(
-      em,
+    const n = await q.run(
       `insert into employees (${COLUMNS.join(", ")})
        select ${COLUMNS.join(", ")} from jsonb_populate_recordset(null::employees, ?::jsonb)
        on conflict (organization_id, external_id) do nothing`,
@@ -177,8 +174,7 @@ const tx = (em: Em): EmployeeTx => ({
   },
   async update(records) {
     try {
-      await sqlRun(
-        em,
+      await q.run(
         `update employees e set (${UPDATED.join(", ")}) = (${UPDATED.map((c) => `r.${c}`).join(", ")})
          from jsonb_populate_recordset(null::employees, ?::jsonb) r where e.id = r.id`,
         [asJson(records)],
@@ -191,21 +187,20 @@ const tx = (em: Em): EmployeeTx => ({
     }
   },
   async delete(id) {
-    await sqlRun(em, "delete from employees where id = ?", [id]);
+    await q.run("delete from employees where id = ?", [id]);
   },
-  appendEvents: (events: EventRecord[]) => appendEvents(em, events),
+  appendEvents: (events: EventRecord[]) => appendEvents(q, events),
 });
 
 export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
-  transaction: (work) => db.em().transactional((em) => work(tx(em as Em))),
-  employer: (organizationId) => employerOf(db.em(), organizationId),
-  heldBadgesOf: (userIds) => heldBadgesOf(db.em(), userIds),
+  transaction: (work) => db.transaction((q) => work(employeeTx(q))),
+  employer: (organizationId) => employerOf(db, organizationId),
+  heldBadgesOf: (userIds) => heldBadgesOf(db, userIds),
   async get(organizationId, id) {
-    const [row] = await sqlAll<Row>(
-      db.em(),
-      `select ${SELECT} from employees e where e.id = ? and e.organization_id = ?`,
-      [id, organizationId],
-    );
+    const [row] = await db.all<Row>(`select ${SELECT} from employees e where e.id = ? and e.organization_id = ?`, [
+      id,
+      organizationId,
+    ]);
     return row ? recordOf(row) : null;
   },
   async list(organizationId, filter, page) {
@@ -215,13 +210,12 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
     const count = countSql(low, organizationId, w);
     // The page's ids first, from the list index alone; then only those rows are read.
     const [rows, counted] = await Promise.all([
-      sqlAll<Row>(
-        db.em(),
+      db.all<Row>(
         `select ${SELECT} from (select e.id from employees e where ${w.sql} order by ${order} limit ? offset ?) p
          join employees e on e.id = p.id order by ${order}`,
         [...w.params, page.per, page.offset],
       ),
-      sqlAll<{ n: number }>(db.em(), count.sql, count.params),
+      db.all<{ n: number }>(count.sql, count.params),
     ]);
     return { items: rows.map(recordOf), total: Number(counted[0]?.n ?? 0) };
   },
@@ -230,26 +224,23 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
 /** What sending invitations reads and writes. */
 export const postgresInvitationStore = (db: Database): Pick<InvitationDeps, "pick" | "markInvited"> => ({
   async pick(organizationId, which) {
-    const em = db.em();
-    const employer = await employerOf(em, organizationId);
+    const q = db;
+    const employer = await employerOf(q, organizationId);
     const rows =
       "ids" in which
-        ? await sqlAll<Row>(
-            em,
+        ? await q.all<Row>(
             `select ${SELECT} from employees e where e.organization_id = ?
                and e.id in (select (jsonb_array_elements_text(?::jsonb))::uuid) order by e.id`,
             [organizationId, JSON.stringify(which.ids)],
           )
-        : await sqlAll<Row>(
-            em,
+        : await q.all<Row>(
             `select ${SELECT} from employees e where e.organization_id = ? and e.employee_state = ? order by e.id`,
             [organizationId, which.state],
           );
     return { employer, records: rows.map(recordOf) };
   },
   async markInvited(organizationId, ids, at) {
-    await sqlRun(
-      db.em(),
+    await db.run(
       `update employees set last_invitation_sent_at = ?
        where organization_id = ? and id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
       [at, organizationId, JSON.stringify(ids)],

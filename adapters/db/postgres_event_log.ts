@@ -1,9 +1,48 @@
 import type { EventRecord } from "../../core/events/mod.ts";
-import type { Em } from "./orm.ts";
-import { sqlRun } from "./sql.ts";
+import type { Queryable } from "./sql.ts";
 
 /** The channel the relay listens on; a notification means "events were committed". */
 export const EVENTS_CHANNEL = "laurel_events";
+
+/**
+ * The common table expressions that append the events of `source` (a CTE with `id`, `event_type`,
+ * `occurred_at`, `detail`) for one organization, the one `?` parameter they take. Every event write
+ * goes through them, alone (`appendEvents`) or in the grouped issue statement.
+ *
+ * One statement bumps `event_counts` by the number of events and inserts them numbered with the
+ * following `seq` values, in id order: the counter's row lock is held to commit, so numbers are
+ * dense and in commit order, and the list endpoint needs neither `count(*)` nor an offset scan. It
+ * is the last lock the statement takes. The same statement notifies the relay with the
+ * organization's id, which PostgreSQL delivers at commit (once per transaction and organization).
+ */
+export const appendEventsCtes = (source: string): string => `k as (select count(*) as n from ${source}),
+  c as (
+    insert into event_counts (organization_id, total) select ?::uuid, k.n from k where k.n > 0
+    on conflict (organization_id) do update set total = event_counts.total + excluded.total
+    returning organization_id, total
+  ), n as (select pg_notify('${EVENTS_CHANNEL}', c.organization_id::text) as notified from c),
+  w as (
+    insert into events (id, organization_id, event_type, occurred_at, detail, seq)
+    select s.id, c.organization_id, s.event_type, s.occurred_at, s.detail,
+      c.total - k.n + row_number() over (order by s.id)
+    from ${source} s, c, k, n
+  )`;
+
+/** The events of a batch as the one jsonb parameter of `eventsSource`. */
+export const eventsJson = (events: readonly EventRecord[], badgeIdOf?: (e: EventRecord) => string | null): string =>
+  JSON.stringify(
+    events.map((e) => ({
+      id: e.id,
+      event_type: e.event_type,
+      occurred_at: e.occurred_at,
+      detail: e.detail,
+      ...(badgeIdOf ? { badge_id: badgeIdOf(e) } : {}),
+    })),
+  );
+
+/** The rows of `eventsJson` (one `?`), with `badge_id` when the batch carries one. */
+export const EVENTS_RECORDSET =
+  "jsonb_to_recordset(?::jsonb) as ev(id uuid, badge_id uuid, event_type text, occurred_at timestamptz, detail jsonb)";
 
 /**
  * `with`: one more common table expression (with its `?` values) run in the same statement, such as
@@ -15,17 +54,11 @@ export interface AppendOptions {
 }
 
 /**
- * Appends events inside the caller's transaction (`em` is the transactional EntityManager), so an
- * event exists exactly when its change committed. Pass the same `em` down: PGlite has one
- * connection, and a query through another EntityManager inside a transaction would wait forever.
- *
- * Per organization, one statement bumps `event_counts` and inserts the rows numbered with the
- * following `seq` values (see migration 004): the counter's row lock is held to commit, so numbers
- * are dense and in commit order, and the list endpoint needs neither `count(*)` nor an offset scan.
- * The same statement notifies the relay with the organization's id, which PostgreSQL delivers at
- * commit (and sends once per transaction and organization).
+ * Appends events in `q` (a transaction when it is one), so an event exists exactly when its change
+ * committed. Pass the transaction's `q` down: PGlite has one connection, and a statement outside
+ * the transaction would wait for it forever.
  */
-export const appendEvents = async (em: Em, events: EventRecord[], options: AppendOptions = {}): Promise<void> => {
+export const appendEvents = async (q: Queryable, events: EventRecord[], options: AppendOptions = {}): Promise<void> => {
   if (events.length === 0) return;
   const byOrganization = new Map<string, EventRecord[]>();
   for (const e of events) {
@@ -33,28 +66,13 @@ export const appendEvents = async (em: Em, events: EventRecord[], options: Appen
     if (list) list.push(e);
     else byOrganization.set(e.organization_id, [e]);
   }
+  const before = options.with;
+  if (before && byOrganization.size > 1) throw new Error("appendEvents: `with` needs events of one organization");
   // A stable order of organizations: two transactions touching the same two counters cannot deadlock.
   for (const organizationId of [...byOrganization.keys()].sort()) {
-    const group = (byOrganization.get(organizationId) as EventRecord[]).slice().sort((a, b) => (a.id < b.id ? -1 : 1));
-    const before = options.with;
-    if (before && byOrganization.size > 1) throw new Error("appendEvents: `with` needs events of one organization");
-    const values: unknown[] = [...(before?.values ?? []), organizationId, group.length];
-    const rows = group.map((e, i) => {
-      values.push(e.id, e.event_type, e.occurred_at, JSON.stringify(e.detail), i + 1);
-      return "(?::uuid, ?::text, ?::timestamptz, ?::jsonb, ?::bigint)";
-    });
-    // Bound values (not inlined into the text): the details are the bulk of the statement.
-    await sqlRun(
-      em,
-      `with ${before ? `${before.cte}, ` : ""}c as (
-         insert into event_counts (organization_id, total) values (?::uuid, ?::bigint)
-         on conflict (organization_id) do update set total = event_counts.total + excluded.total
-         returning organization_id, total
-       ), n as (select pg_notify('${EVENTS_CHANNEL}', c.organization_id::text) as notified from c)
-       insert into events (id, organization_id, event_type, occurred_at, detail, seq)
-       select v.id, c.organization_id, v.event_type, v.occurred_at, v.detail, c.total - ${group.length} + v.ord
-       from (values ${rows.join(", ")}) as v(id, event_type, occurred_at, detail, ord), c, n`,
-      values,
+    await q.run(
+      `with ${before ? `${before.cte}, ` : ""}e as (select * from ${EVENTS_RECORDSET}), ${appendEventsCtes("e")} select 1`,
+      [...(before?.values ?? []), eventsJson(byOrganization.get(organizationId) as EventRecord[]), organizationId],
     );
   }
 };

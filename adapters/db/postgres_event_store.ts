@@ -8,9 +8,9 @@ import type {
   OutboxEvent,
 } from "../../core/events/mod.ts";
 import type { PageRequest } from "../../core/shared/mod.ts";
+import type { Database } from "./database.ts";
 import { type ListTable, listWhere } from "./list_sql.ts";
-import type { Database } from "./orm.ts";
-import { rawTransaction, sqlAll, toDate, toJson, toNumber } from "./sql.ts";
+import { toDate, toJson, toNumber } from "./sql.ts";
 
 interface EventRow {
   id: string;
@@ -41,13 +41,12 @@ const EVENTS: ListTable<keyof typeof EVENT_LIST.filters, never> = {
 const filteredList = async (db: Database, organizationId: string, query: EventListQuery, page: PageRequest) => {
   const where = listWhere(EVENTS, query, ["organization_id = ?::uuid"], [organizationId]);
   const [items, counted] = await Promise.all([
-    sqlAll<EventRow>(
-      db.em(),
+    db.all<EventRow>(
       `select id, organization_id, event_type, occurred_at, detail from events where ${where.sql}
        order by seq desc limit ?::int offset ?::int`,
       [...where.params, page.per, page.offset],
     ),
-    sqlAll<{ n: string | number }>(db.em(), `select count(*) as n from events where ${where.sql}`, where.params),
+    db.all<{ n: string | number }>(`select count(*) as n from events where ${where.sql}`, where.params),
   ]);
   return { items: items.map(record), total: toNumber(counted[0]?.n) };
 };
@@ -60,8 +59,7 @@ const filteredList = async (db: Database, organizationId: string, query: EventLi
 export const postgresEventStore = (db: Database): EventStore => ({
   async list(organizationId, query, page) {
     if (Object.keys(query.filters).length > 0) return filteredList(db, organizationId, query, page);
-    const rows = await sqlAll<EventRow & { total: string | number }>(
-      db.em(),
+    const rows = await db.all<EventRow & { total: string | number }>(
       `select c.total, e.id, e.organization_id, e.event_type, e.occurred_at, e.detail
        from (select coalesce((select total from event_counts where organization_id = ?::uuid), 0) as total) c
        left join lateral (
@@ -76,16 +74,14 @@ export const postgresEventStore = (db: Database): EventStore => ({
     return { items: rows.filter((r) => r.id !== null).map(record), total };
   },
   async get(organizationId, id) {
-    const rows = await sqlAll<EventRow>(
-      db.em(),
+    const rows = await db.all<EventRow>(
       "select id, organization_id, event_type, occurred_at, detail from events where id = ?::uuid and organization_id = ?::uuid",
       [id, organizationId],
     );
     return rows[0] ? record(rows[0]) : null;
   },
   async workforceAuthorized(organizationId) {
-    const rows = await sqlAll<{ workforce_authorized: boolean }>(
-      db.em(),
+    const rows = await db.all<{ workforce_authorized: boolean }>(
       "select workforce_authorized from organizations where id = ?::uuid",
       [organizationId],
     );
@@ -105,7 +101,7 @@ export const postgresEventStore = (db: Database): EventStore => ({
  */
 export const postgresOutbox = (db: Database): Outbox => ({
   relayBatch: (limit, publish, organizations) =>
-    rawTransaction(db, async (tx) => {
+    db.transaction(async (tx) => {
       // Every organization's counter and cursor are read when no names are given: ~9 ms per 10,000
       // organizations, so the relay names those its notifications named and looks at all only now and then.
       // `seq` is dense, so an organization's next events are the seq range just above its cursor.
@@ -165,15 +161,12 @@ export const postgresOutbox = (db: Database): Outbox => ({
 /** Figures for /metrics that only the database knows, each one cheap (no scan of the history). */
 export const postgresEventFigures = (db: Database) => ({
   async recordedTotal(): Promise<number> {
-    const rows = await sqlAll<{ n: string | number | null }>(db.em(), "select sum(total) as n from event_counts");
+    const rows = await db.all<{ n: string | number | null }>("select sum(total) as n from event_counts");
     return toNumber(rows[0]?.n ?? 0);
   },
   async unpublished(): Promise<number> {
-    const rows = await sqlAll<{ n: string | number }>(
-      db.em(),
-      `select coalesce(sum(n.total - r.published_seq), 0) as n
-       from event_counts n join event_relay_cursors r on r.organization_id = n.organization_id`,
-    );
+    const rows = await db.all<{ n: string | number }>(`select coalesce(sum(n.total - r.published_seq), 0) as n
+       from event_counts n join event_relay_cursors r on r.organization_id = n.organization_id`);
     return toNumber(rows[0]?.n ?? 0);
   },
 });

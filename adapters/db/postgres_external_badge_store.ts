@@ -4,9 +4,9 @@ import type {
   ExternalBadgeStore,
   ExternalBadgeTx,
 } from "../../core/workforce/mod.ts";
-import type { Database, Em } from "./orm.ts";
+import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
-import { sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+import { type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 type Row = Record<string, unknown>;
 
@@ -28,20 +28,19 @@ const recordOf = (r: Row): ExternalBadgeRecord =>
     created_at: toDate(r.created_at),
   }) as ExternalBadgeRecord;
 
-const externalBadgeTx = (em: Em): ExternalBadgeTx => {
-  const connections = connectionTx(em);
+const externalBadgeTx = (q: Queryable): ExternalBadgeTx => {
+  const connections = connectionTx(q);
   return {
     lockForAccount: connections.lockForAccount,
     employers: connections.employers,
     heldBadges: connections.heldBadges,
     appendEvents: connections.appendEvents,
     async countForUser(userId) {
-      const [r] = await sqlAll<Row>(em, "select count(*) as n from external_badges where user_id = ?", [userId]);
+      const [r] = await q.all<Row>("select count(*) as n from external_badges where user_id = ?", [userId]);
       return toNumber(r?.n ?? 0);
     },
     async insert(b) {
-      const n = await sqlRun(
-        em,
+      const n = await q.run(
         `insert into external_badges (id, user_id, source, url, credential, source_key, details, verification_status,
            verification_reason, verified_at, next_verification_at, created_at)
          values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?) on conflict (user_id, source_key) do nothing`,
@@ -63,15 +62,14 @@ const externalBadgeTx = (em: Em): ExternalBadgeTx => {
       return n === 1 ? "inserted" : "duplicate";
     },
     async lock(id) {
-      const [r] = await sqlAll<Row>(em, `select ${SELECT} from external_badges x where x.id = ? for update`, [id]);
+      const [r] = await q.all<Row>(`select ${SELECT} from external_badges x where x.id = ? for update`, [id]);
       return r ? recordOf(r) : null;
     },
     async delete(id) {
-      await sqlRun(em, "delete from external_badges where id = ?", [id]);
+      await q.run("delete from external_badges where id = ?", [id]);
     },
     async saveVerification(b) {
-      await sqlRun(
-        em,
+      await q.run(
         `update external_badges set details = ?::jsonb, verification_status = ?, verification_reason = ?,
            verified_at = ?, next_verification_at = ? where id = ?`,
         [
@@ -88,19 +86,17 @@ const externalBadgeTx = (em: Em): ExternalBadgeTx => {
 };
 
 export const postgresExternalBadgeStore = (db: Database): ExternalBadgeStore => ({
-  transaction: (work) => db.em().transactional((em) => work(externalBadgeTx(em as Em))),
+  transaction: (work) => db.transaction((tx) => work(externalBadgeTx(tx))),
   async listForUser(userId) {
-    const found = await sqlAll<Row>(
-      db.em(),
+    const found = await db.all<Row>(
       `select ${SELECT} from external_badges x where x.user_id = ? order by x.created_at desc, x.id desc`,
       [userId],
     );
     return found.map(recordOf);
   },
   async pageForUser(userId, page) {
-    const em = db.em();
-    const found = await sqlAll<Row>(
-      em,
+    const q = db;
+    const found = await q.all<Row>(
       `select ${SELECT}, count(*) over () as total from external_badges x where x.user_id = ?
        order by x.created_at desc, x.id desc limit ? offset ?`,
       [userId, page.per, page.offset],
@@ -109,13 +105,12 @@ export const postgresExternalBadgeStore = (db: Database): ExternalBadgeStore => 
       found.length > 0
         ? toNumber(found[0]?.total)
         : toNumber(
-            (await sqlAll<Row>(em, "select count(*) as n from external_badges where user_id = ?", [userId]))[0]?.n ?? 0,
+            (await q.all<Row>("select count(*) as n from external_badges where user_id = ?", [userId]))[0]?.n ?? 0,
           );
     return { items: found.map(recordOf), total };
   },
   async claimDue(now, limit, leaseUntil) {
-    const found = await sqlAll<Row>(
-      db.em(),
+    const found = await db.all<Row>(
       `with due as (
          select x.id from external_badges x join users u on u.id = x.user_id
          where x.next_verification_at <= ? and u.closed_at is null

@@ -1,8 +1,8 @@
 import type { EventType } from "../../core/events/mod.ts";
 import type { DueMail, MailMessage, MailOutbox, OutboxMail } from "../../core/mail/mod.ts";
-import type { Database, Em } from "./orm.ts";
+import type { Database } from "./database.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { sqlAll, sqlRun, toDate, toJson, toNumber } from "./sql.ts";
+import { toDate, toJson, toNumber } from "./sql.ts";
 
 /**
  * A common table expression writing outbox mails, to run in the statement (and so the transaction)
@@ -52,10 +52,10 @@ const dueOf = (row: Record<string, unknown>): DueMail => ({
 /** The outbox port on PostgreSQL (or PGlite). */
 export const postgresMailOutbox = (db: Database): MailOutbox => ({
   async enqueue(mail) {
-    await sqlRun(db.em(), `with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
+    await db.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
   },
   async claimDue(now, limit, leaseMs) {
-    const rows = await sqlAll<Record<string, unknown>>(db.em(), CLAIM, [
+    const rows = await db.all<Record<string, unknown>>(CLAIM, [
       new Date(now.getTime() + leaseMs).toISOString(),
       now.toISOString(),
       limit,
@@ -63,14 +63,14 @@ export const postgresMailOutbox = (db: Database): MailOutbox => ({
     return rows.map(dueOf);
   },
   async markSent(id, events) {
-    await db.em().transactional(async (em) => {
+    await db.transaction(async (q) => {
       // A second sender whose lease ran out may have sent it too: record the event once.
-      const removed = await sqlRun(em as Em, "delete from mail_outbox where id = ?", [id]);
-      if (removed > 0) await appendEvents(em as Em, events);
+      const removed = await q.run("delete from mail_outbox where id = ?", [id]);
+      if (removed > 0) await appendEvents(q, events);
     });
   },
   async retryAt(id, attempts, at, error) {
-    await sqlRun(db.em(), "update mail_outbox set attempts = ?, next_attempt_at = ?, last_error = ? where id = ?", [
+    await db.run("update mail_outbox set attempts = ?, next_attempt_at = ?, last_error = ? where id = ?", [
       attempts,
       at.toISOString(),
       error,
@@ -78,18 +78,18 @@ export const postgresMailOutbox = (db: Database): MailOutbox => ({
     ]);
   },
   async markFailed(id, attempts, error) {
-    await sqlRun(db.em(), "update mail_outbox set attempts = ?, failed_at = now(), last_error = ? where id = ?", [
+    await db.run("update mail_outbox set attempts = ?, failed_at = now(), last_error = ? where id = ?", [
       attempts,
       error,
       id,
     ]);
   },
   async counts() {
-    const [row] = await sqlAll<{ pending: unknown; failed: unknown }>(
-      db.em(),
-      `select count(*) filter (where failed_at is null) as pending, count(*) filter (where failed_at is not null) as failed
-       from mail_outbox`,
-    );
+    const [row] = await db.all<{
+      pending: unknown;
+      failed: unknown;
+    }>(`select count(*) filter (where failed_at is null) as pending, count(*) filter (where failed_at is not null) as failed
+       from mail_outbox`);
     return { pending: toNumber(row?.pending ?? 0), failed: toNumber(row?.failed ?? 0) };
   },
 });

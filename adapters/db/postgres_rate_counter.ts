@@ -1,5 +1,5 @@
-import type { Database } from "./orm.ts";
-import { sqlAll, sqlRun, toNumber } from "./sql.ts";
+import type { Database } from "./database.ts";
+import { toNumber } from "./sql.ts";
 
 /** Hits of one key in its current window, and the milliseconds left in that window. */
 export interface CounterState {
@@ -21,10 +21,9 @@ export const postgresRateCounter = (db: Database): RateCounter => {
     async hit(key, windowMs) {
       if (++hitsSinceSweep >= SWEEP_EVERY) {
         hitsSinceSweep = 0;
-        await sqlRun(db.em(), "delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'");
+        await db.run("delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'");
       }
-      const rows = await sqlAll<{ hits: number | string; ttl_ms: number | string }>(
-        db.em(),
+      const rows = await db.all<{ hits: number | string; ttl_ms: number | string }>(
         `insert into rate_limit_counters as c (key, hits, window_ends_at)
            values (?, 1, now() + ? * interval '1 millisecond')
          on conflict (key) do update set

@@ -9,15 +9,13 @@ import type {
   DeliveryTargets,
   DueDelivery,
   EventTypeSelection,
-  RecordedFirstAttempt,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookSettingsRecord,
   WebhookSettingsStore,
 } from "../../core/webhooks/mod.ts";
-import { isoMillisCached } from "../../core/webhooks/mod.ts";
-import type { Database } from "./orm.ts";
-import { placeholders, rawTransaction, sqlAll, sqlRun, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+import type { Database } from "./database.ts";
+import { placeholders, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 interface DeliveryRow {
   id: string;
@@ -34,26 +32,6 @@ interface DeliveryRow {
   created_at: Date;
   claim_token?: string | null;
 }
-
-/** JSON values as JSON.stringify writes them (a Date as its toJSON, an invalid one as null). */
-const str = (v: string | null): string => (v === null ? "null" : JSON.stringify(v));
-const num = (v: number | null): string => (v !== null && Number.isFinite(v) ? String(v) : "null");
-const date = (v: Date | null): string =>
-  v !== null && Number.isFinite(v.getTime()) ? `"${isoMillisCached(v)}"` : "null";
-
-/**
- * The batch parameter of `recordFirst`: the JSON text JSON.stringify would write for one flat
- * object per row, written directly: no row objects, and the dates through a per-second cache.
- */
-export const firstAttemptsJson = (attempts: readonly RecordedFirstAttempt[]): string => {
-  let batch = "[";
-  for (let i = 0; i < attempts.length; i++) {
-    const { event: e, attempt: a, progress: p } = attempts[i] as (typeof attempts)[number];
-    batch += `${i === 0 ? "" : ","}{"id":${str(e.event_id)},"organization_id":${str(e.organization_id)},"event_type":${str(e.event_type)},"occurred_at":${date(e.occurred_at)},"status":${str(p.status)},"attempts_count":${num(p.attemptsCount)},"first_attempt_at":${date(p.firstAttemptAt)},"last_attempt_at":${date(p.lastAttemptAt)},"next_attempt_at":${date(p.nextAttemptAt)},"succeeded_at":${date(p.succeededAt)},"a_id":${str(a.id)},"attempt_number":${num(a.attempt_number)},"started_at":${date(a.started_at)},"duration_ms":${num(a.duration_ms)},"status_code":${num(a.status_code)},"error":${str(a.error)},"response_excerpt":${str(a.response_excerpt)},"outcome":${str(a.outcome)}}`;
-  }
-  batch += "]";
-  return batch;
-};
 
 const DELIVERY_COLUMNS =
   "id, event_id, organization_id, event_type, occurred_at, status, attempts_count, first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, created_at, claim_token";
@@ -106,7 +84,7 @@ const DUE = "((d.status = 'pending' and d.next_attempt_at <= ?) or (d.status = '
 const ATTEMPT_FIELDS =
   "a_id uuid, attempt_number int, started_at timestamptz, duration_ms int, status_code int, error text, response_excerpt text, outcome text";
 
-export const attemptFields = (a: WebhookAttemptRecord) => ({
+const attemptFields = (a: WebhookAttemptRecord) => ({
   a_id: a.id,
   attempt_number: a.attempt_number,
   started_at: a.started_at,
@@ -120,7 +98,7 @@ export const attemptFields = (a: WebhookAttemptRecord) => ({
 const PROGRESS_FIELDS =
   "status text, attempts_count int, first_attempt_at timestamptz, last_attempt_at timestamptz, next_attempt_at timestamptz, succeeded_at timestamptz";
 
-export const progressFields = (p: DeliveryProgress) => ({
+const progressFields = (p: DeliveryProgress) => ({
   status: p.status,
   attempts_count: p.attemptsCount,
   first_attempt_at: p.firstAttemptAt,
@@ -131,8 +109,7 @@ export const progressFields = (p: DeliveryProgress) => ({
 
 export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore => ({
   async get(organizationId) {
-    const rows = await sqlAll<WebhookSettingsRecord>(
-      db.em(),
+    const rows = await db.all<WebhookSettingsRecord>(
       `select organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
               previous_secret_expires_at, updated_at
        from webhook_settings where organization_id = ?::uuid`,
@@ -148,8 +125,7 @@ export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore
     };
   },
   async save(r) {
-    await sqlRun(
-      db.em(),
+    await db.run(
       `insert into webhook_settings (organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
          previous_secret_expires_at, updated_at)
        values (?::uuid, ?, ?::jsonb, ?, ?, ?, ?)
@@ -172,7 +148,7 @@ export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore
 /** Settings and the data-services condition of spec §6.1 in one round trip. */
 export const postgresDeliveryTargets = (db: Database): DeliveryTargets => ({
   async target(organizationId) {
-    const rows = await sqlAll<{
+    const rows = await db.all<{
       webhook_url: string | null;
       event_types: unknown;
       secret_sealed: string | null;
@@ -180,7 +156,6 @@ export const postgresDeliveryTargets = (db: Database): DeliveryTargets => ({
       previous_secret_expires_at: Date | null;
       data_services: boolean;
     }>(
-      db.em(),
       `select s.webhook_url, s.event_types, s.secret_sealed, s.previous_secret_sealed, s.previous_secret_expires_at,
          exists (select 1 from oauth_applications a where a.organization_id = ?::uuid and a.data_services_enabled) as data_services
        from (select 1) one left join webhook_settings s on s.organization_id = ?::uuid`,
@@ -219,8 +194,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   async events(ids) {
     const out = new Map<string, DeliveryEvent>();
     if (ids.length === 0) return out;
-    const rows = await sqlAll<{ id: string; organization_id: string; event_type: string; occurred_at: unknown }>(
-      db.em(),
+    const rows = await db.all<{ id: string; organization_id: string; event_type: string; occurred_at: unknown }>(
       `select e.id, e.organization_id, e.event_type, e.occurred_at
        from events e join json_array_elements_text(?::json) v(id) on e.id = v.id::uuid`,
       [JSON.stringify(ids)],
@@ -238,8 +212,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
 
   async existing(ids) {
     if (ids.length === 0) return new Set();
-    const rows = await sqlAll<{ id: string }>(
-      db.em(),
+    const rows = await db.all<{ id: string }>(
       "select d.id from webhook_deliveries d join json_array_elements_text(?::json) v(id) on d.id = v.id::uuid",
       [JSON.stringify(ids)],
     );
@@ -248,12 +221,20 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
 
   async recordFirst(attempts, now) {
     if (attempts.length === 0) return;
-    const batch = firstAttemptsJson(attempts);
+    const batch = JSON.stringify(
+      attempts.map(({ event: e, attempt: a, progress: p }) => ({
+        id: e.event_id,
+        organization_id: e.organization_id,
+        event_type: e.event_type,
+        occurred_at: e.occurred_at,
+        ...progressFields(p),
+        ...attemptFields(a),
+      })),
+    );
     // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
     // one that exists already keeps its state) and their attempts. Row checks run at the end of
     // the statement, so the attempts may point at deliveries inserted by the same statement.
-    await sqlRun(
-      db.em(),
+    await db.run(
       `with v as (
          select * from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text,
            occurred_at timestamptz, ${PROGRESS_FIELDS}, ${ATTEMPT_FIELDS})
@@ -283,7 +264,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
       (c): c is DeliveryClaim & { create: NonNullable<DeliveryClaim["create"]> } => !!c.create,
     );
     const existing = claims.filter((c) => !c.create);
-    const em = db.em();
+    const q = db;
     if (creates.length > 0) {
       const batch = JSON.stringify(
         creates.map((c) => ({
@@ -295,8 +276,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
       );
       // Joined to events: a message about an event that is gone (organization deleted) claims nothing.
       claimed(
-        await sqlAll<DeliveryRow>(
-          em,
+        await q.all<DeliveryRow>(
           `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
              attempts_count, next_attempt_at, lease_until, claim_token, due_at, created_at)
            select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'delivering', 0, ?::timestamptz,
@@ -314,8 +294,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     }
     if (existing.length > 0) {
       claimed(
-        await sqlAll<DeliveryRow>(
-          em,
+        await q.all<DeliveryRow>(
           `update webhook_deliveries d set status = 'delivering', lease_until = ?, claim_token = ?, due_at = ?
            from json_array_elements_text(?::json) v(id)
            where d.id = v.id::uuid and ${DUE}
@@ -331,7 +310,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   async defer(items, now) {
     const creates = items.filter((i) => i.claim.create);
     const existing = items.filter((i) => !i.claim.create);
-    const em = db.em();
+    const q = db;
     if (creates.length > 0) {
       const batch = JSON.stringify(
         creates.map(({ claim, until }) => {
@@ -345,8 +324,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
           };
         }),
       );
-      await sqlRun(
-        em,
+      await q.run(
         `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
            attempts_count, next_attempt_at, due_at, created_at)
          select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'pending', 0, v.until, v.until, ?::timestamptz
@@ -361,8 +339,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     }
     if (existing.length > 0) {
       const batch = JSON.stringify(existing.map(({ claim, until }) => ({ id: claim.deliveryId, until })));
-      await sqlRun(
-        em,
+      await q.run(
         `update webhook_deliveries d set status = 'pending', next_attempt_at = v.until, due_at = v.until,
            lease_until = null, claim_token = null
          from json_to_recordset(?::json) as v(id uuid, until timestamptz)
@@ -375,8 +352,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   async releasePutOff(organizationIds, now) {
     if (organizationIds.length === 0) return 0;
     // Due at their event's time: the scheduler dispatches by due time, so the oldest go first.
-    return sqlRun(
-      db.em(),
+    return db.run(
       `update webhook_deliveries d set next_attempt_at = ?::timestamptz, due_at = least(d.occurred_at, ?::timestamptz)
        where d.organization_id = any(?::uuid[]) and d.status = 'pending' and d.next_attempt_at > ?::timestamptz`,
       [now, now, `{${organizationIds.join(",")}}`, now],
@@ -395,8 +371,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     );
     // One statement: the attempts are kept even when a claim was lost (they happened); the
     // delivery moves on only while the claim that made the attempt still holds.
-    await sqlRun(
-      db.em(),
+    await db.run(
       `with v as (
          select * from json_to_recordset(?::json) as v(id uuid, claim_token text, ${PROGRESS_FIELDS}, ${ATTEMPT_FIELDS})
        ), a as (
@@ -418,8 +393,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
 
   async abandon(items, _now) {
     if (items.length === 0) return;
-    await sqlRun(
-      db.em(),
+    await db.run(
       `update webhook_deliveries d set status = 'failed', next_attempt_at = null, lease_until = null,
          claim_token = null, due_at = null
        from json_to_recordset(?::json) as v(id uuid, claim_token text)
@@ -429,7 +403,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   },
 
   dispatchDue: (now, limit, redispatchAt, publish) =>
-    rawTransaction(db, async (tx) => {
+    db.transaction(async (tx) => {
       const rows = await tx.all<DueDelivery>(
         `select id as delivery_id, organization_id from webhook_deliveries
          where due_at <= ? order by due_at limit ?::int for update skip locked`,
@@ -475,16 +449,14 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
       where.push("d.status = ?");
       params.push(filter.status);
     }
-    const em = db.em();
+    const q = db;
     const [rows, count] = await Promise.all([
-      sqlAll<DeliveryRow>(
-        em,
+      q.all<DeliveryRow>(
         `select ${DELIVERY_COLUMNS} from webhook_deliveries d where ${where.join(" and ")}
          order by d.created_at desc, d.id desc limit ?::int offset ?::int`,
         [...params, page.per, page.offset],
       ),
-      sqlAll<{ n: string | number }>(
-        db.em(),
+      db.all<{ n: string | number }>(
         `select count(*) as n from webhook_deliveries d where ${where.join(" and ")}`,
         params,
       ),
@@ -502,8 +474,7 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
       where.push("d.id = ?::uuid");
       params.push(filter.deliveryId);
     }
-    const rows = await sqlAll<AttemptRow>(
-      db.em(),
+    const rows = await db.all<AttemptRow>(
       `select a.id, a.delivery_id, a.attempt_number, a.started_at, a.duration_ms, a.status_code, a.error,
          a.response_excerpt, a.outcome
        from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
@@ -513,8 +484,7 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
     return rows.map(attemptRecord);
   },
   async latestForEvent(organizationId, eventId) {
-    const rows = await sqlAll<DeliveryRow>(
-      db.em(),
+    const rows = await db.all<DeliveryRow>(
       `select ${DELIVERY_COLUMNS} from webhook_deliveries d where d.organization_id = ?::uuid and d.event_id = ?::uuid
        order by d.created_at desc, d.id desc limit 1`,
       [organizationId, eventId],
@@ -522,8 +492,7 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
     return rows[0] ? deliveryRecord(rows[0]) : null;
   },
   async insert(r) {
-    await sqlRun(
-      db.em(),
+    await db.run(
       `insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
          first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, due_at, created_at)
        values (?::uuid, ?::uuid, ?::uuid, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -540,11 +509,10 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
     );
   },
   redeliverFailed: (organizationId, since, eventTypes, now, newId) =>
-    db.em().transactional(async (em) => {
+    db.transaction(async (q) => {
       const types = typeFilter(eventTypes);
       // The latest delivery of each event is the one no later delivery of the same event follows.
-      const candidates = await sqlAll<{ event_id: string; event_type: string; occurred_at: Date }>(
-        em,
+      const candidates = await q.all<{ event_id: string; event_type: string; occurred_at: Date }>(
         `select d.event_id, d.event_type, d.occurred_at from webhook_deliveries d
          where d.organization_id = ?::uuid and d.status = 'failed' and d.last_attempt_at >= ?${types.sql}
            and not exists (select 1 from webhook_deliveries n where n.event_id = d.event_id and n.created_at > d.created_at)
@@ -558,8 +526,7 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
           values.push(newId(), c.event_id, organizationId, c.event_type, c.occurred_at, now, now, now);
           return "(?::uuid, ?::uuid, ?::uuid, ?, ?::timestamptz, 'pending', 0, ?::timestamptz, ?::timestamptz, ?::timestamptz)";
         });
-        await sqlRun(
-          em,
+        await q.run(
           `insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
              next_attempt_at, due_at, created_at) values ${rows.join(", ")}`,
           values,
@@ -572,8 +539,7 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
 /** The delivery backlog for /metrics: rows with a `due_at` are exactly the unfinished ones. */
 export const postgresDeliveryFigures = (db: Database) => ({
   async unfinished(): Promise<{ pending: number; delivering: number }> {
-    const rows = await sqlAll<{ status: string; n: string | number }>(
-      db.em(),
+    const rows = await db.all<{ status: string; n: string | number }>(
       "select status, count(*) as n from webhook_deliveries where due_at is not null group by status",
     );
     const of = (s: string): number => toNumber(rows.find((r) => r.status === s)?.n ?? 0);

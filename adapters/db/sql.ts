@@ -1,65 +1,65 @@
+import type { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
 import { boundedCache, keyBytes } from "../cache/mod.ts";
-import type { Database, Em } from "./orm.ts";
 
-interface RawResult {
-  rows?: unknown[];
-  rowCount?: number | null;
-  affectedRows?: number;
+/** A row as the driver hands it over: timestamptz as `Date`, jsonb parsed, int8 as text or number. */
+export type Row = Record<string, unknown>;
+
+/**
+ * A named statement: PostgreSQL parses and plans it once per connection, later calls send only the
+ * values. For the hot statements whose planning costs the server more than running them.
+ */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
 }
 
-interface RawQuery extends PromiseLike<RawResult> {
-  transacting(tx: unknown): RawQuery;
+/** Statements, outside a transaction (each commits on its own) or inside one. */
+export interface Queryable {
+  all<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** The first row, or undefined. */
+  one<T = Row>(text: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /** Rows written (or returned). */
+  run(text: string, params?: readonly unknown[]): Promise<number>;
+  prepared<T = Row>(statement: Statement, params: readonly unknown[]): Promise<T[]>;
+}
+
+export interface Listening {
+  /** False once the connection broke: the caller falls back to polling. */
+  alive(): boolean;
+  close(): Promise<void>;
 }
 
 /**
- * Raw SQL with bound parameters (`?`), in `em`'s transaction when it has one. It goes through knex
- * rather than MikroORM's `execute`, which inlines every value into the SQL text on the client: the
- * batched statements of the workers carry hundreds of values, and binding them is cheaper.
+ * Every hand-written statement goes through this: plain statements, a transaction (commits when
+ * `work` resolves, rolls back when it throws), prepared statements and LISTEN. Statements use `?`
+ * placeholders, numbered here (`$1`, `$2`, ...); no `?` may appear otherwise.
  */
-const raw = async (em: Em, sql: string, params: unknown[]): Promise<RawResult> => {
-  const knex = em.getConnection().getKnex() as unknown as { raw(sql: string, bindings: unknown[]): RawQuery };
-  const query = knex.raw(sql, params);
-  const tx = em.getTransactionContext();
-  return tx ? query.transacting(tx) : query;
-};
-
-export const sqlAll = async <T>(em: Em, sql: string, params: unknown[] = []): Promise<T[]> =>
-  ((await raw(em, sql, params)).rows ?? []) as T[];
-
-export const sqlRun = async (em: Em, sql: string, params: unknown[] = []): Promise<number> => {
-  const r = await raw(em, sql, params);
-  return r.rowCount ?? r.affectedRows ?? 0;
-};
-
-interface KnexTransaction {
-  raw(sql: string, bindings: unknown[]): PromiseLike<RawResult>;
+export interface Sql extends Queryable {
+  readonly kind: "postgresql" | "pglite";
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** A connection of its own LISTENing on `channel`; null where notifications do not exist (PGlite). */
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onError: (err: unknown) => void,
+  ): Promise<Listening | null>;
+  end(): Promise<void>;
 }
 
-/** Statements inside `rawTransaction`. */
-export interface RawTx {
-  all<T>(sql: string, params?: unknown[]): Promise<T[]>;
-  run(sql: string, params?: unknown[]): Promise<number>;
-}
-
-interface PgConnection {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<RawResult & { rows: unknown[] }>;
-}
-
-interface KnexPool {
-  client: { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
-}
+export const statement = (name: string, text: string): Statement => ({ name, text });
 
 const numberPlaceholders = (sql: string): string => {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 };
 
-/** `?` placeholders numbered (`$1`, `$2`...), remembered per statement text (the loops reuse a few). */
+/** Numbered texts, remembered: the loops and routes send the same few statements again and again. */
 const numberedTexts = boundedCache<string>(
-  { maxEntries: 200, maxBytes: 4 * 1024 * 1024, ttlMs: 0 },
+  { maxEntries: 500, maxBytes: 8 * 1024 * 1024, ttlMs: 0 },
   { sizeOf: (text, key) => keyBytes(key) + text.length * 2 },
 );
-const numberedText = (sql: string): string => {
+const numbered = (sql: string): string => {
   let text = numberedTexts.get(sql);
   if (text === undefined) {
     text = numberPlaceholders(sql);
@@ -68,97 +68,143 @@ const numberedText = (sql: string): string => {
   return text;
 };
 
-/** `all` and `run` over one way of sending a statement (a knex transaction, a pooled connection). */
-const txOver = (query: (sql: string, params: unknown[]) => PromiseLike<RawResult>): RawTx => ({
-  all: async <T>(sql: string, params: unknown[] = []) => ((await query(sql, params)).rows ?? []) as T[],
-  run: async (sql, params = []) => {
-    const r = await query(sql, params);
-    return r.rowCount ?? r.affectedRows ?? 0;
-  },
+interface Result {
+  rows: unknown[];
+  count: number;
+}
+
+/** The three statement forms over one way of sending a statement. */
+const queryable = (send: (text: string, params: readonly unknown[], name?: string) => Promise<Result>): Queryable => ({
+  all: async <T>(text: string, params: readonly unknown[] = []) => (await send(numbered(text), params)).rows as T[],
+  one: async <T>(text: string, params: readonly unknown[] = []) =>
+    (await send(numbered(text), params)).rows[0] as T | undefined,
+  run: async (text, params = []) => (await send(numbered(text), params)).count,
+  prepared: async <T>(s: Statement, params: readonly unknown[]) =>
+    (await send(numbered(s.text), params, s.name)).rows as T[],
 });
 
+/** The part of a pino logger the pool needs. */
+export interface SqlLog {
+  warn(obj: object, msg: string): void;
+}
+
 /**
- * A transaction for the workers' loops (relay, scheduler), which may run hundreds a second when
- * events come one by one. On PostgreSQL it runs on a pooled connection directly (BEGIN, the
- * statements, COMMIT): a knex transaction builds a whole knex instance (every query-builder method
- * defined anew), ~100 KB of objects that outlived V8's young generation, so at 500 events/s the
- * relay alone promoted ~10 MB/s and the worker's scavenges took 5-13 ms. On PGlite (one connection,
- * `npm start`) it stays a knex transaction. Nor is it MikroORM's `transactional`, which keeps its
- * context in an AsyncLocalStorage: on Node 20 the first use of one installs promise hooks for the
- * rest of the process, a cost on every promise of the delivery path. Statements use `?`
- * placeholders (no `?` may appear otherwise). Commits when `work` resolves, rolls back when it
- * throws.
+ * PostgreSQL through `pg`'s pool. timestamptz comes back as `Date` (pg's default), as from PGlite.
+ * JIT compilation is off: Laurel's statements are short, and a misestimate easily passes
+ * `jit_above_cost` (10 ms of compiling a 0.5 ms statement).
  */
-export const rawTransaction = async <T>(db: Database, work: (tx: RawTx) => Promise<T>): Promise<T> => {
-  // The connection's knex (its pool): no EntityManager is needed, so none is forked per call.
-  const knexOf = (): unknown => db.orm.em.getConnection().getKnex();
-  if (db.kind === "pglite") {
-    const knex = knexOf() as {
-      transaction<R>(fn: (trx: KnexTransaction) => Promise<R>): Promise<R>;
-    };
-    return knex.transaction((trx) => work(txOver((sql, params) => trx.raw(sql, params))));
-  }
-  const pool = (knexOf() as KnexPool).client;
-  const connection = await pool.acquireConnection();
-  try {
-    await connection.query({ text: "begin", values: [] });
-    let result: T;
-    try {
-      result = await work(txOver((sql, params) => connection.query({ text: numberedText(sql), values: params })));
-    } catch (err) {
-      // A connection that cannot roll back is broken: the pool drops it (knex marks it disposed).
-      await connection.query({ text: "rollback", values: [] }).catch(() => undefined);
-      throw err;
-    }
-    await connection.query({ text: "commit", values: [] });
-    return result;
-  } finally {
-    await pool.releaseConnection(connection);
-  }
+export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): Sql => {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max,
+    options: "-c jit=off",
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle connection the server cut (a restart) is dropped by the pool; without a listener the
+  // error would end the process.
+  pool.on("error", (err) => opts.log?.warn({ err: err.message }, "database connection lost"));
+  const over = (client: pg.Pool | pg.PoolClient) =>
+    queryable(async (text, values, name) => {
+      const r = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
+      return { rows: r.rows, count: r.rowCount ?? 0 };
+    });
+  // A named statement lives on one connection; the pool's query picks any, which prepares it there.
+  const outside = over(pool);
+  return {
+    kind: "postgresql",
+    ...outside,
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("begin");
+        try {
+          const result = await work(over(client));
+          await client.query("commit");
+          return result;
+        } catch (err) {
+          // A connection that cannot roll back is broken: released with the error, the pool drops it.
+          await client.query("rollback").catch((rollbackErr: Error) => {
+            broken = rollbackErr;
+          });
+          throw err;
+        }
+      } finally {
+        client.release(broken);
+      }
+    },
+    async listen(channel, onNotify, onError) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        onError(err);
+        return null;
+      }
+      let alive = true;
+      const onConnectionError = (err: Error): void => {
+        alive = false;
+        onError(err);
+      };
+      const onNotification = (message: pg.Notification): void => onNotify(message.payload ?? "");
+      client.on("notification", onNotification);
+      client.on("error", onConnectionError);
+      try {
+        await client.query(`listen ${channel}`);
+      } catch (err) {
+        onConnectionError(err as Error);
+      }
+      return {
+        alive: () => alive,
+        close: async () => {
+          client.off("notification", onNotification);
+          client.off("error", onConnectionError);
+          if (alive) await client.query(`unlisten ${channel}`).catch(() => undefined);
+          client.release(alive ? undefined : new Error("listening connection broke"));
+        },
+      };
+    },
+    end: () => pool.end(),
+  };
 };
 
-/** `?, ?, ?` for a list bound one value per placeholder (knex expands no arrays in raw SQL here). */
-export const placeholders = (n: number, each = "?"): string => new Array<string>(n).fill(each).join(", ");
+/**
+ * The embedded PGlite: one connection, which PGlite serializes; a transaction holds it to the end.
+ * No notifications reach another process, so `listen` answers null (the relay polls instead).
+ */
+export const pgliteSql = (db: PGlite): Sql => {
+  const over = (q: Pick<PGlite, "query">) =>
+    queryable(async (text, values) => {
+      const r = await q.query(text, values as unknown[]);
+      return { rows: r.rows, count: r.affectedRows ?? r.rows.length };
+    });
+  return {
+    kind: "pglite",
+    ...over(db),
+    transaction: (work) => db.transaction((tx) => work(over(tx))),
+    listen: async () => null,
+    end: () => db.close(),
+  };
+};
 
-/** int8 comes back from the driver as a string. */
+/** int8 comes back from `pg` as text, from PGlite as a number. */
 export const toNumber = (v: unknown): number => (typeof v === "number" ? v : Number(v));
 
-/** timestamptz comes back as a Date from PostgreSQL and PGlite alike; be tolerant of strings. */
-export const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+/** timestamptz comes back as a `Date`; text (an ISO or PostgreSQL timestamp) is read too. */
+export const toDate = (v: unknown): Date => {
+  if (v instanceof Date) return v;
+  const text = String(v)
+    .replace(" ", "T")
+    .replace(/([+-]\d\d)$/, "$1:00");
+  return new Date(text);
+};
 export const toDateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : toDate(v));
 
 /** jsonb comes back parsed; be tolerant of text. */
 export const toJson = <T>(v: unknown): T => (typeof v === "string" ? (JSON.parse(v) as T) : (v as T));
 
-/**
- * A named prepared statement on a pooled PostgreSQL connection, outside any transaction (a lone
- * statement commits on its own): each connection parses and plans `text` once, and later calls
- * send only the values. For the hot statements of issuing, whose planning costs the server more
- * than running them. `text` uses `$1`-style placeholders; `fallback` runs it on PGlite, whose
- * driver takes `?` placeholders through knex.
- */
-export const preparedAll = async <T>(
-  em: Em,
-  kind: "postgresql" | "pglite",
-  statement: { name: string; text: string; knexText: string },
-  values: unknown[],
-): Promise<T[]> => {
-  if (kind === "pglite") return sqlAll<T>(em, statement.knexText, values);
-  const knex = em.getConnection().getKnex() as unknown as KnexPool;
-  const connection = await knex.client.acquireConnection();
-  try {
-    return (await connection.query({ name: statement.name, text: statement.text, values })).rows as T[];
-  } finally {
-    await knex.client.releaseConnection(connection);
-  }
-};
-
-/** A statement written with `?` placeholders, numbered for a prepared statement (`$1`, `$2`, ...). */
-export const numbered = (name: string, knexText: string): { name: string; text: string; knexText: string } => ({
-  name,
-  knexText,
-  text: numberPlaceholders(knexText),
-});
+/** `?, ?, ?` for a list bound one value per placeholder. */
+export const placeholders = (n: number, each = "?"): string => new Array<string>(n).fill(each).join(", ");
 
 /**
  * An error PostgreSQL raised about the data of a statement (SQLSTATE class 22, data exception, or
@@ -168,4 +214,28 @@ export const numbered = (name: string, knexText: string): { name: string; text: 
 export const isRowRefusal = (err: unknown): boolean => {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^2[23][0-9A-Z]{3}$/.test(code);
+};
+
+/** Whether `err` is the database refusing a write on constraint `name` (SQLSTATE `sqlState`). */
+export const violates = (err: unknown, sqlState: string, name?: string): boolean => {
+  const e = (err ?? {}) as { code?: string; constraint?: string; message?: string };
+  if (e.code !== sqlState) return false;
+  return name === undefined || e.constraint === name || (e.message ?? "").includes(name);
+};
+export const UNIQUE_VIOLATION = "23505";
+export const FOREIGN_KEY_VIOLATION = "23503";
+
+/** `insert into <table>` of `record`'s `columns` (a plain CRUD write); `returning` names columns to answer. */
+export const insertRow = <T = Row>(
+  q: Queryable,
+  table: string,
+  columns: readonly string[],
+  record: object,
+  returning?: string,
+): Promise<T[]> => {
+  const values = columns.map((c) => (record as Record<string, unknown>)[c]);
+  return q.all<T>(
+    `insert into ${table} (${columns.join(", ")}) values (${placeholders(columns.length)})${returning ? ` returning ${returning}` : ""}`,
+    values,
+  );
 };

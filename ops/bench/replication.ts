@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { Agent, request } from "undici";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
-import { appendEvents, type Em, openDatabase } from "../../adapters/db/mod.ts";
+import { appendEvents, openDatabase } from "../../adapters/db/mod.ts";
 import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { badgeEvent } from "../../core/events/mod.ts";
 import { loopbackCa } from "../cluster/loopback_ca.ts";
@@ -213,7 +213,7 @@ const record = async (organizationId: string, n: number): Promise<void> => {
     const events = Array.from({ length: Math.min(1_000, n - done) }, () =>
       badgeEvent("badge.created", BADGE, { id: uuidv7(), organization_id: organizationId, occurred_at: new Date() }),
     );
-    await db.em().transactional((em) => appendEvents(em as Em, events));
+    await db.transaction((tx) => appendEvents(tx, events));
   }
 };
 

@@ -41,7 +41,7 @@ import { join } from "node:path";
 import { Agent, request } from "undici";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
-import { appendEvents, type Database, type Em, openDatabase } from "../../adapters/db/mod.ts";
+import { appendEvents, type Database, openDatabase } from "../../adapters/db/mod.ts";
 import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { badgeEvent } from "../../core/events/mod.ts";
 import { DEFAULT_MAX_CONCURRENT_PER_DESTINATION } from "../../core/webhooks/mod.ts";
@@ -361,14 +361,13 @@ const recordBatch = async (db: Database, organizationId: string, n: number): Pro
     badgeEvent("badge.created", BADGE, { id: uuidv7(), organization_id: organizationId, occurred_at: new Date() }),
   );
   // One transaction, appended 1,000 at a time (a statement's bound values are limited).
-  await db.em().transactional(async (em) => {
-    for (let i = 0; i < events.length; i += 1_000) await appendEvents(em as Em, events.slice(i, i + 1_000));
+  await db.transaction(async (tx) => {
+    for (let i = 0; i < events.length; i += 1_000) await appendEvents(tx, events.slice(i, i + 1_000));
   });
   return events.map((e) => e.id);
 };
 
-const sql = async <T>(db: Database, text: string, params: unknown[] = []): Promise<T[]> =>
-  db.em().getConnection().execute<T[]>(text, params, "all");
+const sql = <T>(db: Database, text: string, params: unknown[] = []): Promise<T[]> => db.all<T>(text, params);
 
 /** CPU ms so far of every process named `comm` (e.g. every PostgreSQL backend), by pid. */
 const cpuByPid = (comm: string): Map<number, number> => {

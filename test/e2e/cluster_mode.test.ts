@@ -69,13 +69,10 @@ t.test("the stream leader and then a worker killed mid-flow: every event deliver
   await record(10);
 
   const succeeded = async (): Promise<number> => {
-    const rows = await laurel.db
-      .em()
-      .getConnection()
-      .execute<Array<{ n: string }>>(
-        "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'succeeded'",
-        [org.id],
-      );
+    const rows = await laurel.db.all<{ n: string }>(
+      "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'succeeded'",
+      [org.id],
+    );
     return Number(rows[0]?.n ?? 0);
   };
   const started = Date.now();

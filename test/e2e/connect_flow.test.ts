@@ -273,10 +273,7 @@ t.test("discovery, PKCE, consent in Chromium, code, token, refresh, /me, /me/bad
   t.equal((await get("/me", refreshed.access_token)).status, 200, "other token families stand");
 
   const late = await codeFor();
-  await laurel.db
-    .em()
-    .getConnection()
-    .execute("update connect_codes set expires_at = now() - interval '1 second' where used_at is null");
+  await laurel.db.all("update connect_codes set expires_at = now() - interval '1 second' where used_at is null");
   const expired = await exchange(new URL(late.location).searchParams.get("code") as string, late.verifier);
   t.same([expired.status, expired.body.error], [400, "invalid_grant"], "an expired code");
 

@@ -31,15 +31,15 @@ t.test("removing access is delivered to the organization's webhook receiver", as
   const userId = randomUUID();
   const grantId = randomUUID();
   const now = new Date();
-  const sql = laurel.db.em().getConnection();
-  await sql.execute("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
+  const sql = laurel.db;
+  await sql.all("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
     userId,
     "Ada",
     "Lovelace",
     now,
     now,
   ]);
-  await sql.execute(
+  await sql.all(
     `insert into connect_grants (id, user_id, application_id, organization_id, scopes, created_at, updated_at)
      values (?, ?, ?, ?, 'public_badges', ?, ?)`,
     [grantId, userId, org.applicationId, org.id, now, now],

@@ -40,16 +40,13 @@ t.test("total_count from the counters equals the records after every kind of wri
     await api("DELETE", `${path}/${ids[3]}`, auth);
   }
   // Connection states move by the earner's actions elsewhere; the counters follow any update.
-  await laurel.db
-    .em()
-    .getConnection()
-    .execute("update employees set employee_state = 'pending' where external_id in ('X-5', 'X-7', 'X-9')");
+  await laurel.db.all("update employees set employee_state = 'pending' where external_id in ('X-5', 'X-7', 'X-9')");
 
   const truth = async (orgId: string, where: string, params: unknown[]): Promise<number> => {
-    const rows = (await laurel.db
-      .em()
-      .getConnection()
-      .execute(`select count(*)::int as n from employees where organization_id = ? ${where}`, [orgId, ...params])) as {
+    const rows = (await laurel.db.all(`select count(*)::int as n from employees where organization_id = ? ${where}`, [
+      orgId,
+      ...params,
+    ])) as {
       n: number;
     }[];
     return rows[0]?.n ?? -1;

@@ -133,10 +133,10 @@ t.test("every connection kind comes from a real action and is delivered with its
   t.equal(afterMerge[2].employment.id, ann.id);
   const reassociated = await details("employment.user_account.associated", 4);
   t.equal(reassociated[3].employment.id, ann.id);
-  const row = (await laurel.db
-    .em()
-    .getConnection()
-    .execute("select u.first_name from employees e join users u on u.id = e.user_id where e.id = ?", [ann.id])) as {
+  const row = (await laurel.db.all(
+    "select u.first_name from employees e join users u on u.id = e.user_id where e.id = ?",
+    [ann.id],
+  )) as {
     first_name: string;
   }[];
   t.equal(row[0]?.first_name, "bob", "Ann's record now belongs to the merged account");

@@ -60,7 +60,7 @@ t.test("external badges follow a merge, once each", async (t) => {
   );
   const wallet = await mia.get("/wallet");
   t.equal(wallet.text.match(/data-external-badge=/g)?.length, 3, "the wallet shows three");
-  const rows = (await laurel.db.em().getConnection().execute("select count(*)::int as n from external_badges")) as {
+  const rows = (await laurel.db.all("select count(*)::int as n from external_badges")) as {
     n: number;
   }[];
   t.equal(rows[0]?.n, 3, "no copy is left behind on the merged-away account");

@@ -56,14 +56,11 @@ t.test("a worker stopped with SIGTERM mid-run finishes or hands back its work", 
   t.ok(byA < ids.length, `worker A posted ${byA} of ${ids.length} before it stopped`);
 
   const attemptsOf = async (): Promise<Array<{ delivery_id: string; n: string }>> =>
-    laurel.db
-      .em()
-      .getConnection()
-      .execute(
-        `select a.delivery_id, count(*) as n from webhook_attempts a
+    laurel.db.all(
+      `select a.delivery_id, count(*) as n from webhook_attempts a
          join webhook_deliveries d on d.id = a.delivery_id where d.organization_id = ? group by 1`,
-        [org.id],
-      );
+      [org.id],
+    );
   t.equal((await attemptsOf()).length, byA, "every attempt A made (some finished after SIGTERM) is recorded");
 
   const b = await spawnWorker(env);

@@ -58,13 +58,10 @@ t.test("the token endpoint refuses bodies over 16 KiB in any encoding and overlo
 
 t.test("failed authentications per client id are counted across processes and refused", async (t) => {
   // Another API process already counted failures for this client id.
-  await laurel.db
-    .em()
-    .getConnection()
-    .execute(
-      "insert into rate_limit_counters (key, hits, window_ends_at) values (?, 100, now() + interval '1 minute')",
-      [`shared:auth-failures:client:${app.uid}`],
-    );
+  await laurel.db.all(
+    "insert into rate_limit_counters (key, hits, window_ends_at) values (?, 100, now() + interval '1 minute')",
+    [`shared:auth-failures:client:${app.uid}`],
+  );
   const wrong = await tokenRequest(
     `grant_type=client_credentials&scope=oauth_applications&client_id=${app.uid}&client_secret=wrong`,
   );

@@ -6,10 +6,7 @@ import { spawnServer, startLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 
 const outboxRows = async (laurel: Awaited<ReturnType<typeof startLaurel>>) =>
-  (await laurel.db
-    .em()
-    .getConnection()
-    .execute("select kind, attempts, last_error, failed_at from mail_outbox order by created_at")) as Array<{
+  (await laurel.db.all("select kind, attempts, last_error, failed_at from mail_outbox order by created_at")) as Array<{
     kind: string;
     attempts: number;
     last_error: string | null;
@@ -114,13 +111,10 @@ t.test("enqueue: a mail on its own is due at its creation time and sent by the s
     sent_event: null,
     created_at: later,
   });
-  const [row] = (await laurel.db
-    .em()
-    .getConnection()
-    .execute(
-      "select kind, organization_id, message, sent_event, created_at, next_attempt_at, attempts from mail_outbox where id = ?",
-      [laterId],
-    )) as Array<Record<string, unknown>>;
+  const [row] = (await laurel.db.all(
+    "select kind, organization_id, message, sent_event, created_at, next_attempt_at, attempts from mail_outbox where id = ?",
+    [laterId],
+  )) as Array<Record<string, unknown>>;
   t.match(row, { kind: "sign_in_link", organization_id: null, sent_event: null, attempts: 0 });
   t.same(row?.message, message("later@example.org"));
   t.equal(new Date(row?.next_attempt_at as string).getTime(), later.getTime(), "due when created");

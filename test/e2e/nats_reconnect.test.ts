@@ -22,10 +22,7 @@ t.test("a process reconnecting to NATS drops its cached credentials", async (t) 
 
   // While NATS is away the token is revoked elsewhere: its revocation message never arrives here.
   await nats.stop();
-  await laurel.db
-    .em()
-    .getConnection()
-    .execute("update authorization_tokens set revoked_at = now() where id = ?", [authorization_token.id]);
+  await laurel.db.all("update authorization_tokens set revoked_at = now() where id = ?", [authorization_token.id]);
   t.equal((await list()).status, 200, "still cached while cut off (the 30 s cache)");
   nats = await startLocalNats({ storeDir: dir.path, port });
   const deadline = Date.now() + 10_000;

@@ -1,6 +1,5 @@
 import t from "tap";
 import { freePort } from "../../adapters/bus/mod.ts";
-import { sqlAll } from "../../adapters/db/sql.ts";
 import { buildApiServer, StartupRefused } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
 import { apiClient, basicOrg, createTemplate, issueBody, trpc, trpcFailure } from "../support/badges.ts";
@@ -90,7 +89,7 @@ t.test("every hosted document class of an issuer without a website passes OB 2.0
 t.test("start-up: organizations without an e-mail get ISSUER_DEFAULT_EMAIL, or the server refuses", async (t) => {
   const created = await trpc(laurel, "organizations.create", { name: "Old Org", email: "old@example.org" });
   const id = (created as { organization: { id: string } }).organization.id;
-  await sqlAll(laurel.db.em(), "update organizations set email = null where id = ?", [id]);
+  await laurel.db.all("update organizations set email = null where id = ?", [id]);
   const env = {
     PORT: "0",
     BASE_URL: laurel.baseUrl,
@@ -125,7 +124,7 @@ t.test("start-up: organizations without an e-mail get ISSUER_DEFAULT_EMAIL, or t
     false,
   );
   await server.close();
-  const [row] = await sqlAll<{ email: string }>(laurel.db.em(), "select email from organizations where id = ?", [id]);
+  const [row] = await laurel.db.all<{ email: string }>("select email from organizations where id = ?", [id]);
   t.equal(row?.email, "issuers@laurel.example");
   const again = await buildApiServer(readConfig(env), laurel.db, laurel.nc, false);
   await again.close();

@@ -21,19 +21,16 @@ t.test("a terminated LISTEN connection is replaced", async (t) => {
   });
   const listeners = async (): Promise<number[]> =>
     (
-      (await laurel.db
-        .em()
-        .getConnection()
-        .execute("select pid from pg_stat_activity where datname = current_database() and query = ?", [
-          `listen ${EVENTS_CHANNEL}`,
-        ])) as Array<{ pid: number }>
+      (await laurel.db.all("select pid from pg_stat_activity where datname = current_database() and query = ?", [
+        `listen ${EVENTS_CHANNEL}`,
+      ])) as Array<{ pid: number }>
     ).map((r) => r.pid);
 
   const [first] = await waitFor("the relay's LISTEN connection", async () => {
     const pids = await listeners();
     return pids.length === 1 ? pids : undefined;
   });
-  await laurel.db.em().getConnection().execute("select pg_terminate_backend(?)", [first]);
+  await laurel.db.all("select pg_terminate_backend(?)", [first]);
   const second = await waitFor("a new LISTEN connection", async () => {
     const pids = await listeners();
     return pids.length === 1 && pids[0] !== first ? pids[0] : undefined;
@@ -44,14 +41,11 @@ t.test("a terminated LISTEN connection is replaced", async (t) => {
   const { organization } = await laurel.createOrganization("After the restart");
   const [event] = await recordEvents(laurel.db, organization.id, 1);
   await waitFor("the event published", async () => {
-    const rows = (await laurel.db
-      .em()
-      .getConnection()
-      .execute(
-        `select e.seq <= r.published_seq as published from events e
+    const rows = (await laurel.db.all(
+      `select e.seq <= r.published_seq as published from events e
          join event_relay_cursors r on r.organization_id = e.organization_id where e.id = ?`,
-        [event?.id],
-      )) as Array<{ published: boolean }>;
+      [event?.id],
+    )) as Array<{ published: boolean }>;
     return rows[0]?.published ? true : undefined;
   });
   t.pass("the event recorded after the kill was published");
@@ -78,12 +72,9 @@ t.test("notifications name the organization; the relay publishes it without wait
   await waitFor(
     "the events published",
     async () => {
-      const rows = (await laurel.db
-        .em()
-        .getConnection()
-        .execute("select published_seq from event_relay_cursors where organization_id = ?", [
-          organization.id,
-        ])) as Array<{
+      const rows = (await laurel.db.all("select published_seq from event_relay_cursors where organization_id = ?", [
+        organization.id,
+      ])) as Array<{
         published_seq: string | number;
       }>;
       return Number(rows[0]?.published_seq) === events.length ? true : undefined;

@@ -113,10 +113,10 @@ t.test("the token endpoint answers invalid_request, never a 5xx", async (t) => {
 });
 
 t.test("PostgreSQL's refusals of text are recognised in what the driver throws", async (t) => {
-  const connection = laurel.db.em().getConnection();
+  const connection = laurel.db;
   const refused = async (sql: string, params: unknown[] = []): Promise<unknown> => {
     try {
-      await connection.execute(sql, params);
+      await connection.all(sql, params);
     } catch (err) {
       return err;
     }
@@ -141,17 +141,17 @@ t.test("PostgreSQL's refusals of text are recognised in what the driver throws",
 
 t.test("a text refusal that reaches PostgreSQL is still a 4xx", async (t) => {
   // Make the database refuse what the edge lets through, as a column limit or an encoding would.
-  const em = laurel.db.em();
-  await em.getConnection().execute(`create function laurel_test_refuse() returns trigger language plpgsql as $$
+  const db = laurel.db;
+  await db.run(`create function laurel_test_refuse() returns trigger language plpgsql as $$
     begin
       if new.name = 'too long for the database' then raise exception 'value too long' using errcode = '22001'; end if;
       if new.name = 'bad bytes for the database' then raise exception 'invalid byte sequence' using errcode = '22021'; end if;
       return new;
     end $$`);
-  await em.getConnection().execute(`create trigger laurel_test_refuse before insert on oauth_applications
+  await db.run(`create trigger laurel_test_refuse before insert on oauth_applications
     for each row execute function laurel_test_refuse()`);
   t.teardown(async () => {
-    await em.getConnection().execute("drop trigger laurel_test_refuse on oauth_applications");
+    await db.run("drop trigger laurel_test_refuse on oauth_applications");
   });
 
   for (const name of ["too long for the database", "bad bytes for the database"]) {

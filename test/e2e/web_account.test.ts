@@ -72,10 +72,7 @@ t.test("merge, addresses, profile, sign out everywhere", async (t) => {
   t.match(await page.textContent("main"), /Go/);
 
   const ownerOf = async (badgeId: string): Promise<string> => {
-    const [row] = (await laurel.db
-      .em()
-      .getConnection()
-      .execute("select user_id from badges where id = ?", [badgeId])) as {
+    const [row] = (await laurel.db.all("select user_id from badges where id = ?", [badgeId])) as {
       user_id: string;
     }[];
     return row?.user_id as string;

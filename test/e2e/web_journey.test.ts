@@ -189,14 +189,11 @@ t.test("issue, mail, sign in by link, accept, public, private, revoked", async (
 t.test("an expired link is refused with a clear page", async (t) => {
   const token = "expired-token-for-the-test";
   const hash = createHash("sha256").update(token).digest("hex");
-  await laurel.db
-    .em()
-    .getConnection()
-    .execute(
-      `insert into earner_links (token_hash, purpose, email, email_key, created_at, expires_at)
+  await laurel.db.all(
+    `insert into earner_links (token_hash, purpose, email, email_key, created_at, expires_at)
        values (?, 'sign_in', 'late@example.org', 'late@example.org', now() - interval '20 minutes', now() - interval '5 minutes')`,
-      [hash],
-    );
+    [hash],
+  );
   const page = await browser.newPage();
   await page.goto(`${laurel.origin}/sign_in/link?token=${token}`);
   const answer = page.waitForResponse((r) => r.url().endsWith("/sign_in/link") && r.request().method() === "POST");

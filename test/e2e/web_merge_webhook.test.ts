@@ -22,10 +22,9 @@ t.test("a merge on the account page is delivered to the organization's webhook r
   };
   const api = apiClient(laurel);
   const ownerOf = async (badgeId: string): Promise<string | undefined> => {
-    const [row] = (await laurel.db
-      .em()
-      .getConnection()
-      .execute("select user_id from badges where id = ?", [badgeId])) as { user_id: string | null }[];
+    const [row] = (await laurel.db.all("select user_id from badges where id = ?", [badgeId])) as {
+      user_id: string | null;
+    }[];
     return row?.user_id ?? undefined;
   };
   const template = await createTemplate(laurel, org, { name: "SQL" });

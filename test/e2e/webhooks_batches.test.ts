@@ -26,15 +26,12 @@ t.before(async () => {
 t.teardown(() => laurel.close());
 
 const rows = async (ids: string[]) =>
-  laurel.db
-    .em()
-    .getConnection()
-    .execute<Array<{ id: string; status: string; attempts: string; outcome: string | null }>>(
-      `select d.id, d.status, (select count(*) from webhook_attempts a where a.delivery_id = d.id) as attempts,
+  laurel.db.all<{ id: string; status: string; attempts: string; outcome: string | null }>(
+    `select d.id, d.status, (select count(*) from webhook_attempts a where a.delivery_id = d.id) as attempts,
          (select max(a.outcome) from webhook_attempts a where a.delivery_id = d.id) as outcome
        from webhook_deliveries d where d.id = any(?::uuid[]) order by d.id`,
-      [`{${ids.join(",")}}`],
-    );
+    [`{${ids.join(",")}}`],
+  );
 
 const firstAttempt = (
   e: { id: string; organization_id: string; event_type: string; occurred_at: Date },
@@ -153,13 +150,12 @@ t.test("a row the database refuses fails alone; the rest of its batch is recorde
 
 t.test("deleting events deletes their deliveries and attempts; nothing else", async (t) => {
   // No foreign keys (migration 006): statement-level triggers keep what the cascades did.
-  const sql = laurel.db.em().getConnection();
+  const sql = laurel.db;
   const count = async (table: string, ids: string[]): Promise<number> => {
     const column = table === "webhook_attempts" ? "delivery_id" : "id";
-    const [row] = await sql.execute<Array<{ n: string }>>(
-      `select count(*) as n from ${table} where ${column} = any(?::uuid[])`,
-      [`{${ids.join(",")}}`],
-    );
+    const [row] = await sql.all<{ n: string }>(`select count(*) as n from ${table} where ${column} = any(?::uuid[])`, [
+      `{${ids.join(",")}}`,
+    ]);
     return Number(row?.n);
   };
   const store = postgresDeliveryStore(laurel.db);
@@ -176,11 +172,11 @@ t.test("deleting events deletes their deliveries and attempts; nothing else", as
   t.same([await count("webhook_deliveries", goneIds), await count("webhook_attempts", goneIds)], [3, 3], "recorded");
 
   // One delivery deleted on its own takes its attempts along.
-  await sql.execute("delete from webhook_deliveries where id = ?", [keptIds[0]]);
+  await sql.all("delete from webhook_deliveries where id = ?", [keptIds[0]]);
   t.equal(await count("webhook_attempts", keptIds), 2, "the deleted delivery's attempt is gone, the others stay");
 
   // An organization deleted: its events go by cascade, their deliveries and attempts with them.
-  await sql.execute("delete from organizations where id = ?", [gone.organization.id]);
+  await sql.all("delete from organizations where id = ?", [gone.organization.id]);
   t.same(
     [await count("webhook_deliveries", goneIds), await count("webhook_attempts", goneIds)],
     [0, 0],

@@ -59,14 +59,11 @@ t.test("after a 30-second receiver outage the backlog arrives within 30 seconds"
   await waitFor("every event delivered", () => missing().length === 0, 60_000, 250).catch(() => undefined);
   const lastAt = Date.now();
   if (missing().length > 0) {
-    const rows = await laurel.db
-      .em()
-      .getConnection()
-      .execute(
-        `select status, attempts_count, count(*)::int as n, min(next_attempt_at) as next, min(occurred_at) as oldest
+    const rows = await laurel.db.all(
+      `select status, attempts_count, count(*)::int as n, min(next_attempt_at) as next, min(occurred_at) as oldest
          from webhook_deliveries where id = any(?::uuid[]) group by 1, 2`,
-        [`{${missing().join(",")}}`],
-      );
+      [`{${missing().join(",")}}`],
+    );
     t.comment(`missing deliveries: ${JSON.stringify(rows)}`);
   }
   t.same(missing().length, 0, "every event was delivered");

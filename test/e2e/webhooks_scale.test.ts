@@ -31,24 +31,18 @@ t.teardown(async () => {
 });
 
 const succeeded = async (laurel: TestLaurel, organizationId: string): Promise<number> => {
-  const rows = await laurel.db
-    .em()
-    .getConnection()
-    .execute<Array<{ n: string }>>(
-      "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'succeeded'",
-      [organizationId],
-    );
+  const rows = await laurel.db.all<{ n: string }>(
+    "select count(*) as n from webhook_deliveries where organization_id = ? and status = 'succeeded'",
+    [organizationId],
+  );
   return Number(rows[0]?.n ?? 0);
 };
 
 const byStatus = (laurel: TestLaurel, organizationId: string) =>
-  laurel.db
-    .em()
-    .getConnection()
-    .execute(
-      "select status, count(*) as n, min(next_attempt_at) as next from webhook_deliveries where organization_id = ? group by 1",
-      [organizationId],
-    );
+  laurel.db.all(
+    "select status, count(*) as n, min(next_attempt_at) as next from webhook_deliveries where organization_id = ? group by 1",
+    [organizationId],
+  );
 
 /** Every event arrived, verified, and any duplicate carries its event's own webhook-id. */
 const checkReceived = (t: Test, ids: string[], secret: string): void => {

@@ -93,22 +93,18 @@ export interface EventRow {
 
 /** Rows of the events table (the outbox) of one organization, oldest first. */
 export const eventRows = async (laurel: TestLaurel, organizationId: string, type?: string): Promise<EventRow[]> => {
-  const rows = (await laurel.db
-    .em()
-    .getConnection()
-    .execute(
-      `select id, organization_id, event_type, detail, xmin::text as xmin from events where organization_id = ?${type ? " and event_type = ?" : ""} order by id`,
-      type ? [organizationId, type] : [organizationId],
-    )) as EventRow[];
+  const rows = (await laurel.db.all(
+    `select id, organization_id, event_type, detail, xmin::text as xmin from events where organization_id = ?${type ? " and event_type = ?" : ""} order by id`,
+    type ? [organizationId, type] : [organizationId],
+  )) as EventRow[];
   return rows.map((r) => ({ ...r, detail: typeof r.detail === "string" ? JSON.parse(r.detail) : r.detail }));
 };
 
 /** The transaction that last wrote a row of `table` (PostgreSQL `xmin`). */
 export const rowXmin = async (laurel: TestLaurel, table: string, id: string): Promise<string | undefined> => {
-  const rows = (await laurel.db
-    .em()
-    .getConnection()
-    .execute(`select xmin::text as xmin from ${table} where id = ?`, [id])) as { xmin: string }[];
+  const rows = (await laurel.db.all(`select xmin::text as xmin from ${table} where id = ?`, [id])) as {
+    xmin: string;
+  }[];
   return rows[0]?.xmin;
 };
 

@@ -29,21 +29,21 @@ export const connectScenarios = async (ctx: {
   const userId = randomUUID();
   const grantId = randomUUID();
   const sessionId = randomUUID();
-  const sql = laurel.db.em().getConnection();
+  const sql = laurel.db;
   const now = new Date();
-  await sql.execute("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
+  await sql.all("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
     userId,
     "Ada",
     "Lovelace",
     now,
     now,
   ]);
-  await sql.execute(
+  await sql.all(
     `insert into connect_grants (id, user_id, application_id, organization_id, scopes, created_at, updated_at)
      values (?, ?, ?, ?, 'profile public_badges', ?, ?)`,
     [grantId, userId, app.id, ctx.organizationId, now, now],
   );
-  await sql.execute(
+  await sql.all(
     "insert into connect_sessions (id, grant_id, scopes, created_at) values (?, ?, 'profile public_badges', ?)",
     [sessionId, grantId, now],
   );

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import type { NatsConnection } from "../../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox, uuidv7 } from "../../adapters/crypto/mod.ts";
-import { appendEvents, type Database, type Em } from "../../adapters/db/mod.ts";
+import { appendEvents, type Database } from "../../adapters/db/mod.ts";
 import { metricsRegistry } from "../../adapters/metrics/mod.ts";
 import { readWebhookConfig } from "../../apps/webhook_config.ts";
 import {
@@ -299,7 +299,7 @@ export const recordEvents = async (
       occurred_at: new Date(),
     }),
   );
-  await db.em().transactional((em) => appendEvents(em as Em, events));
+  await db.transaction((tx) => appendEvents(tx, events));
   return events;
 };
 

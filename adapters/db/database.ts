@@ -1,27 +1,15 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { MikroORM, type Options } from "@mikro-orm/core";
+import { type IDatabaseDriver, MikroORM } from "@mikro-orm/core";
 import { Migrator } from "@mikro-orm/migrations";
-import type { AbstractSqlConnection, AbstractSqlDriver, EntityManager } from "@mikro-orm/postgresql";
-
-/** One driver type for PostgreSQL and PGlite alike. */
-type SqlDriver = AbstractSqlDriver<AbstractSqlConnection>;
-
 import { PostgreSqlDriver } from "@mikro-orm/postgresql";
 import { PGliteDriver } from "mikro-orm-pglite";
-import { FOUNDATION_ENTITIES } from "./entities.ts";
-import { BADGE_ENTITIES } from "./entities_badges.ts";
 import { MIGRATIONS } from "./migrations/mod.ts";
+import { pgliteSql, postgresSql, type Sql } from "./sql.ts";
 
-export type Orm = MikroORM<SqlDriver>;
-export type Em = EntityManager;
-
-export interface Database {
-  orm: Orm;
-  /** A fresh EntityManager for one unit of work. */
-  em(): Em;
-  kind: "postgresql" | "pglite";
+/** The database of a process: its statements (`Sql`), a health check and closing. */
+export interface Database extends Sql {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -33,29 +21,37 @@ export interface DatabaseLog {
   error(obj: object, msg: string): void;
 }
 
-/** knex's `log` option: it would otherwise print its warnings as plain text on stderr. */
-const knexLog = (log: DatabaseLog) => ({
-  warn: (message: unknown) => log.warn({ driver: String(message) }, "database driver warning"),
-  error: (message: unknown) => log.error({ driver: String(message) }, "database driver error"),
-  deprecate: (method: unknown, alternative: unknown) =>
-    log.warn({ driver: `${String(method)} is deprecated, use ${String(alternative)}` }, "database driver warning"),
-  debug: () => undefined,
-});
-
-/** Every entity schema; each feature's entity file adds its list here. */
-const ENTITIES = [...FOUNDATION_ENTITIES, ...BADGE_ENTITIES];
-
-const baseOptions = (): Options<SqlDriver> => ({
-  entities: ENTITIES,
+const migrationOptions = {
+  entities: [] as string[],
   extensions: [Migrator],
   migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, silent: true },
   discovery: { warnWhenNoEntities: false },
   allowGlobalContext: false,
   debug: false,
   ensureDatabase: false,
-  // Dates stay Date objects; every timestamp column is timestamptz.
-  forceUtcTimezone: true,
-});
+};
+
+/** MikroORM runs the migrations (its migrator keeps their order and record), then lets go. */
+const migrate = async <D extends IDatabaseDriver>(orm: MikroORM<D>): Promise<void> => {
+  try {
+    await orm.getMigrator().up();
+  } finally {
+    await orm.close(true);
+  }
+};
+
+/**
+ * PGlite as MikroORM's driver sees it, except that closing it is left to the database: the ORM
+ * closes its connection when it is done migrating, and the same PGlite serves every statement after.
+ */
+const unclosable = (pglite: PGlite): PGlite =>
+  new Proxy(pglite, {
+    get(target, key) {
+      if (key === "close") return async () => undefined;
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 
 /**
  * Opens PostgreSQL at `databaseUrl`, or an embedded PGlite in `dataDir` when there is none, and
@@ -67,58 +63,55 @@ export const openDatabase = async (opts: {
   dataDir: string;
   pool?: { min: number; max: number };
   migrate?: boolean;
-  /** The process's logger: the driver's warnings (a connection lost, a pool error) go through it as JSON. */
+  /** The process's logger: a lost connection is logged through it as JSON. */
   log?: DatabaseLog;
 }): Promise<Database> => {
-  let orm: Orm;
+  let sql: Sql;
   let release = async (): Promise<void> => {};
-  let kind: Database["kind"];
   if (opts.databaseUrl) {
-    kind = "postgresql";
-    orm = (await MikroORM.init<SqlDriver>({
-      ...baseOptions(),
-      driver: PostgreSqlDriver,
-      clientUrl: opts.databaseUrl,
-      pool: opts.pool ?? { min: 1, max: 10 },
-      // No JIT compilation: Laurel's statements are short, and PostgreSQL compiles a statement
-      // whose estimated cost passes jit_above_cost, which a misestimate reaches easily (a relay
-      // batch planned for 500 organizations that has one: 10 ms of compiling a 0.5 ms statement).
-      driverOptions: { connection: { options: "-c jit=off" }, ...(opts.log ? { log: knexLog(opts.log) } : {}) },
-      ...(opts.log ? { logger: (message: string) => opts.log?.info({ orm: message }, "database") } : {}),
-    })) as Orm;
+    if (opts.migrate !== false) {
+      await migrate(
+        await MikroORM.init({
+          ...migrationOptions,
+          driver: PostgreSqlDriver,
+          clientUrl: opts.databaseUrl,
+          pool: { min: 0, max: 1 },
+        }),
+      );
+    }
+    sql = postgresSql({ url: opts.databaseUrl, max: opts.pool?.max ?? 10, ...(opts.log ? { log: opts.log } : {}) });
   } else {
-    kind = "pglite";
     const dir = join(opts.dataDir, "pglite");
     mkdirSync(dir, { recursive: true });
     const unlock = lockDirectory(opts.dataDir);
     const pglite = new PGlite(dir);
     await pglite.waitReady;
-    orm = (await MikroORM.init<SqlDriver>({
-      ...baseOptions(),
-      driver: PGliteDriver as unknown as Options<SqlDriver>["driver"],
-      dbName: "postgres",
-      driverOptions: { connection: { pglite: () => pglite } },
-    })) as Orm;
-    release = async () => {
-      await pglite.close();
-      unlock();
-    };
+    if (opts.migrate !== false) {
+      const view = unclosable(pglite);
+      await migrate(
+        await MikroORM.init({
+          ...migrationOptions,
+          driver: PGliteDriver,
+          dbName: "postgres",
+          driverOptions: { connection: { pglite: () => view } },
+        }),
+      );
+    }
+    sql = pgliteSql(pglite);
+    release = async () => unlock();
   }
-  if (opts.migrate !== false) await orm.getMigrator().up();
   return {
-    orm,
-    kind,
-    em: () => orm.em.fork({ clear: true }) as Em,
+    ...sql,
     ping: async () => {
       try {
-        await orm.em.fork().getConnection().execute("select 1");
+        await sql.all("select 1");
         return true;
       } catch {
         return false;
       }
     },
     close: async () => {
-      await orm.close(true);
+      await sql.end();
       await release();
     },
   };

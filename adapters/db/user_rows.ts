@@ -1,0 +1,48 @@
+import type { UserRecord } from "../../core/issuing/mod.ts";
+import { placeholders, type Queryable, UNIQUE_VIOLATION, violates } from "./sql.ts";
+
+/** An account and its addresses (`emailKeys[i]` the key of `user.emails[i]`), or "email_taken". */
+export const insertUser = async (
+  q: Queryable,
+  user: UserRecord,
+  emailKeys: string[],
+): Promise<"inserted" | "email_taken"> => {
+  try {
+    await q.run("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
+      user.id,
+      user.first_name,
+      user.last_name,
+      user.created_at,
+      user.updated_at,
+    ]);
+    if (user.emails.length > 0) {
+      const values = user.emails.flatMap((e, position) => [
+        emailKeys[position],
+        user.id,
+        e.email,
+        position,
+        e.confirmed,
+        user.created_at,
+      ]);
+      await q.run(
+        `insert into user_emails (email_key, user_id, email, position, confirmed, created_at)
+         values ${placeholders(user.emails.length, "(?, ?, ?, ?, ?, ?)")}`,
+        values,
+      );
+    }
+    return "inserted";
+  } catch (err) {
+    if (violates(err, UNIQUE_VIOLATION, "user_emails_pkey")) return "email_taken";
+    throw err;
+  }
+};
+
+/** Badges sent to any of `emailKeys` and not yet held by an account go to `userId`. */
+export const linkBadges = async (q: Queryable, userId: string, emailKeys: string[], now: Date): Promise<number> => {
+  if (emailKeys.length === 0) return 0;
+  return q.run(
+    `update badges set user_id = ?, updated_at = ?
+     where user_id is null and recipient_email_key in (${placeholders(emailKeys.length)})`,
+    [userId, now, ...emailKeys],
+  );
+};
