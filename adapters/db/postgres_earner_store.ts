@@ -10,7 +10,7 @@ import {
 import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { placeholders, type Queryable, toDate } from "./sql.ts";
+import { placeholders, type Queryable, toDate, toDateOrNull } from "./sql.ts";
 
 type Row = Record<string, unknown>;
 
@@ -22,17 +22,17 @@ const linkOf = (r: Row): EarnerLink => ({
   user_id: (r.user_id as string | null) ?? null,
   next_path: (r.next_path as string | null) ?? null,
   client_key: (r.client_key as string | null) ?? null,
-  created_at: toDate(r.created_at) as Date,
-  expires_at: toDate(r.expires_at) as Date,
-  used_at: toDate(r.used_at),
+  created_at: toDate(r.created_at),
+  expires_at: toDate(r.expires_at),
+  used_at: toDateOrNull(r.used_at),
 });
 
 const sessionOf = (r: Row): EarnerSession => ({
   token_hash: r.token_hash as string,
   user_id: r.user_id as string,
-  created_at: toDate(r.created_at) as Date,
-  expires_at: toDate(r.expires_at) as Date,
-  revoked_at: toDate(r.revoked_at),
+  created_at: toDate(r.created_at),
+  expires_at: toDate(r.expires_at),
+  revoked_at: toDateOrNull(r.revoked_at),
 });
 
 const ACCOUNT_SELECT = `select u.id, u.first_name, u.last_name, u.created_at, u.updated_at, u.public_profile,
@@ -50,12 +50,12 @@ const accountOf = (r: Row | undefined): EarnerAccount | null => {
       first_name: r.first_name as string,
       last_name: r.last_name as string,
       emails,
-      created_at: toDate(r.created_at) as Date,
-      updated_at: toDate(r.updated_at) as Date,
+      created_at: toDate(r.created_at),
+      updated_at: toDate(r.updated_at),
     },
     public_profile: r.public_profile === true,
     vanity_name: (r.vanity_name as string | null) ?? null,
-    closed_at: toDate(r.closed_at),
+    closed_at: toDateOrNull(r.closed_at),
   };
 };
 
