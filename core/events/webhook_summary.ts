@@ -14,7 +14,10 @@ export const WebhookSummarySchema = Type.Object({
 export type WebhookSummary = Static<typeof WebhookSummarySchema>;
 
 /** Seconds precision, as receivers of the interface expect; `deliveredAt` is the attempt's own clock. */
-export const webhookSummary = (record: EventRecord, deliveredAt: Date): WebhookSummary => ({
+export const webhookSummary = (
+  record: Pick<EventRecord, "id" | "organization_id" | "event_type" | "occurred_at">,
+  deliveredAt: Date,
+): WebhookSummary => ({
   id: record.id,
   organization_id: record.organization_id,
   event_type: record.event_type,

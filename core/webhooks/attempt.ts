@@ -1,4 +1,4 @@
-import type { EventType, WebhookSummary } from "../events/mod.ts";
+import { type EventType, webhookSummary } from "../events/mod.ts";
 import { isoMillis, isoMillisOrNull } from "../shared/mod.ts";
 import {
   type AttemptClassification,
@@ -13,13 +13,13 @@ import type { DeliveryEvent, WebhookAttemptRecord, WebhookDeliveryRecord } from 
 import { DEFAULT_SCHEDULE, parseRetryAfter, type RetrySchedule } from "./retry_schedule.ts";
 import type { WebhookAttempt, WebhookDelivery } from "./shapes.ts";
 import {
-  formatSignatureHeader,
+  activeSecrets,
   parseWebhookSecret,
   type SigningSecrets,
   signingInput,
+  webhookHeaders,
   webhookTimestamp,
 } from "./signing.ts";
-import { isoSecondsCached } from "./wire_time.ts";
 
 /** What goes on the wire for one attempt. */
 export interface AttemptRequest {
@@ -29,10 +29,10 @@ export interface AttemptRequest {
 }
 
 /**
- * The POST of one attempt: the summary of spec §2.8 with `delivered_at` = `now`, signed afresh per
- * Standard Webhooks with every active secret (`webhook-id` is the event id, the same for every
- * attempt and redelivery, so a receiver can drop duplicates). Returns null when no secret can sign:
- * an unsigned delivery is never sent.
+ * The POST of one attempt: the event's summary (`webhookSummary`) with `delivered_at` = `now`,
+ * signed afresh per Standard Webhooks with every active secret (`webhook-id` is the event id, the
+ * same for every attempt and redelivery, so a receiver can drop duplicates). Returns null when no
+ * secret can sign: an unsigned delivery is never sent.
  */
 export const buildAttemptRequest = (input: {
   event: DeliveryEvent;
@@ -41,38 +41,38 @@ export const buildAttemptRequest = (input: {
   now: Date;
   crypto: Pick<WebhookCrypto, "sign">;
 }): AttemptRequest | null => {
-  const { event, now, secrets } = input;
-  // activeSecrets, each parsed (an unusable one signs nothing), without the intermediate arrays.
-  const current = secrets.current === null ? undefined : parseWebhookSecret(secrets.current);
-  const previous =
-    secrets.previous && secrets.previousExpiresAt && now.getTime() < secrets.previousExpiresAt.getTime()
-      ? parseWebhookSecret(secrets.previous)
-      : undefined;
-  if (current === undefined && previous === undefined) return null;
-  // The summary of spec §2.8 (`webhookSummary`), its fields in the same order; the dates in
-  // seconds, formatted through a per-second cache.
-  const summary: WebhookSummary = {
-    id: event.event_id,
-    organization_id: event.organization_id,
-    event_type: event.event_type as EventType,
-    occurred_at: isoSecondsCached(event.occurred_at),
-    delivered_at: isoSecondsCached(now),
-  };
-  const body = JSON.stringify(summary);
+  const { event, now } = input;
+  const keys: string[] = [];
+  for (const secret of activeSecrets({ ...input.secrets, now })) {
+    // An unusable secret signs nothing; the others still do.
+    const key = parseWebhookSecret(secret);
+    if (key !== undefined) keys.push(key);
+  }
+  if (keys.length === 0) return null;
+  const body = JSON.stringify(
+    webhookSummary(
+      {
+        id: event.event_id,
+        organization_id: event.organization_id,
+        // The delivery's row holds a recorded event's type.
+        event_type: event.event_type as EventType,
+        occurred_at: event.occurred_at,
+      },
+      now,
+    ),
+  );
   const timestampSeconds = webhookTimestamp(now);
   const toSign = signingInput(event.event_id, timestampSeconds, body);
-  const signatures: string[] = [];
-  if (current !== undefined) signatures.push(input.crypto.sign(current, toSign));
-  if (previous !== undefined) signatures.push(input.crypto.sign(previous, toSign));
   return {
     url: input.webhookUrl,
     body,
-    // `content-type` first, then `webhookHeaders`' three, in its order.
     headers: {
       "content-type": "application/json",
-      "webhook-id": event.event_id,
-      "webhook-timestamp": String(timestampSeconds),
-      "webhook-signature": formatSignatureHeader(signatures),
+      ...webhookHeaders({
+        webhookId: event.event_id,
+        timestampSeconds,
+        signaturesBase64: keys.map((key) => input.crypto.sign(key, toSign)),
+      }),
     },
   };
 };

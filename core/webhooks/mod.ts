@@ -1,3 +1,5 @@
+/** The name adapters/db/postgres_webhook_store.ts imports: the text of `isoMillis` (`toISOString`). */
+export { isoMillis as isoMillisCached } from "../shared/mod.ts";
 export type { AddressBlockReason, Cidr, IpAddress } from "./addresses.ts";
 export {
   ADDRESS_BLOCK_REASONS,
@@ -113,4 +115,3 @@ export {
   validateWebhookUrl,
   WEBHOOK_URL_MAX_LENGTH,
 } from "./url.ts";
-export { isoMillisCached, isoSecondsCached } from "./wire_time.ts";
