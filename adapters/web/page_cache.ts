@@ -1,3 +1,5 @@
+import { boundedCache, type CacheLimits, keyBytes } from "../cache/mod.ts";
+
 /**
  * Public badge pages as sent to visitors without a session, for a few seconds: the exact bytes,
  * so a shared link under load costs no database read and no rendering. An entry is dropped
@@ -5,23 +7,23 @@
  * other processes through their broadcast), and every entry when any template changes.
  */
 export interface PageCache {
-  get(badgeId: string, nowMs: number): { status: number; body: string } | undefined;
-  put(badgeId: string, status: number, body: string, nowMs: number): void;
+  get(badgeId: string): { status: number; body: string } | undefined;
+  put(badgeId: string, status: number, body: string): void;
   /** Follows the hosted records' invalidations (`kind`, `id` as the hosted cache names them). */
   drop(kind: string, id?: string): void;
 }
 
-export const pageCache = (ttlMs = 5_000, maxEntries = 10_000): PageCache => {
-  const entries = new Map<string, { status: number; body: string; expiresAt: number }>();
+/** 5 s, at most 10,000 pages and 64 MiB of them (a page is 10-20 KB). */
+export const PAGE_CACHE_LIMITS: CacheLimits = { maxEntries: 10_000, maxBytes: 64 * 1024 * 1024, ttlMs: 5_000 };
+
+export const pageCache = (clock: () => Date, limits: CacheLimits = PAGE_CACHE_LIMITS): PageCache => {
+  const entries = boundedCache<{ status: number; body: string }>(limits, {
+    now: () => clock().getTime(),
+    sizeOf: (page, key) => keyBytes(key) + page.body.length * 2,
+  });
   return {
-    get(badgeId, nowMs) {
-      const hit = entries.get(badgeId);
-      return hit && hit.expiresAt > nowMs ? hit : undefined;
-    },
-    put(badgeId, status, body, nowMs) {
-      if (entries.size >= maxEntries) entries.clear();
-      entries.set(badgeId, { status, body, expiresAt: nowMs + ttlMs });
-    },
+    get: (badgeId) => entries.get(badgeId),
+    put: (badgeId, status, body) => entries.set(badgeId, { status, body }),
     drop(kind, id) {
       if (kind === "assertion" && id !== undefined) entries.delete(id);
       else if (kind === "assertion" || kind === "badge_class" || kind === "issuer") entries.clear();

@@ -76,7 +76,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   app.decorateRequest("earner", null);
 
   const urls = webUrls(deps.publicUrl, deps.apiBase);
-  const pages = deps.onHostedInvalidation ? pageCache() : null;
+  const pages = deps.onHostedInvalidation ? pageCache(deps.clock) : null;
   deps.onHostedInvalidation?.((kind, id) => pages?.drop(kind, id));
   const kit: WebKit = {
     deps,

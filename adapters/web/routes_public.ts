@@ -91,10 +91,10 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     if (!anonymous || !kit.pages) return showBadge(request, reply);
     const id = uuidParam(request);
     const now = deps.clock();
-    let entry = kit.pages.get(id, now.getTime());
+    let entry = kit.pages.get(id);
     if (!entry) {
       entry = await anonymousBadgePage(id, now);
-      kit.pages.put(id, entry.status, entry.body, now.getTime());
+      kit.pages.put(id, entry.status, entry.body);
     }
     return reply.code(entry.status).type("text/html; charset=utf-8").send(entry.body);
   });
