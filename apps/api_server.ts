@@ -93,7 +93,10 @@ export const buildApiServer = async (
   const tokens = postgresAuthorizationTokenStore(db);
   const clock = (): Date => new Date();
   const newId = (): string => randomUUID();
-  let log: { error(o: object, m: string): void; info(o: object, m: string): void } = console;
+  let log: { error(o: object, m: string): void; warn(o: object, m: string): void; info(o: object, m: string): void } =
+    console;
+  // The subscriptions below start before the app's logger exists: they log through this.
+  const busLog = { warn: (o: object, m: string) => log.warn(o, m), error: (o: object, m: string) => log.error(o, m) };
   const authenticator = cachingAuthenticator({
     now: () => performance.now(),
     tokens,
@@ -104,11 +107,13 @@ export const buildApiServer = async (
     onWriteError: (err) => log.error({ err }, "could not record credential use"),
   });
   const revocations = natsRevocationBroadcast(nc, authenticator.revoke);
-  const unsubscribe = subscribeRevocations(nc, authenticator.revoke);
+  const unsubscribe = subscribeRevocations(nc, authenticator.revoke, busLog);
   const adminToken = loadAdminToken(config.adminToken, config.dataDir);
   const badgeWiring = await wireBadges(config, db, keys, () => log, natsHostedInvalidations(nc));
-  const stopHostedInvalidations = subscribeHostedInvalidations(nc, (item) =>
-    badgeWiring.badges.hosted.invalidate(item.kind, item.id),
+  const stopHostedInvalidations = subscribeHostedInvalidations(
+    nc,
+    (item) => badgeWiring.badges.hosted.invalidate(item.kind, item.id),
+    busLog,
   );
   // Revocations and invalidations sent while this process was cut off from NATS never arrived.
   watchReconnects(nc, () => {

@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { Static, TSchema } from "typebox";
 import {
   consumeWorkQueue,
   DEFAULT_BUS_OPTIONS,
+  DISPATCH_QUEUE,
   DISPATCH_STREAM,
+  EVENTS_QUEUE,
   EVENTS_STREAM,
   ensureWebhookStreams,
   jetstreamDispatchPublisher,
@@ -204,18 +207,9 @@ export const startWebhookPipeline = async (
       connectionsPerOrigin: webhooks.perDestination,
     });
     const subscribe =
-      (stream: string): Subscribe =>
+      <S extends TSchema>(queue: { stream: string; schema: S }): Subscribe<Static<S>> =>
       (take, handle) =>
-        consumeWorkQueue(
-          nc,
-          stream,
-          {
-            batch: Math.min(webhooks.concurrency, 1_000),
-            take,
-            onError: (err) => deps.log.warn({ err, stream }, "work queue interrupted; pulling again"),
-          },
-          handle,
-        );
+        consumeWorkQueue(nc, queue, { batch: Math.min(webhooks.concurrency, 1_000), take, log: deps.log }, handle);
     const post = poster.post;
     worker = startWebhookWorker(
       {
@@ -224,8 +218,8 @@ export const startWebhookPipeline = async (
         secrets: deps.secrets,
         crypto: nodeWebhookCrypto(),
         post,
-        events: subscribe(EVENTS_STREAM),
-        dispatches: subscribe(DISPATCH_STREAM),
+        events: subscribe(EVENTS_QUEUE),
+        dispatches: subscribe(DISPATCH_QUEUE),
         clock,
         random: overrides.random ?? Math.random,
         newId: randomUUID,
@@ -246,7 +240,7 @@ export const startWebhookPipeline = async (
   }
 
   // Settings changed through the internal tools (any API process): drop them from the cache.
-  const stopSettingsChanges = worker ? subscribeSettingsChanges(nc, worker.forget) : undefined;
+  const stopSettingsChanges = worker ? subscribeSettingsChanges(nc, worker.forget, deps.log) : undefined;
 
   return {
     wakeScheduler: () => scheduler?.wake(),

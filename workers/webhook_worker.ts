@@ -1,5 +1,6 @@
 import { boundedCache } from "../adapters/cache/mod.ts";
 import type { SecretBox } from "../core/credentials/mod.ts";
+import type { DueDelivery, EventMessage } from "../core/messages/mod.ts";
 import {
   type AttemptClassification,
   type AttemptRequest,
@@ -28,9 +29,9 @@ import {
 import { destinationLimits } from "./destination_limits.ts";
 import { batcher, type Log, type PipelineMetrics, semaphore } from "./runtime.ts";
 
-/** A message of one of the two work queues, as a bus adapter hands it over. */
-export interface WorkMessage {
-  body: unknown;
+/** A message of one of the two work queues, its body checked by the bus adapter. */
+export interface WorkMessage<T> {
+  body: T;
   /** 1 the first time the bus hands the message out, more when it comes back. */
   deliveryCount: number;
   ack(): void;
@@ -43,9 +44,9 @@ export interface WorkMessage {
  * (if it returns one: no slot free yet) awaited (the worker's concurrency limit); `handle` is
  * called without being awaited.
  */
-export type Subscribe = (
+export type Subscribe<T> = (
   take: () => Promise<void> | undefined,
-  handle: (m: WorkMessage) => void,
+  handle: (m: WorkMessage<T>) => void,
 ) => { stop(): Promise<void> };
 
 export interface WebhookWorkerDeps {
@@ -58,9 +59,9 @@ export interface WebhookWorkerDeps {
   crypto: Pick<WebhookCrypto, "sign">;
   post(request: AttemptRequest): Promise<PostResult>;
   /** `laurel.events.>`: every recorded event (first deliveries). */
-  events: Subscribe;
+  events: Subscribe<EventMessage>;
   /** The scheduler's dispatches (retries, redeliveries, deferred and orphaned deliveries). */
-  dispatches: Subscribe;
+  dispatches: Subscribe<DueDelivery>;
   clock: () => Date;
   random: () => number;
   newId: () => string;
@@ -157,29 +158,13 @@ class WorkSlot {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUuid = (v: unknown): v is string => typeof v === "string" && UUID.test(v);
-
-/**
- * The event a message names. Only its id is taken: anything that can publish on the bus could
- * write any organization or type beside it, so those come from the event's row.
- */
-const eventIdOf = (body: unknown): string | null => (isRecord(body) && isUuid(body.id) ? body.id : null);
-
-/** A dispatch: the delivery it names, and its organization as a hint checked against the claimed row. */
-const dispatchOf = (body: unknown): { deliveryId: string; organizationId: string } | null =>
-  isRecord(body) && isUuid(body.delivery_id) && isUuid(body.organization_id)
-    ? { deliveryId: body.delivery_id, organizationId: body.organization_id }
-    : null;
-
 /**
  * Delivers webhooks from the two shared work queues. For each message: the organization's target
- * (spec §6.1 decides whether to post at all), a per-destination slot (or the delivery is put off),
- * the signed POST, and the attempt recorded with the delivery's next state in one statement; only
- * then is the message acknowledged. An event's first delivery needs no claim: JetStream hands its
- * message to one worker at a time, and a message that comes back finds the delivery recorded.
+ * (`notDeliveredReason` decides whether to post at all), a per-destination slot (or the delivery
+ * is put off), the signed POST, and the attempt recorded with the delivery's next state in one
+ * statement; only then is the message acknowledged. An event's first delivery needs no claim:
+ * JetStream hands its message to one worker at a time, and a message that comes back finds the
+ * delivery recorded.
  * Retries and redeliveries (the scheduler's dispatches) are claimed in PostgreSQL first, so a
  * duplicate message or a second worker never attempts one twice at once. A worker killed at any
  * point loses nothing: the message comes back after AckWait, or the scheduler re-dispatches the
@@ -396,7 +381,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     destination: string,
     organizationId: string,
     request: DeliveryClaim,
-    m: WorkMessage,
+    m: WorkMessage<unknown>,
   ): true | Promise<boolean> => {
     const got = limits.acquire(destination);
     if (got === true) return true;
@@ -407,7 +392,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     destination: string,
     organizationId: string,
     request: DeliveryClaim,
-    m: WorkMessage,
+    m: WorkMessage<unknown>,
   ): Promise<boolean> => {
     if (await got) return true;
     const delayMs = limits.putOffMs(destination, deps.random());
@@ -432,7 +417,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     event: DeliveryEvent,
     target: Target,
     webhookUrl: string,
-    m: WorkMessage,
+    m: WorkMessage<unknown>,
     slot: WorkSlot,
   ) => {
     const destination = target.destination as string;
@@ -466,7 +451,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const deliverClaimed = async (
     request: DeliveryClaim,
     organizationId: string,
-    m: WorkMessage,
+    m: WorkMessage<unknown>,
     slot: WorkSlot,
   ): Promise<void> => {
     const target = await targetOf(organizationId);
@@ -520,12 +505,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     m.ack();
   };
 
-  const onEvent = async (m: WorkMessage, slot: WorkSlot): Promise<void> => {
-    const eventId = eventIdOf(m.body);
-    if (!eventId) {
-      deps.log.warn({ body: m.body }, "malformed event message dropped");
-      return m.term();
-    }
+  /**
+   * Only the message's event id is taken: anything that can publish on the bus could write any
+   * organization or type beside it, so those come from the event's row.
+   */
+  const onEvent = async (m: WorkMessage<EventMessage>, slot: WorkSlot): Promise<void> => {
+    const eventId = m.body.id;
     const event = await eventRow(eventId);
     if (!event) {
       deps.log.warn({ event_id: eventId }, "message for an event that is not recorded dropped");
@@ -545,24 +530,23 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     await deliverFirst(event, target, target.webhookUrl, m, slot);
   };
 
-  const onDispatch = async (m: WorkMessage, slot: WorkSlot): Promise<void> => {
-    const d = dispatchOf(m.body);
-    if (!d) {
-      deps.log.warn({ body: m.body }, "malformed dispatch message dropped");
-      return m.term();
-    }
-    await deliverClaimed({ deliveryId: d.deliveryId }, d.organizationId, m, slot);
+  /** The dispatch's organization is a hint, checked against the delivery it claims. */
+  const onDispatch = async (m: WorkMessage<DueDelivery>, slot: WorkSlot): Promise<void> => {
+    await deliverClaimed({ deliveryId: m.body.delivery_id }, m.body.organization_id, m, slot);
   };
 
   let failures = 0;
-  const run = (handler: (m: WorkMessage, slot: WorkSlot) => Promise<void>, slots: ReturnType<typeof workSlots>) => {
+  const run = <T>(
+    handler: (m: WorkMessage<T>, slot: WorkSlot) => Promise<void>,
+    slots: ReturnType<typeof workSlots>,
+  ) => {
     const settled = (slot: WorkSlot): void => {
       inFlight--;
       slot.release();
       slots.tail.release();
       if (inFlight === 0) idle?.();
     };
-    return (m: WorkMessage): void => {
+    return (m: WorkMessage<T>): void => {
       inFlight++;
       const slot = new WorkSlot(slots.work);
       handler(m, slot).then(

@@ -12,8 +12,11 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
+import type { Static, TSchema } from "typebox";
 import type { EventPublisher, OutboxEvent } from "../../core/events/mod.ts";
-import type { DispatchPublisher, DueDelivery } from "../../core/webhooks/mod.ts";
+import { type DueDelivery, DueDeliverySchema, EventMessageSchema, eventMessage } from "../../core/messages/mod.ts";
+import type { DispatchPublisher } from "../../core/webhooks/mod.ts";
+import { type BusLog, DROPPED, messageReader } from "./checked_messages.ts";
 import type { NatsConnection } from "./nats_connection.ts";
 
 /** Every recorded event, once: `laurel.events.<organization>.<event_type>`, msgID = event id. */
@@ -170,14 +173,6 @@ const ensureStreamsOnce = async (nc: NatsConnection, options: WebhookBusOptions)
 
 const PULL_EXPIRES_MS = 5_000;
 
-/** The message of an event on `laurel.events.>`. */
-export interface EventMessage {
-  id: string;
-  organization_id: string;
-  event_type: string;
-  occurred_at: string;
-}
-
 export const eventSubject = (e: Pick<OutboxEvent, "organization_id" | "event_type">): string =>
   `${EVENTS_SUBJECTS}.${e.organization_id}.${e.event_type}`;
 
@@ -246,15 +241,11 @@ const batchPublisher = <T>(
 
 /** Publishes the relay's batch; resolves once JetStream stored each event (duplicates included). */
 export const jetstreamEventPublisher = (nc: NatsConnection, options: { timeoutMs?: number } = {}): EventPublisher => {
-  const publish = batchPublisher<OutboxEvent>(nc, options, (e) => {
-    const message: EventMessage = {
-      id: e.id,
-      organization_id: e.organization_id,
-      event_type: e.event_type,
-      occurred_at: e.occurred_at.toISOString(),
-    };
-    return { subject: eventSubject(e), body: JSON.stringify(message), msgId: e.id };
-  });
+  const publish = batchPublisher<OutboxEvent>(nc, options, (e) => ({
+    subject: eventSubject(e),
+    body: JSON.stringify(eventMessage(e)),
+    msgId: e.id,
+  }));
   return { publish };
 };
 
@@ -269,16 +260,20 @@ export const jetstreamDispatchPublisher = (
   return { publish };
 };
 
-/** One message of a work queue, as the workers see it. */
-export interface QueuedMessage {
+/** The two work queues, each with the one schema of its messages. */
+export const EVENTS_QUEUE = { stream: EVENTS_STREAM, schema: EventMessageSchema };
+export const DISPATCH_QUEUE = { stream: DISPATCH_STREAM, schema: DueDeliverySchema };
+
+/** One message of a work queue, as the workers see it: its body checked against its schema. */
+export interface QueuedMessage<T> {
   stream: string;
-  /** The parsed JSON body, or undefined when it is not JSON. */
-  body: unknown;
-  deliveryCount: number;
+  body: T;
+  /** 1 the first time JetStream hands the message out, more when it comes back. */
+  readonly deliveryCount: number;
   ack(): void;
   /** Redeliver after `delayMs` (or at once). */
   nak(delayMs?: number): void;
-  /** Never redeliver (a malformed message). */
+  /** Never redeliver. */
   term(): void;
 }
 
@@ -304,23 +299,17 @@ export const deliveryCountOf = (m: Pick<JsMsg, "info">): number => {
   return m.info.deliveryCount;
 };
 
-/** A message of a work queue, its body parsed once; one object, no closures per message. */
-class Queued implements QueuedMessage {
+class Queued<T> implements QueuedMessage<T> {
   readonly stream: string;
-  readonly body: unknown;
-  readonly deliveryCount: number;
+  readonly body: T;
   private readonly m: JsMsg;
-  constructor(stream: string, m: JsMsg) {
+  constructor(stream: string, body: T, m: JsMsg) {
     this.stream = stream;
-    this.m = m;
-    let body: unknown;
-    try {
-      body = m.json();
-    } catch {
-      body = undefined;
-    }
     this.body = body;
-    this.deliveryCount = deliveryCountOf(m);
+    this.m = m;
+  }
+  get deliveryCount(): number {
+    return deliveryCountOf(this.m);
   }
   ack(): void {
     this.m.ack();
@@ -345,12 +334,14 @@ export interface WorkQueueConsumer {
  * once to another worker) every message received and not yet handed to `handle`, so none waits
  * for AckWait after a clean stop.
  */
-export const consumeWorkQueue = (
+export const consumeWorkQueue = <S extends TSchema>(
   nc: NatsConnection,
-  stream: string,
-  options: { batch: number; take: () => Promise<void> | undefined; onError: (err: unknown) => void },
-  handle: (m: QueuedMessage) => void,
+  queue: { stream: string; schema: S },
+  options: { batch: number; take: () => Promise<void> | undefined; log: BusLog },
+  handle: (m: QueuedMessage<Static<S>>) => void,
 ): WorkQueueConsumer => {
+  const { stream } = queue;
+  const read = messageReader(queue.schema, options.log);
   let stopped = false;
   let current: ConsumerMessages | undefined;
   /** Received after `stop`: handed back once the pull subscription is gone, so not to itself. */
@@ -368,16 +359,22 @@ export const consumeWorkQueue = (
         // 2.5 s) mean a leader lost in a cluster costs seconds before the next pull, not a minute.
         current = await consumer.consume({ max_messages: options.batch, expires: PULL_EXPIRES_MS });
         for await (const m of current) {
+          const body = read(m.subject, m.data);
+          if (body === DROPPED) {
+            // Its text would not change on redelivery: it is never handed out again.
+            m.term();
+            continue;
+          }
           if (!stopped) {
             const wait = options.take();
             // Stopping does not wait for a free slot: the message goes back instead.
             if (wait) await Promise.race([wait, stopping]);
           }
           if (stopped) handBack.push(m);
-          else handle(new Queued(stream, m));
+          else handle(new Queued(stream, body, m));
         }
       } catch (err) {
-        if (!stopped) options.onError(err);
+        if (!stopped) options.log.warn({ err, stream }, "work queue interrupted; pulling again");
       }
       if (!stopped) await new Promise((r) => setTimeout(r, 500));
     }

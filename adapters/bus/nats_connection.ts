@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from "@nats-io/transport-node";
+import type { Static, TSchema } from "typebox";
+import { type BusLog, DROPPED, messageReader } from "./checked_messages.ts";
 
 export type { NatsConnection };
 
@@ -64,31 +66,45 @@ export const natsHealthy = async (nc: NatsConnection): Promise<boolean> => {
   }
 };
 
+/** A core NATS subject and the one schema of the messages on it. */
+export interface Channel<S extends TSchema> {
+  subject: string;
+  schema: S;
+}
+
 /**
  * Publishes `body` as JSON on core NATS and flushes, so every subscriber has it before the caller
  * answers its own client (the caches these messages clear must not outlive the change).
  */
-export const broadcastJson = async (nc: NatsConnection, subject: string, body: unknown): Promise<void> => {
-  nc.publish(subject, JSON.stringify(body));
+export const broadcastJson = async <S extends TSchema>(
+  nc: NatsConnection,
+  channel: Channel<S>,
+  body: Static<S>,
+): Promise<void> => {
+  nc.publish(channel.subject, JSON.stringify(body));
   await nc.flush();
 };
 
 /**
- * Calls `onMessage` with each JSON body on `subject`; a malformed message from elsewhere on the bus
- * (not JSON, or a shape `onMessage` throws on) is ignored.
+ * Calls `onMessage` with each message of `channel` that is JSON of its schema; anything else is
+ * logged and dropped, and a throwing `onMessage` is logged, so no message ends the subscription.
  */
-export const subscribeJson = (
+export const subscribeChecked = <S extends TSchema>(
   nc: NatsConnection,
-  subject: string,
-  onMessage: (body: unknown) => void,
+  channel: Channel<S>,
+  log: BusLog,
+  onMessage: (body: Static<S>) => void,
 ): (() => void) => {
-  const sub = nc.subscribe(subject, {
+  const read = messageReader(channel.schema, log);
+  const sub = nc.subscribe(channel.subject, {
     callback: (err, msg) => {
-      if (err) return;
+      if (err) return log.warn({ err, subject: channel.subject }, "subscription error");
+      const body = read(msg.subject, msg.data);
+      if (body === DROPPED) return;
       try {
-        onMessage(msg.json<unknown>());
-      } catch {
-        // a malformed message from elsewhere on the bus is ignored
+        onMessage(body);
+      } catch (err) {
+        log.error({ err, subject: channel.subject }, "message not handled; dropped");
       }
     },
   });

@@ -1,12 +1,13 @@
-import { broadcastJson, type NatsConnection, subscribeJson } from "./nats_connection.ts";
+import { type HostedInvalidation, HostedInvalidationsSchema } from "../../core/messages/mod.ts";
+import type { BusLog } from "./checked_messages.ts";
+import { broadcastJson, type Channel, type NatsConnection, subscribeChecked } from "./nats_connection.ts";
 
-export const HOSTED_INVALIDATIONS_SUBJECT = "laurel.hosted_invalidations";
+export type { HostedInvalidation };
 
-/** A hosted record to drop from every process's cache; no `id`: every record of that kind. */
-export interface HostedInvalidation {
-  kind: "assertion" | "badge_class" | "issuer" | "credential";
-  id?: string;
-}
+export const HOSTED_INVALIDATIONS: Channel<typeof HostedInvalidationsSchema> = {
+  subject: "laurel.hosted_invalidations",
+  schema: HostedInvalidationsSchema,
+};
 
 /**
  * Changes to hosted records spread to every API process over core NATS, as revocations do: each
@@ -19,18 +20,14 @@ export const natsHostedInvalidations =
   async (items: HostedInvalidation[]): Promise<void> => {
     if (items.length === 0) return;
     // Flushed before the HTTP answer goes out, so peers have dropped the record when the caller sees it changed.
-    await broadcastJson(nc, HOSTED_INVALIDATIONS_SUBJECT, items);
+    await broadcastJson(nc, HOSTED_INVALIDATIONS, items);
   };
 
 export const subscribeHostedInvalidations = (
   nc: NatsConnection,
   onInvalidation: (item: HostedInvalidation) => void,
+  log: BusLog,
 ): (() => void) =>
-  subscribeJson(nc, HOSTED_INVALIDATIONS_SUBJECT, (items) => {
-    if (!Array.isArray(items)) return;
-    for (const item of items as Array<Partial<HostedInvalidation> | null>) {
-      const kind = item?.kind;
-      if (kind && ["assertion", "badge_class", "issuer", "credential"].includes(kind))
-        onInvalidation(typeof item?.id === "string" ? { kind, id: item.id } : { kind });
-    }
+  subscribeChecked(nc, HOSTED_INVALIDATIONS, log, (items) => {
+    for (const item of items) onInvalidation(item);
   });

@@ -1,9 +1,14 @@
 import type { RevocationBroadcast } from "../../core/credentials/mod.ts";
-import { broadcastJson, type NatsConnection, subscribeJson } from "./nats_connection.ts";
+import { type Revocation, RevocationSchema } from "../../core/messages/mod.ts";
+import type { BusLog } from "./checked_messages.ts";
+import { broadcastJson, type Channel, type NatsConnection, subscribeChecked } from "./nats_connection.ts";
 
-export const REVOCATIONS_SUBJECT = "laurel.revocations";
+export type { Revocation };
 
-export type Revocation = { kind: "application"; clientId: string } | { kind: "token"; digest: string };
+export const REVOCATIONS: Channel<typeof RevocationSchema> = {
+  subject: "laurel.revocations",
+  schema: RevocationSchema,
+};
 
 /**
  * Revocations spread to every API process over core NATS. Each process drops the credential from its
@@ -14,7 +19,7 @@ export const natsRevocationBroadcast = (nc: NatsConnection, local: (r: Revocatio
   const send = async (r: Revocation): Promise<void> => {
     local(r);
     // Flushed before the HTTP answer goes out, so peers hear of it before the caller can try again.
-    await broadcastJson(nc, REVOCATIONS_SUBJECT, r);
+    await broadcastJson(nc, REVOCATIONS, r);
   };
   return {
     applicationRevoked: (clientId) => send({ kind: "application", clientId }),
@@ -22,5 +27,8 @@ export const natsRevocationBroadcast = (nc: NatsConnection, local: (r: Revocatio
   };
 };
 
-export const subscribeRevocations = (nc: NatsConnection, onRevocation: (r: Revocation) => void): (() => void) =>
-  subscribeJson(nc, REVOCATIONS_SUBJECT, (body) => onRevocation(body as Revocation));
+export const subscribeRevocations = (
+  nc: NatsConnection,
+  onRevocation: (r: Revocation) => void,
+  log: BusLog,
+): (() => void) => subscribeChecked(nc, REVOCATIONS, log, onRevocation);

@@ -1,6 +1,11 @@
-import { broadcastJson, type NatsConnection, subscribeJson } from "./nats_connection.ts";
+import { WebhookSettingsChangeSchema } from "../../core/messages/mod.ts";
+import type { BusLog } from "./checked_messages.ts";
+import { broadcastJson, type Channel, type NatsConnection, subscribeChecked } from "./nats_connection.ts";
 
-export const WEBHOOK_SETTINGS_SUBJECT = "laurel.webhook_settings_changes";
+export const WEBHOOK_SETTINGS_CHANGES: Channel<typeof WebhookSettingsChangeSchema> = {
+  subject: "laurel.webhook_settings_changes",
+  schema: WebhookSettingsChangeSchema,
+};
 
 /**
  * A change to an organization's delivery settings (webhook_url, chosen kinds, signing secrets,
@@ -11,10 +16,10 @@ export const WEBHOOK_SETTINGS_SUBJECT = "laurel.webhook_settings_changes";
 export const natsSettingsChanges =
   (nc: NatsConnection) =>
   (organizationId: string): Promise<void> =>
-    broadcastJson(nc, WEBHOOK_SETTINGS_SUBJECT, { organization_id: organizationId });
+    broadcastJson(nc, WEBHOOK_SETTINGS_CHANGES, { organization_id: organizationId });
 
-export const subscribeSettingsChanges = (nc: NatsConnection, onChange: (organizationId: string) => void) =>
-  subscribeJson(nc, WEBHOOK_SETTINGS_SUBJECT, (body) => {
-    const id = (body as { organization_id?: unknown } | null)?.organization_id;
-    if (typeof id === "string") onChange(id);
-  });
+export const subscribeSettingsChanges = (
+  nc: NatsConnection,
+  onChange: (organizationId: string) => void,
+  log: BusLog,
+): (() => void) => subscribeChecked(nc, WEBHOOK_SETTINGS_CHANGES, log, (body) => onChange(body.organization_id));

@@ -1,7 +1,11 @@
+import type { DueDelivery } from "../messages/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { DeliveryProgress, DeliveryStatus } from "./delivery.ts";
 import type { DeliveryEvent, WebhookAttemptRecord, WebhookDeliveryRecord, WebhookSettingsRecord } from "./records.ts";
 import type { EventTypeSelection } from "./subscription.ts";
+
+/** A delivery whose next step needs a message on the bus. */
+export type { DueDelivery };
 
 export interface WebhookSettingsStore {
   get(organizationId: string): Promise<WebhookSettingsRecord | null>;
@@ -51,12 +55,6 @@ export interface RecordedAttempt {
   attempt: WebhookAttemptRecord;
   /** The delivery after the attempt (`afterAttempt`). */
   progress: DeliveryProgress;
-}
-
-/** A delivery whose next step needs a message on the bus. */
-export interface DueDelivery {
-  delivery_id: string;
-  organization_id: string;
 }
 
 /** The first attempt of an event's first delivery, recorded after the POST. */
