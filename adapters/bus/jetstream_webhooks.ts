@@ -11,7 +11,7 @@ import {
   StorageType,
   type StreamConfig,
 } from "@nats-io/jetstream";
-import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
+import type { Subscription } from "@nats-io/transport-node";
 import type { Static, TSchema } from "typebox";
 import type { EventPublisher, OutboxEvent } from "../../core/events/mod.ts";
 import { type DueDelivery, DueDeliverySchema, EventMessageSchema, eventMessage } from "../../core/messages/mod.ts";
@@ -177,65 +177,23 @@ export const eventSubject = (e: Pick<OutboxEvent, "organization_id" | "event_typ
   `${EVENTS_SUBJECTS}.${e.organization_id}.${e.event_type}`;
 
 /**
- * Publishes a batch to JetStream and resolves once the stream stored every message (duplicates
- * included): each message is a plain publish whose reply subject is this batch's inbox, so the whole
- * batch goes out in a few socket writes and its PubAcks are counted on ONE subscription, instead of
- * a request (reply subscription, timer, error object) per message. Any refusal, a "no responders"
- * status or the timeout fails the batch: the caller publishes it again, and JetStream drops what it
- * already stored by `Nats-Msg-Id` (`msgIdOf`) within its duplicate window.
+ * Publishes a batch to JetStream, all messages at once, and resolves once the stream stored every
+ * one (duplicates included). A refusal or a timeout fails the batch: the caller publishes it again,
+ * and JetStream drops what it already stored by `Nats-Msg-Id` within its duplicate window.
  */
 const batchPublisher = <T>(
   nc: NatsConnection,
   options: { timeoutMs?: number | undefined },
   message: (item: T) => { subject: string; body: string; msgId?: string },
 ) => {
-  const timeout = options.timeoutMs ?? 5_000;
-  const prefix = createInbox();
-  const batches = new Map<string, { left: number; settle: (err?: Error) => void }>();
-  let sub: Subscription | undefined;
-  let next = 0;
-  const refusal = (err: Error | null, m: Msg): Error | null => {
-    if (err) return err;
-    if (m.headers?.hasError || m.data.length === 0) {
-      return new Error(`JetStream publish refused: ${m.headers?.code ?? ""} ${m.headers?.description ?? ""}`);
-    }
-    const ack = m.json<{ error?: { code?: number; description?: string } }>();
-    return ack.error ? new Error(`JetStream publish refused: ${ack.error.code} ${ack.error.description}`) : null;
-  };
-  const onAck = (err: Error | null, m: Msg): void => {
-    const batch = batches.get(m.subject);
-    if (!batch) return; // a late answer to a batch that already failed
-    const refused = refusal(err, m);
-    if (refused) batch.settle(refused);
-    else if (--batch.left === 0) batch.settle();
-  };
+  const js = jetstream(nc, { timeout: options.timeoutMs ?? 5_000 });
   return async (items: readonly T[]): Promise<void> => {
-    if (items.length === 0) return;
-    if (!sub || sub.isClosed()) sub = nc.subscribe(`${prefix}.*`, { callback: onAck });
-    const reply = `${prefix}.${next++}`;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => settle(new Error(`JetStream publish: no PubAck within ${timeout} ms`)), timeout);
-      function settle(err?: Error): void {
-        clearTimeout(timer);
-        batches.delete(reply);
-        if (err) reject(err);
-        else resolve();
-      }
-      batches.set(reply, { left: items.length, settle });
-      try {
-        for (const item of items) {
-          const { subject, body, msgId } = message(item);
-          let h: MsgHdrs | undefined;
-          if (msgId) {
-            h = headers();
-            h.set("Nats-Msg-Id", msgId);
-          }
-          nc.publish(subject, body, h ? { reply, headers: h } : { reply });
-        }
-      } catch (err) {
-        settle(err as Error);
-      }
-    });
+    await Promise.all(
+      items.map((item) => {
+        const { subject, body, msgId } = message(item);
+        return js.publish(subject, body, msgId ? { msgID: msgId } : undefined);
+      }),
+    );
   };
 };
 
@@ -277,28 +235,6 @@ export interface QueuedMessage<T> {
   term(): void;
 }
 
-/**
- * The delivery count of a JetStream message, read from its reply subject as `JsMsg#info` does
- * (`$JS.ACK.<stream>.<consumer>.<count>...` with 9 tokens, or `$JS.ACK.<domain>.<account>.<stream>.
- * <consumer>.<count>...` with 11 or more), without splitting the subject nor parsing the rest of it.
- * Anything else goes to `info`, which throws for it.
- */
-export const deliveryCountOf = (m: Pick<JsMsg, "info">): number => {
-  // The client's message has its reply subject (not in the JsMsg interface); `info` parses it.
-  const reply = (m as { reply?: unknown }).reply;
-  if (typeof reply === "string" && reply.startsWith("$JS.ACK.")) {
-    // Where each dot is, up to the 11th.
-    const dots: number[] = [];
-    for (let i = reply.indexOf("."); i !== -1 && dots.length < 11; i = reply.indexOf(".", i + 1)) dots.push(i);
-    const tokens = dots.length + 1;
-    const index = tokens === 9 ? 4 : tokens >= 11 ? 6 : -1;
-    if (index !== -1) {
-      return Number.parseInt(reply.slice((dots[index - 1] as number) + 1, dots[index] as number), 10);
-    }
-  }
-  return m.info.deliveryCount;
-};
-
 class Queued<T> implements QueuedMessage<T> {
   readonly stream: string;
   readonly body: T;
@@ -309,7 +245,7 @@ class Queued<T> implements QueuedMessage<T> {
     this.m = m;
   }
   get deliveryCount(): number {
-    return deliveryCountOf(this.m);
+    return this.m.info.deliveryCount;
   }
   ack(): void {
     this.m.ack();
