@@ -13,7 +13,7 @@ import type {
 import type { Database } from "./database.ts";
 import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
 import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
-import { appendEvents } from "./postgres_event_log.ts";
+import { appendEvents, appendEventsCtes, EVENTS_RECORDSET, eventsJson } from "./postgres_event_log.ts";
 import { type Queryable, toDate, toDateOrNull, toJson } from "./sql.ts";
 
 /** Every column of `employees` (migration 011); each is the record field of the same name. */
@@ -61,6 +61,10 @@ export const recordOf = (r: Row): EmployeeRecord =>
     created_at: toDate(r.created_at),
     last_updated_by_organization_at: toDate(r.last_updated_by_organization_at),
   }) as EmployeeRecord;
+
+/** Strings as one PostgreSQL array literal (each quoted, `"` and `\\` escaped). */
+const textArray = (values: readonly string[]): string =>
+  `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 
 /** Records as one JSON array for `jsonb_populate_recordset` (timestamps as ISO text). */
 const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
@@ -141,6 +145,54 @@ const lowered = (f: EmployeeFilter): EmployeeFilter => {
   return { ...f, filters };
 };
 
+const INSERT_CTE = `i as (insert into employees (${COLUMNS.join(", ")})
+  select ${COLUMNS.join(", ")} from jsonb_populate_recordset(null::employees, ?::jsonb))`;
+const UPDATE_CTE = `u as (update employees e set (${UPDATED.join(", ")}) = (${UPDATED.map((c) => `r.${c}`).join(", ")})
+  from jsonb_populate_recordset(null::employees, ?::jsonb) r where e.id = r.id)`;
+const EVENTS_CTES = `e as (select * from ${EVENTS_RECORDSET}), ${appendEventsCtes("e")}`;
+
+const isUniqueViolation = (err: unknown): boolean => {
+  const e = err as { code?: string; sqlState?: string };
+  return e.code === "23505" || e.sqlState === "23505";
+};
+
+/**
+ * A batch's inserts, updates and events (of one organization) in one statement: one round trip,
+ * each part one set-based write from one jsonb value. A plain insert: a collision of
+ * `(organization_id, external_id)` fails the statement, so nothing of it is written.
+ */
+const save = async (
+  q: Queryable,
+  inserts: EmployeeRecord[],
+  updates: EmployeeRecord[],
+  events: EventRecord[],
+): Promise<"saved" | "external_id_taken"> => {
+  const organizations = new Set(events.map((e) => e.organization_id));
+  const together = organizations.size === 1;
+  const ctes: string[] = [];
+  const values: unknown[] = [];
+  if (inserts.length > 0) {
+    ctes.push(INSERT_CTE);
+    values.push(asJson(inserts));
+  }
+  if (updates.length > 0) {
+    ctes.push(UPDATE_CTE);
+    values.push(asJson(updates));
+  }
+  if (together) {
+    ctes.push(EVENTS_CTES);
+    values.push(eventsJson(events), [...organizations][0]);
+  }
+  try {
+    if (ctes.length > 0) await q.run(`with ${ctes.join(", ")} select 1`, values);
+  } catch (err) {
+    if (isUniqueViolation(err)) return "external_id_taken";
+    throw err;
+  }
+  if (!together) await appendEvents(q, events);
+  return "saved";
+};
+
 const employeeTx = (q: Queryable): EmployeeTx => ({
   employer: (organizationId) => employerOf(q, organizationId),
   confirmedOwners: (keys) => confirmedOwners(q, keys),
@@ -154,10 +206,14 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
   },
   async lockByExternalIds(organizationId, externalIds) {
     if (externalIds.length === 0) return [];
+    // The ids as one text[] value: PostgreSQL plans with it as a constant, so whichever index it
+    // picks, each row is checked against a hash of the ids. With a set-returning function instead,
+    // an organization that the statistics still think empty (a first import, between analyzes)
+    // got a nested loop comparing each of its rows with each id: quadratic, seconds per batch.
     const rows = await q.all<Row>(
-      `select ${SELECT} from employees e where e.organization_id = ?
-         and e.external_id in (select jsonb_array_elements_text(?::jsonb)) order by e.id for update`,
-      [organizationId, JSON.stringify(externalIds)],
+      `select ${SELECT} from employees e where e.organization_id = ? and e.external_id = any(?::text[])
+       order by e.id for update`,
+      [organizationId, textArray(externalIds)],
     );
     return rows.map(recordOf);
   },
@@ -181,8 +237,7 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
       );
       return "updated";
     } catch (err) {
-      const e = err as { code?: string; sqlState?: string };
-      if (e.code !== "23505" && e.sqlState !== "23505") throw err;
+      if (!isUniqueViolation(err)) throw err;
       return "external_id_taken";
     }
   },
@@ -190,6 +245,7 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
     await q.run("delete from employees where id = ?", [id]);
   },
   appendEvents: (events: EventRecord[]) => appendEvents(q, events),
+  save: (inserts, updates, events) => save(q, inserts, updates, events),
 });
 
 export const postgresEmployeeStore = (db: Database): EmployeeStore => ({

@@ -36,6 +36,16 @@ export interface EmployeeTx extends Pick<ConnectionTx, "confirmedOwners"> {
   update(records: EmployeeRecord[]): Promise<"updated" | "external_id_taken">;
   delete(id: string): Promise<void>;
   appendEvents(events: EventRecord[]): Promise<void>;
+  /**
+   * New records, changed ones and the events of both, written together (one statement where the
+   * store can). `external_id_taken` when a new record collides with one of the organization (one
+   * a concurrent batch created): nothing may then stay written, the transaction must be abandoned.
+   */
+  save(
+    inserts: EmployeeRecord[],
+    updates: EmployeeRecord[],
+    events: EventRecord[],
+  ): Promise<"saved" | "external_id_taken">;
 }
 
 export interface EmployeeStore {
@@ -260,9 +270,7 @@ export const upsertEmployees = (
     events.push(...linked.events);
     // A concurrent batch may have created one of the new ids meanwhile: the whole batch is refused
     // (nothing written) and can be sent again, when those ids update instead.
-    if (inserts.length > 0 && (await tx.insert(inserts)) === "external_id_taken")
+    if ((await tx.save(inserts, updates, events)) === "external_id_taken")
       throw validationFailed("Another request created some of these employees meanwhile; send the batch again");
-    if (updates.length > 0) await tx.update(updates);
-    await tx.appendEvents(events);
     return results.sort((a, b) => a.index - b.index);
   });

@@ -248,6 +248,12 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     appendEvents: async (e) => {
       events.push(...e);
     },
+    save: async (inserts, updates, e) => {
+      if ([...inserts, ...updates].some(taken)) return "external_id_taken";
+      for (const r of [...inserts, ...updates]) rows.set(r.id, r);
+      events.push(...e);
+      return "saved";
+    },
   };
   return {
     rows,
