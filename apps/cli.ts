@@ -7,7 +7,6 @@ import { BADGE_HANDLERS, BADGE_OPTIONS, BADGE_USAGE } from "./cli_badges.ts";
 import { EMPLOYEE_HANDLERS, EMPLOYEE_OPTIONS, EMPLOYEE_USAGE } from "./cli_employees.ts";
 import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
 import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_workforce.ts";
-import { adminPortOf } from "./config.ts";
 
 /**
  * The admin CLI: a tRPC client of a running server's admin listener (LAUREL_URL; default
@@ -112,7 +111,10 @@ export const main = async (
   const [resource, action] = parsed.positionals;
   const handler = { ...HANDLERS, ...extra }[`${resource} ${action}`];
   if (parsed.values.help || !handler) return fail(USAGE, parsed.values.help ? 0 : 2);
-  const url = (process.env.LAUREL_URL || `http://localhost:${adminPortOf(process.env)}`).replace(/\/+$/, "");
+  // config.ts only when needed: its webhook settings load core (TypeBox, ~0.4 s of the CLI's start).
+  const url = (
+    process.env.LAUREL_URL || `http://localhost:${(await import("./config.ts")).adminPortOf(process.env)}`
+  ).replace(/\/+$/, "");
   const client = createTRPCClient<AppRouter>({
     links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${adminToken()}` }) })],
   });

@@ -1,4 +1,3 @@
-import { parseEventTypeList } from "../core/webhooks/mod.ts";
 import type { Handler } from "./cli.ts";
 
 /** Webhooks: the CLI side of the `webhooks` and `oauthApplications` tRPC routers. */
@@ -61,6 +60,8 @@ export const WEBHOOK_HANDLERS: Record<string, Handler> = {
     if (o.url === undefined && !o["clear-url"] && o.events === undefined) {
       usage("webhooks set needs --url, --clear-url or --events");
     }
+    // Loaded here, not at the CLI's start: core's modules bring TypeBox and its schemas (~0.4 s).
+    const { parseEventTypeList } = await import("../core/webhooks/mod.ts");
     const s = await client.webhooks.update.mutate({
       organization_id,
       ...(typeof o.url === "string" ? { webhook_url: o.url } : o["clear-url"] ? { webhook_url: null } : {}),

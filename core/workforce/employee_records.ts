@@ -1,14 +1,13 @@
 import { type BadgeStandardShape, normalizeEmail } from "../badges/mod.ts";
 import type { Employment } from "../events/mod.ts";
 import { isoMillis, isoMillisOrNull } from "../shared/mod.ts";
-import {
-  type EmployeeCreateBody,
-  type EmployeeListQuery,
-  type EmployeeState,
-  type EmployeeUpdateBody,
-  type EmploymentHistoryInput,
-  NULLABLE_FIELDS,
-  TEXT_FIELDS,
+import { NULLABLE_FIELDS, TEXT_FIELDS } from "./employee_fields.ts";
+import type {
+  EmployeeCreateBody,
+  EmployeeListQuery,
+  EmployeeState,
+  EmployeeUpdateBody,
+  EmploymentHistoryInput,
 } from "./employee_schemas.ts";
 
 export interface EmploymentHistory {

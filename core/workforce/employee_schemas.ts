@@ -1,6 +1,7 @@
 import { type Static, Type } from "typebox";
 import { Nullable } from "../badges/mod.ts";
 import { defineList, type ListQuery } from "../listing/mod.ts";
+import { EMPLOYEE_BATCH_MAX } from "./employee_fields.ts";
 
 /**
  * REST inputs of employee records (the employment's fields an organization supplies). Unknown keys
@@ -16,27 +17,6 @@ export type EmployeeState = (typeof EMPLOYEE_STATES)[number];
 
 export const EMPLOYEE_SORT_KEYS = ["email", "created_at", "first_name", "last_name"] as const;
 export type EmployeeSortKey = (typeof EMPLOYEE_SORT_KEYS)[number];
-
-/** Fields that are strings on the wire (empty when not given). */
-export const TEXT_FIELDS = [
-  "position_title",
-  "manager_external_id",
-  "department",
-  "job_family",
-  "organization_level_1",
-  "organization_level_2",
-  "organization_level_3",
-] as const;
-/** Fields that are null when not given. */
-export const NULLABLE_FIELDS = [
-  "team",
-  "manager_first_name",
-  "manager_last_name",
-  "country",
-  "zip_code",
-  "state_or_province",
-  "level",
-] as const;
 
 export const EmploymentHistoryInput = Type.Object(
   {
@@ -91,8 +71,6 @@ export const EmployeeUpdateBody = Type.Object(
   { additionalProperties: false },
 );
 export type EmployeeUpdateBody = Static<typeof EmployeeUpdateBody>;
-
-export const EMPLOYEE_BATCH_MAX = 1000;
 
 /** The documented batch body (OpenAPI): each item is an upsert keyed by `external_id`. */
 export const EmployeeBatchBody = Type.Object(

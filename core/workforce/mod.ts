@@ -21,6 +21,14 @@ export {
   syncAccountConnections,
   visitConnections,
 } from "./connections.ts";
+export {
+  EMPLOYEE_BATCH_MAX,
+  NULLABLE_FIELDS,
+  REQUIRED_COLUMNS,
+  TEXT_FIELDS,
+  tableColumnProblems,
+  tableRowItem,
+} from "./employee_fields.ts";
 export type { EmployeeFilter, EmployeeRecord, Employer, EmploymentHistory } from "./employee_records.ts";
 export {
   applyEmployeeUpdate,
@@ -30,7 +38,6 @@ export {
 } from "./employee_records.ts";
 export type { EmployeeListQuery, EmployeeSortKey, EmployeeState } from "./employee_schemas.ts";
 export {
-  EMPLOYEE_BATCH_MAX,
   EMPLOYEE_LIST,
   EMPLOYEE_SORT_KEYS,
   EMPLOYEE_STATES,
@@ -39,9 +46,7 @@ export {
   EmployeeCreateBody,
   EmployeeUpdateBody,
   EmploymentHistoryInput,
-  NULLABLE_FIELDS,
   SendInvitationsBody,
-  TEXT_FIELDS,
 } from "./employee_schemas.ts";
 export type {
   EmployeeContext,
