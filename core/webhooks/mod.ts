@@ -1,5 +1,3 @@
-/** The name adapters/db/postgres_webhook_store.ts imports: the text of `isoMillis` (`toISOString`). */
-export { isoMillis as isoMillisCached } from "../shared/mod.ts";
 export type { AddressBlockReason, Cidr, IpAddress } from "./addresses.ts";
 export {
   ADDRESS_BLOCK_REASONS,
