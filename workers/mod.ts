@@ -7,7 +7,7 @@ export { DEFAULT_RELAY_OPTIONS, startOutboxRelay } from "./outbox_relay.ts";
 export type { RetryScheduler, RetrySchedulerDeps, RetrySchedulerOptions } from "./retry_scheduler.ts";
 export { startRetryScheduler } from "./retry_scheduler.ts";
 export type { Log, PipelineMetrics } from "./runtime.ts";
-export { batcher, NO_METRICS, semaphore } from "./runtime.ts";
+export { NO_METRICS, semaphore } from "./runtime.ts";
 export type {
   Subscribe,
   WebhookWorker,

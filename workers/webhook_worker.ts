@@ -1,3 +1,4 @@
+import { batcher } from "../adapters/batch/mod.ts";
 import { boundedCache } from "../adapters/cache/mod.ts";
 import type { SecretBox } from "../core/credentials/mod.ts";
 import type { DueDelivery, EventMessage } from "../core/messages/mod.ts";
@@ -27,7 +28,7 @@ import {
   type WebhookCrypto,
 } from "../core/webhooks/mod.ts";
 import { destinationLimits } from "./destination_limits.ts";
-import { batcher, type Log, type PipelineMetrics, semaphore } from "./runtime.ts";
+import { type Log, type PipelineMetrics, semaphore } from "./runtime.ts";
 
 /** A message of one of the two work queues, its body checked by the bus adapter. */
 export interface WorkMessage<T> {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import t from "tap";
+import { batcher } from "../../adapters/batch/mod.ts";
 import { connectNats, EVENTS_STREAM, ensureWebhookStreams, jetstreamEventPublisher } from "../../adapters/bus/mod.ts";
 import { isRowRefusal, postgresDeliveryStore } from "../../adapters/db/mod.ts";
 import {
@@ -9,7 +10,6 @@ import {
   newDeliveryProgress,
   type RecordedFirstAttempt,
 } from "../../core/webhooks/mod.ts";
-import { batcher } from "../../workers/runtime.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startTestNats } from "../support/services.ts";
 import { recordEvents } from "../support/webhooks.ts";
