@@ -31,7 +31,7 @@ export const buildAdminApp = async (
   failedAuthenticationLimits(app, limits);
   await app.register(operationalRoutes(deps, { metrics: true }));
   await app.register(async (scope) => {
-    scope.addHook("onRequest", limits.admin);
+    if (limits.admin) scope.addHook("onRequest", limits.admin);
     for (const plugin of plugins) await scope.register(plugin);
   });
   return app;

@@ -132,6 +132,7 @@ const rawError = (status: number, reason: string, message: string): string => {
  * answered 429 before its credentials are even looked at; every 401 counts as a failure.
  */
 export const failedAuthenticationLimits = (app: FastifyInstance, limits: RateLimits): void => {
+  if (!limits.on) return;
   // Callback hooks: they run on every request, and an async hook costs promises even when it does nothing.
   app.addHook("onRequest", (request, reply, done) => {
     if (request.headers.authorization !== undefined) {

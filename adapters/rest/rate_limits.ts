@@ -42,6 +42,8 @@ interface Counters {
   incr(key: string, timeWindow: number, cb: Callback): void;
   /** The count of `key`'s current window as this process last saw it; no I/O. */
   read(key: string, now: number): StoreState;
+  /** Whether a window of some shared key that this process counted is still open at `now`. */
+  sharedOpen(now: number): boolean;
 }
 
 /**
@@ -54,13 +56,18 @@ const counters = (shared: SharedCounter | undefined): Counters => {
   const windows = boundedCache<Window>({ maxEntries: 100_000, maxBytes: 16 * 1024 * 1024, ttlMs: 0 });
   const state = (w: Window | undefined, now: number): StoreState =>
     !w || w.endsAt <= now ? { current: 0, ttl: 0 } : { current: w.hits, ttl: w.endsAt - now };
+  // The latest end of a shared key's window: before it nothing is open, and a check before
+  // authenticating (every request with credentials) needs no look-up at all.
+  let sharedUntil = 0;
   return {
     incr(key, timeWindow, cb) {
       const now = Date.now();
-      if (shared && key.startsWith(SHARED)) {
+      const isShared = key.startsWith(SHARED);
+      if (shared && isShared) {
         shared.hit(key, timeWindow).then(
           ({ hits, ttlMs }) => {
             windows.set(key, { hits, endsAt: now + ttlMs }, Math.max(1, ttlMs));
+            sharedUntil = Math.max(sharedUntil, now + ttlMs);
             cb(null, { current: hits, ttl: ttlMs });
           },
           (err: Error) => cb(err, { current: 0, ttl: 0 }),
@@ -73,9 +80,11 @@ const counters = (shared: SharedCounter | undefined): Counters => {
         windows.set(key, w, timeWindow);
       }
       w.hits++;
+      if (isShared) sharedUntil = Math.max(sharedUntil, w.endsAt);
       cb(null, state(w, now));
     },
     read: (key, now) => state(windows.get(key), now),
+    sharedOpen: (now) => now < sharedUntil,
   };
 };
 
@@ -97,20 +106,25 @@ const tooMany = (_request: FastifyRequest, context: { after: string }): CoreErro
   new CoreError("rate_limited", `Too many requests; try again in ${context.after}`);
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-const NO_LIMIT: Hook = async () => {};
 
-/** The limits one listener applies, as hooks and checks its routes call. */
+/**
+ * The limits one listener applies, as hooks and checks its routes call. With the limits off the
+ * hooks are undefined, so that no route pays even an empty hook for them.
+ */
 export interface RateLimits {
+  /** False: every limit is off; the checks below do nothing and the hooks are undefined. */
+  on: boolean;
   /** Token endpoint requests per client address. */
-  token: Hook;
+  token: Hook | undefined;
   /** Badge-issuing requests per organization (a preHandler: only authenticated callers count). */
-  issue: Hook;
+  issue: Hook | undefined;
   /** Admin API requests per client address. */
-  admin: Hook;
+  admin: Hook | undefined;
   /**
    * Throws the 429 (`rate_limited`, with Retry-After on `reply`) when `key` failed authentication
-   * too often in this window, as this process last saw it; else counts nothing. Synchronous: it
-   * runs before every authenticated request.
+   * too often in this window, as this process last saw it; else counts nothing. Synchronous, and
+   * no look-up while this process has seen no failure in an open window: it runs before every
+   * authenticated request.
    */
   refuseIfFailing(reply: FastifyReply, key: string): void;
   /** Counts one failed authentication against `key`; settles once counted, never rejects. */
@@ -118,16 +132,17 @@ export interface RateLimits {
 }
 
 export const NO_LIMITS: RateLimits = {
-  token: NO_LIMIT,
-  issue: NO_LIMIT,
-  admin: NO_LIMIT,
+  on: false,
+  token: undefined,
+  issue: undefined,
+  admin: undefined,
   refuseIfFailing: () => {},
   failed: async () => {},
 };
 
 /**
  * Registers `@fastify/rate-limit` on `app` (no global limit: each route names its own) and
- * returns the limits' hooks. With `settings` null every hook lets everything through.
+ * returns the limits' hooks. With `settings` null nothing is registered: `NO_LIMITS`.
  */
 export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDeps): Promise<RateLimits> => {
   const settings = deps.settings;
@@ -153,6 +168,7 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
   const failureKey = (key: string) => `${SHARED}auth-failures:${key}`;
   const maxFailures = settings.authFailuresPerMinute;
   return {
+    on: true,
     token: perMinute(settings.tokenPerMinute, (request) => `token:${request.ip}`),
     issue: perMinute(
       settings.issuePerMinute,
@@ -160,7 +176,9 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
     ),
     admin: perMinute(settings.adminPerMinute, (request) => `admin:${request.ip}`),
     refuseIfFailing(reply, key) {
-      const { current, ttl } = counts.read(failureKey(key), Date.now());
+      const now = Date.now();
+      if (!counts.sharedOpen(now)) return;
+      const { current, ttl } = counts.read(failureKey(key), now);
       if (current > maxFailures) {
         reply.header("retry-after", String(Math.max(1, Math.ceil(ttl / 1000))));
         throw new CoreError("rate_limited", "Too many failed authentications; try again later");

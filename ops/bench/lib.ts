@@ -214,6 +214,8 @@ export interface LoadResult {
   p99: number;
   total: number;
   non2xx: number;
+  /** Answers by status code (autocannon runs). */
+  statusCodes?: Record<string, number>;
   /** Connection errors plus timeouts. */
   errors: number;
   /** Mean response bytes per second. */
@@ -261,6 +263,7 @@ export async function measure(request: LoadRequest, settings: BenchSettings, ser
     p99: result.latency.p99,
     total: result.requests.total,
     non2xx: result.non2xx,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
     errors: result.errors + result.timeouts,
     bytesPerSecond: result.throughput.mean,
   };

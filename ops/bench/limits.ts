@@ -1,12 +1,17 @@
 /**
- * What the request limits cost, side by side in one run: two `apps/server.ts` processes on one
- * database and nats-server, A with every limit on (set above the load, so the limiter runs on
- * every request and never refuses) and B with `RATE_LIMITS=off`. The token endpoint, an
- * authenticated list (Basic) and a hosted assertion GET are measured on each in the order
- * A B B A, so drift over the run cancels; the table gives the pooled ratio A / B per request
- * (at most 5% cost wanted: ratio >= 0.95). Both processes use the bounded caches, the only
- * caches left. About 2 minutes at the default settings (BENCH_DURATION, BENCH_WARMUP,
- * BENCH_CONNECTIONS as for the other benchmarks).
+ * What the request limits and the bounded caches cost, side by side in one run: two
+ * `apps/server.ts` processes on one database and nats-server, A with every limit on (set above the
+ * load, so the limiter runs on every request and never refuses) and B with `RATE_LIMITS=off` and
+ * plain Map caches in place of the bounded ones (`unbounded_caches.ts`); nothing else differs. A
+ * third process runs the migrations and makes the fixture, and stops before A and B start, so
+ * neither measured process did more than the other beforehand. The token endpoint, an
+ * authenticated list (Basic) and a hosted assertion GET are measured on each in BENCH_ROUNDS (3)
+ * rounds of windows A B B A and B A A B alternately, so drift over the run cancels; the table
+ * gives the pooled ratio A / B per request (at most 5% cost wanted: ratio >= 0.95) and the
+ * lowest and highest ratio of one round, which shows how far the machine moved meanwhile. About
+ * 4 minutes at this benchmark's defaults (5 s windows after 1 s of warm-up; BENCH_DURATION,
+ * BENCH_WARMUP and BENCH_CONNECTIONS set them as for the other benchmarks). With
+ * BENCH_LIMITS_CONTROL=1, A is started exactly like B: the ratios then show the noise alone.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -29,17 +34,29 @@ import {
   writeDocsSection,
 } from "./lib.ts";
 
-const settings = settingsFromEnv();
+// Short windows, many of them: the machine's speed drifts from minute to minute, and finer
+// alternation cancels more of it than a few long windows do.
+const settings = settingsFromEnv({ BENCH_DURATION: "5", BENCH_WARMUP: "1", ...process.env });
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error("BENCH_ROUNDS must be a positive integer");
+/** `BENCH_LIMITS_CONTROL=1`: A runs exactly like B, so the ratios show what the machine alone moves. */
+const control = process.env.BENCH_LIMITS_CONTROL === "1";
 const log = (line: string): void => console.log(line);
 const started: RunningServer[] = [];
 
-const launch = async (name: string, env: Record<string, string>, dataDir: string, adminToken: string) => {
+const launch = async (
+  name: string,
+  env: Record<string, string>,
+  dataDir: string,
+  adminToken: string,
+  nodeArgs: string[] = [],
+) => {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const server = await startServer({
     name,
     command: process.execPath,
-    args: ["apps/server.ts"],
+    args: [...nodeArgs, "apps/server.ts"],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -72,10 +89,8 @@ const main = async (): Promise<void> => {
   const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-limits-"));
   const adminToken = randomBytes(32).toString("base64url");
   try {
-    // One after the other: the first runs the migrations.
-    const limited = await launch("laurel-limited", BENCH_RATE_LIMITS, dataDir, adminToken);
-    const unlimited = await launch("laurel-unlimited", { RATE_LIMITS: "off" }, dataDir, adminToken);
-    const o = limited.origin;
+    const setup = await launch("laurel-setup", BENCH_RATE_LIMITS, dataDir, adminToken);
+    const o = setup.origin;
     const fx = await setupLaurel(o, { apiUrl: `${o}/v1`, authUrl: o, adminToken, dataDir });
     const auth = basicHeader(fx.basicToken, "");
     const api = `${o}${fx.listPath.replace(/\/oauth_applications$/, "")}`;
@@ -105,6 +120,14 @@ const main = async (): Promise<void> => {
       body: JSON.stringify({ badge_id: badge.id }),
     });
     if (!accepted.ok) throw new Error(`badges.accept: ${accepted.status}`);
+    await setup.server.stop();
+    started.splice(started.indexOf(setup.server), 1);
+    const off = { ...BENCH_RATE_LIMITS, RATE_LIMITS: "off" };
+    const unbounded = ["--import", "./ops/bench/unbounded_caches.ts"];
+    const limited = control
+      ? await launch("laurel-unlimited-a", off, dataDir, adminToken, unbounded)
+      : await launch("laurel-limited", BENCH_RATE_LIMITS, dataDir, adminToken);
+    const unlimited = await launch("laurel-unlimited", off, dataDir, adminToken, unbounded);
 
     const requests: Array<[string, (origin: string) => LoadRequest]> = [
       [
@@ -128,38 +151,63 @@ const main = async (): Promise<void> => {
     const rows: string[][] = [];
     for (const [label, request] of requests) {
       const results: Record<"on" | "off", LoadResult[]> = { on: [], off: [] };
-      for (const side of ["on", "off", "off", "on"] as const) {
-        const target = side === "on" ? limited : unlimited;
-        const result = await measure(request(target.origin), settings, target.server.pid);
-        if (result.non2xx > 0) throw new Error(`${label} (limits ${side}): ${result.non2xx} answers not 2xx`);
-        log(`- ${label}, limits ${side}: ${formatRps(result.rps)} req/s, p99 ${formatMs(result.p99)} ms`);
-        results[side].push(result);
+      const roundRatios: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const windows = round % 2 === 0 ? (["on", "off", "off", "on"] as const) : (["off", "on", "on", "off"] as const);
+        const before = { on: results.on.length, off: results.off.length };
+        for (const side of windows) {
+          const target = side === "on" ? limited : unlimited;
+          const result = await measure(request(target.origin), settings, target.server.pid);
+          if (result.non2xx > 0)
+            throw new Error(
+              `${label} (limits ${side}): ${result.non2xx} answers not 2xx (${JSON.stringify(result.statusCodes)})`,
+            );
+          log(`- ${label}, limits ${side}: ${formatRps(result.rps)} req/s, p99 ${formatMs(result.p99)} ms`);
+          results[side].push(result);
+        }
+        const sum = (side: "on" | "off") => results[side].slice(before[side]).reduce((total, r) => total + r.rps, 0);
+        roundRatios.push(sum("on") / sum("off"));
       }
       const rps = (side: "on" | "off") => results[side].reduce((sum, r) => sum + r.rps, 0) / results[side].length;
       const p99 = (side: "on" | "off") => Math.max(...results[side].map((r) => r.p99));
       const ratio = rps("on") / rps("off");
+      // The server's own CPU per answer: less moved than req/s by what else the machine runs.
+      const cpuUs = (side: "on" | "off") =>
+        (results[side].reduce((sum, r) => sum + (r.serverCores ?? 0), 0) * 1e6) /
+        results[side].reduce((sum, r) => sum + r.rps, 0);
       rows.push([
         label,
         formatRps(rps("on")),
         formatRps(rps("off")),
         `${ratio.toFixed(3)}x`,
+        `${Math.min(...roundRatios).toFixed(2)}-${Math.max(...roundRatios).toFixed(2)}`,
+        `${cpuUs("on").toFixed(0)} / ${cpuUs("off").toFixed(0)}`,
         `${formatMs(p99("on"))} / ${formatMs(p99("off"))}`,
         ratio >= 0.95 ? "met" : "NOT met",
       ]);
     }
     const table = markdownTable(
-      ["request", "req/s limits on", "req/s limits off", "on / off", "p99 ms on / off", "cost <= 5%"],
+      [
+        "request",
+        "req/s limits on",
+        "req/s limits off",
+        "on / off",
+        "rounds on / off",
+        "server CPU µs/req on / off",
+        "p99 ms on / off",
+        "cost <= 5%",
+      ],
       rows,
     );
     log(table);
     const section = [
-      "## Request limits: cost side by side (`ops/bench/limits.ts`)",
+      "## Request limits and bounded caches: cost side by side (`ops/bench/limits.ts`)",
       "",
-      `${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per window, windows A B B A.`,
+      `${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per window, ${rounds} rounds of windows A B B A and B A A B alternately.`,
       "",
       table,
     ].join("\n");
-    if (process.env.BENCH_WRITE_DOCS !== "0") log(`written to ${writeDocsSection("limits", section)}`);
+    if (process.env.BENCH_WRITE_DOCS !== "0" && !control) log(`written to ${writeDocsSection("limits", section)}`);
   } finally {
     for (const server of started.reverse()) await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
