@@ -145,7 +145,7 @@ export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore
   },
 });
 
-/** Settings and the data-services condition of spec §6.1 in one round trip. */
+/** Settings and the data-services condition of a delivery in one round trip. */
 export const postgresDeliveryTargets = (db: Database): DeliveryTargets => ({
   async target(organizationId) {
     const rows = await db.all<{

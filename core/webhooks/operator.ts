@@ -38,7 +38,7 @@ export const listAttempts = async (
 /**
  * An operator's redelivery: a new delivery of the event (same `webhook-id`, a fresh 25-day window),
  * due at once. Refused while another delivery of it is still under way, and when the organization
- * would not be posted this event now (spec §6.1).
+ * would not be posted this event now (docs/interface.md, Events and webhooks).
  */
 export const redeliverEvent = async (
   deps: OperatorDeps,

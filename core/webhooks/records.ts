@@ -12,7 +12,7 @@ export interface WebhookSettingsRecord {
   updated_at: Date;
 }
 
-/** The event fields a delivery carries (the summary of spec §2.8 is built from them). */
+/** The event fields a delivery carries (the webhook summary is built from them). */
 export interface DeliveryEvent {
   event_id: string;
   organization_id: string;

@@ -3,7 +3,7 @@
  * whole 25-day window with a fake clock in milliseconds.
  */
 
-/** No attempt is scheduled later than this after the first attempt (spec §6.2). */
+/** No attempt is scheduled later than this after the first attempt (the 25-day window; docs/interface.md, Events and webhooks). */
 export const RETRY_WINDOW_SECONDS = 25 * 86_400;
 
 export interface RetrySchedule {

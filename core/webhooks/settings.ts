@@ -131,7 +131,7 @@ export const openSecrets = (
 });
 
 /**
- * Spec §6.1: data services are enabled on an OAuth application at the organization's request; a
+ * Data services (docs/interface.md, Events and webhooks) are enabled on an OAuth application at the organization's request; a
  * webhook is posted only when one of its applications has them.
  */
 export const setDataServices = async (

@@ -1,7 +1,7 @@
 import type { FieldError } from "../errors/mod.ts";
 
 /**
- * Who gets which event posted (spec §6.1). Event kinds are plain strings here; the
+ * Who gets which event posted (docs/interface.md, Events and webhooks). Event kinds are plain strings here; the
  * caller passes the known kinds (core/events `EVENT_TYPES`) where a list must be checked.
  */
 
@@ -28,7 +28,7 @@ export const notDeliveredReason = (r: DeliveryRuleInput): NotDeliveredReason | n
 };
 
 /**
- * All conditions of spec §6.1: a webhook_url, the kind chosen, a data-services application.
+ * All conditions of a delivery: a webhook_url, the kind chosen, a data-services application.
  *
  * @example shouldDeliver({ webhookUrl: "https://x.example/h", subscribedEventTypes: "all", eventType: "badge.created", hasDataServicesApplication: true }) // true
  */
