@@ -4,13 +4,14 @@
  * load, so the limiter runs on every request and never refuses) and B with `RATE_LIMITS=off` and
  * plain Map caches in place of the bounded ones (`unbounded_caches.ts`); nothing else differs. A
  * third process runs the migrations and makes the fixture, and stops before A and B start, so
- * neither measured process did more than the other beforehand. The token endpoint, an
- * authenticated list (Basic) and a hosted assertion GET are measured on each in BENCH_ROUNDS (3)
- * rounds of windows A B B A and B A A B alternately, so drift over the run cancels; the table
- * gives the pooled ratio A / B per request (at most 5% cost wanted: ratio >= 0.95) and the
- * lowest and highest ratio of one round, which shows how far the machine moved meanwhile. About
- * 4 minutes at this benchmark's defaults (5 s windows after 1 s of warm-up; BENCH_DURATION,
- * BENCH_WARMUP and BENCH_CONNECTIONS set them as for the other benchmarks). With
+ * neither measured process did more than the other beforehand. Each of BENCH_ROUNDS (3) rounds
+ * starts a fresh pair (in turn order) and measures the token endpoint, an authenticated list
+ * (Basic) and a hosted assertion GET in windows A B B A or B A A B alternately, so drift over the
+ * run and the luck of one process cancel; the table gives the pooled ratio A / B per request
+ * (at most 5% cost wanted: ratio >= 0.95) and the lowest and highest ratio of one round, which
+ * shows how far the machine moved meanwhile. About 4 minutes at this benchmark's defaults (5 s
+ * windows after 1 s of warm-up; BENCH_DURATION, BENCH_WARMUP and BENCH_CONNECTIONS set them as
+ * for the other benchmarks). With
  * BENCH_LIMITS_CONTROL=1, A is started exactly like B: the ratios then show the noise alone.
  */
 import { randomBytes } from "node:crypto";
@@ -124,10 +125,11 @@ const main = async (): Promise<void> => {
     started.splice(started.indexOf(setup.server), 1);
     const off = { ...BENCH_RATE_LIMITS, RATE_LIMITS: "off" };
     const unbounded = ["--import", "./ops/bench/unbounded_caches.ts"];
-    const limited = control
-      ? await launch("laurel-unlimited-a", off, dataDir, adminToken, unbounded)
-      : await launch("laurel-limited", BENCH_RATE_LIMITS, dataDir, adminToken);
-    const unlimited = await launch("laurel-unlimited", off, dataDir, adminToken, unbounded);
+    const startOn = () =>
+      control
+        ? launch("laurel-unlimited-a", off, dataDir, adminToken, unbounded)
+        : launch("laurel-limited", BENCH_RATE_LIMITS, dataDir, adminToken);
+    const startOff = () => launch("laurel-unlimited", off, dataDir, adminToken, unbounded);
 
     const requests: Array<[string, (origin: string) => LoadRequest]> = [
       [
@@ -148,13 +150,17 @@ const main = async (): Promise<void> => {
       ],
       ["assertion GET", (origin) => ({ url: `${origin}/v1/obi/v2/badge_assertions/${badge.id}` })],
     ];
-    const rows: string[][] = [];
-    for (const [label, request] of requests) {
-      const results: Record<"on" | "off", LoadResult[]> = { on: [], off: [] };
-      const roundRatios: number[] = [];
-      for (let round = 0; round < rounds; round++) {
-        const windows = round % 2 === 0 ? (["on", "off", "off", "on"] as const) : (["off", "on", "on", "off"] as const);
-        const before = { on: results.on.length, off: results.off.length };
+    const results = requests.map(() => ({ on: [] as LoadResult[], off: [] as LoadResult[], rounds: [] as number[] }));
+    for (let round = 0; round < rounds; round++) {
+      // A fresh pair each round, started in turn order: one process can run faster than an
+      // identical one for its whole life (placement, memory layout), and that must average out too.
+      const first = round % 2 === 0 ? await startOn() : await startOff();
+      const second = round % 2 === 0 ? await startOff() : await startOn();
+      const [limited, unlimited] = round % 2 === 0 ? [first, second] : [second, first];
+      const windows = round % 2 === 0 ? (["on", "off", "off", "on"] as const) : (["off", "on", "on", "off"] as const);
+      for (const [i, [label, request]] of requests.entries()) {
+        const own = results[i] as (typeof results)[number];
+        const before = { on: own.on.length, off: own.off.length };
         for (const side of windows) {
           const target = side === "on" ? limited : unlimited;
           const result = await measure(request(target.origin), settings, target.server.pid);
@@ -162,30 +168,39 @@ const main = async (): Promise<void> => {
             throw new Error(
               `${label} (limits ${side}): ${result.non2xx} answers not 2xx (${JSON.stringify(result.statusCodes)})`,
             );
-          log(`- ${label}, limits ${side}: ${formatRps(result.rps)} req/s, p99 ${formatMs(result.p99)} ms`);
-          results[side].push(result);
+          log(
+            `- round ${round + 1}, ${label}, limits ${side}: ${formatRps(result.rps)} req/s, p99 ${formatMs(result.p99)} ms`,
+          );
+          own[side].push(result);
         }
-        const sum = (side: "on" | "off") => results[side].slice(before[side]).reduce((total, r) => total + r.rps, 0);
-        roundRatios.push(sum("on") / sum("off"));
+        const sum = (side: "on" | "off") => own[side].slice(before[side]).reduce((total, r) => total + r.rps, 0);
+        own.rounds.push(sum("on") / sum("off"));
       }
-      const rps = (side: "on" | "off") => results[side].reduce((sum, r) => sum + r.rps, 0) / results[side].length;
-      const p99 = (side: "on" | "off") => Math.max(...results[side].map((r) => r.p99));
+      for (const server of [limited, unlimited]) {
+        await server.server.stop();
+        started.splice(started.indexOf(server.server), 1);
+      }
+    }
+    const rows = requests.map(([label], i) => {
+      const own = results[i] as (typeof results)[number];
+      const rps = (side: "on" | "off") => own[side].reduce((sum, r) => sum + r.rps, 0) / own[side].length;
+      const p99 = (side: "on" | "off") => Math.max(...own[side].map((r) => r.p99));
       const ratio = rps("on") / rps("off");
       // The server's own CPU per answer: less moved than req/s by what else the machine runs.
       const cpuUs = (side: "on" | "off") =>
-        (results[side].reduce((sum, r) => sum + (r.serverCores ?? 0), 0) * 1e6) /
-        results[side].reduce((sum, r) => sum + r.rps, 0);
-      rows.push([
+        (own[side].reduce((sum, r) => sum + (r.serverCores ?? 0), 0) * 1e6) /
+        own[side].reduce((sum, r) => sum + r.rps, 0);
+      return [
         label,
         formatRps(rps("on")),
         formatRps(rps("off")),
         `${ratio.toFixed(3)}x`,
-        `${Math.min(...roundRatios).toFixed(2)}-${Math.max(...roundRatios).toFixed(2)}`,
+        `${Math.min(...own.rounds).toFixed(2)}-${Math.max(...own.rounds).toFixed(2)}`,
         `${cpuUs("on").toFixed(0)} / ${cpuUs("off").toFixed(0)}`,
         `${formatMs(p99("on"))} / ${formatMs(p99("off"))}`,
         ratio >= 0.95 ? "met" : "NOT met",
-      ]);
-    }
+      ];
+    });
     const table = markdownTable(
       [
         "request",
@@ -203,7 +218,7 @@ const main = async (): Promise<void> => {
     const section = [
       "## Request limits and bounded caches: cost side by side (`ops/bench/limits.ts`)",
       "",
-      `${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per window, ${rounds} rounds of windows A B B A and B A A B alternately.`,
+      `${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per window, ${rounds} rounds, each a fresh pair of processes, windows A B B A and B A A B alternately.`,
       "",
       table,
     ].join("\n");
