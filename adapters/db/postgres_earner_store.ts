@@ -11,6 +11,7 @@ import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { placeholders, type Queryable, toDate, toDateOrNull } from "./sql.ts";
+import { insertUser, linkBadges } from "./user_rows.ts";
 
 type Row = Record<string, unknown>;
 
@@ -76,27 +77,7 @@ const earnerTx = (q: Queryable): EarnerTx => ({
     const [r] = await q.all<Row>("select user_id, confirmed from user_emails where email_key = ?", [emailKey]);
     return r ? { user_id: r.user_id as string, confirmed: r.confirmed === true } : null;
   },
-  async insertUser(user, emailKeys) {
-    try {
-      await q.run("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
-        user.id,
-        user.first_name,
-        user.last_name,
-        user.created_at,
-        user.updated_at,
-      ]);
-      for (const [position, e] of user.emails.entries()) {
-        await q.run(
-          "insert into user_emails (email_key, user_id, email, position, confirmed, created_at) values (?, ?, ?, ?, ?, ?)",
-          [emailKeys[position], user.id, e.email, position, e.confirmed, user.created_at],
-        );
-      }
-      return "inserted";
-    } catch (err) {
-      if (unique(err)) return "email_taken";
-      throw err;
-    }
-  },
+  insertUser: (user, emailKeys) => insertUser(q, user, emailKeys),
   async confirmEmail(userId, email, emailKey, now) {
     await q.run(
       `insert into user_emails (email_key, user_id, email, position, confirmed, created_at)
@@ -105,13 +86,7 @@ const earnerTx = (q: Queryable): EarnerTx => ({
       [emailKey, userId, email, userId, now],
     );
   },
-  async linkBadges(userId, emailKeys, now) {
-    if (emailKeys.length === 0) return 0;
-    return q.run(
-      `update badges set user_id = ?, updated_at = ? where user_id is null and recipient_email_key in (${placeholders(emailKeys.length)})`,
-      [userId, now, ...emailKeys],
-    );
-  },
+  linkBadges: (userId, emailKeys, now) => linkBadges(q, userId, emailKeys, now),
   async insertSession(s) {
     await q.run(
       "insert into earner_sessions (token_hash, user_id, created_at, expires_at, revoked_at) values (?, ?, ?, ?, null)",
