@@ -29,7 +29,7 @@ import { clusterUrl } from "./cluster/nats_config.ts";
  * and reports recorded, delivered, lost (must be 0) and duplicates, the lag and the end-to-end p99
  * per phase, what clients saw, and each process's memory. `--faults` picks some of the faults.
  * Loopback only. Exit code 1 when an event was lost, a client saw a 5xx other than a 503 with
- * Retry-After, or an event came with another event's webhook-id.
+ * Retry-After, an event came with another event's webhook-id, or a process ended by itself.
  */
 const FAULTS = ["worker", "nats", "postgres", "receiver", "api"] as const;
 const { values } = parseArgs({
@@ -311,6 +311,8 @@ while (Date.now() < drainDeadline && [...recorded.keys()].some((id) => !received
 }
 await db.end();
 const memoryAtEnd = Object.fromEntries(processes.map((p) => [p, rss(p)]));
+// Every fault the soak makes it also repairs: a process not running now ended by itself.
+const downAtEnd = processes.filter((p) => memoryAtEnd[p] === null);
 await nc.close();
 receiver.close();
 
@@ -356,6 +358,7 @@ const report = {
   duplicates,
   duplicates_with_another_webhook_id: foreignIds,
   server_errors: serverErrors,
+  processes_down_at_end: downAtEnd,
   phases: perPhase,
   clients: Object.fromEntries(clients),
   memory_mib: { start: memoryAtStart, end: memoryAtEnd },
@@ -370,6 +373,7 @@ if (values.json) {
   console.log(
     `recorded ${report.recorded}, delivered ${delivered}, awaiting a scheduled retry ${waiting}, lost ${report.lost}, duplicates ${duplicates} (${foreignIds} with another webhook-id)`,
   );
+  if (downAtEnd.length > 0) console.log(`not running at the end: ${downAtEnd.join(", ")}`);
   console.log("\nphase (by event time)                      events   p99 ms   max lag ms");
   for (const [p, v] of Object.entries(perPhase)) {
     console.log(
@@ -382,4 +386,4 @@ if (values.json) {
   for (const p of processes)
     console.log(`  ${p.padEnd(14)} ${String(memoryAtStart[p]).padStart(7)} ${String(memoryAtEnd[p]).padStart(7)}`);
 }
-process.exit(report.lost === 0 && serverErrors === 0 && foreignIds === 0 ? 0 : 1);
+process.exit(report.lost === 0 && serverErrors === 0 && foreignIds === 0 && downAtEnd.length === 0 ? 0 : 1);

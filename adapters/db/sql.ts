@@ -116,6 +116,14 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
     async transaction(work) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The pool listens for errors on idle connections only. One the server cuts while the work
+      // awaits something else (the bus, say) emits an error no query is there to receive, which
+      // without a listener ends the process: it is kept, the next statement fails, and the release
+      // drops the connection.
+      const onConnectionError = (err: Error): void => {
+        broken ??= err;
+      };
+      client.on("error", onConnectionError);
       try {
         await client.query("begin");
         try {
@@ -130,6 +138,7 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
           throw err;
         }
       } finally {
+        client.off("error", onConnectionError);
         client.release(broken);
       }
     },

@@ -51,6 +51,7 @@ t.test("the soak's PostgreSQL stop: 503 with Retry-After only, every event deliv
     lost: number;
     duplicates_with_another_webhook_id: number;
     server_errors: number;
+    processes_down_at_end: string[];
     postgres_outage: { down_ms: number; answers_while_down: Record<string, number> };
     clients: Record<string, number>;
   };
@@ -60,6 +61,7 @@ t.test("the soak's PostgreSQL stop: 503 with Retry-After only, every event deliv
   t.equal(report.lost, 0, "nothing lost");
   t.equal(report.duplicates_with_another_webhook_id, 0, "a repeated delivery keeps its webhook-id");
   t.equal(report.server_errors, 0, "no 5xx but 503 with Retry-After");
+  t.same(report.processes_down_at_end, [], "every API server and worker outlived the outage");
   t.ok(report.postgres_outage.down_ms >= 4_000, "PostgreSQL was down for the time asked");
   const kinds = Object.keys(report.clients).map((k) => k.split(": ")[1]);
   t.same([...new Set(kinds)].sort(), ["201", "503 with Retry-After"], "clients saw 201 and 503 with Retry-After only");
