@@ -8,6 +8,8 @@ import Fastify, {
   type FastifyReply,
   type FastifyServerOptions,
   LogController,
+  type onRequestHookHandler,
+  type onResponseHookHandler,
 } from "fastify";
 import secureJson from "secure-json-parse";
 import { type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
@@ -15,7 +17,7 @@ import type { RestDeps } from "./deps.ts";
 import { errorBody, RETRY_AFTER_SECONDS, STATUS_FOR_CODE, UNAVAILABLE_MESSAGE, WWW_AUTHENTICATE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
 import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";
-import { type RateLimits, registerRateLimits } from "./rate_limits.ts";
+import { isAnonymous, type RateLimits, registerRateLimits } from "./rate_limits.ts";
 import { authorizationTokenRoutes } from "./routes/authorization_tokens.ts";
 import { badgeFeedRoutes } from "./routes/badge_feed.ts";
 import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
@@ -129,12 +131,14 @@ const rawError = (status: number, reason: string, message: string): string => {
 
 /**
  * A caller whose credentials failed too often lately (per client address, across processes) is
- * answered 429 before its credentials are even looked at; every 401 counts as a failure.
+ * answered 429 before its credentials are even looked at; every 401 counts as a failure. Only routes
+ * that may authenticate carry the two hooks: a route marked `ANONYMOUS` (a hosted record) never
+ * answers 401 and is spared them.
  */
 export const failedAuthenticationLimits = (app: FastifyInstance, limits: RateLimits): void => {
   if (!limits.on) return;
   // Callback hooks: they run on every request, and an async hook costs promises even when it does nothing.
-  app.addHook("onRequest", (request, reply, done) => {
+  const refuse: onRequestHookHandler = (request, reply, done) => {
     if (request.headers.authorization !== undefined) {
       try {
         limits.refuseIfFailing(reply, `ip:${request.ip}`);
@@ -144,12 +148,21 @@ export const failedAuthenticationLimits = (app: FastifyInstance, limits: RateLim
       }
     }
     done();
-  });
-  app.addHook("onResponse", (request, reply, done) => {
+  };
+  const count: onResponseHookHandler = (request, reply, done) => {
     if (reply.statusCode === 401) limits.failed(`ip:${request.ip}`).then(() => done());
     else done();
+  };
+  app.addHook("onRoute", (route) => {
+    if (isAnonymous(route.config)) return;
+    // Before the route's own hooks: the credentials are not looked at while the address is refused.
+    route.onRequest = [refuse, ...hooksOf(route.onRequest)];
+    route.onResponse = [...hooksOf(route.onResponse), count];
   });
 };
+
+const hooksOf = <H>(hooks: H | H[] | undefined): H[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 
 /**
  * The HTTP face of Laurel: REST under `{base_url}`, the token endpoint and JWKS under `{auth_url}`,

@@ -141,6 +141,19 @@ export const NO_LIMITS: RateLimits = {
 };
 
 /**
+ * The config of a route that never authenticates (a hosted record): the failed-authentication
+ * hooks are not attached to it.
+ */
+export const ANONYMOUS = { anonymous: true };
+export const isAnonymous = (config: { anonymous?: boolean } | undefined): boolean => config?.anonymous === true;
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    anonymous?: boolean;
+  }
+}
+
+/**
  * Registers `@fastify/rate-limit` on `app` (no global limit: each route names its own) and
  * returns the limits' hooks. With `settings` null nothing is registered: `NO_LIMITS`.
  */

@@ -165,4 +165,8 @@ t.test("failed authentications per client address: refused before the credential
   const res = await fetch(`${laurel.baseUrl}${org.badges}`, { headers: { authorization: org.auth } });
   await assertTooMany(t, res, "a valid token from the refused address");
   t.equal((await fetch(`${laurel.origin}/healthz`)).status, 200, "requests without credentials still go through");
+  const image = await fetch(`${laurel.baseUrl}/obi/v2/images/default_badge.svg`, {
+    headers: { authorization: org.auth },
+  });
+  t.equal(image.status, 200, "a hosted record, which never authenticates, is served even with credentials");
 });

@@ -31,6 +31,7 @@ import {
   matchesIfNoneMatch,
   obiMediaType,
 } from "../obi/mod.ts";
+import { ANONYMOUS } from "../rate_limits.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IdParams = Type.Object({ id: Type.String() });
@@ -238,6 +239,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
   });
 
   app.get("/obi/v2/badge_assertions/:id", {
+    config: ANONYMOUS,
     schema: doc(
       "OB 2.0 hosted assertion of an accepted badge (410 once revoked)",
       AssertionDocumentSchema,
@@ -246,14 +248,17 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
     handler: serve("assertion"),
   });
   app.get("/obi/v2/badge_classes/:id", {
+    config: ANONYMOUS,
     schema: doc("OB 2.0 badge class of a published template", BadgeClassDocumentSchema),
     handler: serve("badge_class"),
   });
   app.get("/obi/v2/issuers/:id", {
+    config: ANONYMOUS,
     schema: doc("OB 2.0 issuer profile of an organization", IssuerDocumentSchema),
     handler: serve("issuer"),
   });
   app.get("/obi/v3/credentials/:id", {
+    config: ANONYMOUS,
     schema: {
       tags,
       summary: "Open Badges 3.0 OpenBadgeCredential of an accepted badge, signed as a VC-JWT (EdDSA)",
@@ -271,6 +276,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
   const thumbprint = credentials.kid.slice(credentials.kid.lastIndexOf("/") + 1);
   const jwk = Buffer.from(JSON.stringify(credentials.publicJwk), "utf8");
   app.get("/obi/v3/keys/:thumbprint", {
+    config: ANONYMOUS,
     schema: {
       tags,
       summary: "The public JWK that a credential's `kid` names",
@@ -286,6 +292,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
   });
 
   app.get("/obi/v2/images/default_badge.svg", {
+    config: ANONYMOUS,
     schema: {
       tags,
       summary: "Image of badge classes whose template has none",
