@@ -13,10 +13,14 @@
  * windows after 1 s of warm-up; BENCH_DURATION, BENCH_WARMUP and BENCH_CONNECTIONS set them as
  * for the other benchmarks). With
  * BENCH_LIMITS_CONTROL=1, A is started exactly like B: the ratios then show the noise alone.
+ * With two or more cores and `taskset` (util-linux), the load generator (this process) runs on
+ * core 0 and the measured servers on core 1 (BENCH_PIN=0 turns it off): unpinned, the scheduler
+ * moving the two about made identical processes read up to 25% apart.
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { adminOriginOf, BENCH_RATE_LIMITS, setupLaurel } from "./laurel_setup.ts";
 import {
@@ -45,6 +49,17 @@ const control = process.env.BENCH_LIMITS_CONTROL === "1";
 const log = (line: string): void => console.log(line);
 const started: RunningServer[] = [];
 
+const canPin = (): boolean => {
+  if (process.env.BENCH_PIN === "0" || availableParallelism() < 2) return false;
+  try {
+    execFileSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const pinned = canPin();
+
 const launch = async (
   name: string,
   env: Record<string, string>,
@@ -56,8 +71,8 @@ const launch = async (
   const origin = `http://127.0.0.1:${port}`;
   const server = await startServer({
     name,
-    command: process.execPath,
-    args: [...nodeArgs, "apps/server.ts"],
+    command: pinned ? "taskset" : process.execPath,
+    args: [...(pinned ? ["-c", "1", process.execPath] : []), ...nodeArgs, "apps/server.ts"],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -218,7 +233,7 @@ const main = async (): Promise<void> => {
     const section = [
       "## Request limits and bounded caches: cost side by side (`ops/bench/limits.ts`)",
       "",
-      `${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per window, ${rounds} rounds, each a fresh pair of processes, windows A B B A and B A A B alternately.`,
+      `${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per window, ${rounds} rounds, each a fresh pair of processes, windows A B B A and B A A B alternately${pinned ? "; load generator on core 0, servers on core 1" : ""}.`,
       "",
       table,
     ].join("\n");
