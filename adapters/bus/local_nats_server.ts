@@ -24,7 +24,20 @@ export interface LocalNats {
  * Starts a JetStream-enabled `nats-server` (Debian's package) on loopback, storing in `storeDir`.
  * Used by `npm start` when NATS_URL is unset, and by tests.
  */
-export const startLocalNats = async (opts: {
+export const startLocalNats = async (opts: LocalNatsOptions): Promise<LocalNats> => {
+  // A port the kernel picked is free only until it hands it out again (an outgoing connection may
+  // take it before the server binds it): when the port is ours to pick, a taken one is picked again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      const ours = opts.port === undefined && opts.config === undefined;
+      if (!ours || attempt === 3 || !/address already in use/.test(String(err))) throw err;
+    }
+  }
+};
+
+interface LocalNatsOptions {
   storeDir: string;
   port?: number;
   binary?: string;
@@ -32,7 +45,9 @@ export const startLocalNats = async (opts: {
   args?: string[];
   /** A configuration file (a cluster node's) naming the port and store, instead of flags. */
   config?: string;
-}): Promise<LocalNats> => {
+}
+
+const startOnce = async (opts: LocalNatsOptions): Promise<LocalNats> => {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
   const binary = opts.binary ?? process.env.NATS_SERVER_BIN ?? "nats-server";
@@ -73,15 +88,16 @@ export const startLocalNats = async (opts: {
     child.once("error", (err) =>
       reject(new Error(`Could not start ${binary}: ${err.message}. Install it with: apt-get install nats-server`)),
     );
-    child.once("exit", (code) =>
+    child.once("exit", (code) => {
+      process.off("exit", killChild);
       reject(
         new Error(
           code === 127
             ? `${binary} was not found. Install it with: apt-get install nats-server`
             : `nats-server exited (${code}) before it was ready:\n${log}`,
         ),
-      ),
-    );
+      );
+    });
   });
   return {
     url: `nats://127.0.0.1:${port}`,

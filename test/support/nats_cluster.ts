@@ -53,8 +53,23 @@ export interface TestNatsCluster {
   stop(): Promise<void>;
 }
 
-/** A JetStream cluster of `size` nats-server nodes on loopback, each with its own config file. */
+/**
+ * A JetStream cluster of `size` nats-server nodes on loopback, each with its own config file. The
+ * ports are free when picked but not held until a node binds them, and another process may take
+ * one meanwhile (an outgoing connection's ephemeral port, say): then the nodes that started are
+ * stopped and the cluster is made again on new ports.
+ */
 export const startTestNatsCluster = async (size = 3): Promise<TestNatsCluster> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCluster(size);
+    } catch (err) {
+      if (attempt === 3 || !/address already in use/.test(String(err))) throw err;
+    }
+  }
+};
+
+const startCluster = async (size: number): Promise<TestNatsCluster> => {
   const dir = tempDir("laurel-nats-cluster-");
   const specs: NatsNodeSpec[] = [];
   for (let i = 1; i <= size; i++) {
@@ -92,7 +107,13 @@ export const startTestNatsCluster = async (size = 3): Promise<TestNatsCluster> =
     };
     return node;
   });
-  await Promise.all(nodes.map((n) => n.start()));
+  const started = await Promise.allSettled(nodes.map((n) => n.start()));
+  const failed = started.find((r) => r.status === "rejected");
+  if (failed) {
+    await Promise.all(nodes.map((n) => n.running?.stop()));
+    dir.remove();
+    throw failed.reason;
+  }
   await jetStreamReady(clusterUrl(specs));
   return {
     url: clusterUrl(specs),
