@@ -1,18 +1,45 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
-/** A free loopback TCP port, chosen by the kernel. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
+const bindable = (port: number): Promise<number | null> =>
+  new Promise((resolve) => {
     const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
+    srv.once("error", () => resolve(null));
+    srv.listen(port, "127.0.0.1", () => {
       const address = srv.address();
-      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      srv.close(() => resolve(typeof address === "object" && address ? address.port : null));
     });
   });
+
+/** The lowest port the kernel hands out to outgoing connections (Linux's ip_local_port_range). */
+const ephemeralLow = (): number => {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 1024 ? low : 0;
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * A free loopback TCP port for a server started next. It is free when picked, not held: a port of
+ * the kernel's ephemeral range can meanwhile go to an outgoing connection, so it is picked at random
+ * below that range (where only servers bind), and by the kernel only when that range is unknown or
+ * nothing below it is free.
+ */
+export const freePort = async (): Promise<number> => {
+  const low = ephemeralLow();
+  const from = Math.max(1025, low - 12_000);
+  for (let i = 0; low > from && i < 50; i++) {
+    const port = await bindable(from + Math.floor(Math.random() * (low - from)));
+    if (port !== null) return port;
+  }
+  const port = await bindable(0);
+  if (port === null) throw new Error("no free loopback port");
+  return port;
+};
 
 export interface LocalNats {
   url: string;
