@@ -7,7 +7,7 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
 import { isCoreError } from "../../core/errors/mod.ts";
-import { errorBody } from "../rest/mod.ts";
+import { errorBody, STATUS_FOR_CODE } from "../rest/mod.ts";
 import { earnerMail } from "./earner_mail.ts";
 import { employerRoutes } from "./employer_pages.ts";
 import { PAGE_FOR_CODE } from "./errors.ts";
@@ -31,6 +31,8 @@ declare module "fastify" {
 }
 
 const ASSETS = fileURLToPath(new URL("./assets/", import.meta.url));
+const CATCH_ALL = "/*";
+const acceptsHtml = (request: FastifyRequest): boolean => (request.headers.accept ?? "").includes("text/html");
 
 /**
  * The earner pages on the API's Fastify instance: security headers on every answer, forms parsed
@@ -129,6 +131,13 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    // The catch-all answers the API's error body to all but browsers, its refusals too (a path no
+    // API route takes, such as an over-long id, lands there).
+    if (request.routeOptions.url === CATCH_ALL && !acceptsHtml(request)) {
+      if (isCoreError(err)) return reply.code(STATUS_FOR_CODE[err.code]).send(errorBody(err.code, err.message));
+      if (err.statusCode && err.statusCode < 500)
+        return reply.code(err.statusCode).send(errorBody("bad_request", err.message));
+    }
     if (isCoreError(err)) {
       if (err.code === "not_found") return notFound(request, reply);
       const page = PAGE_FOR_CODE[err.code];
@@ -174,8 +183,8 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   if (deps.connect) await app.register(connectRoutes(kit, deps.connect));
 
   // Any other GET: the common 404 page for browsers, the API's error body for everyone else.
-  app.get("/*", (request, reply) => {
-    if ((request.headers.accept ?? "").includes("text/html")) return notFound(request, reply);
+  app.get(CATCH_ALL, (request, reply) => {
+    if (acceptsHtml(request)) return notFound(request, reply);
     return reply.code(404).send(errorBody("not_found", `No route for ${request.method} ${request.url.split("?")[0]}`));
   });
 };

@@ -133,6 +133,17 @@ t.test("unknown paths: the 404 page for browsers, the API error body otherwise",
     data: { message: "No route for GET /no/such/page", code: "not_found", errors: [] },
     metadata: {},
   });
+  // An id longer than any route takes and text PostgreSQL refuses: the request lands on the
+  // catch-all, whose refusal is the API's error body too (a fuzzed request found the page instead).
+  const refused = await fetch(`${laurel.origin}/v1/organizations/${"x".repeat(260)}/oauth_applications?page=1%00`, {
+    headers: { authorization: "" },
+  });
+  t.equal(refused.status, 400);
+  t.match(refused.headers.get("content-type"), /application\/json/);
+  t.match(await refused.json(), { data: { code: "bad_request" }, metadata: {} });
+  const refusedPage = await fetch(`${laurel.origin}/no/such/page?q=%00`, { headers: { accept: "text/html" } });
+  t.equal(refusedPage.status, 400, "a browser gets the page");
+  t.match(refusedPage.headers.get("content-type"), /text\/html/);
   for (const path of ["/badges/not-a-uuid", "/organizations/0190b0a0-0000-7000-8000-000000000000", "/users/nobody"]) {
     t.equal((await fetch(`${laurel.origin}${path}`)).status, 404, path);
   }
