@@ -47,23 +47,6 @@ export interface LocalNats {
   stop(): Promise<void>;
 }
 
-/**
- * Starts a JetStream-enabled `nats-server` (Debian's package) on loopback, storing in `storeDir`.
- * Used by `npm start` when NATS_URL is unset, and by tests.
- */
-export const startLocalNats = async (opts: LocalNatsOptions): Promise<LocalNats> => {
-  // A port the kernel picked is free only until it hands it out again (an outgoing connection may
-  // take it before the server binds it): when the port is ours to pick, a taken one is picked again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(opts);
-    } catch (err) {
-      const ours = opts.port === undefined && opts.config === undefined;
-      if (!ours || attempt === 3 || !/address already in use/.test(String(err))) throw err;
-    }
-  }
-};
-
 interface LocalNatsOptions {
   storeDir: string;
   port?: number;
@@ -74,7 +57,11 @@ interface LocalNatsOptions {
   config?: string;
 }
 
-const startOnce = async (opts: LocalNatsOptions): Promise<LocalNats> => {
+/**
+ * Starts a JetStream-enabled `nats-server` (Debian's package) on loopback, storing in `storeDir`.
+ * Used by `npm start` when NATS_URL is unset, and by tests.
+ */
+export const startLocalNats = async (opts: LocalNatsOptions): Promise<LocalNats> => {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
   const binary = opts.binary ?? process.env.NATS_SERVER_BIN ?? "nats-server";

@@ -55,9 +55,8 @@ export interface TestNatsCluster {
 
 /**
  * A JetStream cluster of `size` nats-server nodes on loopback, each with its own config file. The
- * ports are free when picked but not held until a node binds them, and another process may take
- * one meanwhile (an outgoing connection's ephemeral port, say): then the nodes that started are
- * stopped and the cluster is made again on new ports.
+ * ports are free when picked but not held until a node binds them, and another test may take one
+ * meanwhile: then the nodes that started are stopped and the cluster is made again on new ports.
  */
 export const startTestNatsCluster = async (size = 3): Promise<TestNatsCluster> => {
   for (let attempt = 1; ; attempt++) {
