@@ -1,6 +1,7 @@
 import {
   createPrivateKey,
   createPublicKey,
+  createSecretKey,
   generateKeyPairSync,
   hkdfSync,
   type KeyObject,
@@ -9,10 +10,14 @@ import {
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
-/** The server's keys: one 32-byte root secret (HMAC and AES keys are derived from it) and an Ed25519 key. */
+/**
+ * The server's keys: one 32-byte root secret (HMAC and AES keys are derived from it) and an Ed25519 key.
+ * Every key is a KeyObject: on Node 24, `createHmac` or `createCipheriv` with a raw Buffer key spends
+ * most of its time checking whether the key is a KeyObject or a CryptoKey (docs/benchmarks.md).
+ */
 export interface ServerKeys {
-  hmacKey: Buffer;
-  aesKey: Buffer;
+  hmacKey: KeyObject;
+  aesKey: KeyObject;
   signingKey: KeyObject;
   publicKey: KeyObject;
 }
@@ -22,7 +27,8 @@ interface StoredKeys {
   signing_key_pem: string; // PKCS#8
 }
 
-const derive = (root: Buffer, info: string): Buffer => Buffer.from(hkdfSync("sha256", root, Buffer.alloc(0), info, 32));
+const derive = (root: Buffer, info: string): KeyObject =>
+  createSecretKey(Buffer.from(hkdfSync("sha256", root, Buffer.alloc(0), info, 32)));
 
 const fromStored = (stored: StoredKeys): ServerKeys => {
   const root = Buffer.from(stored.secret, "base64url");
