@@ -1,5 +1,5 @@
 import { uuidv7 } from "../adapters/crypto/mod.ts";
-import { type Database, postgresMailOutbox } from "../adapters/db/mod.ts";
+import { type Database, listenForMail, postgresMailOutbox } from "../adapters/db/mod.ts";
 import { logMailer, smtpMailer } from "../adapters/mail/mod.ts";
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { type Log, startMailSender } from "../workers/mod.ts";
@@ -13,12 +13,12 @@ export interface MailPipeline {
  * The mail outbox's sender, in every process that runs workers: SMTP when SMTP_URL is set, else
  * the log. Exports the outbox's waiting and failed mails and the attempts by outcome.
  */
-export const startMailPipeline = (
+export const startMailPipeline = async (
   config: Pick<Config, "smtpUrl" | "mailFrom" | "mail" | "limits">,
   db: Database,
   log: Log,
   registry?: MetricsRegistry,
-): MailPipeline => {
+): Promise<MailPipeline> => {
   const outbox = postgresMailOutbox(db);
   const smtp = config.smtpUrl
     ? smtpMailer(config.smtpUrl, config.mailFrom, { maxConnections: config.limits.smtpMaxConnections })
@@ -43,13 +43,17 @@ export const startMailPipeline = (
     },
     {
       intervalMs: config.mail.pollIntervalMs,
+      // A queued mail's notification wakes the sender; the poll only backs it up.
+      idleMaxMs: Math.max(config.mail.pollIntervalMs, 5_000),
       batch: 20,
       leaseMs: 120_000,
       retryBaseMs: config.mail.retryBaseMs,
     },
   );
+  const listening = await listenForMail(db, sender.wake, (err) => log.warn({ err }, "mail notifications lost"));
   return {
     stop: async () => {
+      await listening?.close();
       await sender.stop();
       smtp?.close();
     },

@@ -55,7 +55,7 @@ let pipeline: WebhookPipeline | undefined;
 let mail: MailPipeline | undefined;
 let reverification: { stop(): Promise<void> } | undefined;
 if (config.webhooks.inProcessWorkers) {
-  mail = startMailPipeline(config, db, server.app.log, metrics);
+  mail = await startMailPipeline(config, db, server.app.log, metrics);
   reverification = startExternalReverification(config, db, server.app.log);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {

@@ -41,7 +41,7 @@ const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
   metrics: pipelineMetrics(registry),
 });
 
-const mail = startMailPipeline(config, db, log, registry);
+const mail = await startMailPipeline(config, db, log, registry);
 const reverification = startExternalReverification(config, db, log);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);
 health.setAccepting(true);

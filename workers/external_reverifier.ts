@@ -27,7 +27,10 @@ export const startExternalReverifier = (
   options: ExternalReverifierOptions,
 ): ExternalReverifier =>
   pollLoop(
-    async () => ({ full: (await reverifyDue(deps, deps.context(), options)) >= options.batch }),
-    options.intervalMs,
+    async () => {
+      const n = await reverifyDue(deps, deps.context(), options);
+      return { full: n >= options.batch, found: n > 0 };
+    },
+    options,
     (err) => deps.log.warn({ err }, "external badge re-verification failed; retrying"),
   );

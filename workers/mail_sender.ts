@@ -14,6 +14,8 @@ export interface MailSenderDeps {
 
 export interface MailSenderOptions {
   intervalMs: number;
+  /** The longest wait while the outbox is empty; `wake()` (a new mail's notification) ends it. */
+  idleMaxMs?: number;
   /** Mails claimed, and sent concurrently, at a time. */
   batch: number;
   /** How long a claimed mail is this sender's; after it (a sender that died), another takes it. */
@@ -51,9 +53,9 @@ export const startMailSender = (deps: MailSenderDeps, options: MailSenderOptions
     async () => {
       const due = await deps.outbox.claimDue(deps.clock(), options.batch, options.leaseMs);
       await Promise.all(due.map(sendOne));
-      return { full: due.length >= options.batch };
+      return { full: due.length >= options.batch, found: due.length > 0 };
     },
-    options.intervalMs,
+    options,
     (err) => deps.log.warn({ err }, "mail sender could not read the outbox; retrying"),
   );
 };

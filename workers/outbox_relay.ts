@@ -1,5 +1,5 @@
 import type { EventPublisher, Outbox } from "../core/events/mod.ts";
-import { type Log, type PipelineMetrics, wakeableSleep } from "./runtime.ts";
+import { idleBackoff, type Log, type PipelineMetrics, wakeableSleep } from "./runtime.ts";
 
 export interface OutboxRelayDeps {
   outbox: Outbox;
@@ -8,8 +8,8 @@ export interface OutboxRelayDeps {
   log: Log;
   /**
    * Starts listening for "events committed" (PostgreSQL NOTIFY, with the organization's id when
-   * the notification names one); returns whether the listener is alive, or null when the database
-   * cannot notify (PGlite): the relay then polls faster.
+   * the notification names one); returns whether the listener is alive, or null when listening
+   * failed: the relay then polls faster.
    */
   listen?: (
     onNotify: (organizationId?: string) => void,
@@ -23,6 +23,8 @@ export interface OutboxRelayOptions {
    * every organization; between polls, only at those the notifications named.
    */
   pollMs: number;
+  /** The longest poll interval, reached by doubling while polls find nothing (an idle process). */
+  idlePollMs: number;
   /** Poll interval without one. */
   fastPollMs: number;
   /** How often a lost listener (its connection broke, say a database restart) is set up again. */
@@ -32,6 +34,7 @@ export interface OutboxRelayOptions {
 export const DEFAULT_RELAY_OPTIONS: OutboxRelayOptions = {
   batch: 500,
   pollMs: 1_000,
+  idlePollMs: 10_000,
   fastPollMs: 50,
   relistenMs: 5_000,
 };
@@ -62,6 +65,9 @@ export const startOutboxRelay = async (
   /** Look at every organization next (start, poll, a wake without a name). */
   let everyone = true;
   let scannedAt = performance.now();
+  const backoff = idleBackoff(options.pollMs, options.idlePollMs);
+  /** The wait from the last look at every organization to the next. */
+  let pollWaitMs = options.pollMs;
   const onNotify = (organizationId?: string): void => {
     if (organizationId) named.add(organizationId);
     else everyone = true;
@@ -93,7 +99,13 @@ export const startOutboxRelay = async (
             (events) => deps.publisher.publish(events),
             organizations,
           );
-          if (published > 0) deps.metrics.eventsPublished(published);
+          if (published > 0) {
+            deps.metrics.eventsPublished(published);
+            backoff.reset();
+            pollWaitMs = options.pollMs;
+          } else if (all) {
+            pollWaitMs = backoff.next();
+          }
           if (failures > 0) deps.log.info({ failures }, "event relay recovered");
           failures = 0;
         } catch (err) {
@@ -115,9 +127,9 @@ export const startOutboxRelay = async (
       await relisten();
       if (listener?.alive()) {
         // Until a notification, or the next poll.
-        const left = options.pollMs - (performance.now() - scannedAt);
+        const left = pollWaitMs - (performance.now() - scannedAt);
         if (left > 0) await sleep(left);
-        if (performance.now() - scannedAt >= options.pollMs) everyone = true;
+        if (performance.now() - scannedAt >= pollWaitMs) everyone = true;
       } else {
         await sleep(options.fastPollMs);
       }

@@ -11,6 +11,8 @@ export interface RetrySchedulerDeps {
 
 export interface RetrySchedulerOptions {
   intervalMs: number;
+  /** The longest wait while nothing is due (an idle process then asks the database rarely). */
+  idleMaxMs?: number;
   batch: number;
   /** A dispatched delivery that is still due this much later is dispatched again (lost message). */
   redispatchAfterMs: number;
@@ -38,8 +40,8 @@ export const startRetryScheduler = (deps: RetrySchedulerDeps, options: RetrySche
         (due) => deps.publisher.publish(due),
       );
       if (n > 0) deps.metrics.dispatched(n);
-      return { full: n >= options.batch };
+      return { full: n >= options.batch, found: n > 0 };
     },
-    options.intervalMs,
+    options,
     (err) => deps.log.warn({ err }, "retry scheduler could not dispatch; retrying"),
   );

@@ -58,34 +58,62 @@ export const wakeableSleep = () => {
 };
 
 /**
+ * The wait between empty rounds of a poller: `baseMs` after a round that found work, doubling after
+ * each empty one up to `maxMs`, so an idle process costs next to nothing while a busy one polls at
+ * its interval.
+ */
+export const idleBackoff = (baseMs: number, maxMs: number) => {
+  let waitMs = baseMs;
+  return {
+    /** The wait before the next round after an empty one; the one after it is longer. */
+    next: (): number => {
+      const ms = waitMs;
+      waitMs = Math.min(Math.max(baseMs, maxMs), waitMs * 2);
+      return ms;
+    },
+    reset: (): void => {
+      waitMs = baseMs;
+    },
+  };
+};
+
+/**
  * Runs `round` until stopped: again at once after a full round (more may be waiting), after
- * `intervalMs` otherwise. A round that throws (the database away) is retried after the interval;
- * `onError` hears the first of a run of failures and every 20th after it.
+ * `intervalMs` after one that found work, and after longer waits up to `idleMaxMs` while rounds find
+ * nothing; `wake()` starts a round at once. A round that throws (the database away) is retried
+ * after the interval; `onError` hears the first of a run of failures and every 20th after it.
  */
 export const pollLoop = (
-  round: () => Promise<{ full: boolean }>,
-  intervalMs: number,
+  round: () => Promise<{ full: boolean; found: boolean }>,
+  options: { intervalMs: number; idleMaxMs?: number },
   onError: (err: unknown) => void,
 ): { wake(): void; stop(): Promise<void> } => {
   const { sleep, wake } = wakeableSleep();
+  const backoff = idleBackoff(options.intervalMs, options.idleMaxMs ?? options.intervalMs);
   let stopped = false;
   let failures = 0;
   const loop = async (): Promise<void> => {
     while (!stopped) {
       let full = false;
+      let found = false;
       try {
-        full = (await round()).full;
+        ({ full, found } = await round());
         failures = 0;
       } catch (err) {
         if (failures % 20 === 0) onError(err);
         failures++;
+        found = true;
       }
-      if (!full) await sleep(intervalMs);
+      if (found) backoff.reset();
+      if (!full) await sleep(found ? options.intervalMs : backoff.next());
     }
   };
   const running = loop();
   return {
-    wake,
+    wake: () => {
+      backoff.reset();
+      wake();
+    },
     stop: async () => {
       stopped = true;
       wake();

@@ -21,7 +21,7 @@ export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
-export { listenForEvents } from "./postgres_listen.ts";
+export { listenForEvents, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";

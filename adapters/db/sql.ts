@@ -38,7 +38,7 @@ export interface Listening {
 export interface Sql extends Queryable {
   readonly kind: "postgresql" | "pglite";
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** A connection of its own LISTENing on `channel`; null where notifications do not exist (PGlite). */
+  /** LISTENs on `channel` (on PostgreSQL, on a connection of its own); null when that failed. */
   listen(
     channel: string,
     onNotify: (payload: string) => void,
@@ -179,7 +179,7 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
 
 /**
  * The embedded PGlite: one connection, which PGlite serializes; a transaction holds it to the end.
- * No notifications reach another process, so `listen` answers null (the relay polls instead).
+ * Its notifications reach listeners of the same instance, which is the only process using it.
  */
 export const pgliteSql = (db: PGlite): Sql => {
   const over = (q: Pick<PGlite, "query">) =>
@@ -191,7 +191,24 @@ export const pgliteSql = (db: PGlite): Sql => {
     kind: "pglite",
     ...over(db),
     transaction: (work) => db.transaction((tx) => work(over(tx))),
-    listen: async () => null,
+    async listen(channel, onNotify, onError) {
+      let unlisten: () => Promise<void>;
+      try {
+        unlisten = await db.listen(channel, onNotify);
+      } catch (err) {
+        onError(err);
+        return null;
+      }
+      let alive = true;
+      return {
+        alive: () => alive && !db.closed,
+        close: async () => {
+          if (!alive) return;
+          alive = false;
+          if (!db.closed) await unlisten().catch(() => undefined);
+        },
+      };
+    },
     end: () => db.close(),
   };
 };

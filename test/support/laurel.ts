@@ -93,7 +93,7 @@ export const startLaurel = async (
   const server = await buildApiServer(config, db, nc, false);
   await server.listen();
   // The mail outbox's sender, as a worker beside the API would run it.
-  const mail = startMailPipeline(config, db, server.app.log, server.metrics);
+  const mail = await startMailPipeline(config, db, server.app.log, server.metrics);
   return {
     origin,
     adminOrigin,

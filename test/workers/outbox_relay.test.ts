@@ -1,6 +1,7 @@
 import t from "tap";
 import type { Outbox } from "../../core/events/mod.ts";
 import { startOutboxRelay } from "../../workers/outbox_relay.ts";
+import { idleBackoff } from "../../workers/runtime.ts";
 
 /**
  * Which organizations the relay asks the outbox for (the outbox itself is tested on PostgreSQL in
@@ -12,7 +13,12 @@ const metrics = {
   eventsPublished: () => {},
 } as unknown as Parameters<typeof startOutboxRelay>[0]["metrics"];
 
-const setup = async (opts: { alive: boolean; pollMs: number; full?: (call: number) => boolean }) => {
+const setup = async (opts: {
+  alive: boolean;
+  pollMs: number;
+  idlePollMs?: number;
+  full?: (call: number) => boolean;
+}) => {
   const calls: Array<readonly string[] | undefined> = [];
   let notify: (organizationId?: string) => void = () => {};
   let waiting: (() => void) | undefined;
@@ -34,7 +40,7 @@ const setup = async (opts: { alive: boolean; pollMs: number; full?: (call: numbe
         return { alive: () => opts.alive, close: async () => {} };
       },
     },
-    { batch: 10, pollMs: opts.pollMs, fastPollMs: 20, relistenMs: 60_000 },
+    { batch: 10, pollMs: opts.pollMs, idlePollMs: opts.idlePollMs ?? opts.pollMs, fastPollMs: 20, relistenMs: 60_000 },
   );
   /** Resolves at the relay's n-th call of the outbox. */
   const call = (n: number): Promise<void> =>
@@ -93,4 +99,26 @@ t.test("without a live listener every look is at everyone", async (t) => {
   r.notify("org-1");
   await r.call(3);
   t.same(r.calls.slice(0, 3), [undefined, undefined, undefined]);
+});
+
+t.test("polls that find nothing come ever less often, up to the idle interval", async (t) => {
+  const r = await setup({ alive: true, pollMs: 20, idlePollMs: 320 });
+  t.teardown(() => r.relay.stop());
+  await r.call(1);
+  await new Promise((res) => setTimeout(res, 700));
+  // At a steady 20 ms that is about 35 looks; doubling from 20 ms (20, 40, 80, 160, 320) about 6.
+  t.ok(r.calls.length <= 10, `${r.calls.length} looks in 700 ms`);
+  t.ok(r.calls.length >= 4, "still looking");
+});
+
+t.test("the idle wait doubles from the interval to its cap and starts over on reset", async (t) => {
+  const b = idleBackoff(20, 100);
+  t.same([b.next(), b.next(), b.next(), b.next(), b.next()], [20, 40, 80, 100, 100]);
+  b.reset();
+  t.equal(b.next(), 20);
+  t.same(
+    [idleBackoff(50, 10).next(), idleBackoff(50, 10).next()],
+    [50, 50],
+    "a cap below the interval is the interval",
+  );
 });
