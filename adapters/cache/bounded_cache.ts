@@ -41,8 +41,10 @@ export const boundedCache = <V extends {}>(
   options: BoundedCacheOptions<V> = {},
 ): BoundedCache<V> => {
   const sizeOf = options.sizeOf ?? ((_value: V, key: string) => keyBytes(key));
+  // lru-cache given `max` allocates its whole index up front (about 50 bytes per possible entry, so
+  // megabytes per cache of 100,000 at start): the count is bounded here instead, and its index grows
+  // with what is actually kept.
   const lru = new LRUCache<string, V>({
-    max: limits.maxEntries,
     maxSize: limits.maxBytes,
     sizeCalculation: (value, key) => Math.max(1, Math.ceil(sizeOf(value, key))),
     ...(limits.ttlMs > 0 ? { ttl: limits.ttlMs } : {}),
@@ -54,6 +56,7 @@ export const boundedCache = <V extends {}>(
   return {
     get: (key) => lru.get(key),
     set(key, value, ttlMs) {
+      if (lru.size >= limits.maxEntries && !lru.has(key)) lru.pop();
       lru.set(key, value, ttlMs !== undefined && ttlMs > 0 ? { ttl: ttlMs } : undefined);
     },
     delete(key) {

@@ -1,11 +1,7 @@
+import { execFile } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { type IDatabaseDriver, MikroORM } from "@mikro-orm/core";
-import { Migrator } from "@mikro-orm/migrations";
-import { PostgreSqlDriver } from "@mikro-orm/postgresql";
-import { PGliteDriver } from "mikro-orm-pglite";
-import { MIGRATIONS } from "./migrations/mod.ts";
+import { fileURLToPath } from "node:url";
 import { pgliteSql, postgresSql, type Sql } from "./sql.ts";
 
 /** The database of a process: its statements (`Sql`), a health check and closing. */
@@ -21,36 +17,23 @@ export interface DatabaseLog {
   error(obj: object, msg: string): void;
 }
 
-const migrationOptions = {
-  entities: [] as string[],
-  extensions: [Migrator],
-  migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, silent: true },
-  discovery: { warnWhenNoEntities: false },
-  allowGlobalContext: false,
-  debug: false,
-  ensureDatabase: false,
-};
-
-/** MikroORM runs the migrations (its migrator keeps their order and record), then lets go. */
-const migrate = async <D extends IDatabaseDriver>(orm: MikroORM<D>): Promise<void> => {
-  try {
-    await orm.getMigrator().up();
-  } finally {
-    await orm.close(true);
-  }
-};
-
-/**
- * PGlite as MikroORM's driver sees it, except that closing it is left to the database: the ORM
- * closes its connection when it is done migrating, and the same PGlite serves every statement after.
- */
-const unclosable = (pglite: PGlite): PGlite =>
-  new Proxy(pglite, {
-    get(target, key) {
-      if (key === "close") return async () => undefined;
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+/** Runs the migrations of PostgreSQL at `url` in a process that ends with them (migrate_process.ts). */
+const migrateInProcess = (url: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    // Run as TypeScript by Node, or as the build's JavaScript beside this file.
+    const file = new URL(
+      import.meta.url.endsWith(".ts") ? "./migrate_process.ts" : "./migrate_process.js",
+      import.meta.url,
+    );
+    execFile(
+      process.execPath,
+      [fileURLToPath(file)],
+      { env: { ...process.env, LAUREL_MIGRATE_DATABASE_URL: url }, maxBuffer: 1024 * 1024 },
+      (err, _stdout, stderr) => {
+        if (err) reject(new Error(`database migrations failed: ${stderr.trim() || err.message}`, { cause: err }));
+        else resolve();
+      },
+    );
   });
 
 /**
@@ -69,34 +52,17 @@ export const openDatabase = async (opts: {
   let sql: Sql;
   let release = async (): Promise<void> => {};
   if (opts.databaseUrl) {
-    if (opts.migrate !== false) {
-      await migrate(
-        await MikroORM.init({
-          ...migrationOptions,
-          driver: PostgreSqlDriver,
-          clientUrl: opts.databaseUrl,
-          pool: { min: 0, max: 1 },
-        }),
-      );
-    }
+    if (opts.migrate !== false) await migrateInProcess(opts.databaseUrl);
     sql = postgresSql({ url: opts.databaseUrl, max: opts.pool?.max ?? 10, ...(opts.log ? { log: opts.log } : {}) });
   } else {
     const dir = join(opts.dataDir, "pglite");
     mkdirSync(dir, { recursive: true });
     const unlock = lockDirectory(opts.dataDir);
+    // Loaded only here: a process on PostgreSQL carries neither PGlite nor the ORM.
+    const { PGlite } = await import("@electric-sql/pglite");
     const pglite = new PGlite(dir);
     await pglite.waitReady;
-    if (opts.migrate !== false) {
-      const view = unclosable(pglite);
-      await migrate(
-        await MikroORM.init({
-          ...migrationOptions,
-          driver: PGliteDriver,
-          dbName: "postgres",
-          driverOptions: { connection: { pglite: () => view } },
-        }),
-      );
-    }
+    if (opts.migrate !== false) await (await import("./migrate.ts")).migratePglite(pglite);
     sql = pgliteSql(pglite);
     release = async () => unlock();
   }
