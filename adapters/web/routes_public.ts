@@ -20,6 +20,9 @@ import { signInPage } from "./pages/sign_in_pages.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";
 
+/** The one form that needs no CSRF token (see the web plugin's check). */
+export const VERIFY_EMAIL = "/badges/:id/verify_email";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A path id, lowercased; anything that is not a UUID is the same 404 as an unknown one. */
@@ -99,7 +102,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     return reply.code(entry.status).type("text/html; charset=utf-8").send(entry.body);
   });
 
-  app.post("/badges/:id/verify_email", async (request, reply) => {
+  app.post(VERIFY_EMAIL, async (request, reply) => {
     const email = field(request, "email").trim().slice(0, 254);
     const view = await badgeForPage(deps.earners, uuidParam(request), request.earner?.user.id ?? null);
     const salt = view.badge.recipient_salt;
