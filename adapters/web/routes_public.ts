@@ -157,7 +157,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
 
   app.get("/users/:who", async (request, reply) => {
     const who = (request.params as { who: string }).who;
-    const data = await publicProfile(deps.earners, who, UUID.test(who));
+    const data = await publicProfile(deps.earners, who);
     const name = `${data.account.user.first_name} ${data.account.user.last_name}`.trim();
     return kit.page(reply, 200, profilePage(kit.frame(request, reply, name), data, urls));
   });

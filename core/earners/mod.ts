@@ -17,6 +17,7 @@ export {
   badgeStatus,
   canDecide,
   checkLink,
+  idShaped,
   LINK_LIMITS,
   LINK_TTL_MS,
   linkRequestAllowed,
