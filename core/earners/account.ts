@@ -116,6 +116,25 @@ export const badgeForPage = async (
   return view;
 };
 
+/**
+ * The pending badge a notification link points at, for a visitor without a session: only when the
+ * link's token matches the badge's stored keyed digest (compared in constant time). Otherwise
+ * null, and the accept page names neither the recipient nor the badge: badge ids are not secret
+ * (a public replaced badge links to its replacement), the mailed token is.
+ */
+export const badgeForAcceptLink = async (
+  deps: Pick<EarnerDeps, "issuing">,
+  badgeId: string,
+  token: string | null,
+): Promise<BadgeView | null> => {
+  if (token === null || token === "") return null;
+  const view = await deps.issuing.store.getBadge(null, badgeId);
+  const stored = view?.badge.accept_token_digest ?? null;
+  if (view?.badge.state !== "pending" || stored === null) return null;
+  const tokens = deps.issuing.acceptTokens;
+  return tokens.equal(tokens.digest(token), stored) ? view : null;
+};
+
 /** An organization's public page: the issuer and its active public templates. */
 export const issuerPage = async (
   deps: Pick<EarnerDeps, "store">,

@@ -1,4 +1,5 @@
 export {
+  badgeForAcceptLink,
   badgeForPage,
   badgePrivacy,
   decideBadge,
