@@ -7,12 +7,12 @@ import { startSmtpSink } from "../support/smtp_sink.ts";
 /**
  * Every state-changing route of the app, read from Fastify's route tree, sent four ways: signed in
  * with the form's CSRF token; signed in without it (with a query string naming the one exempt
- * route, which must not exempt anything else); signed in with the token from another origin; and
- * signed out with the token. Each web route has its expected answers in the table; a route
+ * route, which must not exempt anything else); signed in with the token from another origin, or
+ * from a browser that says the form is cross-site; and signed out with the token. Each web route has its expected answers in the table; a route
  * missing from it fails. API routes take no cookie, so no form of another site can use them.
  */
 
-type Case = "token" | "no_token" | "other_origin" | "signed_out";
+type Case = "token" | "no_token" | "other_origin" | "cross_site" | "signed_out";
 type Expected = Record<Case, number>;
 
 /** Answers of a form route that needs a session and refuses a missing token or another site. */
@@ -20,6 +20,7 @@ const FORM = (token: number, signedOut = 303): Expected => ({
   token,
   no_token: 403,
   other_origin: 403,
+  cross_site: 403,
   signed_out: signedOut,
 });
 const API = "api" as const;
@@ -27,7 +28,7 @@ const API = "api" as const;
 const PROBE = "0190a0d8-0000-7000-8000-000000000000";
 const TABLE: Record<string, Expected | typeof API> = {
   // Changes nothing and is the same for everyone: no token needed, another site still refused.
-  "POST /badges/:id/verify_email": { token: 404, no_token: 404, other_origin: 403, signed_out: 404 },
+  "POST /badges/:id/verify_email": { token: 404, no_token: 404, other_origin: 403, cross_site: 403, signed_out: 404 },
   "POST /badges/:id/accept": FORM(404),
   "POST /badges/:id/reject": FORM(404),
   "POST /badges/:id/privacy": FORM(404),
@@ -104,7 +105,9 @@ t.test("every state-changing route with and without the CSRF token, from another
       url: c === "no_token" ? `${url}?x=/verify_email` : url,
       headers: {
         "content-type": "application/x-www-form-urlencoded",
-        origin: c === "other_origin" ? "https://elsewhere.example" : laurel.origin,
+        ...(c === "cross_site"
+          ? { "sec-fetch-site": "cross-site" }
+          : { origin: c === "other_origin" ? "https://elsewhere.example" : laurel.origin }),
         cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
       },
       payload: form.toString(),
@@ -121,7 +124,7 @@ t.test("every state-changing route with and without the CSRF token, from another
     }
     if (row === API) continue;
     const url = path.replace(/:(id|grant_id)\b/, PROBE);
-    for (const c of ["no_token", "other_origin", "signed_out", "token"] as const) {
+    for (const c of ["no_token", "other_origin", "cross_site", "signed_out", "token"] as const) {
       t.equal(await send(url, c), row[c], `${key}, ${c.replace("_", " ")}`);
     }
     if (ENDS_SESSION.has(key)) await earner.signIn("csrf@example.org");
