@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
+import { credentialSigner, nodeSecretBox, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
 import { type Database, postgresBadgeStore, postgresRateCounter } from "../adapters/db/mod.ts";
 import { type MailLog, sharedMailBudget } from "../adapters/mail/mod.ts";
 import {
@@ -26,12 +26,13 @@ export interface BadgeWiring {
 export const wireBadges = async (
   config: Config,
   db: Database,
-  keys: Pick<ServerKeys, "signingKey" | "publicKey">,
+  keys: Pick<ServerKeys, "signingKey" | "publicKey" | "hmacKey" | "aesKey">,
   log: () => MailLog & { error(obj: object, msg: string): void },
   /** Tells the other API processes which hosted records changed. */
   broadcast?: HostedBroadcast,
 ): Promise<BadgeWiring> => {
   const records = hostedRecordCache({ ttlMs: 5_000 });
+  const secrets = nodeSecretBox(keys);
   const listeners: ((kind: HostedKind, id?: string) => void)[] = [];
   // Caches built on the same records (the web adapter's badge pages) drop their entries with them.
   const hosted: HostedRecordCache = {
@@ -46,6 +47,7 @@ export const wireBadges = async (
       store: invalidatingStore(postgresBadgeStore(db), hosted, broadcast),
       urls: { publicBase: config.publicUrl },
       mailBudget: sharedMailBudget(postgresRateCounter(db), config.limits.mailPerOrganizationPerHour, log),
+      acceptTokens: { newToken: secrets.newSecret, digest: secrets.digest, equal: secrets.equal },
     },
     newId: () => uuidv7(),
     newEventId: () => uuidv7(),

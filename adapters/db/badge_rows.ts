@@ -52,6 +52,7 @@ const BADGE_COLUMNS: readonly (keyof BadgeRecord)[] = [
   "replacement_badge_id",
   "user_id",
   "recipient_salt",
+  "accept_token_digest",
   "state_updated_at",
   "created_at",
   "updated_at",

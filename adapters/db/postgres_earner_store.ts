@@ -149,6 +149,25 @@ const earnerTx = (q: Queryable): EarnerTx => ({
   revokeSessions: async (userId, now) => {
     await revokeSessions(q, userId, now);
   },
+  async lockAccounts(userIds) {
+    const ids = [...new Set(userIds)].sort();
+    if (ids.length === 0) return [];
+    const rows = await q.all<Row>(
+      `select id, closed_at from users where id in (${placeholders(ids.length)}) order by id for update`,
+      ids,
+    );
+    return rows.map((r) => ({ id: r.id as string, closed_at: toDateOrNull(r.closed_at) }));
+  },
+  async endLinks(userId, now) {
+    // A link being used right now is skipped rather than waited for: its use holds the link and
+    // waits for this account's row, and finds the account closed once this transaction commits.
+    await q.run(
+      `update earner_links set expires_at = ? where token_hash in (
+         select token_hash from earner_links where user_id = ? and used_at is null and expires_at > ?
+         for update skip locked)`,
+      [now, userId, now],
+    );
+  },
   async removeEmail(userId, emailKey) {
     await q.run("delete from user_emails where user_id = ? and email_key = ?", [userId, emailKey]);
   },

@@ -4,21 +4,28 @@ import type { MailOutbox } from "../../core/mail/mod.ts";
 import { html } from "./html.ts";
 import type { WebUrls } from "./urls.ts";
 
-const WORDING: Record<LinkPurpose, { subject: string; intro: string; button: string }> = {
+/** Who asked for a link that acts for an account: the mail names them, so a stranger's request shows. */
+export interface LinkRequester {
+  name: string;
+  email: string;
+}
+
+const WORDING: Record<LinkPurpose, { subject: string; intro: (who: string) => string; button: string }> = {
   sign_in: {
     subject: "Your Laurel sign-in link",
-    intro: "Use this link to sign in to Laurel.",
+    intro: () => "Use this link to sign in to Laurel.",
     button: "Sign in",
   },
   add_email: {
     subject: "Confirm your e-mail address on Laurel",
-    intro: "Use this link to add this address to your Laurel account. Badges sent to it will join your account.",
+    intro: (who) =>
+      `The Laurel account of ${who} asked to add this address. Open this link in the browser where that account is signed in to confirm it: badges sent to this address, and sign-ins with it, will go to that account. If that is not your account, ignore this e-mail.`,
     button: "Confirm this address",
   },
   merge: {
     subject: "Merge your Laurel accounts",
-    intro:
-      "Someone signed in to Laurel asked to merge the account of this address into theirs. Open this link in the browser where that account is signed in to move its badges and addresses.",
+    intro: (who) =>
+      `The Laurel account of ${who} asked to merge the account of this address into it. Open this link in the browser where that account is signed in to move this account's badges and addresses there. If that is not your account, ignore this e-mail.`,
     button: "Merge accounts",
   },
 };
@@ -37,11 +44,17 @@ export interface EarnerMailDeps {
  * and HTML, written to the mail outbox: a sender retries it if the mail server is away.
  */
 export const earnerMail = (deps: EarnerMailDeps, urls: WebUrls) => ({
-  sendLink: (purpose: LinkPurpose, to: string, token: string): Promise<void> => {
+  sendLink: (
+    purpose: LinkPurpose,
+    to: string,
+    token: string,
+    requester: LinkRequester | null = null,
+  ): Promise<void> => {
     const w = WORDING[purpose];
+    const intro = w.intro(requester ? `${requester.name} <${requester.email}>` : "someone");
     const link = urls.signInLink(token);
     const body = html`<div style="font-family: sans-serif; max-width: 32rem">
-      <p>${w.intro}</p>
+      <p>${intro}</p>
       <p><a href=${link} style="display: inline-block; padding: 0.6rem 1rem; background: #1f5f4a; color: #fff; border-radius: 6px; text-decoration: none">${w.button}</a></p>
       <p style="color: #555; font-size: 0.9rem">${FOOTER}<br />${link}</p>
     </div>`;
@@ -52,7 +65,7 @@ export const earnerMail = (deps: EarnerMailDeps, urls: WebUrls) => ({
       message: {
         to,
         subject: w.subject,
-        text: `${w.intro}\n\n${link}\n\n${FOOTER}\n`,
+        text: `${intro}\n\n${link}\n\n${FOOTER}\n`,
         html: renderToString(body),
       },
       sent_event: null,

@@ -16,7 +16,7 @@ import { type Frame, messagePage } from "./layout.ts";
 import { pageCache } from "./page_cache.ts";
 import { accountRoutes } from "./routes_account.ts";
 import { connectRoutes } from "./routes_connect.ts";
-import { publicRoutes } from "./routes_public.ts";
+import { publicRoutes, VERIFY_EMAIL } from "./routes_public.ts";
 import { signInRoutes } from "./routes_sign_in.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import { webUrls } from "./urls.ts";
@@ -123,8 +123,9 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
       );
     }
     // Checking an address against a badge changes nothing, and the page offering it is the same
-    // for every visitor (so it can be cached): it needs no token.
-    if (request.url.endsWith("/verify_email")) return;
+    // for every visitor (so it can be cached): it needs no token. The route's pattern is compared,
+    // never the URL, whose query string the sender chooses.
+    if (request.routeOptions.url === VERIFY_EMAIL) return;
     await new Promise<void>((resolve, reject) =>
       app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())),
     );

@@ -97,7 +97,9 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       userId: account.user.id,
       client: request.ip,
     });
-    await kit.mail.sendLink(purpose, email, token);
+    const name = `${account.user.first_name} ${account.user.last_name}`.trim();
+    const primary = account.user.emails.find((e) => e.confirmed) ?? account.user.emails[0];
+    await kit.mail.sendLink(purpose, email, token, { name, email: primary?.email ?? "" });
   };
 
   app.post(

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { fullName } from "../../core/badges/mod.ts";
 import {
+  badgeForAcceptLink,
   badgeForPage,
   badgePageVisible,
   badgePrivacy,
@@ -19,6 +20,9 @@ import { organizationPage, profilePage } from "./pages/public_pages.ts";
 import { signInPage } from "./pages/sign_in_pages.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";
+
+/** The one form that needs no CSRF token (see the web plugin's check). */
+export const VERIFY_EMAIL = "/badges/:id/verify_email";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -99,7 +103,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     return reply.code(entry.status).type("text/html; charset=utf-8").send(entry.body);
   });
 
-  app.post("/badges/:id/verify_email", async (request, reply) => {
+  app.post(VERIFY_EMAIL, async (request, reply) => {
     const email = field(request, "email").trim().slice(0, 254);
     const view = await badgeForPage(deps.earners, uuidParam(request), request.earner?.user.id ?? null);
     const salt = view.badge.recipient_salt;
@@ -109,20 +113,29 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     return showBadge(request, reply, { email, matches });
   });
 
-  // The pending-badge e-mail's link: sign in (address pre-filled) and come back to the badge.
+  // The pending-badge e-mail's link: sign in and come back to the badge. Only the mail's token
+  // pre-fills the address and names the badge; without it the page is the same for every id.
   app.get("/badges/:id/accept", async (request, reply) => {
     const id = uuidParam(request);
     if (request.earner) return reply.redirect(`/badges/${id}`, 303);
-    const view = await deps.earners.issuing.store.getBadge(null, id);
-    if (view?.badge.state !== "pending") throw notFound("Badge");
+    const token = (request.query as { token?: unknown }).token;
+    const view = await badgeForAcceptLink(
+      deps.earners,
+      id,
+      typeof token === "string" && token.length <= 200 ? token : null,
+    );
+    const frame = { ...kit.frame(request, reply, "Sign in to accept your badge"), noindex: true };
+    if (view) void reply.header("cache-control", "no-store");
     return kit.page(
       reply,
       200,
-      signInPage(kit.frame(request, reply, "Sign in to accept your badge"), {
-        email: view.badge.recipient_email,
+      signInPage(frame, {
+        email: view?.badge.recipient_email ?? "",
         next: `/badges/${id}`,
         error: null,
-        context: `${view.issuer.name} sent you the badge “${view.template.name}”. Sign in to accept it.`,
+        context: view
+          ? `${view.issuer.name} sent you the badge “${view.template.name}”. Sign in to accept it.`
+          : "Sign in with the address the badge was sent to, to see and accept it.",
       }),
     );
   });
@@ -154,7 +167,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
 
   app.get("/users/:who", async (request, reply) => {
     const who = (request.params as { who: string }).who;
-    const data = await publicProfile(deps.earners, who, UUID.test(who));
+    const data = await publicProfile(deps.earners, who);
     const name = `${data.account.user.first_name} ${data.account.user.last_name}`.trim();
     return kit.page(reply, 200, profilePage(kit.frame(request, reply, name), data, urls));
   });

@@ -7,7 +7,6 @@ import {
   signOut,
   signOutEverywhere,
 } from "../../core/earners/mod.ts";
-import { messagePage } from "./layout.ts";
 import { linkConfirmPage, linkFailedPage, linkSentPage, signInPage } from "./pages/sign_in_pages.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";
@@ -87,15 +86,8 @@ export const signInRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     }
     if (result.session) kit.sessionCookie(reply, result.session);
     if (result.purpose === "sign_in") return reply.redirect(result.next ?? "/wallet?done=signed_in", 303);
-    if (result.purpose === "merge") return reply.redirect("/account?done=merged", 303);
-    if (request.earner?.user.id === result.userId) return reply.redirect("/account?done=email_confirmed", 303);
-    return kit.page(
-      reply,
-      200,
-      messagePage(kit.frame(request, reply, "Address confirmed"), "Address confirmed", [
-        `${result.email} now belongs to your Laurel account.`,
-      ]),
-    );
+    // An add-address or merge link is used only in its own account's session (core checks it).
+    return reply.redirect(result.purpose === "merge" ? "/account?done=merged" : "/account?done=email_confirmed", 303);
   });
 
   app.post("/sign_out", async (request, reply) => {

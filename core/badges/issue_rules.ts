@@ -129,6 +129,8 @@ export interface NewBadgeContext {
   /** The earner account owning the recipient e-mail, if one exists. */
   user_id: string | null;
   replaces_badge_id?: string | null;
+  /** Keyed digest of the notification link's token, when a notification is sent. */
+  accept_token_digest?: string | null;
 }
 
 /** The row of a freshly issued badge: pending, public, its own salt. */
@@ -153,6 +155,7 @@ export const newBadgeRecord = (n: NormalizedIssue, ctx: NewBadgeContext): BadgeR
   replacement_badge_id: null,
   user_id: ctx.user_id,
   recipient_salt: ctx.recipient_salt,
+  accept_token_digest: ctx.accept_token_digest ?? null,
   state_updated_at: ctx.now,
   created_at: ctx.now,
   updated_at: ctx.now,

@@ -81,6 +81,11 @@ export interface BadgeRecord {
   user_id: string | null;
   /** Per-badge salt of the hashed OBI recipient identity, chosen at issue and never changed. */
   recipient_salt: string;
+  /**
+   * Keyed digest of the token in the pending-badge mail's accept link (null: no mail was sent).
+   * Whoever holds that link sees who the badge is for without signing in; nobody else does.
+   */
+  accept_token_digest: string | null;
   state_updated_at: Date;
   created_at: Date;
   updated_at: Date;

@@ -5,7 +5,7 @@ import { type BadgeView, earnerDecision, type IssuingContext, setPrivacy, type T
 import { syncAccountConnections } from "../workforce/mod.ts";
 import type { EarnerDeps } from "./context.ts";
 import type { EarnerAccount } from "./ports.ts";
-import { badgePageVisible, canDecide, onPublicProfile, validVanity, walletOrder } from "./rules.ts";
+import { badgePageVisible, canDecide, idShaped, onPublicProfile, validVanity, walletOrder } from "./rules.ts";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: PostgreSQL text cannot hold U+0000
 const NUL = /\u0000/;
@@ -37,7 +37,10 @@ export const updateProfile = async (
   const vanity = input.vanity_name.trim();
   if (vanity !== "" && !validVanity(vanity)) {
     throw validationFailed("Check the profile name", [
-      { field: "vanity_name", message: "3 to 40 letters, digits or dashes, starting with a letter" },
+      {
+        field: "vanity_name",
+        message: "3 to 40 letters, digits or dashes, starting with a letter, not shaped like an id",
+      },
     ]);
   }
   const result = await deps.store.updateProfile(account.user.id, input.public_profile, vanity || null, now);
@@ -113,6 +116,25 @@ export const badgeForPage = async (
   return view;
 };
 
+/**
+ * The pending badge a notification link points at, for a visitor without a session: only when the
+ * link's token matches the badge's stored keyed digest (compared in constant time). Otherwise
+ * null, and the accept page names neither the recipient nor the badge: badge ids are not secret
+ * (a public replaced badge links to its replacement), the mailed token is.
+ */
+export const badgeForAcceptLink = async (
+  deps: Pick<EarnerDeps, "issuing">,
+  badgeId: string,
+  token: string | null,
+): Promise<BadgeView | null> => {
+  if (token === null || token === "") return null;
+  const view = await deps.issuing.store.getBadge(null, badgeId);
+  const stored = view?.badge.accept_token_digest ?? null;
+  if (view?.badge.state !== "pending" || stored === null) return null;
+  const tokens = deps.issuing.acceptTokens;
+  return tokens.equal(tokens.digest(token), stored) ? view : null;
+};
+
 /** An organization's public page: the issuer and its active public templates. */
 export const issuerPage = async (
   deps: Pick<EarnerDeps, "store">,
@@ -124,15 +146,24 @@ export const issuerPage = async (
   return { issuer, templates: templates.filter((t) => t.template.state === "active" && t.template.public) };
 };
 
-/** An earner's public profile (by id or vanity name), or not found while it is off. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * An earner's public profile, or not found while it is off. Ids and vanity names are separate
+ * namespaces: anything shaped like an id is looked up as an id only (an id-shaped vanity name,
+ * which `validVanity` refuses, is never reached), anything else as a vanity name only.
+ */
 export const publicProfile = async (
   deps: Pick<EarnerDeps, "store">,
   idOrVanity: string,
-  isUuid: boolean,
 ): Promise<{ account: EarnerAccount; badges: BadgeView[] }> => {
-  const account = isUuid
-    ? await deps.store.getAccount(idOrVanity.toLowerCase())
-    : await deps.store.accountByVanity(idOrVanity);
+  const account = idShaped(idOrVanity)
+    ? UUID.test(idOrVanity)
+      ? await deps.store.getAccount(idOrVanity.toLowerCase())
+      : null
+    : validVanity(idOrVanity)
+      ? await deps.store.accountByVanity(idOrVanity)
+      : null;
   if (!account?.public_profile || account.closed_at !== null) throw notFound("Profile");
   const badges = (await deps.store.userBadges(account.user.id)).filter((v) => onPublicProfile(v.badge));
   return { account, badges };

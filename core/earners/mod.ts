@@ -1,4 +1,5 @@
 export {
+  badgeForAcceptLink,
   badgeForPage,
   badgePrivacy,
   decideBadge,
@@ -17,6 +18,7 @@ export {
   badgeStatus,
   canDecide,
   checkLink,
+  idShaped,
   LINK_LIMITS,
   LINK_TTL_MS,
   linkRequestAllowed,

@@ -63,6 +63,13 @@ export interface EarnerTx {
   /** Revokes the account's active connect grants and every token family issued under them. */
   endGrants(userId: string, now: Date): Promise<void>;
   revokeSessions(userId: string, now: Date): Promise<void>;
+  /**
+   * Locks the accounts' rows until the transaction ends, always in id order (two transactions
+   * locking the same accounts queue rather than deadlock), and answers those that exist.
+   */
+  lockAccounts(userIds: string[]): Promise<Array<{ id: string; closed_at: Date | null }>>;
+  /** Ends the account's links not used yet: nothing may act for an account once it is closed. */
+  endLinks(userId: string, now: Date): Promise<void>;
   /** Removes an address of the account; its badges stay with the account. */
   removeEmail(userId: string, emailKey: string): Promise<void>;
   appendEvents(events: EventRecord[]): Promise<void>;

@@ -40,9 +40,15 @@ export const safeNext = (next: string | null | undefined): string | null => {
   return next;
 };
 
-/** Vanity names: 3-40 letters, digits and dashes, starting with a letter (so never a UUID). */
+/** Vanity names: 3-40 letters, digits and dashes, starting with a letter. */
 export const VANITY_PATTERN = /^[a-z][a-z0-9-]{2,39}$/i;
-export const validVanity = (name: string): boolean => VANITY_PATTERN.test(name);
+/**
+ * Shaped like an account id: a UUID (one that starts with a-f fits the vanity pattern), with or
+ * without its dashes. `/users/<x>` reads such a name as an id, so it can never be a vanity name.
+ */
+const ID_SHAPED = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+export const idShaped = (name: string): boolean => ID_SHAPED.test(name);
+export const validVanity = (name: string): boolean => VANITY_PATTERN.test(name) && !idShaped(name);
 
 /**
  * Who may see a badge's page. The public sees it only while it is public and was accepted (it

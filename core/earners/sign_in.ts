@@ -53,14 +53,20 @@ export const requestLink = async (
 };
 
 export type Redeemed =
-  | { ok: false; reason: "unknown" | "used" | "expired" | "wrong_account" | "email_taken" | "no_account" }
+  | {
+      ok: false;
+      reason: "unknown" | "used" | "expired" | "wrong_account" | "email_taken" | "no_account" | "account_closed";
+    }
   | { ok: true; purpose: LinkPurpose; userId: string; email: string; session: string | null; next: string | null };
 
 /**
  * Uses a mailed link once. A sign-in link confirms its address (making the account when there
- * is none) and opens a session; an add-address link confirms the address on the account that
- * asked; a merge link, followed while signed in to the account that asked, merges the account
- * owning the address into it. `sessionUserId`: who is signed in in this browser, if anyone.
+ * is none) and opens a session. A link that acts for an account (adding an address, merging) works
+ * only in that account's own signed-in session: whoever holds the mailbox proves control of the
+ * address, and the session proves it is the same person who asked. An add-address link confirms
+ * the address on that account; a merge link merges the account owning the address into it. A
+ * link whose account has been closed (merged away) meanwhile is refused. `sessionUserId`: who is
+ * signed in in this browser, if anyone.
  */
 export const redeemLink = async (
   deps: EarnerDeps,
@@ -73,9 +79,23 @@ export const redeemLink = async (
     const link = await tx.lockLink(hash);
     const check = checkLink(link, ctx.now);
     if (check !== "ok" || link === null) return { ok: false, reason: check === "ok" ? "unknown" : check };
-    const owner = await tx.ownerOf(link.email_key);
-    if (link.purpose === "merge" && (link.user_id === null || link.user_id !== sessionUserId))
+    if (link.purpose !== "sign_in" && (link.user_id === null || link.user_id !== sessionUserId))
       return { ok: false, reason: "wrong_account" };
+    let owner = await tx.ownerOf(link.email_key);
+    if (link.user_id !== null) {
+      // Both accounts a merge touches are locked before anything is read for it, so two merges of
+      // the same accounts in opposite directions run one after the other, and the second finds
+      // its account closed; read again after the lock, since a merge may have moved the address.
+      const ids = owner !== null ? [link.user_id, owner.user_id] : [link.user_id];
+      const locked = await tx.lockAccounts(ids);
+      const requester = locked.find((a) => a.id === link.user_id);
+      if (requester === undefined || requester.closed_at !== null) return { ok: false, reason: "account_closed" };
+      owner = await tx.ownerOf(link.email_key);
+      if (link.purpose === "merge" && owner !== null && owner.user_id !== link.user_id) {
+        const source = locked.find((a) => a.id === owner?.user_id);
+        if (source === undefined || source.closed_at !== null) return { ok: false, reason: "account_closed" };
+      }
+    }
     if (link.purpose === "add_email" && owner !== null && owner.user_id !== link.user_id)
       return { ok: false, reason: "email_taken" };
     if (link.purpose === "merge" && (owner === null || owner.user_id === link.user_id))
@@ -102,6 +122,7 @@ export const redeemLink = async (
       const moved = await tx.connections.heldBadges(source);
       await tx.mergeAccounts(source, userId, ctx.now);
       await tx.revokeSessions(source, ctx.now);
+      await tx.endLinks(source, ctx.now);
       // A grant was consent to the merged-away account's badges, not to those it joins.
       await tx.endGrants(source, ctx.now);
       // The merged-away account's records leave it; the addresses it brought associate them again here.

@@ -96,6 +96,9 @@ const issueWith = async (
   if (!look.template || !look.issuer) throw unknownTemplate(prefix);
   const refused = checkIssue(look.template, look.hasLiveBadge);
   if (refused) throw within(refused, prefix);
+  // Over the organization's mail budget the badge is still issued, without its notification.
+  const notify = extra.mailAllowed !== false && !n.suppress_badge_notification_email;
+  const acceptToken = notify ? deps.acceptTokens.newToken() : null;
   const badge = newBadgeRecord(n, {
     id: extra.id ?? ctx.newId(),
     organization_id: organizationId,
@@ -103,11 +106,11 @@ const issueWith = async (
     recipient_salt: ctx.newSalt(),
     user_id: look.earner?.user_id ?? null,
     replaces_badge_id: extra.replaces_badge_id ?? null,
+    accept_token_digest: acceptToken === null ? null : deps.acceptTokens.digest(acceptToken),
   });
   const view: BadgeView = { badge, template: look.template, issuer: look.issuer };
   const events = [badgeEventOf("badge.created", view, deps, ctx)];
-  // Over the organization's mail budget the badge is still issued, without its notification.
-  const mail = extra.mailAllowed === false ? null : pendingBadgeMail(deps, ctx, { view, earner: look.earner });
+  const mail = acceptToken === null ? null : pendingBadgeMail(deps, ctx, { view, earner: look.earner, acceptToken });
   const inserted = await writer.insertBadge(
     badge,
     key,

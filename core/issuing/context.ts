@@ -3,10 +3,21 @@ import type { EventContext } from "../events/mod.ts";
 import type { MailBudget } from "../mail/mod.ts";
 import type { BadgeStore } from "./ports.ts";
 
+/**
+ * The tokens of pending-badge notification links: fresh unguessable ones, their keyed digest (the
+ * only form stored), and a constant-time comparison of digests.
+ */
+export interface AcceptTokens {
+  newToken(): string;
+  digest(token: string): string;
+  equal(a: string, b: string): boolean;
+}
+
 /** What the issuing use cases reach: storage, the mail budget and the addresses shapes are built from. */
 export interface IssuingDeps {
   store: BadgeStore;
   urls: ShapeUrls;
+  acceptTokens: AcceptTokens;
   /** Each organization's notification budget; none: unlimited. */
   mailBudget?: MailBudget;
 }

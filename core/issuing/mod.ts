@@ -13,7 +13,7 @@ export {
   revokeBadge,
   setPrivacy,
 } from "./badges.ts";
-export type { IssuingContext, IssuingDeps } from "./context.ts";
+export type { AcceptTokens, IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";

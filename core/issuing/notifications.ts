@@ -22,15 +22,19 @@ const NEXT_STEP: Record<PendingNotificationEventType, string> = {
   "pending_badge_notification.no_user.sent": "Create an account with this e-mail address to accept it:",
 };
 
-/** The pending-badge e-mail: who issued what to whom, and the link to accept it. */
+/**
+ * The pending-badge e-mail: who issued what to whom, and the link to accept it. The link carries
+ * the badge's accept token: only with it does the accept page, signed out, name the recipient.
+ */
 export const pendingBadgeMessage = (
   view: BadgeView,
   kind: PendingNotificationEventType,
   urls: ShapeUrls,
+  acceptToken: string,
 ): MailMessage => {
   const { badge, template, issuer } = view;
   const name = fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name);
-  const link = acceptBadgeUrl(urls, badge.id);
+  const link = `${acceptBadgeUrl(urls, badge.id)}?token=${encodeURIComponent(acceptToken)}`;
   const subject = `${issuer.name} sent you a badge: ${template.name}`;
   const intro = `Hello ${name}, ${issuer.name} has issued you the badge "${template.name}".`;
   const text = `${intro}\n\n${NEXT_STEP[kind]}\n${link}\n`;
@@ -48,7 +52,7 @@ export const pendingBadgeMessage = (
 export const pendingBadgeMail = (
   deps: Pick<IssuingDeps, "urls">,
   ctx: IssuingContext,
-  issued: { view: BadgeView; earner: Earner | null },
+  issued: { view: BadgeView; earner: Earner | null; acceptToken: string },
 ): OutboxMail | null => {
   const { view } = issued;
   if (view.badge.suppress_badge_notification_email) return null;
@@ -64,7 +68,7 @@ export const pendingBadgeMail = (
     id: ctx.newId(),
     kind: "pending_badge_notification",
     organization_id: view.badge.organization_id,
-    message: pendingBadgeMessage(view, kind, deps.urls),
+    message: pendingBadgeMessage(view, kind, deps.urls, issued.acceptToken),
     sent_event: { event_type: event.event_type, detail: event.detail },
     created_at: ctx.now,
   };

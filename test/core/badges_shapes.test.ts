@@ -62,6 +62,7 @@ const badge: BadgeRecord = {
   replacement_badge_id: null,
   user_id: "cccccccc-cccc-4ccc-8ccc-cccccccccccc",
   recipient_salt: "pepper",
+  accept_token_digest: null,
   state_updated_at: new Date("2024-01-02T00:00:00.000Z"),
   created_at: new Date("2024-01-02T00:00:00.000Z"),
   updated_at: new Date("2024-01-03T00:00:00.000Z"),

@@ -184,6 +184,7 @@ const badge: BadgeRecord = {
   replacement_badge_id: null,
   user_id: null,
   recipient_salt: "salt",
+  accept_token_digest: null,
   state_updated_at: T0,
   created_at: T0,
   updated_at: T0,

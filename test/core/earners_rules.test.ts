@@ -120,6 +120,9 @@ t.test("vanity names", async (t) => {
     "-ada",
     "a".repeat(41),
     "0190b0a0-0000-7000-8000-000000000000",
+    "abcdef01-2345-4789-8abc-def012345678",
+    "ABCDEF01-2345-4789-8ABC-DEF012345678",
+    "abcdef0123454789abcdef0123456789",
   ])
     t.notOk(validVanity(bad), bad);
 });

@@ -53,6 +53,16 @@ const ctx = (): IssuingContext => ({
 });
 
 /** An in-memory store whose insert can be told to answer as the database would under a race. */
+/** Tokens counted up, digests marked, so a test can tell a token from its stored form. */
+const fakeAcceptTokens = () => {
+  let n = 0;
+  return {
+    newToken: () => `tok-${++n}`,
+    digest: (token: string) => `digest(${token})`,
+    equal: (a: string, b: string) => a === b,
+  };
+};
+
 const fakeStore = (
   lookup: Partial<IssueLookup>,
   insertAnswer: "inserted" | "duplicate" | "template_gone" = "inserted",
@@ -131,6 +141,7 @@ const fakeStore = (
   const deps: IssuingDeps = {
     store,
     urls: { publicBase: "https://laurel.example" },
+    acceptTokens: fakeAcceptTokens(),
   };
   return { deps, badges, events, outbox };
 };
@@ -156,8 +167,8 @@ t.test("notification kind from the account owning the address", (t) => {
 t.test("the pending-badge mail: accept link, issuer and template, HTML escaped", async (t) => {
   const { deps } = fakeStore({});
   const issued = await issueBadge(deps, ctx(), org.id, body);
-  const m = pendingBadgeMessage(issued.view, "pending_badge_notification.no_user.sent", deps.urls);
-  const link = `https://laurel.example/badges/${issued.view.badge.id}/accept`;
+  const m = pendingBadgeMessage(issued.view, "pending_badge_notification.no_user.sent", deps.urls, "tok-1");
+  const link = `https://laurel.example/badges/${issued.view.badge.id}/accept?token=tok-1`;
   t.equal(m.to, "ada@example.org");
   t.equal(m.subject, "Acme <Labs> sent you a badge: Rust & C");
   t.ok(m.text.includes(link));
@@ -201,12 +212,16 @@ t.test("issue, notify, accept: records and events", async (t) => {
     sent_event: { event_type: "pending_badge_notification.unconfirmed_email.sent" },
   });
   t.same(outbox[0]?.sent_event?.detail.recipient_email, "ada@example.org");
+  const token = /\/accept\?token=([^\s"]+)/.exec(outbox[0]?.message.text ?? "")?.[1] ?? "";
+  t.not(token, "", "the mail's accept link carries a token");
+  t.equal(issued.view.badge.accept_token_digest, `digest(${token})`, "only the token's keyed digest is stored");
   const silent = await issueBadge(deps, ctx(), org.id, {
     ...body,
     recipient_email: "quiet@example.org",
     suppress_badge_notification_email: true,
   });
   t.equal(outbox.length, 1, "suppressed: no mail");
+  t.equal(silent.view.badge.accept_token_digest, null, "and no accept token");
   const accepted = await earnerDecision(deps, ctx(), issued.view.badge.id, "accept", earner.user_id);
   t.equal(accepted.badge.state, "accepted");
   const stranger = "55555555-5555-4555-8555-555555555555";

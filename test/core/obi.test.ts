@@ -82,6 +82,7 @@ const badge: BadgeRecord = {
   replacement_badge_id: null,
   user_id: null,
   recipient_salt: "pepper",
+  accept_token_digest: null,
   state_updated_at: new Date("2024-01-02T00:00:00.000Z"),
   created_at: new Date("2024-01-02T00:00:00.000Z"),
   updated_at: new Date("2024-01-03T00:00:00.000Z"),

@@ -1,5 +1,6 @@
 import t from "tap";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { routesOf } from "../support/routes.ts";
 
 /**
  * Every route of the HTTP app, read from Fastify itself, against every kind of credential: a Basic
@@ -108,7 +109,7 @@ const TABLE: Record<string, Row> = {
   "POST /sign_in": NOBODY,
   "POST /sign_in/link": NOBODY,
   "POST /sign_out": NOBODY,
-  "POST /sign_out/_everywhere": NOBODY,
+  "POST /sign_out_everywhere": NOBODY,
   "POST /badges/:id/accept": NOBODY,
   "POST /badges/:id/reject": NOBODY,
   "POST /badges/:id/privacy": NOBODY,
@@ -129,27 +130,6 @@ const TABLE: Record<string, Row> = {
 };
 /** The admin API answers every method, all of them for the admin token only. */
 const TRPC = "/trpc/:path";
-
-/** Every `METHOD path` the app serves, from Fastify's own route tree (HEAD answers as GET). */
-const routesOf = (tree: string): Array<{ method: string; path: string }> => {
-  const out: Array<{ method: string; path: string }> = [];
-  const stack: string[] = [];
-  for (const line of tree.split("\n")) {
-    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([^)]*)\))?$/.exec(line);
-    if (!m) continue;
-    const depth = (m[1] ?? "").length / 4;
-    const segment = m[2] ?? "";
-    const joined = (depth > 0 ? (stack[depth - 1] ?? "") : "") + (segment.startsWith("/") ? segment : `/${segment}`);
-    // A route on "/" makes the tree's root a node of its own, so children print as "//x".
-    const path = joined.replace(/\/{2,}/g, "/");
-    stack[depth] = path;
-    stack.length = depth + 1;
-    for (const method of (m[3] ?? "").split(",").map((s) => s.trim())) {
-      if (method && method !== "HEAD") out.push({ method, path });
-    }
-  }
-  return out;
-};
 
 interface Kind {
   name: string;

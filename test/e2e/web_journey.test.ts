@@ -77,8 +77,12 @@ t.test("issue, mail, sign in by link, accept, public, private, revoked", async (
   });
   t.equal(refused.status, 422, "javascript: evidence is refused at the API");
 
-  const acceptUrl = await mailedLink("ada@example.org", /https?:\/\/\S+\/badges\/[0-9a-f-]+\/accept/, mailsBefore);
-  t.equal(acceptUrl, `${laurel.origin}/badges/${badgeId}/accept`);
+  const acceptUrl = await mailedLink(
+    "ada@example.org",
+    /https?:\/\/\S+\/badges\/[0-9a-f-]+\/accept\?token=[A-Za-z0-9_-]+/,
+    mailsBefore,
+  );
+  t.ok(acceptUrl.startsWith(`${laurel.origin}/badges/${badgeId}/accept?token=`), "the mail's link carries its token");
 
   const dialogs: string[] = [];
   const payloadRequests: string[] = [];
@@ -87,6 +91,10 @@ t.test("issue, mail, sign in by link, accept, public, private, revoked", async (
   // Pending: the public page is the 404 page.
   const pending = await page.goto(`${laurel.origin}/badges/${badgeId}`);
   t.equal(pending?.status(), 404);
+
+  // Without the mail's token the accept page names nobody.
+  await page.goto(`${laurel.origin}/badges/${badgeId}/accept`);
+  t.equal(await page.inputValue("#email"), "", "no token: the address is not pre-filled");
 
   // The mail's link, signed out: the address is pre-filled; a sign-in link is mailed.
   await page.goto(acceptUrl);

@@ -90,7 +90,12 @@ export const httpEarner = (origin: string, smtp: SmtpSink) => {
     return new URL(answer.location ?? "");
   };
 
-  return { get, post, signIn, mergeIn, allow, useMailedLink };
+  /** The cookies this browser holds now (session, CSRF secret), for requests built by hand. */
+  const cookies = (): Map<string, string> => new Map(jar);
+  /** The CSRF token of the last page read. */
+  const csrfToken = (): string | null => csrf;
+
+  return { get, post, signIn, mergeIn, allow, useMailedLink, cookies, csrfToken };
 };
 
 export type HttpEarner = ReturnType<typeof httpEarner>;

@@ -14,6 +14,7 @@ import { M20261125012ListFilters } from "./m20261125_012_list_filters.ts";
 import { M20261125013Connect } from "./m20261125_013_connect.ts";
 import { M20261126014ExternalBadges } from "./m20261126_014_external_badges.ts";
 import { M20261126015EmployeeListKeys } from "./m20261126_015_employee_list_keys.ts";
+import { M20261127017BadgeAcceptTokens } from "./m20261127_017_badge_accept_tokens.ts";
 import { M20261127019MailNotify } from "./m20261127_019_mail_notify.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
@@ -33,5 +34,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261125_013_connect", class: M20261125013Connect },
   { name: "m20261126_014_external_badges", class: M20261126014ExternalBadges },
   { name: "m20261126_015_employee_list_keys", class: M20261126015EmployeeListKeys },
+  { name: "m20261127_017_badge_accept_tokens", class: M20261127017BadgeAcceptTokens },
   { name: "m20261127_019_mail_notify", class: M20261127019MailNotify },
 ];

@@ -52,12 +52,19 @@ const LINK_FAILURES = {
   unknown: ["This link does not work", "It may have been mistyped. Ask for a new one."],
   used: ["This link was already used", "Each link works once. Ask for a new one to sign in."],
   expired: ["This link has expired", "Links work for 15 minutes. Ask for a new one."],
-  wrong_account: ["Sign in first", "Open this link while signed in to the account that asked to merge."],
+  wrong_account: [
+    "Sign in first",
+    "Open this link in the browser where the account that asked for it is signed in. If you did not ask for it, ignore it: nothing was changed.",
+  ],
   email_taken: [
     "This address belongs to another account",
     "Merge that account into yours from your account page instead.",
   ],
   no_account: ["Nothing to merge", "That address has no other Laurel account."],
+  account_closed: [
+    "This link's account is closed",
+    "The account that asked for this link was merged into another. Ask again from the account you use now.",
+  ],
 } as const;
 
 export type LinkFailure = keyof typeof LINK_FAILURES;

@@ -1,0 +1,137 @@
+import t from "tap";
+import { httpEarner } from "../support/earner_http.ts";
+import { startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { routesOf } from "../support/routes.ts";
+import { startSmtpSink } from "../support/smtp_sink.ts";
+
+/**
+ * Every state-changing route of the app, read from Fastify's route tree, sent four ways: signed in
+ * with the form's CSRF token; signed in without it (with a query string naming the one exempt
+ * route, which must not exempt anything else); signed in with the token from another origin, or
+ * from a browser that says the form is cross-site; and signed out with the token. Each web route has its expected answers in the table; a route
+ * missing from it fails. API routes take no cookie, so no form of another site can use them.
+ */
+
+type Case = "token" | "no_token" | "other_origin" | "cross_site" | "signed_out";
+type Expected = Record<Case, number>;
+
+/** Answers of a form route that needs a session and refuses a missing token or another site. */
+const FORM = (token: number, signedOut = 303): Expected => ({
+  token,
+  no_token: 403,
+  other_origin: 403,
+  cross_site: 403,
+  signed_out: signedOut,
+});
+const API = "api" as const;
+
+const PROBE = "0190a0d8-0000-7000-8000-000000000000";
+const TABLE: Record<string, Expected | typeof API> = {
+  // Changes nothing and is the same for everyone: no token needed, another site still refused.
+  "POST /badges/:id/verify_email": { token: 404, no_token: 404, other_origin: 403, cross_site: 403, signed_out: 404 },
+  "POST /badges/:id/accept": FORM(404),
+  "POST /badges/:id/reject": FORM(404),
+  "POST /badges/:id/privacy": FORM(404),
+  "POST /account/name": FORM(422),
+  "POST /account/profile": FORM(303),
+  "POST /account/emails": FORM(422),
+  "POST /account/emails/remove": FORM(404),
+  "POST /account/merge": FORM(422),
+  "POST /account/connections/:grant_id/remove": FORM(303),
+  "POST /wallet/external_badges": FORM(422),
+  "POST /wallet/external_badges/:id/remove": FORM(404),
+  "POST /wallet/external_badges/:id/check": FORM(404),
+  "POST /wallet/employers/:id/accept": FORM(404),
+  "POST /wallet/employers/:id/reject": FORM(404),
+  "POST /wallet/employers/:id/disconnect": FORM(404),
+  "POST /oauth/authorize": FORM(400, 400),
+  "POST /sign_in": FORM(422, 422),
+  "POST /sign_in/link": FORM(404, 404),
+  "POST /sign_out": FORM(303),
+  "POST /sign_out_everywhere": FORM(303),
+  "POST /oauth/token": API,
+  "POST /v1/organizations/:organization_id/oauth_applications": API,
+  "PUT /v1/organizations/:organization_id/oauth_applications/:oauth_application_id": API,
+  "DELETE /v1/organizations/:organization_id/oauth_applications/:oauth_application_id": API,
+  "POST /v1/organizations/:organization_id/authorization_tokens": API,
+  "POST /v1/organizations/:organization_id/authorization_tokens/rotate": API,
+  "POST /v1/organizations/:organization_id/badge_templates": API,
+  "PUT /v1/organizations/:organization_id/badge_templates/:badge_template_id": API,
+  "DELETE /v1/organizations/:organization_id/badge_templates/:badge_template_id": API,
+  "PUT /v1/organizations/:organization_id/badge_templates/:badge_template_id/archive": API,
+  "PUT /v1/organizations/:organization_id/badge_templates/:badge_template_id/unarchive": API,
+  "POST /v1/organizations/:organization_id/badges": API,
+  "POST /v1/organizations/:organization_id/badges/batch": API,
+  "DELETE /v1/organizations/:organization_id/badges/:badge_id": API,
+  "PUT /v1/organizations/:organization_id/badges/:badge_id/revoke": API,
+  "POST /v1/organizations/:organization_id/badges/:badge_id/replace": API,
+  "POST /v1/organizations/:organization_id/employees": API,
+  "POST /v1/organizations/:organization_id/employees/batch": API,
+  "POST /v1/organizations/:organization_id/employees/send_invitations": API,
+  "PUT /v1/organizations/:organization_id/employees/:employee_id": API,
+  "DELETE /v1/organizations/:organization_id/employees/:employee_id": API,
+};
+/** Sign-out routes end the session they are sent with: the earner signs in again after them. */
+const ENDS_SESSION = new Set(["POST /sign_out", "POST /sign_out_everywhere"]);
+
+let laurel: TestLaurel;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+t.before(async () => {
+  smtp = await startSmtpSink();
+  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
+});
+t.teardown(async () => {
+  await laurel?.close();
+  await smtp?.close();
+});
+
+t.test("every state-changing route with and without the CSRF token, from another site, signed out", async (t) => {
+  const earner = httpEarner(laurel.origin, smtp);
+  await earner.signIn("csrf@example.org");
+  const routes = routesOf(laurel.server.app.printRoutes({ commonPrefix: false })).filter(
+    (r) => r.method !== "GET" && r.path !== "/trpc/:path",
+  );
+  t.ok(routes.length > 30, `state-changing routes read from the app (${routes.length})`);
+  // The sign-out routes last, so every other route is walked signed in.
+  routes.sort((a, b) => Number(a.path.startsWith("/sign_out")) - Number(b.path.startsWith("/sign_out")));
+
+  const send = async (url: string, c: Case) => {
+    await earner.get("/account");
+    const jar = earner.cookies();
+    if (c === "signed_out") jar.delete("laurel_session");
+    const form = new URLSearchParams(c === "no_token" ? {} : { _csrf: earner.csrfToken() ?? "" });
+    const res = await laurel.server.app.inject({
+      method: "POST",
+      url: c === "no_token" ? `${url}?x=/verify_email` : url,
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        ...(c === "cross_site"
+          ? { "sec-fetch-site": "cross-site" }
+          : { origin: c === "other_origin" ? "https://elsewhere.example" : laurel.origin }),
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
+      payload: form.toString(),
+    });
+    return res.statusCode;
+  };
+
+  for (const { method, path } of routes) {
+    const key = `${method} ${path}`;
+    const row = TABLE[key];
+    if (!row) {
+      t.fail(`${key} has no row in the CSRF table`);
+      continue;
+    }
+    if (row === API) continue;
+    const url = path.replace(/:(id|grant_id)\b/, PROBE);
+    for (const c of ["no_token", "other_origin", "cross_site", "signed_out", "token"] as const) {
+      t.equal(await send(url, c), row[c], `${key}, ${c.replace("_", " ")}`);
+    }
+    if (ENDS_SESSION.has(key)) await earner.signIn("csrf@example.org");
+  }
+  t.same(
+    Object.keys(TABLE).filter((k) => !routes.some((r) => `${r.method} ${r.path}` === k)),
+    [],
+    "every row is a route of the app",
+  );
+});
