@@ -129,3 +129,26 @@ t.test("an unreachable shared counter lets requests through", async (t) => {
     "nothing counted: let through",
   );
 });
+
+t.test("a client id over its failures refuses only the addresses that failed", async (t) => {
+  const app = Fastify();
+  t.teardown(() => app.close());
+  const limits = await registerRateLimits(app, { settings: SETTINGS });
+  for (let i = 0; i < 3; i++) await limits.failed("client:k");
+  await limits.failed("ip:guesser");
+  const check = (address: string) =>
+    refused(() => limits.refuseIfFailingClient(replyStub().reply, address, "client:k"));
+  t.equal(check("ip:guesser"), "rate_limited", "an address that failed, while the client id is over");
+  t.equal(check("ip:clean"), null, "an address with no failure is let through to present its secret");
+  t.equal(
+    refused(() => limits.refuseIfFailingClient(replyStub().reply, "ip:guesser", "client:other")),
+    null,
+    "one failure of the address does not refuse it for a client id under the limit",
+  );
+  for (let i = 0; i < 2; i++) await limits.failed("ip:guesser");
+  t.equal(
+    refused(() => limits.refuseIfFailingClient(replyStub().reply, "ip:guesser", "client:other")),
+    "rate_limited",
+    "an address over its own limit is refused for every client id",
+  );
+});

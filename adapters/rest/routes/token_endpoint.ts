@@ -122,6 +122,14 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     return fail(reply, { error: "invalid_request", error_description: description });
   });
 
+  // Credentials sent in the body skip the app-wide check of failing addresses: checked here, with
+  // the client id they name.
+  const failureKeys = (ip: string, clientId: string) => ({ address: `ip:${ip}`, client: `client:${clientId}` });
+  /** A wrong secret counts against the client id, and against the address as every 401 does. */
+  const countFailure = async (keys: { address: string; client: string }, error: OAuthError): Promise<void> => {
+    if (error.error === "invalid_client") await limits.failed(keys.client);
+  };
+
   const userGrant = async (
     request: import("fastify").FastifyRequest,
     reply: import("fastify").FastifyReply,
@@ -173,10 +181,8 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
           error_description: "Client credentials must be valid text without NUL",
         });
       }
-      // Credentials sent in the body skip the app-wide check of failing addresses: checked here.
-      limits.refuseIfFailing(reply, `ip:${request.ip}`);
-      const clientKey = `client:${parsed.request.clientId}`;
-      limits.refuseIfFailing(reply, clientKey);
+      const keys = failureKeys(request.ip, parsed.request.clientId);
+      limits.refuseIfFailingClient(reply, keys.address, keys.client);
       const ctx = contextOf(deps);
       const result = await issueAccessToken(
         {
@@ -190,7 +196,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       );
       if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
       if (!result.ok) {
-        if (result.error.error === "invalid_client") await limits.failed(clientKey);
+        await countFailure(keys, result.error);
         return fail(reply, result.error);
       }
       return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
