@@ -115,6 +115,7 @@ const newApp = async (name: string) =>
   (await api("POST", `/organizations/${org.id}/oauth_applications`, org.auth, { name })).body.data;
 const app = await newApp("limits");
 const busy = await newApp("busy");
+const grants = await newApp("grants");
 
 t.test("the token endpoint refuses bodies over 16 KiB in any encoding and overlong client ids", async (t) => {
   const json = await tokenRequest(
@@ -283,6 +284,44 @@ t.test("X-Forwarded-For from a peer that is not the balancer is ignored", async 
     statuses.push(await fromPeer("127.0.0.2", path, { ...headers, "x-forwarded-for": `192.0.2.${i}` }, body));
   }
   t.same(statuses, [...Array(8).fill(200), 429], "one client, limited after 8 requests whatever the header says");
+});
+
+t.test("failures on the authorization code and refresh token grants are counted and refused", async (t) => {
+  const codeGuesser = "203.0.113.60";
+  const guess = (i: number) =>
+    new URLSearchParams({
+      grant_type: "authorization_code",
+      code: `guessed-code-${i}`,
+      redirect_uri: "http://127.0.0.1:9/callback",
+      code_verifier: "v".repeat(43),
+      client_id: grants.uid,
+      client_secret: grants.secret,
+    }).toString();
+  const codes: number[] = [];
+  for (let i = 0; i < 8 && codes.at(-1) !== 429; i++) {
+    codes.push(await failCounted(`ip:${codeGuesser}`, () => tokenFrom(codeGuesser, guess(i))));
+  }
+  t.same(codes, [400, 400, 400, 400, 429], "unknown codes count against the address; over 3, refused");
+
+  const refreshGuesser = "203.0.113.61";
+  const refresh = (i: number) =>
+    `grant_type=refresh_token&refresh_token=guessed-${i}&client_id=${grants.uid}&client_secret=${grants.secret}`;
+  const refreshes: number[] = [];
+  for (let i = 0; i < 8 && refreshes.at(-1) !== 429; i++) {
+    refreshes.push(await failCounted(`ip:${refreshGuesser}`, () => tokenFrom(refreshGuesser, refresh(i))));
+  }
+  t.same(refreshes, [400, 400, 400, 400, 429], "unknown refresh tokens likewise");
+
+  const secretGuesser = "203.0.113.62";
+  const wrongSecret = (i: number) =>
+    `grant_type=refresh_token&refresh_token=r&client_id=${busy.uid}&client_secret=wrong-${i}`;
+  const before = await failures(`client:${busy.uid}`);
+  const secrets: number[] = [];
+  for (let i = 0; i < 8 && secrets.at(-1) !== 429; i++) {
+    secrets.push(await failCounted(`ip:${secretGuesser}`, () => tokenFrom(secretGuesser, wrongSecret(i))));
+  }
+  t.same(secrets, [401, 401, 401, 401, 429], "a wrong client secret in the body, refused like client_credentials");
+  t.equal(await failures(`client:${busy.uid}`), before + 4, "and counted against the client id");
 });
 
 t.test("failed authentications per client address: refused before the credentials are looked at", async (t) => {

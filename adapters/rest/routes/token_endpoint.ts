@@ -122,12 +122,17 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     return fail(reply, { error: "invalid_request", error_description: description });
   });
 
-  // Credentials sent in the body skip the app-wide check of failing addresses: checked here, with
-  // the client id they name.
+  // Credentials sent in the body skip the app-wide check of failing addresses, so every grant
+  // checks the address here, with the client id it names.
   const failureKeys = (ip: string, clientId: string) => ({ address: `ip:${ip}`, client: `client:${clientId}` });
-  /** A wrong secret counts against the client id, and against the address as every 401 does. */
+  /**
+   * A wrong secret counts against the client id and the address (the address through the 401
+   * every route counts); an unknown, used or expired code or refresh token is a 400 and counts
+   * against the address alone: its client authenticated.
+   */
   const countFailure = async (keys: { address: string; client: string }, error: OAuthError): Promise<void> => {
     if (error.error === "invalid_client") await limits.failed(keys.client);
+    else if (error.error === "invalid_grant") await limits.failed(keys.address);
   };
 
   const userGrant = async (
@@ -138,6 +143,8 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     const connect = deps.connect as NonNullable<RestDeps["connect"]>;
     const parsed = parseUserGrantRequest(params, parseBasic(request.headers.authorization));
     if (!parsed.ok) return fail(reply, parsed.error);
+    const keys = failureKeys(request.ip, parsed.request.clientId);
+    limits.refuseIfFailingClient(reply, keys.address, keys.client);
     const ctx = contextOf(deps);
     const result = await exchangeUserGrant(
       {
@@ -152,7 +159,10 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       parsed.request,
     );
     if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
-    if (!result.ok) return fail(reply, result.error);
+    if (!result.ok) {
+      await countFailure(keys, result.error);
+      return fail(reply, result.error);
+    }
     return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
   };
 
