@@ -139,7 +139,8 @@ export const failedAuthenticationLimits = (app: FastifyInstance, limits: RateLim
   if (!limits.on) return;
   // Callback hooks: they run on every request, and an async hook costs promises even when it does nothing.
   const refuse: onRequestHookHandler = (request, reply, done) => {
-    if (request.headers.authorization !== undefined) {
+    // The address is only worked out while a failure window is open.
+    if (request.headers.authorization !== undefined && limits.failuresSeen()) {
       try {
         limits.refuseIfFailing(reply, `ip:${request.ip}`);
       } catch (err) {

@@ -128,6 +128,11 @@ export interface RateLimits {
    */
   refuseIfFailing(reply: FastifyReply, key: string): void;
   /**
+   * Whether this process saw a failure whose window is still open; false: every check above passes,
+   * so a caller may skip working out the key (behind a balancer, reading X-Forwarded-For).
+   */
+  failuresSeen(): boolean;
+  /**
    * `refuseIfFailing` for an address presenting a client id's secret, and, while that client id
    * failed too often, for an address that failed at all in this window: a guesser's address is
    * refused even with a right guess, and an address that has not failed is still served. Same
@@ -144,6 +149,7 @@ export const NO_LIMITS: RateLimits = {
   issue: undefined,
   admin: undefined,
   refuseIfFailing: () => {},
+  failuresSeen: () => false,
   refuseIfFailingClient: () => {},
   failed: async () => {},
 };
@@ -206,6 +212,7 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
       const { current, ttl } = counts.read(failureKey(key), now);
       if (current > maxFailures) refuse(reply, ttl);
     },
+    failuresSeen: () => counts.sharedOpen(Date.now()),
     refuseIfFailingClient(reply, addressKey, clientKey) {
       const now = Date.now();
       if (!counts.sharedOpen(now)) return;

@@ -32,6 +32,7 @@ t.test("limits off: nothing registered, no hooks, checks let everything through"
   const limits = await registerRateLimits(app, { settings: null });
   t.equal(limits, NO_LIMITS);
   t.equal(limits.on, false);
+  t.equal(limits.failuresSeen(), false);
   t.same([limits.token, limits.issue, limits.admin], [undefined, undefined, undefined]);
   t.notOk(app.hasDecorator("rateLimit"), "@fastify/rate-limit is not registered");
   await limits.failed("ip:1");
@@ -134,7 +135,9 @@ t.test("a client id over its failures refuses only the addresses that failed", a
   const app = Fastify();
   t.teardown(() => app.close());
   const limits = await registerRateLimits(app, { settings: SETTINGS });
+  t.equal(limits.failuresSeen(), false, "no failure seen: callers may skip working out keys");
   for (let i = 0; i < 3; i++) await limits.failed("client:k");
+  t.equal(limits.failuresSeen(), true);
   await limits.failed("ip:guesser");
   const check = (address: string) =>
     refused(() => limits.refuseIfFailingClient(replyStub().reply, address, "client:k"));
