@@ -206,7 +206,10 @@ export const buildApiServer = async (
       organizationName: async (id) => (await organizations.get(id))?.name ?? null,
     },
   });
-  const app = await buildRestApp({ ...deps, plugins: [web] }, { logger, http: config.limits.http });
+  const app = await buildRestApp(
+    { ...deps, plugins: [web] },
+    { logger, http: config.limits.http, trustProxy: config.limits.trustProxy },
+  );
   const admin = await buildAdminApp(deps, [trpcPlugin(deps, adminToken)], { logger, http: config.limits.http });
   log = app.log;
   // Ready from listening until shutdown starts: a balancer stops sending before the port closes.

@@ -34,7 +34,7 @@ export interface Config {
   mail: { pollIntervalMs: number; retryBaseMs: number };
   /** Webhook delivery: WEBHOOK_* variables. */
   webhooks: WebhookConfig;
-  /** Timeouts, connection and rate limits: HTTP_*, RATE_LIMIT*, MAIL_PER_*, SMTP_MAX_CONNECTIONS. */
+  /** Timeouts, connection and rate limits: HTTP_*, TRUST_PROXY, RATE_LIMIT*, MAIL_PER_*, SMTP_MAX_CONNECTIONS. */
   limits: LimitsConfig;
 }
 

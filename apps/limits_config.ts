@@ -1,5 +1,12 @@
+import { isIP } from "node:net";
+
 /** Server timeouts, connection and rate limits from the environment (README, "Configuration"). */
 export interface LimitsConfig {
+  /**
+   * `TRUST_PROXY`: addresses or CIDRs of the balancers in front of the public listener, whose
+   * `X-Forwarded-For` names the client (none: the peer is the client).
+   */
+  trustProxy: string[];
   http: {
     /** `HTTP_REQUEST_TIMEOUT_MS`: a whole request, headers and body, must arrive within it (30 s). */
     requestTimeoutMs: number;
@@ -22,7 +29,10 @@ export interface LimitsConfig {
 export interface RateLimits {
   /** `RATE_LIMIT_TOKEN_PER_MINUTE`: token endpoint requests per client address (600). */
   tokenPerMinute: number;
-  /** `RATE_LIMIT_AUTH_FAILURES_PER_MINUTE`: failed authentications per client address and per client id (30). */
+  /**
+   * `RATE_LIMIT_AUTH_FAILURES_PER_MINUTE`: failed authentications per client address (30); over it
+   * for a client id, only addresses that failed with it are refused.
+   */
   authFailuresPerMinute: number;
   /** `RATE_LIMIT_ADMIN_PER_MINUTE`: admin API (`/trpc`) requests per client address (600). */
   adminPerMinute: number;
@@ -38,9 +48,33 @@ const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   return n;
 };
 
+/** An IPv4 or IPv6 address, with or without a prefix length (`10.0.0.0/8`, `fd00::/8`). */
+const isAddressOrCidr = (entry: string): boolean => {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+};
+
+/** `TRUST_PROXY`: comma-separated addresses or CIDRs; empty or unset trusts no proxy. */
+export const readTrustProxy = (raw: string | undefined): string[] => {
+  const entries = (raw ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e !== "");
+  for (const entry of entries) {
+    if (!isAddressOrCidr(entry))
+      throw new Error(`TRUST_PROXY must list IP addresses or CIDRs (such as 10.0.0.0/8), not ${entry}`);
+  }
+  return entries;
+};
+
 export const readLimitsConfig = (env: NodeJS.ProcessEnv = process.env): LimitsConfig => {
   const requestTimeoutMs = positive(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000);
   return {
+    trustProxy: readTrustProxy(env.TRUST_PROXY),
     http: {
       requestTimeoutMs,
       headersTimeoutMs: Math.min(requestTimeoutMs, positive(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000)),

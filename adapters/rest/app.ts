@@ -139,7 +139,8 @@ export const failedAuthenticationLimits = (app: FastifyInstance, limits: RateLim
   if (!limits.on) return;
   // Callback hooks: they run on every request, and an async hook costs promises even when it does nothing.
   const refuse: onRequestHookHandler = (request, reply, done) => {
-    if (request.headers.authorization !== undefined) {
+    // The address is only worked out while a failure window is open.
+    if (request.headers.authorization !== undefined && limits.failuresSeen()) {
       try {
         limits.refuseIfFailing(reply, `ip:${request.ip}`);
       } catch (err) {
@@ -170,9 +171,15 @@ const hooksOf = <H>(hooks: H | H[] | undefined): H[] =>
  */
 export const buildRestApp = async (
   deps: RestDeps,
-  options: { logger?: FastifyServerOptions["logger"]; http?: HttpLimits } = {},
+  options: {
+    logger?: FastifyServerOptions["logger"];
+    http?: HttpLimits;
+    /** Balancers (addresses or CIDRs) whose `X-Forwarded-For` names the client; none: the peer is. */
+    trustProxy?: readonly string[];
+  } = {},
 ): Promise<FastifyInstance> => {
   const httpLimits = options.http ?? DEFAULT_HTTP_LIMITS;
+  const trustProxy = options.trustProxy ?? [];
   // Conditional GETs of cached hosted records are answered before Fastify (routes/obi.ts); with
   // per-request logging on, every request goes through Fastify so that each is logged.
   const notModified =
@@ -186,6 +193,8 @@ export const buildRestApp = async (
         handler(req, res);
       }),
     bodyLimit: BODY_LIMIT,
+    // Left unset without balancers: `request.ip` is then the socket's address, with no header parsed.
+    ...(trustProxy.length > 0 ? { trustProxy: [...trustProxy] } : {}),
     logController: new LogController({ disableRequestLogging: process.env.LOG_REQUESTS !== "1" }),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },

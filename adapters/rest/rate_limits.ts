@@ -127,6 +127,18 @@ export interface RateLimits {
    * authenticated request.
    */
   refuseIfFailing(reply: FastifyReply, key: string): void;
+  /**
+   * Whether this process saw a failure whose window is still open; false: every check above passes,
+   * so a caller may skip working out the key (behind a balancer, reading X-Forwarded-For).
+   */
+  failuresSeen(): boolean;
+  /**
+   * `refuseIfFailing` for an address presenting a client id's secret, and, while that client id
+   * failed too often, for an address that failed at all in this window: a guesser's address is
+   * refused even with a right guess, and an address that has not failed is still served. Same
+   * cost as `refuseIfFailing`.
+   */
+  refuseIfFailingClient(reply: FastifyReply, addressKey: string, clientKey: string): void;
   /** Counts one failed authentication against `key`; settles once counted, never rejects. */
   failed(key: string): Promise<void>;
 }
@@ -137,6 +149,8 @@ export const NO_LIMITS: RateLimits = {
   issue: undefined,
   admin: undefined,
   refuseIfFailing: () => {},
+  failuresSeen: () => false,
+  refuseIfFailingClient: () => {},
   failed: async () => {},
 };
 
@@ -180,6 +194,10 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
   // generator and a route lookup on every authenticated request.
   const failureKey = (key: string) => `${SHARED}auth-failures:${key}`;
   const maxFailures = settings.authFailuresPerMinute;
+  const refuse = (reply: FastifyReply, ttlMs: number): never => {
+    reply.header("retry-after", String(Math.max(1, Math.ceil(ttlMs / 1000))));
+    throw new CoreError("rate_limited", "Too many failed authentications; try again later");
+  };
   return {
     on: true,
     token: perMinute(settings.tokenPerMinute, (request) => `token:${request.ip}`),
@@ -192,10 +210,16 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
       const now = Date.now();
       if (!counts.sharedOpen(now)) return;
       const { current, ttl } = counts.read(failureKey(key), now);
-      if (current > maxFailures) {
-        reply.header("retry-after", String(Math.max(1, Math.ceil(ttl / 1000))));
-        throw new CoreError("rate_limited", "Too many failed authentications; try again later");
-      }
+      if (current > maxFailures) refuse(reply, ttl);
+    },
+    failuresSeen: () => counts.sharedOpen(Date.now()),
+    refuseIfFailingClient(reply, addressKey, clientKey) {
+      const now = Date.now();
+      if (!counts.sharedOpen(now)) return;
+      const address = counts.read(failureKey(addressKey), now);
+      if (address.current > maxFailures) refuse(reply, address.ttl);
+      const client = counts.read(failureKey(clientKey), now);
+      if (client.current > maxFailures && address.current > 0) refuse(reply, Math.min(client.ttl, address.ttl));
     },
     failed: (key) =>
       // An unreachable shared counter lets the request through, as the per-route limits do (skipOnError).

@@ -90,7 +90,7 @@ export interface VerifyCheck {
 
 /** What a verifier checks of the hosted record, from a fresh read of the badge. */
 export const verifyChecks = (view: BadgeView, now: Date): VerifyCheck[] => [
-  { name: "record", ok: obiVisibility(view.badge.state) !== "not_found" },
+  { name: "record", ok: obiVisibility(view.badge) !== "not_found" },
   { name: "issuer", ok: view.issuer.id === view.badge.organization_id },
   { name: "badge_class", ok: obiTemplateVisibility(view.template.state) === "served" },
   { name: "not_revoked", ok: view.badge.state !== "revoked" },

@@ -4,14 +4,18 @@ export const OBI_VISIBILITY = { served: 200, not_found: 404, gone: 410 } as cons
 export type ObiVisibility = keyof typeof OBI_VISIBILITY;
 
 /**
- * Whether a hosted assertion is served. Pending and rejected badges were never awarded in the
- * earner's eyes, so they do not exist publicly (404, like a deleted badge). Revoked answers 410
- * with the revocation document, which is how OB 2.0 verifiers learn of a revocation.
- * Replaced stays served: the earner did earn it, and the replacement is a separate assertion; a
- * 410 would make verifiers report a revocation that never happened.
+ * Whether a badge's hosted records (the OB 2.0 assertion, the OB 3.0 credential) are served.
+ * A private badge is hidden from everyone, in every state, like its page: its records are what a
+ * verifier reads, and the evidence in them is the earner's to withhold. Made public again, they
+ * are served again. Pending and rejected badges were never awarded in the earner's eyes, so they
+ * do not exist publicly (404, like a deleted badge). Revoked answers 410 with the revocation
+ * document, which is how OB 2.0 verifiers learn of a revocation. Replaced stays served: the earner
+ * did earn it, and the replacement is a separate assertion; a 410 would make verifiers report a
+ * revocation that never happened.
  */
-export const obiVisibility = (state: BadgeState): ObiVisibility => {
-  switch (state) {
+export const obiVisibility = (badge: { state: BadgeState; public: boolean }): ObiVisibility => {
+  if (!badge.public) return "not_found";
+  switch (badge.state) {
     case "accepted":
     case "replaced":
       return "served";

@@ -173,6 +173,9 @@ const haproxyConfig = (errorFile: string): string =>
     `  errorfile 503 ${errorFile}`,
     "frontend laurel",
     `  bind 127.0.0.1:${ports.balancer}`,
+    // The API servers trust this balancer's X-Forwarded-For (TRUST_PROXY) to name the client their
+    // limits count. haproxy is the edge: it sets the header to the peer, dropping what a client wrote.
+    "  http-request set-header X-Forwarded-For %[src]",
     "  default_backend api",
     "backend api",
     "  balance roundrobin",
@@ -220,6 +223,8 @@ export const startApi = (i: number, databaseUrl: string): void => {
   say(`starting ${name} on ${ports.api[i]}`);
   startDetached(name, node, ["apps/server.ts"], {
     ...laurelEnv(databaseUrl),
+    // haproxy connects from loopback: its X-Forwarded-For names the client.
+    TRUST_PROXY: "127.0.0.1",
     PORT: String(ports.api[i]),
     ADMIN_PORT: String(ports.admin[i]),
   });

@@ -219,7 +219,7 @@ t.test("revoked assertion document", (t) => {
   t.end();
 });
 
-t.test("visibility of every badge state and template state", (t) => {
+t.test("visibility of every badge state and privacy, and of every template state", (t) => {
   const expected: Record<BadgeState, ObiVisibility> = {
     pending: "not_found",
     accepted: "served",
@@ -227,7 +227,10 @@ t.test("visibility of every badge state and template state", (t) => {
     revoked: "gone",
     replaced: "served",
   };
-  for (const s of BADGE_STATES) t.equal(obiVisibility(s), expected[s], s);
+  for (const s of BADGE_STATES) {
+    t.equal(obiVisibility({ state: s, public: true }), expected[s], `${s}, public`);
+    t.equal(obiVisibility({ state: s, public: false }), "not_found", `${s}, private: hidden from everyone`);
+  }
   t.equal(obiTemplateVisibility("draft"), "not_found");
   t.equal(obiTemplateVisibility("active"), "served");
   t.equal(obiTemplateVisibility("archived"), "served");

@@ -2,10 +2,10 @@ import t from "tap";
 import { basic, type OrganizationWithToken, spawnTwoServers, trpcMutation } from "../support/laurel.ts";
 
 /**
- * Two API processes: a badge page cached by one for visitors without a session disappears from it
- * as soon as the other makes the badge private (the hosted records' broadcast reaches the page).
+ * Two API processes: a badge page and its hosted records cached by one disappear from it as soon
+ * as the other makes the badge private (the hosted records' broadcast reaches the page too).
  */
-t.test("a badge page cached on B is dropped when A makes the badge private", async (t) => {
+t.test("a badge page and its hosted records cached on B are dropped when A makes the badge private", async (t) => {
   const { a, b, adminToken, close } = await spawnTwoServers();
   t.teardown(close);
   const { organization, authorization_token } = (await trpcMutation(a.adminOrigin, adminToken, "organizations.create", {
@@ -45,6 +45,24 @@ t.test("a badge page cached on B is dropped when A makes the badge private", asy
   const body = await first.text();
   t.equal(await (await fetch(page)).text(), body, "the same bytes again (cached)");
 
+  // B's hosted records, rendered and cached there, ETags known to a verifier.
+  const records = [`${b.origin}/v1/obi/v2/badge_assertions/${id}`, `${b.origin}/v1/obi/v3/credentials/${id}`];
+  const etags: string[] = [];
+  for (const url of records) {
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    t.equal(res.status, 200, `B serves ${url}`);
+    etags.push(res.headers.get("etag") ?? "");
+  }
+
   await trpcMutation(a.adminOrigin, adminToken, "badges.privacy", { badge_id: id, public: false });
   t.equal((await fetch(page)).status, 404, "B no longer shows it");
+  for (const [i, url] of records.entries()) {
+    t.equal((await fetch(url)).status, 404, `B no longer serves ${url}`);
+    const revalidated = await fetch(url, { headers: { "if-none-match": etags[i] ?? "" } });
+    t.equal(revalidated.status, 404, "nor answers 304 to a verifier holding its ETag");
+  }
+
+  await trpcMutation(a.adminOrigin, adminToken, "badges.privacy", { badge_id: id, public: true });
+  for (const url of records) t.equal((await fetch(url)).status, 200, `public again: B serves ${url}`);
 });

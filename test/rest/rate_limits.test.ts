@@ -32,6 +32,7 @@ t.test("limits off: nothing registered, no hooks, checks let everything through"
   const limits = await registerRateLimits(app, { settings: null });
   t.equal(limits, NO_LIMITS);
   t.equal(limits.on, false);
+  t.equal(limits.failuresSeen(), false);
   t.same([limits.token, limits.issue, limits.admin], [undefined, undefined, undefined]);
   t.notOk(app.hasDecorator("rateLimit"), "@fastify/rate-limit is not registered");
   await limits.failed("ip:1");
@@ -127,5 +128,30 @@ t.test("an unreachable shared counter lets requests through", async (t) => {
     refused(() => down.refuseIfFailing(replyStub().reply, "ip:c")),
     null,
     "nothing counted: let through",
+  );
+});
+
+t.test("a client id over its failures refuses only the addresses that failed", async (t) => {
+  const app = Fastify();
+  t.teardown(() => app.close());
+  const limits = await registerRateLimits(app, { settings: SETTINGS });
+  t.equal(limits.failuresSeen(), false, "no failure seen: callers may skip working out keys");
+  for (let i = 0; i < 3; i++) await limits.failed("client:k");
+  t.equal(limits.failuresSeen(), true);
+  await limits.failed("ip:guesser");
+  const check = (address: string) =>
+    refused(() => limits.refuseIfFailingClient(replyStub().reply, address, "client:k"));
+  t.equal(check("ip:guesser"), "rate_limited", "an address that failed, while the client id is over");
+  t.equal(check("ip:clean"), null, "an address with no failure is let through to present its secret");
+  t.equal(
+    refused(() => limits.refuseIfFailingClient(replyStub().reply, "ip:guesser", "client:other")),
+    null,
+    "one failure of the address does not refuse it for a client id under the limit",
+  );
+  for (let i = 0; i < 2; i++) await limits.failed("ip:guesser");
+  t.equal(
+    refused(() => limits.refuseIfFailingClient(replyStub().reply, "ip:guesser", "client:other")),
+    "rate_limited",
+    "an address over its own limit is refused for every client id",
   );
 });

@@ -146,7 +146,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
     async assertion(id) {
       const view = await issuing.store.getBadge(null, id);
       if (!view) return missing("Badge assertion");
-      switch (obiVisibility(view.badge.state)) {
+      switch (obiVisibility(view.badge)) {
         case "served": {
           const hex = recipientHex(view.badge.recipient_email, view.badge.recipient_salt);
           return { status: 200, body: jsonBytes(assertionDocument(view.badge, hex, urls.obiBase)) };
@@ -171,7 +171,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
     async credential(id) {
       const view = await issuing.store.getBadge(null, id);
       if (!view) return missing("Credential");
-      switch (obiVisibility(view.badge.state)) {
+      switch (obiVisibility(view.badge)) {
         case "served": {
           const hex = recipientHex(view.badge.recipient_email, view.badge.recipient_salt);
           const payload = openBadgeCredentialPayload(view.badge, view.template, view.issuer, hex, { ...urls, v3Base });
@@ -221,7 +221,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
 
   const tags = ["Hosted Open Badges"];
   const NOT_FOUND = answer(
-    "No such record, or not public (a pending, rejected or deleted badge)",
+    "No such record, or not public (a private, pending, rejected or deleted badge)",
     [JSON_TYPE],
     ErrorBody,
   );

@@ -1,5 +1,5 @@
 import formbody from "@fastify/formbody";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import {
   isUserGrant,
@@ -122,6 +122,22 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     return fail(reply, { error: "invalid_request", error_description: description });
   });
 
+  // Credentials sent in the body skip the app-wide check of failing addresses, so every grant
+  // checks the address here, with the client id it names; the address (behind a balancer, read
+  // from X-Forwarded-For) only while a failure window is open.
+  const refuseIfFailing = (request: FastifyRequest, reply: FastifyReply, clientId: string): void => {
+    if (limits.failuresSeen()) limits.refuseIfFailingClient(reply, `ip:${request.ip}`, `client:${clientId}`);
+  };
+  /**
+   * A wrong secret counts against the client id and the address (the address through the 401
+   * every route counts); an unknown, used or expired code or refresh token is a 400 and counts
+   * against the address alone: its client authenticated.
+   */
+  const countFailure = async (request: FastifyRequest, clientId: string, error: OAuthError): Promise<void> => {
+    if (error.error === "invalid_client") await limits.failed(`client:${clientId}`);
+    else if (error.error === "invalid_grant") await limits.failed(`ip:${request.ip}`);
+  };
+
   const userGrant = async (
     request: import("fastify").FastifyRequest,
     reply: import("fastify").FastifyReply,
@@ -130,6 +146,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     const connect = deps.connect as NonNullable<RestDeps["connect"]>;
     const parsed = parseUserGrantRequest(params, parseBasic(request.headers.authorization));
     if (!parsed.ok) return fail(reply, parsed.error);
+    refuseIfFailing(request, reply, parsed.request.clientId);
     const ctx = contextOf(deps);
     const result = await exchangeUserGrant(
       {
@@ -144,7 +161,10 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       parsed.request,
     );
     if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
-    if (!result.ok) return fail(reply, result.error);
+    if (!result.ok) {
+      await countFailure(request, parsed.request.clientId, result.error);
+      return fail(reply, result.error);
+    }
     return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
   };
 
@@ -173,10 +193,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
           error_description: "Client credentials must be valid text without NUL",
         });
       }
-      // Credentials sent in the body skip the app-wide check of failing addresses: checked here.
-      limits.refuseIfFailing(reply, `ip:${request.ip}`);
-      const clientKey = `client:${parsed.request.clientId}`;
-      limits.refuseIfFailing(reply, clientKey);
+      refuseIfFailing(request, reply, parsed.request.clientId);
       const ctx = contextOf(deps);
       const result = await issueAccessToken(
         {
@@ -190,7 +207,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       );
       if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
       if (!result.ok) {
-        if (result.error.error === "invalid_client") await limits.failed(clientKey);
+        await countFailure(request, parsed.request.clientId, result.error);
         return fail(reply, result.error);
       }
       return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);

@@ -70,7 +70,7 @@ const decision = (view: BadgeView, frame: Frame, urls: WebUrls): Node => {
   </form>`;
   if (badge.state !== "pending")
     return html`<section class="card owner" aria-labelledby="owner-h"><h2 id="owner-h">Your badge</h2>
-      <p>${badge.public ? "Anyone with the link can see this page." : "Only you can see this page."}</p>${privacy}</section>`;
+      <p>${badge.public ? "Anyone with the link can see this page and verify its Open Badges records. Making it private withdraws both, also for verifiers holding their links, until you make it public again." : "Only you can see this page; its Open Badges records answer “not found” to everyone."}</p>${privacy}</section>`;
   if (!canDecide(badge, frame.viewer.user))
     return html`<section class="card owner" aria-labelledby="owner-h"><h2 id="owner-h">Your badge</h2>
       <p>This badge was sent to ${badge.recipient_email}. Confirm that address on your <a href="/account">account</a> to accept it.</p></section>`;

@@ -31,9 +31,15 @@ const walletActions = (frame: Frame, view: BadgeView, urls: WebUrls, now: Date):
     public: badge.public ? "false" : "true",
     back: "wallet",
   });
+  // Said before the switch is pressed: a private badge's hosted records are withdrawn too, so the
+  // links a verifier already holds stop working.
+  const records = badge.public
+    ? html`<p class="small">Public · <a href=${urls.assertion(badge.id)} download=${`badge-${badge.id}.json`}>OB 2.0 assertion</a> · <a href=${urls.credential(badge.id)} download=${`badge-${badge.id}.jwt`}>OB 3.0 credential</a></p>
+      <p class="small">Making it private also withdraws its Open Badges records: anyone holding their links, verifiers included, gets “not found” and can no longer verify it, until you make it public again.</p>`
+    : html`<p class="small">Private · its page and its Open Badges records (OB 2.0 assertion, OB 3.0 credential) answer “not found” to everyone, verifiers included, until you make it public.</p>`;
   return html`<div>
     ${statusLine(badgeStatus(badge, now), urls)}
-    <p class="small">${badge.public ? "Public" : "Private"} · <a href=${urls.assertion(badge.id)} download=${`badge-${badge.id}.json`}>OB 2.0 assertion</a> · <a href=${urls.credential(badge.id)} download=${`badge-${badge.id}.jwt`}>OB 3.0 credential</a></p>
+    ${records}
     <div class="actions">${decide}${privacy}</div>
   </div>`;
 };
