@@ -55,7 +55,11 @@ export const MAX_CREDENTIAL_LENGTH = 12_000;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-/** The external badge object of the REST listing and of `employment.external_badges.*` details. */
+/**
+ * The external badge object of the REST listing and of `employment.external_badges.*` details.
+ * The issuer Laurel vouches for is `issuer_origin` alone; the `claimed_` fields are what the
+ * badge says of itself and are labelled so wherever they are shown.
+ */
 export const ExternalBadgeSchema = Type.Object({
   id: Type.String({ format: "uuid" }),
   source: Type.Enum(EXTERNAL_BADGE_SOURCES),
@@ -64,7 +68,21 @@ export const ExternalBadgeSchema = Type.Object({
   description: Type.String(),
   image_url: Nullable(Type.String()),
   criteria_url: Nullable(Type.String()),
-  issuer: Type.Object({ name: Type.String(), url: Nullable(Type.String()) }),
+  issuer_origin: Nullable(
+    Type.String({
+      description:
+        "The issuer's verified identity: the origin of its id, where its hosted profile or signing key was found. Null unless `verification_status` is `validated`.",
+    }),
+  ),
+  claimed_issuer_name: Type.String({
+    description: "The issuer's name as the badge states it; not verified by Laurel.",
+  }),
+  claimed_issuer_url: Nullable(
+    Type.String({
+      description:
+        "The issuer's web address as the badge states it; not verified by Laurel (on `issuer_origin` when validated).",
+    }),
+  ),
   issued_at: Nullable(Type.String({ format: "date-time" })),
   expires_at: Nullable(Type.String({ format: "date-time" })),
   verification_status: Type.Enum(EXTERNAL_BADGE_STATUSES),
@@ -84,7 +102,9 @@ export const externalBadgeShape = (r: ExternalBadgeRecord): ExternalBadgeJson =>
   description: r.details.description,
   image_url: r.details.image_url,
   criteria_url: r.details.criteria_url,
-  issuer: { name: r.details.issuer_name, url: r.details.issuer_url },
+  issuer_origin: r.verification_status === "validated" ? r.details.issuer_origin : null,
+  claimed_issuer_name: r.details.issuer_name,
+  claimed_issuer_url: r.details.issuer_url,
   issued_at: iso(r.details.issued_at),
   expires_at: iso(r.details.expires_at),
   verification_status: r.verification_status,
@@ -202,6 +222,7 @@ const placeholder = (input: ExternalBadgeInput): ExternalBadgeDetails => ({
   criteria_url: null,
   issuer_name: "Unknown issuer",
   issuer_url: null,
+  issuer_origin: null,
   issued_at: null,
   expires_at: null,
   credential_id: null,

@@ -213,7 +213,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       security,
       summary: "List an employee's badges from other issuers, newest first",
       description:
-        "Badges the employee added on their wallet from other issuers (Open Badges 2.0 assertions and 3.0 credentials), each with `verification_status` (`validated` or `unvalidated`) and, when unvalidated, `verification_reason`. Laurel verifies each again daily. Empty until the employee has accepted the connection (`employee_state` `accepted`).",
+        "Badges the employee added on their wallet from other issuers (Open Badges 2.0 assertions and 3.0 credentials), each with `verification_status` (`validated` or `unvalidated`) and, when unvalidated, `verification_reason`. The issuer Laurel verified is `issuer_origin` (the origin of the issuer's id, where its profile or key was found); `claimed_issuer_name` and `claimed_issuer_url` are the badge's own unverified claims. Laurel verifies each again daily. Empty until the employee has accepted the connection (`employee_state` `accepted`).",
       params: EmployeeParams,
       querystring: PageQuery,
       response: { 200: Many(ExternalBadgeSchema), ...errors },
