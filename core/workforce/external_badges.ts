@@ -7,6 +7,7 @@ import { isoMillis, type PageRequest } from "../shared/mod.ts";
 import { employerSeesBadges, visibleBadges } from "./connection.ts";
 import { type ConnectionTx, heldShapes } from "./connections.ts";
 import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
+import { workforceDataRefused } from "./employees.ts";
 import {
   EXTERNAL_BADGE_REASONS,
   EXTERNAL_BADGE_SOURCES,
@@ -399,13 +400,16 @@ export const reverifyDue = async (
 
 /**
  * An employee's external badges as the employer sees them: those of the connected account, none
- * before the employee accepted the connection.
+ * before the employee accepted the connection. Refused outright (403) to an organization not
+ * authorized for workforce data, before anything says whether the employee exists.
  */
 export const employeeExternalBadges = async (
   store: Pick<ExternalBadgeStore, "pageForUser">,
   record: EmployeeRecord | null,
   page: PageRequest,
+  workforceAuthorized: boolean,
 ): Promise<Page<ExternalBadgeJson>> => {
+  if (!workforceAuthorized) throw workforceDataRefused();
   if (!record) throw notFound("Employee");
   if (!employerSeesBadges(record)) return { items: [], total: 0 };
   const found = await store.pageForUser(record.user_id as string, page);

@@ -62,8 +62,10 @@ export {
   employmentOf,
   getEmployee,
   listEmployees,
+  requireWorkforceData,
   updateEmployee,
   upsertEmployees,
+  workforceDataRefused,
 } from "./employees.ts";
 export type { WorkforceAuthorizationStore, WorkforceDeps } from "./employment_events.ts";
 export { setWorkforceAuthorization } from "./employment_events.ts";

@@ -260,6 +260,7 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     events,
     transaction: (work) => work(tx),
     employer: tx.employer,
+    workforceAuthorized: async () => true,
     heldBadgesOf: tx.heldBadgesOf,
     get: async (_o, id) => rows.get(id) ?? null,
     list: async () => ({ items: [...rows.values()], total: rows.size }),

@@ -1018,7 +1018,7 @@ t.test("an employer sees external badges only once the connection is accepted", 
     ["not associated", { employee_state: "created", user_id: null }, 0],
   ];
   for (const [name, connection, count] of rows) {
-    const found = await employeeExternalBadges(m.store, employee(ORGS[0] as string, connection), page);
+    const found = await employeeExternalBadges(m.store, employee(ORGS[0] as string, connection), page, true);
     t.equal(found.total, count, name);
     t.equal(found.items.length, count, name);
     for (const item of found.items)
@@ -1028,11 +1028,23 @@ t.test("an employer sees external badges only once the connection is accepted", 
     m.store,
     employee(ORGS[0] as string, { employee_state: "accepted", user_id: ANN }),
     page,
+    true,
   );
   t.same(
     accepted.items.map((b) => b.id),
     [badges[1]?.id, badges[0]?.id],
     "newest first",
   );
-  t.equal(await codeOf(employeeExternalBadges(m.store, null, page)), "not_found", "no record");
+  t.equal(await codeOf(employeeExternalBadges(m.store, null, page, true)), "not_found", "no record");
+  const record = employee(ORGS[0] as string, { employee_state: "accepted", user_id: ANN });
+  t.equal(
+    await codeOf(employeeExternalBadges(m.store, record, page, false)),
+    "forbidden",
+    "an organization not authorized for workforce data is refused",
+  );
+  t.equal(
+    await codeOf(employeeExternalBadges(m.store, null, page, false)),
+    "forbidden",
+    "refused before saying whether the employee exists",
+  );
 });
