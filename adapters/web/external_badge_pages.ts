@@ -115,6 +115,12 @@ export const externalBadgeRoutes =
       return { now: ctx.now, newId: ctx.newId, newEventId: ctx.newEventId, urls: kit.deps.earners.issuing.urls };
     };
     const signIn = (reply: FastifyReply) => reply.redirect("/sign_in?next=%2Fwallet", 303);
+    /** A refusal the earner can act on: the wallet again, with why (422, or 429 past the hour's checks). */
+    const refusal = (err: unknown): { status: number; message: string } => {
+      if (isCoreError(err) && err.code === "validation_failed") return { status: 422, message: err.message };
+      if (isCoreError(err) && err.code === "rate_limited") return { status: 429, message: err.message };
+      throw err;
+    };
 
     app.post("/wallet/external_badges", async (request, reply) => {
       if (!request.earner) return signIn(reply);
@@ -124,8 +130,8 @@ export const externalBadgeRoutes =
         const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
         return reply.redirect(`/wallet?done=${done}#external`, 303);
       } catch (err) {
-        if (!isCoreError(err) || err.code !== "validation_failed") throw err;
-        return showWallet(request, reply, 422, { error: err.message, ...form });
+        const { status, message } = refusal(err);
+        return showWallet(request, reply, status, { error: message, ...form });
       }
     });
     app.post("/wallet/external_badges/:id/remove", async (request, reply) => {
@@ -137,7 +143,12 @@ export const externalBadgeRoutes =
     app.post("/wallet/external_badges/:id/check", async (request, reply) => {
       const id = uuidParam(request);
       if (!request.earner) return signIn(reply);
-      await recheckExternalBadge(deps, context(), ownerOf(request.earner), id);
+      try {
+        await recheckExternalBadge(deps, context(), ownerOf(request.earner), id);
+      } catch (err) {
+        const { status, message } = refusal(err);
+        return showWallet(request, reply, status, { error: message, url: "", credential: "" });
+      }
       return reply.redirect("/wallet?done=external_checked#external", 303);
     });
   };

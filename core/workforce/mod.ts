@@ -78,12 +78,15 @@ export type {
   ExternalBadgeRecord,
   ExternalBadgeStore,
   ExternalBadgeTx,
+  ExternalFetchCounter,
+  ExternalFetchLimits,
 } from "./external_badges.ts";
 export {
   addExternalBadge,
   ExternalBadgeSchema,
   employeeExternalBadges,
   externalBadgeShape,
+  fetchHostOf,
   MAX_CREDENTIAL_LENGTH,
   MAX_EXTERNAL_BADGES,
   REVERIFY_INTERVAL_MS,

@@ -802,6 +802,17 @@ t.test("adding tells each employer connected to the earner, once", async (t) => 
   }
 });
 
+/** `verify` with each address it fetches appended to `fetches`. */
+const recording = (verify: VerifyDeps, fetches: string[]): VerifyDeps => ({
+  ...verify,
+  documents: {
+    getJson: (url) => {
+      fetches.push(url);
+      return verify.documents.getJson(url);
+    },
+  },
+});
+
 t.test("adding: what is stored, what is refused", async (t) => {
   const v3 = await sign(claims());
   const accepted = () => [employee(ORGS[0] as string, { employee_state: "accepted", user_id: ANN })];
@@ -842,8 +853,10 @@ t.test("adding: what is stored, what is refused", async (t) => {
   ];
   for (const [name, held, changes, form, expected] of rows) {
     const m = memory(accepted(), held);
+    const fetches: string[] = [];
+    const counted = recording(deps(ob2Web(changes)), fetches);
     const outcome = await addExternalBadge(
-      { store: m.store, verify: deps(ob2Web(changes)) },
+      { store: m.store, verify: counted },
       ctx,
       { userId: ANN, confirmedEmails: ACCOUNT },
       form,
@@ -855,6 +868,7 @@ t.test("adding: what is stored, what is refused", async (t) => {
     if (expected.startsWith("validation_failed")) {
       t.same([...m.rows().values()], held, `${name}: nothing stored`);
       t.same(m.events(), [], `${name}: nobody told`);
+      t.same(fetches, [], `${name}: refused before fetching anything`);
     } else {
       t.equal(m.rows().size, held.length + 1, `${name}: stored`);
       t.same(
@@ -876,6 +890,81 @@ t.test("adding: what is stored, what is refused", async (t) => {
     { name: "Badge at issuer.example", issuer_name: "Unknown issuer", issued_at: null },
     "nothing read: named by its host",
   );
+});
+
+t.test("the verifications earners start are counted per account and per host; past either, none", async (t) => {
+  const CAT = "cccccccc-cccc-4ccc-8ccc-cccccccccccc";
+  const windows = new Map<string, number>();
+  const counter = {
+    hit: async (key: string, windowMs: number) => {
+      windows.set(key, (windows.get(key) ?? 0) + 1);
+      return { hits: windows.get(key) as number, ttlMs: windowMs / 2 };
+    },
+  };
+  const budget = { counter, limits: { perAccountPerHour: 2, perHostPerHour: 3 } };
+  const m = memory([], []);
+  const fetches: string[] = [];
+  const counted = recording(deps(ob2Web([[KID, json(await servedKey(issuerKey.publicKey, KID))]])), fetches);
+  const run = { store: m.store, verify: counted, budget };
+  const owner = (userId: string) => ({ userId, confirmedEmails: ACCOUNT });
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => "done",
+      (e) => (isCoreError(e) ? `${e.code}: ${e.message}` : String(e)),
+    );
+  const assertion = (n: number) => `${ORIGIN}/assertions/n${n}`;
+  const rows: Array<[string, () => Promise<unknown>, RegExp]> = [
+    ["Ann's first", () => addExternalBadge(run, ctx, owner(ANN), { url: assertion(1) }), /^done$/],
+    [
+      "Ann's second, a credential",
+      async () => addExternalBadge(run, ctx, owner(ANN), { credential: await sign(claims()) }),
+      /^done$/,
+    ],
+    [
+      "Ann's third",
+      () => addExternalBadge(run, ctx, owner(ANN), { url: assertion(3) }),
+      /^rate_limited: You have had 2 badges from other issuers checked in the last hour.*try again in 30 minutes$/,
+    ],
+    [
+      "Ann checks one again",
+      async () => recheckExternalBadge(run, ctx, owner(ANN), [...m.rows().keys()][0] as string),
+      /^rate_limited: You have had 2 badges/,
+    ],
+    ["Bob's first, the host's third", () => addExternalBadge(run, ctx, owner(BOB), { url: assertion(4) }), /^done$/],
+    [
+      "Bob's second, the host's fourth",
+      () => addExternalBadge(run, ctx, owner(BOB), { url: assertion(5) }),
+      /^rate_limited: Laurel has checked as many badges at issuer\.example as it may this hour/,
+    ],
+    [
+      "Bob's third, to another host",
+      () => addExternalBadge(run, ctx, owner(BOB), { url: "https://other.example/assertions/1" }),
+      /^rate_limited: You have had 2 badges/,
+    ],
+    [
+      "another account, to that host, named with capitals and a port",
+      () => addExternalBadge(run, ctx, owner(CAT), { url: "https://Other.Example:8443/assertions/1" }),
+      /^done$/,
+    ],
+  ];
+  for (const [name, action, expected] of rows) {
+    const before = fetches.length;
+    const got = await outcome(action());
+    t.match(got, expected, name);
+    if (got !== "done") t.equal(fetches.length, before, `${name}: nothing fetched`);
+  }
+  t.same(
+    [...windows.keys()].sort(),
+    [
+      `external-fetch:account:${ANN}`,
+      `external-fetch:account:${BOB}`,
+      `external-fetch:account:${CAT}`,
+      "external-fetch:host:issuer.example",
+      "external-fetch:host:other.example",
+    ],
+    "keys: the account, and the host name without port or case",
+  );
+  t.equal(m.rows().size, 4, "only what passed was stored");
 });
 
 t.test("removing and rechecking: only the owner's badges", async (t) => {
