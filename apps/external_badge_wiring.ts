@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { joseJwsCheck, uuidv7 } from "../adapters/crypto/mod.ts";
-import { type Database, postgresExternalBadgeStore } from "../adapters/db/mod.ts";
+import { type Database, postgresExternalBadgeStore, postgresRateCounter } from "../adapters/db/mod.ts";
 import { guardedDocuments } from "../adapters/webhook_http/mod.ts";
 import type { ExternalBadgeDeps } from "../core/workforce/mod.ts";
 import { type ExternalReverifier, type Log, startExternalReverifier } from "../workers/mod.ts";
@@ -16,9 +16,13 @@ export interface ExternalBadgeWiring {
 
 /**
  * External badges: stored in PostgreSQL, fetched under the webhook SSRF rule (the same allowlist
- * and private CAs), VC-JWT signatures checked with jose.
+ * and private CAs), VC-JWT signatures checked with jose; the verifications earners start are
+ * counted in the rate-limit counter every process shares, when `limits` are given.
  */
-export const wireExternalBadges = (config: Pick<Config, "webhooks">, db: Database): ExternalBadgeWiring => {
+export const wireExternalBadges = (
+  config: Pick<Config, "webhooks"> & { limits?: Pick<Config["limits"], "externalBadgeChecks"> },
+  db: Database,
+): ExternalBadgeWiring => {
   const documents = guardedDocuments({
     allowedNetworks: config.webhooks.allowedNetworks,
     caFile: config.webhooks.caFile,
@@ -32,6 +36,9 @@ export const wireExternalBadges = (config: Pick<Config, "webhooks">, db: Databas
         jws: joseJwsCheck(),
         sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),
       },
+      ...(config.limits
+        ? { budget: { counter: postgresRateCounter(db), limits: config.limits.externalBadgeChecks } }
+        : {}),
     },
     close: () => documents.close(),
   };
@@ -43,7 +50,8 @@ export const startExternalReverification = (
   db: Database,
   log: Log,
 ): { reverifier: ExternalReverifier; stop(): Promise<void> } => {
-  const wiring = wireExternalBadges(config, db);
+  // The daily re-verification is Laurel's own round, spread over the day: no earner's budget.
+  const wiring = wireExternalBadges({ webhooks: config.webhooks }, db);
   const reverifier = startExternalReverifier(
     {
       ...wiring.deps,

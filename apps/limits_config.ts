@@ -23,6 +23,13 @@ export interface LimitsConfig {
   mailPerOrganizationPerHour: number;
   /** `SMTP_MAX_CONNECTIONS`: SMTP connections of the pooled transport per process (5). */
   smtpMaxConnections: number;
+  /**
+   * Verifications of badges from other issuers that earners start (adding, "check again"):
+   * `EXTERNAL_BADGE_CHECKS_PER_ACCOUNT_PER_HOUR` per account (60) and
+   * `EXTERNAL_BADGE_CHECKS_PER_HOST_PER_HOUR` to one host from all accounts (600). They protect
+   * other sites, so, like the mail budget, `RATE_LIMITS=off` leaves them on.
+   */
+  externalBadgeChecks: { perAccountPerHour: number; perHostPerHour: number };
 }
 
 /** Requests per minute. */
@@ -92,5 +99,9 @@ export const readLimitsConfig = (env: NodeJS.ProcessEnv = process.env): LimitsCo
           },
     mailPerOrganizationPerHour: positive(env, "MAIL_PER_ORGANIZATION_PER_HOUR", 1_000),
     smtpMaxConnections: positive(env, "SMTP_MAX_CONNECTIONS", 5),
+    externalBadgeChecks: {
+      perAccountPerHour: positive(env, "EXTERNAL_BADGE_CHECKS_PER_ACCOUNT_PER_HOUR", 60),
+      perHostPerHour: positive(env, "EXTERNAL_BADGE_CHECKS_PER_HOST_PER_HOUR", 600),
+    },
   };
 };

@@ -241,6 +241,13 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
 export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
   transaction: (work) => db.transaction((q) => work(employeeTx(q))),
   employer: (organizationId) => employerOf(db, organizationId),
+  async workforceAuthorized(organizationId) {
+    const [row] = await db.all<{ workforce_authorized: boolean }>(
+      "select workforce_authorized from organizations where id = ?",
+      [organizationId],
+    );
+    return row?.workforce_authorized === true;
+  },
   heldBadgesOf: (userIds) => heldBadgesOf(db, userIds),
   async get(organizationId, id) {
     const [row] = await db.all<Row>(`select ${SELECT} from employees e where e.id = ? and e.organization_id = ?`, [

@@ -16,7 +16,12 @@ const SELECT = `x.id, x.user_id, x.source, x.url, x.credential, x.source_key, x.
 /** `details` is stored as JSON: its dates as ISO strings. */
 const detailsOf = (v: unknown): ExternalBadgeDetails => {
   const d = toJson<Record<string, unknown>>(v);
-  return { ...d, issued_at: toDateOrNull(d.issued_at), expires_at: toDateOrNull(d.expires_at) } as ExternalBadgeDetails;
+  return {
+    ...d,
+    issuer_origin: d.issuer_origin ?? null,
+    issued_at: toDateOrNull(d.issued_at),
+    expires_at: toDateOrNull(d.expires_at),
+  } as ExternalBadgeDetails;
 };
 
 const recordOf = (r: Row): ExternalBadgeRecord =>

@@ -22,7 +22,7 @@ const REASON_TEXT: Record<ExternalBadgeReason, string> = {
   blocked_address: "Its address points into a private network, which Laurel does not visit.",
   not_found: "Nothing was found at its address.",
   malformed: "What its address returned is not an Open Badges record.",
-  id_mismatch: "The record says it lives at another address than the one it came from.",
+  id_mismatch: "The record names an address on another site than its issuer's own.",
   revoked: "Its issuer has revoked it.",
   expired: "It has expired.",
   not_yet_valid: "It is not valid yet.",
@@ -67,7 +67,9 @@ const item = (frame: Frame, b: ExternalBadgeRecord): VNode => {
   return html`<li class="tile card" data-external-badge=${b.id}>
     ${d.image_url ? html`<img src=${d.image_url} alt="" width="72" height="72" loading="lazy" />` : null}
     <h3>${d.name}</h3>
-    <p class="small">${d.issuer_url ? html`<a href=${d.issuer_url} rel="nofollow noopener">${d.issuer_name}</a>` : d.issuer_name}${issued ? ` · issued ${issued}` : ""}${expires ? ` · expires ${expires}` : ""}</p>
+    ${ok && d.issuer_origin ? html`<p class="small" data-issuer-origin>Issuer verified: <strong>${d.issuer_origin}</strong></p>` : null}
+    <p class="small" data-claimed-issuer>Issuer named in the badge (not verified): ${d.issuer_name}${d.issuer_url ? ` (${d.issuer_url})` : ""}</p>
+    ${issued || expires ? html`<p class="small">${[issued ? `Issued ${issued}` : "", expires ? `expires ${expires}` : ""].filter((s) => s).join(" · ")}</p>` : null}
     <p class=${ok ? "status ok" : "status warn"} role="status">${ok ? "Verified" : `Not verified: ${reasonText(b.verification_reason)}`}
       <span class="small"> (checked ${b.verified_at.toISOString().slice(0, 16).replace("T", " ")} UTC)</span></p>
     ${b.url ? html`<p class="small"><a href=${b.url} rel="nofollow noopener">Its record</a></p>` : null}
@@ -113,6 +115,12 @@ export const externalBadgeRoutes =
       return { now: ctx.now, newId: ctx.newId, newEventId: ctx.newEventId, urls: kit.deps.earners.issuing.urls };
     };
     const signIn = (reply: FastifyReply) => reply.redirect("/sign_in?next=%2Fwallet", 303);
+    /** A refusal the earner can act on: the wallet again, with why (422, or 429 past the hour's checks). */
+    const refusal = (err: unknown): { status: number; message: string } => {
+      if (isCoreError(err) && err.code === "validation_failed") return { status: 422, message: err.message };
+      if (isCoreError(err) && err.code === "rate_limited") return { status: 429, message: err.message };
+      throw err;
+    };
 
     app.post("/wallet/external_badges", async (request, reply) => {
       if (!request.earner) return signIn(reply);
@@ -122,8 +130,8 @@ export const externalBadgeRoutes =
         const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
         return reply.redirect(`/wallet?done=${done}#external`, 303);
       } catch (err) {
-        if (!isCoreError(err) || err.code !== "validation_failed") throw err;
-        return showWallet(request, reply, 422, { error: err.message, ...form });
+        const { status, message } = refusal(err);
+        return showWallet(request, reply, status, { error: message, ...form });
       }
     });
     app.post("/wallet/external_badges/:id/remove", async (request, reply) => {
@@ -135,7 +143,12 @@ export const externalBadgeRoutes =
     app.post("/wallet/external_badges/:id/check", async (request, reply) => {
       const id = uuidParam(request);
       if (!request.earner) return signIn(reply);
-      await recheckExternalBadge(deps, context(), ownerOf(request.earner), id);
+      try {
+        await recheckExternalBadge(deps, context(), ownerOf(request.earner), id);
+      } catch (err) {
+        const { status, message } = refusal(err);
+        return showWallet(request, reply, status, { error: message, url: "", credential: "" });
+      }
       return reply.redirect("/wallet?done=external_checked#external", 303);
     });
   };

@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
 import { BadgeStandardShapeSchema, BadgeTemplateJsonSchema } from "../badges/mod.ts";
 import { isoMillis } from "../shared/mod.ts";
-import { EmploymentSchema, ReducedEmploymentSchema } from "./employment.ts";
+import { type Employment, EmploymentSchema, employmentSeenBy, ReducedEmploymentSchema } from "./employment.ts";
 import type { EventRecord } from "./event_record.ts";
 import {
   BADGE_EVENT_TYPES,
@@ -19,10 +19,8 @@ export interface DetailOptions {
 
 const COMMON_KEYS = ["id", "organization_id", "event_type", "occurred_at"];
 
-const reduced = (employment: unknown): Record<string, unknown> => {
-  const e = (typeof employment === "object" && employment !== null ? employment : {}) as Record<string, unknown>;
-  return { id: e.id, email: e.email, external_id: e.external_id };
-};
+const reduced = (employment: unknown): Record<string, unknown> =>
+  employmentSeenBy((typeof employment === "object" && employment !== null ? employment : {}) as Employment, false);
 
 /**
  * The event detail: `id, organization_id, event_type, occurred_at` and the kind's

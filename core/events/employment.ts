@@ -58,3 +58,13 @@ export const reduceEmployment = (e: Pick<Employment, "id" | "email" | "external_
   email: e.email,
   external_id: e.external_id,
 });
+
+/**
+ * What an organization sees of an employment, by whether it is authorized for workforce data now:
+ * in full, or only what it gave itself to name the record. Every door (REST, event details, and
+ * so webhooks, which carry no detail) asks this one rule; see `docs/decisions.md`.
+ */
+export const employmentSeenBy = (
+  employment: Employment,
+  workforceAuthorized: boolean,
+): Employment | ReducedEmployment => (workforceAuthorized ? employment : reduceEmployment(employment));

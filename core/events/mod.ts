@@ -21,7 +21,7 @@ export {
   PublicBadgesEventDetailSchema,
 } from "./detail.ts";
 export type { Employment, ReducedEmployment } from "./employment.ts";
-export { EmploymentSchema, ReducedEmploymentSchema, reduceEmployment } from "./employment.ts";
+export { EmploymentSchema, employmentSeenBy, ReducedEmploymentSchema, reduceEmployment } from "./employment.ts";
 export type { EventListQuery } from "./event_list.ts";
 export { EVENT_LIST } from "./event_list.ts";
 export type { EventContext, EventRecord } from "./event_record.ts";

@@ -32,6 +32,12 @@ const refused = (action: ConnectionAction, from: ConnectionFields): CoreError =>
  * The next connection fields and the events of one action. `userId` is the account of
  * `associate` (ignored otherwise). Losing the association (the address removed, the account
  * merged away) ends any connection: the record goes back to `created`.
+ *
+ * The organization is told of an association only when the person is shown its prompt
+ * (`employment.user_account.associated` then `.connection.pending`): told when it happens, any
+ * organization could learn whether an address has an account by creating a record for it. So
+ * `associate` records nothing, and `disassociate` records something only when the association
+ * had been told (the record is past `created`).
  */
 export const transitionConnection = (
   from: ConnectionFields,
@@ -42,13 +48,21 @@ export const transitionConnection = (
   switch (action) {
     case "associate":
       if (from.user_id !== null || userId === null) return refused(action, from);
-      return { employee_state: s, user_id: userId, events: ["employment.user_account.associated"] };
+      return { employee_state: s, user_id: userId, events: [] };
     case "disassociate":
       if (from.user_id === null) return refused(action, from);
-      return { employee_state: "created", user_id: null, events: ["employment.user_account.disassociated"] };
+      return {
+        employee_state: "created",
+        user_id: null,
+        events: s === "created" ? [] : ["employment.user_account.disassociated"],
+      };
     case "prompt":
       if (from.user_id === null || s !== "created") return refused(action, from);
-      return { employee_state: "pending", user_id: from.user_id, events: ["employment.connection.pending"] };
+      return {
+        employee_state: "pending",
+        user_id: from.user_id,
+        events: ["employment.user_account.associated", "employment.connection.pending"],
+      };
     case "accept":
       if (from.user_id === null || (s !== "pending" && s !== "rejected")) return refused(action, from);
       return { employee_state: "accepted", user_id: from.user_id, events: ["employment.connection.accepted"] };

@@ -2,8 +2,15 @@ import { Compile } from "typebox/compile";
 import type { ShapeUrls } from "../badges/mod.ts";
 import { schemaFieldErrors } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { type CoreError, notFound, validationFailed } from "../errors/mod.ts";
-import { type EmploymentEventType, type EventRecord, employmentEvent } from "../events/mod.ts";
+import { type CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import {
+  type Employment,
+  type EmploymentEventType,
+  type EventRecord,
+  employmentEvent,
+  employmentSeenBy,
+  type ReducedEmployment,
+} from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { employerSeesBadges, visibleBadges } from "./connection.ts";
 import { type ConnectionTx, type HeldBadge, heldShapes, reconcileRecords } from "./connections.ts";
@@ -52,6 +59,8 @@ export interface EmployeeStore {
   transaction<T>(work: (tx: EmployeeTx) => Promise<T>): Promise<T>;
   heldBadgesOf: HeldBadgesOf;
   employer(organizationId: string): Promise<Employer | null>;
+  /** Whether the operator has authorized the organization for workforce data (false when unknown). */
+  workforceAuthorized(organizationId: string): Promise<boolean>;
   get(organizationId: string, id: string): Promise<EmployeeRecord | null>;
   list(organizationId: string, filter: EmployeeFilter, page: PageRequest): Promise<Page<EmployeeRecord>>;
 }
@@ -70,11 +79,35 @@ export interface EmployeeView {
   employer: Employer;
   /** The badges of the connected account (none when not connected); shown through `employmentOf`. */
   held: HeldBadge[];
+  /** Whether the organization is authorized for workforce data; unknown inside a write's transaction. */
+  authorized?: boolean;
 }
 
-/** The employment as its employer sees it: with the badges of an accepted connection. */
-export const employmentOf = (view: EmployeeView, urls: ShapeUrls) =>
+/** The employment in full, with the badges of an accepted connection: what events record. */
+const fullEmployment = (view: EmployeeView, urls: ShapeUrls): Employment =>
   employmentShape(view.record, view.employer, visibleBadges(view.record, heldShapes(view.held, urls)));
+
+/**
+ * The employment as its employer may see it now: in full when the organization is authorized
+ * for workforce data, else reduced to `id`, `email`, `external_id` (`employmentSeenBy`).
+ */
+export const employmentOf = (view: EmployeeView, urls: ShapeUrls): Employment | ReducedEmployment =>
+  employmentSeenBy(fullEmployment(view, urls), view.authorized === true);
+
+/**
+ * The refusal of a view that is workforce data and nothing else (an employee's external badges,
+ * employees filtered by connection state) to an organization not authorized for it.
+ */
+export const workforceDataRefused = (): CoreError =>
+  forbidden("This organization is not authorized for workforce data; ask the operator to authorize it");
+
+/** Throws `workforceDataRefused` unless the organization is authorized. */
+export const requireWorkforceData = async (
+  store: Pick<EmployeeStore, "workforceAuthorized">,
+  organizationId: string,
+): Promise<void> => {
+  if (!(await store.workforceAuthorized(organizationId))) throw workforceDataRefused();
+};
 
 /** Views of `records` with the badges of those connected (one read for all). */
 const viewsOf = async (
@@ -101,7 +134,7 @@ const event = (
   view: EmployeeView,
   ctx: EmployeeContext,
 ): EventRecord =>
-  employmentEvent(kind, employmentOf(view, ctx.urls), {
+  employmentEvent(kind, fullEmployment(view, ctx.urls), {
     id: ctx.newEventId(),
     organization_id: view.record.organization_id,
     occurred_at: ctx.now,
@@ -113,13 +146,13 @@ const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: st
   return employer;
 };
 
-export const createEmployee = (
+export const createEmployee = async (
   store: EmployeeStore,
   ctx: EmployeeContext,
   organizationId: string,
   body: EmployeeCreateBody,
-): Promise<EmployeeView> =>
-  store.transaction(async (tx) => {
+): Promise<EmployeeView> => ({
+  ...(await store.transaction(async (tx): Promise<EmployeeView> => {
     const employer = await employerOf(tx, organizationId);
     const created = newEmployeeRecord(body, { id: ctx.newId(), organization_id: organizationId, ...ctx });
     const linked = await reconcileRecords(tx, ctx, employer, [created]);
@@ -128,12 +161,20 @@ export const createEmployee = (
     const view = { record, employer, held: [] };
     await tx.appendEvents([event("employment.created", view, ctx), ...linked.events]);
     return view;
-  });
+  })),
+  authorized: await store.workforceAuthorized(organizationId),
+});
 
 export const getEmployee = async (store: EmployeeStore, organizationId: string, id: string): Promise<EmployeeView> => {
-  const [employer, record] = await Promise.all([store.employer(organizationId), store.get(organizationId, id)]);
+  const [employer, record, authorized] = await Promise.all([
+    store.employer(organizationId),
+    store.get(organizationId, id),
+    store.workforceAuthorized(organizationId),
+  ]);
   if (!employer || !record) throw notFound("Employee");
-  return (await viewsOf(store, employer, [record]))[0] as EmployeeView;
+  // Not authorized, the badges are not shown: they are not read either.
+  const [view] = authorized ? await viewsOf(store, employer, [record]) : [{ record, employer, held: [] }];
+  return { ...(view as EmployeeView), authorized };
 };
 
 export const listEmployees = async (
@@ -142,23 +183,29 @@ export const listEmployees = async (
   filter: EmployeeFilter,
   page: PageRequest,
 ): Promise<Page<EmployeeView>> => {
+  const authorized = await store.workforceAuthorized(organizationId);
+  // Which records are in which connection state is workforce data as much as the state itself.
+  if (!authorized && filter.filters.employee_state !== undefined) throw workforceDataRefused();
   const [employer, records] = await Promise.all([
     store.employer(organizationId),
     store.list(organizationId, filter, page),
   ]);
   if (!employer) throw notFound("Organization");
-  return { items: await viewsOf(store, employer, records.items), total: records.total };
+  const views = authorized
+    ? await viewsOf(store, employer, records.items)
+    : records.items.map((record) => ({ record, employer, held: [] }));
+  return { items: views.map((v) => ({ ...v, authorized })), total: records.total };
 };
 
 /** Applies `body`; records `employment.updated` only when something changed. */
-export const updateEmployee = (
+export const updateEmployee = async (
   store: EmployeeStore,
   ctx: EmployeeContext,
   organizationId: string,
   id: string,
   body: EmployeeUpdateBody,
-): Promise<EmployeeView> =>
-  store.transaction(async (tx) => {
+): Promise<EmployeeView> => ({
+  ...(await store.transaction(async (tx): Promise<EmployeeView> => {
     const employer = await employerOf(tx, organizationId);
     const current = await tx.lock(organizationId, id);
     if (!current) throw notFound("Employee");
@@ -170,7 +217,9 @@ export const updateEmployee = (
     const view = (await viewsOf(tx, employer, [next]))[0] as EmployeeView;
     await tx.appendEvents([event("employment.updated", view, ctx), ...linked.events]);
     return view;
-  });
+  })),
+  authorized: await store.workforceAuthorized(organizationId),
+});
 
 /** Deletes the record; `employment.deleted` is read with the reduced employment. */
 export const deleteEmployee = (

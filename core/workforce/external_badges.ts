@@ -1,12 +1,13 @@
 import { type Static, Type } from "typebox";
 import type { ShapeUrls } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { notFound, validationFailed } from "../errors/mod.ts";
+import { CoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type EventRecord, employmentEvent } from "../events/mod.ts";
 import { isoMillis, type PageRequest } from "../shared/mod.ts";
 import { employerSeesBadges, visibleBadges } from "./connection.ts";
 import { type ConnectionTx, heldShapes } from "./connections.ts";
 import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
+import { workforceDataRefused } from "./employees.ts";
 import {
   EXTERNAL_BADGE_REASONS,
   EXTERNAL_BADGE_SOURCES,
@@ -55,7 +56,11 @@ export const MAX_CREDENTIAL_LENGTH = 12_000;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-/** The external badge object of the REST listing and of `employment.external_badges.*` details. */
+/**
+ * The external badge object of the REST listing and of `employment.external_badges.*` details.
+ * The issuer Laurel vouches for is `issuer_origin` alone; the `claimed_` fields are what the
+ * badge says of itself and are labelled so wherever they are shown.
+ */
 export const ExternalBadgeSchema = Type.Object({
   id: Type.String({ format: "uuid" }),
   source: Type.Enum(EXTERNAL_BADGE_SOURCES),
@@ -64,7 +69,21 @@ export const ExternalBadgeSchema = Type.Object({
   description: Type.String(),
   image_url: Nullable(Type.String()),
   criteria_url: Nullable(Type.String()),
-  issuer: Type.Object({ name: Type.String(), url: Nullable(Type.String()) }),
+  issuer_origin: Nullable(
+    Type.String({
+      description:
+        "The issuer's verified identity: the origin of its id, where its hosted profile or signing key was found. Null unless `verification_status` is `validated`.",
+    }),
+  ),
+  claimed_issuer_name: Type.String({
+    description: "The issuer's name as the badge states it; not verified by Laurel.",
+  }),
+  claimed_issuer_url: Nullable(
+    Type.String({
+      description:
+        "The issuer's web address as the badge states it; not verified by Laurel (on `issuer_origin` when validated).",
+    }),
+  ),
   issued_at: Nullable(Type.String({ format: "date-time" })),
   expires_at: Nullable(Type.String({ format: "date-time" })),
   verification_status: Type.Enum(EXTERNAL_BADGE_STATUSES),
@@ -84,7 +103,9 @@ export const externalBadgeShape = (r: ExternalBadgeRecord): ExternalBadgeJson =>
   description: r.details.description,
   image_url: r.details.image_url,
   criteria_url: r.details.criteria_url,
-  issuer: { name: r.details.issuer_name, url: r.details.issuer_url },
+  issuer_origin: r.verification_status === "validated" ? r.details.issuer_origin : null,
+  claimed_issuer_name: r.details.issuer_name,
+  claimed_issuer_url: r.details.issuer_url,
   issued_at: iso(r.details.issued_at),
   expires_at: iso(r.details.expires_at),
   verification_status: r.verification_status,
@@ -123,10 +144,29 @@ export interface ExternalBadgeStore {
   claimDue(now: Date, limit: number, leaseUntil: Date): Promise<DueExternalBadge[]>;
 }
 
+/**
+ * How many verifications an earner may start in an hour (adding a badge, "check again"), and how
+ * many all earners together may send to one host: each is a few requests Laurel makes to a host
+ * the earner chose, so without a ceiling anyone with an account could make it hammer any site.
+ */
+export interface ExternalFetchLimits {
+  perAccountPerHour: number;
+  perHostPerHour: number;
+}
+
+/** A fixed-window counter every process shares. */
+export interface ExternalFetchCounter {
+  hit(key: string, windowMs: number): Promise<{ hits: number; ttlMs: number }>;
+}
+
 export interface ExternalBadgeDeps {
   store: ExternalBadgeStore;
   verify: VerifyDeps;
+  /** The earner-started verifications' budget; absent: unlimited (the daily re-verification). */
+  budget?: { counter: ExternalFetchCounter; limits: ExternalFetchLimits };
 }
+
+const HOUR = 3_600_000;
 
 export interface ExternalBadgeContext {
   now: Date;
@@ -194,6 +234,46 @@ export const readExternalBadgeInput = (
 
 const hostOf = (url: string): string => /^https?:\/\/([^/?#]+)/i.exec(url)?.[1] ?? url;
 
+/** The host name of an http(s) address, lowercased, without user info or port; null for anything else. */
+const hostNameOf = (url: string | null): string | null => {
+  const m = url ? /^https?:\/\/(?:[^/?#@]*@)?(\[[^\]/?#]*\]|[^:/?#]+)/i.exec(url) : null;
+  return m ? (m[1] as string).toLowerCase() : null;
+};
+
+/**
+ * The host a verification fetches first: the assertion's (OB 2.0) or the signing key's (OB 3.0,
+ * whose other fetches stay on that origin or are refused); null when nothing will be fetched.
+ */
+export const fetchHostOf = (jws: Pick<VerifyDeps["jws"], "decode">, input: ExternalBadgeInput): string | null => {
+  if (input.source === "open_badges_v2") return hostNameOf(input.url);
+  return hostNameOf(httpUrl(jws.decode(input.jwt)?.header.kid));
+};
+
+const rateLimited = (message: string, ttlMs: number): CoreError =>
+  new CoreError("rate_limited", `${message}; try again in ${Math.max(1, Math.ceil(ttlMs / 60_000))} minutes`);
+
+/**
+ * Counts one verification started by `userId` that will fetch from `host`, and refuses it when the
+ * account or the host has spent its hour's budget. Nothing is fetched before this passes.
+ */
+const takeFetchBudget = async (deps: ExternalBadgeDeps, userId: string, input: ExternalBadgeInput): Promise<void> => {
+  if (!deps.budget) return;
+  const { counter, limits } = deps.budget;
+  const mine = await counter.hit(`external-fetch:account:${userId}`, HOUR);
+  if (mine.hits > limits.perAccountPerHour) {
+    throw rateLimited(
+      `You have had ${limits.perAccountPerHour} badges from other issuers checked in the last hour, the most an account may`,
+      mine.ttlMs,
+    );
+  }
+  const host = fetchHostOf(deps.verify.jws, input);
+  if (host === null) return;
+  const theirs = await counter.hit(`external-fetch:host:${host}`, HOUR);
+  if (theirs.hits > limits.perHostPerHour) {
+    throw rateLimited(`Laurel has checked as many badges at ${host} as it may this hour`, theirs.ttlMs);
+  }
+};
+
 /** What is shown of a badge nothing could be read of yet: where it came from. */
 const placeholder = (input: ExternalBadgeInput): ExternalBadgeDetails => ({
   name: input.source === "open_badges_v2" ? `Badge at ${hostOf(input.url)}` : "Open Badges 3.0 credential",
@@ -202,6 +282,7 @@ const placeholder = (input: ExternalBadgeInput): ExternalBadgeDetails => ({
   criteria_url: null,
   issuer_name: "Unknown issuer",
   issuer_url: null,
+  issuer_origin: null,
   issued_at: null,
   expires_at: null,
   credential_id: null,
@@ -241,6 +322,13 @@ const tellEmployers = async (
   await tx.appendEvents(events);
 };
 
+const tooMany = (field: string): CoreError =>
+  validationFailed(`An account holds at most ${MAX_EXTERNAL_BADGES} badges from other issuers`, [
+    { field, message: "remove one first" },
+  ]);
+const alreadyAdded = (field: string): CoreError =>
+  validationFailed("You have already added this badge", [{ field, message: "already added" }]);
+
 /**
  * The earner adds a badge from another issuer: it is verified first (outside any transaction:
  * the fetches may take seconds, and may even reach this same service), then stored with its
@@ -253,6 +341,13 @@ export const addExternalBadge = async (
   form: { url?: string; credential?: string },
 ): Promise<ExternalBadgeRecord> => {
   const { input, sourceKey } = readExternalBadgeInput(deps.verify, form);
+  const field = input.source === "open_badges_v2" ? "url" : "credential";
+  // What can be refused without fetching is refused first: nothing is fetched for it. The
+  // transaction below checks both again, for a concurrent addition.
+  const held = await deps.store.listForUser(owner.userId);
+  if (held.length >= MAX_EXTERNAL_BADGES) throw tooMany(field);
+  if (held.some((r) => r.source_key === sourceKey)) throw alreadyAdded(field);
+  await takeFetchBudget(deps, owner.userId, input);
   const verification = await verifyExternalBadge(deps.verify, input, owner.confirmedEmails, ctx.now);
   const record: ExternalBadgeRecord = {
     id: ctx.newId(),
@@ -269,16 +364,8 @@ export const addExternalBadge = async (
     created_at: ctx.now,
   };
   return deps.store.transaction(async (tx) => {
-    if ((await tx.countForUser(owner.userId)) >= MAX_EXTERNAL_BADGES) {
-      throw validationFailed(`An account holds at most ${MAX_EXTERNAL_BADGES} badges from other issuers`, [
-        { field: input.source === "open_badges_v2" ? "url" : "credential", message: "remove one first" },
-      ]);
-    }
-    if ((await tx.insert(record)) === "duplicate") {
-      throw validationFailed("You have already added this badge", [
-        { field: input.source === "open_badges_v2" ? "url" : "credential", message: "already added" },
-      ]);
-    }
+    if ((await tx.countForUser(owner.userId)) >= MAX_EXTERNAL_BADGES) throw tooMany(field);
+    if ((await tx.insert(record)) === "duplicate") throw alreadyAdded(field);
     await tellEmployers(tx, ctx, owner.userId, "employment.external_badges.added", record);
     return record;
   });
@@ -340,6 +427,7 @@ export const recheckExternalBadge = async (
 ): Promise<ExternalBadgeRecord> => {
   const record = (await deps.store.listForUser(owner.userId)).find((r) => r.id === id);
   if (!record) throw notFound("External badge");
+  await takeFetchBudget(deps, owner.userId, inputOf(record));
   const verification = await verifyExternalBadge(deps.verify, inputOf(record), owner.confirmedEmails, ctx.now);
   const stored = await recordVerification(deps.store, ctx, id, verification);
   if (!stored) throw notFound("External badge");
@@ -378,13 +466,16 @@ export const reverifyDue = async (
 
 /**
  * An employee's external badges as the employer sees them: those of the connected account, none
- * before the employee accepted the connection.
+ * before the employee accepted the connection. Refused outright (403) to an organization not
+ * authorized for workforce data, before anything says whether the employee exists.
  */
 export const employeeExternalBadges = async (
   store: Pick<ExternalBadgeStore, "pageForUser">,
   record: EmployeeRecord | null,
   page: PageRequest,
+  workforceAuthorized: boolean,
 ): Promise<Page<ExternalBadgeJson>> => {
+  if (!workforceAuthorized) throw workforceDataRefused();
   if (!record) throw notFound("Employee");
   if (!employerSeesBadges(record)) return { items: [], total: 0 };
   const found = await store.pageForUser(record.user_id as string, page);

@@ -17,7 +17,7 @@ export const EXTERNAL_BADGE_REASONS = [
   "blocked_address", // the address (or a redirect's) is private, loopback or link-local
   "not_found", // 404 or another 4xx than 410
   "malformed", // not JSON, not an assertion / credential, a field of the wrong type
-  "id_mismatch", // a hosted assertion whose `id` is not the address it was fetched from, or not on its issuer's origin
+  "id_mismatch", // an `id` or issuer `url` that is not on the origin of the issuer's id, or a hosted assertion's `id` that is not where it was found
   "revoked", // `revoked: true`, or 410 Gone
   "expired",
   "not_yet_valid",
@@ -52,14 +52,25 @@ export interface JwsCheck {
   verify(jws: string, jwk: Record<string, unknown>): Promise<boolean>;
 }
 
-/** What the earner and employers are shown of an external badge; read from the documents. */
+/**
+ * What the earner and employers are shown of an external badge; read from the documents. Only
+ * `issuer_origin` is the issuer's identity Laurel checked; the issuer's name and address are
+ * what the documents claim, which any signer may write.
+ */
 export interface ExternalBadgeDetails {
   name: string;
   description: string;
   image_url: string | null;
   criteria_url: string | null;
+  /** The issuer's `name` as the documents claim it. */
   issuer_name: string;
+  /** The issuer's `url` as the documents claim it (on `issuer_origin` when validated). */
   issuer_url: string | null;
+  /**
+   * The origin of the issuer's `id`, where its hosted profile (OB 2.0) or signing key (OB 3.0)
+   * was found: set only on a validated badge, null otherwise.
+   */
+  issuer_origin: string | null;
   issued_at: Date | null;
   expires_at: Date | null;
   /** The assertion or credential `id` (an address for hosted ones). */
@@ -151,12 +162,28 @@ const timeReason = (issued: Date | null, expires: Date | null, now: Date): Exter
 };
 
 const imageUrl = (v: unknown): string | null => httpUrl(v) ?? (isObj(v) ? httpUrl(v.id) : null);
-const issuerUrlOf = (issuer: Obj): string | null => httpUrl(issuer.url) ?? httpUrl(issuer.id);
 
-const originOf = (url: string | null): string | null => {
+/** The origin (`scheme://host[:port]`, lowercased) of an http(s) address; null for anything else. */
+export const originOf = (url: string | null): string | null => {
   const m = url ? /^(https?:\/\/[^/?#]+)/i.exec(url) : null;
   return m ? (m[1] as string).toLowerCase() : null;
 };
+
+/**
+ * Whether an address the documents give besides the issuer's id (the issuer's `url`, a
+ * credential's `id`) lies on another origin than the issuer's: such a badge borrows someone
+ * else's address, so it is refused rather than shown beside a verified origin.
+ */
+const offOrigin = (value: unknown, origin: string | null): boolean => {
+  const url = httpUrl(value);
+  return url !== null && originOf(url) !== origin;
+};
+
+const validated = (details: ExternalBadgeDetails, origin: string): Verification => ({
+  status: "validated",
+  reason: null,
+  details: { ...details, issuer_origin: origin },
+});
 
 /** OB 2.0 hosted verification of the assertion at `url` for an account with these confirmed addresses. */
 export const verifyOb2 = async (deps: VerifyDeps, url: string, emails: readonly string[], now: Date) => {
@@ -181,7 +208,8 @@ export const verifyOb2 = async (deps: VerifyDeps, url: string, emails: readonly 
           image_url: imageUrl(doc.image) ?? imageUrl(badgeClass.image),
           criteria_url: isObj(badgeClass.criteria) ? httpUrl(badgeClass.criteria.id) : httpUrl(badgeClass.criteria),
           issuer_name: text(issuer.name) ?? "Unknown issuer",
-          issuer_url: issuerUrlOf(issuer),
+          issuer_url: httpUrl(issuer.url),
+          issuer_origin: null,
           issued_at: issued ?? null,
           expires_at: expires ?? null,
           credential_id: text(doc.id),
@@ -191,7 +219,10 @@ export const verifyOb2 = async (deps: VerifyDeps, url: string, emails: readonly 
   // Hosted verification: the assertion says where it lives, and that is where it was found.
   if (doc.id !== url) return fail("id_mismatch", details);
   // Anyone can host a document naming another issuer's badge class: only the issuer's origin vouches for it.
-  if (issuer && originOf(url) !== originOf(httpUrl(issuer.id))) return fail("id_mismatch", details);
+  const origin = originOf(url) as string;
+  if (issuer && (origin !== originOf(httpUrl(issuer.id)) || offOrigin(issuer.url, origin))) {
+    return fail("id_mismatch", details);
+  }
   const identity = {
     hashed: recipient.hashed === true,
     identity: recipient.identity,
@@ -201,8 +232,8 @@ export const verifyOb2 = async (deps: VerifyDeps, url: string, emails: readonly 
   const timing = timeReason(issued ?? null, expires ?? null, now);
   if (timing) return fail(timing, details);
   if (!badgeClass) return fail("badge_class_unresolved");
-  if (!issuer) return fail("issuer_unresolved");
-  return { status: "validated", reason: null, details } as Verification;
+  if (!issuer || !details) return fail("issuer_unresolved");
+  return validated(details, origin);
 };
 
 /** The public key a VC-JWT's `kid` address serves: a JWK, or a JWK set holding that `kid`. */
@@ -239,7 +270,8 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
     image_url: imageUrl(achievement.image),
     criteria_url: isObj(achievement.criteria) ? httpUrl(achievement.criteria.id) : null,
     issuer_name: text(issuer.name) ?? "Unknown issuer",
-    issuer_url: issuerUrlOf(issuer),
+    issuer_url: httpUrl(issuer.url),
+    issuer_origin: null,
     issued_at: issued ?? null,
     expires_at: expires ?? null,
     credential_id: credentialId,
@@ -247,6 +279,7 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
   const kid = httpUrl(header.kid);
   const issuerOrigin = originOf(httpUrl(issuer.id));
   if (!kid || !issuerOrigin || originOf(kid) !== issuerOrigin) return fail("key_unresolved", details);
+  if (offOrigin(issuer.url, issuerOrigin) || offOrigin(credentialId, issuerOrigin)) return fail("id_mismatch", details);
   const jwk = await keyOf(deps.documents, kid);
   if (!jwk) return fail("key_unresolved", details);
   if (!(await deps.jws.verify(jwt, jwk))) return fail("signature_invalid", details);
@@ -271,7 +304,7 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
       return fail("revoked", details);
     }
   }
-  return { status: "validated", reason: null, details } as Verification;
+  return validated(details, issuerOrigin);
 };
 
 /** Verifies what the earner gave against the account's confirmed addresses at `now`. */

@@ -62,8 +62,10 @@ export {
   employmentOf,
   getEmployee,
   listEmployees,
+  requireWorkforceData,
   updateEmployee,
   upsertEmployees,
+  workforceDataRefused,
 } from "./employees.ts";
 export type { WorkforceAuthorizationStore, WorkforceDeps } from "./employment_events.ts";
 export { setWorkforceAuthorization } from "./employment_events.ts";
@@ -76,12 +78,15 @@ export type {
   ExternalBadgeRecord,
   ExternalBadgeStore,
   ExternalBadgeTx,
+  ExternalFetchCounter,
+  ExternalFetchLimits,
 } from "./external_badges.ts";
 export {
   addExternalBadge,
   ExternalBadgeSchema,
   employeeExternalBadges,
   externalBadgeShape,
+  fetchHostOf,
   MAX_CREDENTIAL_LENGTH,
   MAX_EXTERNAL_BADGES,
   REVERIFY_INTERVAL_MS,

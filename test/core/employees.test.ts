@@ -135,10 +135,15 @@ t.test("connection: state x action", async (t) => {
     user_id,
   });
   const cases: Array<[ConnectionFields, ConnectionAction, [string, string | null, string[]] | null]> = [
-    [at("created", null), "associate", ["created", U, ["employment.user_account.associated"]]],
+    // Told only when the person is asked: else creating a record would say whether an account exists.
+    [at("created", null), "associate", ["created", U, []]],
     [at("created", U), "associate", null],
     [at("created", null), "prompt", null],
-    [at("created", U), "prompt", ["pending", U, ["employment.connection.pending"]]],
+    [
+      at("created", U),
+      "prompt",
+      ["pending", U, ["employment.user_account.associated", "employment.connection.pending"]],
+    ],
     [at("pending", U), "prompt", null],
     [at("pending", U), "accept", ["accepted", U, ["employment.connection.accepted"]]],
     [at("pending", U), "reject", ["rejected", U, ["employment.connection.rejected"]]],
@@ -148,6 +153,9 @@ t.test("connection: state x action", async (t) => {
     [at("accepted", U), "disconnect", ["rejected", U, ["employment.connection.rejected"]]],
     [at("pending", U), "disconnect", null],
     [at("accepted", U), "disassociate", ["created", null, ["employment.user_account.disassociated"]]],
+    [at("pending", U), "disassociate", ["created", null, ["employment.user_account.disassociated"]]],
+    [at("rejected", U), "disassociate", ["created", null, ["employment.user_account.disassociated"]]],
+    [at("created", U), "disassociate", ["created", null, []]],
     [at("created", null), "disassociate", null],
   ];
   for (const [from, action, expected] of cases) {
@@ -260,6 +268,7 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     events,
     transaction: (work) => work(tx),
     employer: tx.employer,
+    workforceAuthorized: async () => true,
     heldBadgesOf: tx.heldBadgesOf,
     get: async (_o, id) => rows.get(id) ?? null,
     list: async () => ({ items: [...rows.values()], total: rows.size }),

@@ -110,6 +110,7 @@ const OB2_DETAILS: ExternalBadgeDetails = {
   criteria_url: `${ORIGIN}/criteria/1`,
   issuer_name: "Other Academy",
   issuer_url: ORIGIN,
+  issuer_origin: ORIGIN,
   issued_at: new Date("2026-01-15T10:00:00Z"),
   expires_at: null,
   credential_id: ASSERTION,
@@ -127,7 +128,9 @@ const checkVerification = (
 ) => {
   t.same([v.status, v.reason], [reason === null ? "validated" : "unvalidated", reason], `${name}: outcome`);
   if (details === null) t.equal(v.details, null, `${name}: nothing read`);
-  else t.has(v.details, details, `${name}: details`);
+  // Only a validated badge has a verified issuer origin.
+  else t.has(v.details, reason === null ? details : { ...details, issuer_origin: null }, `${name}: details`);
+  if (details !== null && reason !== null) t.equal(v.details?.issuer_origin, null, `${name}: no verified origin`);
 };
 
 t.test("OB 2.0 hosted assertions: one row per outcome", async (t) => {
@@ -137,7 +140,7 @@ t.test("OB 2.0 hosted assertions: one row per outcome", async (t) => {
     description: "Ties them.",
     image: { type: "Image", id: `${ORIGIN}/images/knots.png` },
     criteria: `${ORIGIN}/criteria/knots`,
-    issuer: { type: "Issuer", id: PROFILE, name: "Embedded Academy", url: "https://academy.example" },
+    issuer: { type: "Issuer", id: PROFILE, name: "Embedded Academy", url: `${ORIGIN}/academy` },
   };
   const rows: Array<
     [
@@ -177,7 +180,8 @@ t.test("OB 2.0 hosted assertions: one row per outcome", async (t) => {
         image_url: `${ORIGIN}/baked/1.png`,
         criteria_url: `${ORIGIN}/criteria/knots`,
         issuer_name: "Embedded Academy",
-        issuer_url: "https://academy.example",
+        issuer_url: `${ORIGIN}/academy`,
+        issuer_origin: ORIGIN,
         expires_at: new Date("2027-01-01T00:00:00Z"),
       },
     ],
@@ -290,8 +294,25 @@ t.test("OB 2.0: an assertion is hosted on its issuer's origin", async (t) => {
     [
       "another host with its own embedded issuer",
       FORGED,
-      { badge: { ...CLASS_DOC, issuer: { ...PROFILE_DOC, id: "https://forger.example/issuer" } } },
+      { badge: { ...CLASS_DOC, issuer: { ...PROFILE_DOC, id: "https://forger.example/issuer", url: undefined } } },
       null,
+    ],
+    [
+      "another host with its own embedded issuer claiming a university's address",
+      FORGED,
+      {
+        badge: {
+          ...CLASS_DOC,
+          issuer: { ...PROFILE_DOC, id: "https://forger.example/issuer", url: "https://www.harvard.edu" },
+        },
+      },
+      "id_mismatch",
+    ],
+    [
+      "the issuer's host, its profile's url on another site",
+      ASSERTION,
+      { badge: { ...CLASS_DOC, issuer: { ...PROFILE_DOC, url: "https://www.harvard.edu/" } } },
+      "id_mismatch",
     ],
   ];
   for (const [name, url, fields, reason] of rows) {
@@ -355,6 +376,7 @@ const OB3_DETAILS: ExternalBadgeDetails = {
   criteria_url: `${ORIGIN}/criteria/2`,
   issuer_name: "Other Academy",
   issuer_url: ORIGIN,
+  issuer_origin: ORIGIN,
   issued_at: new Date("2026-01-15T10:00:00Z"),
   expires_at: null,
   credential_id: CREDENTIAL_ID,
@@ -423,7 +445,7 @@ t.test("OB 3.0 VC-JWTs: one row per outcome", async (t) => {
       await sign(claims({ issuer: { id: "https://other.example/issuer", name: "Other Academy" } })),
       [],
       "key_unresolved",
-      { issuer_url: "https://other.example/issuer" },
+      { issuer_url: null, issuer_origin: null },
     ],
     ["kid does not answer", await sign(claims()), [[KID, UNREACHABLE]], "key_unresolved", OB3_DETAILS],
     ["kid answers 404", await sign(claims()), [[KID, json({}, 404)]], "key_unresolved", OB3_DETAILS],
@@ -517,6 +539,64 @@ t.test("OB 3.0 VC-JWTs: one row per outcome", async (t) => {
     const docs = new Map<string, Fetched>([[KID, json(issuerJwk)], ...changes]);
     checkVerification(t, name, await verifyOb3(deps(docs), jwt, ACCOUNT, NOW), reason, details);
   }
+});
+
+t.test("OB 3.0: the verified issuer is the key's origin; its name and address are claims", async (t) => {
+  // A self-signed credential: the signer's key is on its own origin, whatever the issuer says it is.
+  const issuerJwk = await servedKey(issuerKey.publicKey, KID);
+  const HARVARD = "https://www.harvard.edu";
+  const named = { id: PROFILE, type: ["Profile"], name: "Harvard University" };
+  const rows: Array<[string, Record<string, unknown>, ExternalBadgeReason | null, Partial<ExternalBadgeDetails>]> = [
+    [
+      "a famous name and that issuer's address",
+      { issuer: { ...named, url: HARVARD } },
+      "id_mismatch",
+      { issuer_name: "Harvard University", issuer_url: HARVARD, issuer_origin: null },
+    ],
+    [
+      "a credential id on the famous issuer's site",
+      { issuer: named, id: `${HARVARD}/credentials/1`, jti: `${HARVARD}/credentials/1` },
+      "id_mismatch",
+      { issuer_origin: null },
+    ],
+    [
+      "the famous issuer's host name under another scheme",
+      { issuer: { ...named, url: "http://issuer.example/" } },
+      "id_mismatch",
+      { issuer_origin: null },
+    ],
+    [
+      "a famous name alone",
+      { issuer: named },
+      null,
+      { issuer_name: "Harvard University", issuer_url: null, issuer_origin: ORIGIN },
+    ],
+    [
+      "an address on the signer's own origin",
+      { issuer: { ...named, url: `${ORIGIN}/about` }, id: "urn:uuid:5a1e", jti: undefined },
+      null,
+      { issuer_url: `${ORIGIN}/about`, issuer_origin: ORIGIN, credential_id: "urn:uuid:5a1e" },
+    ],
+  ];
+  for (const [name, over, reason, details] of rows) {
+    const docs = new Map<string, Fetched>([[KID, json(issuerJwk)]]);
+    const v = await verifyOb3(deps(docs), await sign(claims(over)), ACCOUNT, NOW);
+    checkVerification(t, name, v, reason, details);
+  }
+
+  // What employers are shown: the verified origin, and the name only as the badge's claim.
+  const docs = new Map<string, Fetched>([[KID, json(issuerJwk)]]);
+  const v = await verifyOb3(deps(docs), await sign(claims({ issuer: named })), ACCOUNT, NOW);
+  const shape = externalBadgeShape(
+    stored(ANN, { details: v.details as ExternalBadgeDetails, source: "open_badges_v3", url: null }),
+  );
+  t.ok(Value.Check(ExternalBadgeSchema, shape), "the listing's schema");
+  t.match(shape, { issuer_origin: ORIGIN, claimed_issuer_name: "Harvard University", claimed_issuer_url: null });
+  t.notOk("issuer" in shape, "no issuer object that reads as verified");
+  const unvalidated = externalBadgeShape(
+    stored(ANN, { details: OB2_DETAILS, verification_status: "unvalidated", verification_reason: "unreachable" }),
+  );
+  t.equal(unvalidated.issuer_origin, null, "an unvalidated badge shows no verified origin, whatever was stored");
 });
 
 t.test("what the earner's form holds", async (t) => {
@@ -722,6 +802,17 @@ t.test("adding tells each employer connected to the earner, once", async (t) => 
   }
 });
 
+/** `verify` with each address it fetches appended to `fetches`. */
+const recording = (verify: VerifyDeps, fetches: string[]): VerifyDeps => ({
+  ...verify,
+  documents: {
+    getJson: (url) => {
+      fetches.push(url);
+      return verify.documents.getJson(url);
+    },
+  },
+});
+
 t.test("adding: what is stored, what is refused", async (t) => {
   const v3 = await sign(claims());
   const accepted = () => [employee(ORGS[0] as string, { employee_state: "accepted", user_id: ANN })];
@@ -762,8 +853,10 @@ t.test("adding: what is stored, what is refused", async (t) => {
   ];
   for (const [name, held, changes, form, expected] of rows) {
     const m = memory(accepted(), held);
+    const fetches: string[] = [];
+    const counted = recording(deps(ob2Web(changes)), fetches);
     const outcome = await addExternalBadge(
-      { store: m.store, verify: deps(ob2Web(changes)) },
+      { store: m.store, verify: counted },
       ctx,
       { userId: ANN, confirmedEmails: ACCOUNT },
       form,
@@ -775,6 +868,7 @@ t.test("adding: what is stored, what is refused", async (t) => {
     if (expected.startsWith("validation_failed")) {
       t.same([...m.rows().values()], held, `${name}: nothing stored`);
       t.same(m.events(), [], `${name}: nobody told`);
+      t.same(fetches, [], `${name}: refused before fetching anything`);
     } else {
       t.equal(m.rows().size, held.length + 1, `${name}: stored`);
       t.same(
@@ -796,6 +890,81 @@ t.test("adding: what is stored, what is refused", async (t) => {
     { name: "Badge at issuer.example", issuer_name: "Unknown issuer", issued_at: null },
     "nothing read: named by its host",
   );
+});
+
+t.test("the verifications earners start are counted per account and per host; past either, none", async (t) => {
+  const CAT = "cccccccc-cccc-4ccc-8ccc-cccccccccccc";
+  const windows = new Map<string, number>();
+  const counter = {
+    hit: async (key: string, windowMs: number) => {
+      windows.set(key, (windows.get(key) ?? 0) + 1);
+      return { hits: windows.get(key) as number, ttlMs: windowMs / 2 };
+    },
+  };
+  const budget = { counter, limits: { perAccountPerHour: 2, perHostPerHour: 3 } };
+  const m = memory([], []);
+  const fetches: string[] = [];
+  const counted = recording(deps(ob2Web([[KID, json(await servedKey(issuerKey.publicKey, KID))]])), fetches);
+  const run = { store: m.store, verify: counted, budget };
+  const owner = (userId: string) => ({ userId, confirmedEmails: ACCOUNT });
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => "done",
+      (e) => (isCoreError(e) ? `${e.code}: ${e.message}` : String(e)),
+    );
+  const assertion = (n: number) => `${ORIGIN}/assertions/n${n}`;
+  const rows: Array<[string, () => Promise<unknown>, RegExp]> = [
+    ["Ann's first", () => addExternalBadge(run, ctx, owner(ANN), { url: assertion(1) }), /^done$/],
+    [
+      "Ann's second, a credential",
+      async () => addExternalBadge(run, ctx, owner(ANN), { credential: await sign(claims()) }),
+      /^done$/,
+    ],
+    [
+      "Ann's third",
+      () => addExternalBadge(run, ctx, owner(ANN), { url: assertion(3) }),
+      /^rate_limited: You have had 2 badges from other issuers checked in the last hour.*try again in 30 minutes$/,
+    ],
+    [
+      "Ann checks one again",
+      async () => recheckExternalBadge(run, ctx, owner(ANN), [...m.rows().keys()][0] as string),
+      /^rate_limited: You have had 2 badges/,
+    ],
+    ["Bob's first, the host's third", () => addExternalBadge(run, ctx, owner(BOB), { url: assertion(4) }), /^done$/],
+    [
+      "Bob's second, the host's fourth",
+      () => addExternalBadge(run, ctx, owner(BOB), { url: assertion(5) }),
+      /^rate_limited: Laurel has checked as many badges at issuer\.example as it may this hour/,
+    ],
+    [
+      "Bob's third, to another host",
+      () => addExternalBadge(run, ctx, owner(BOB), { url: "https://other.example/assertions/1" }),
+      /^rate_limited: You have had 2 badges/,
+    ],
+    [
+      "another account, to that host, named with capitals and a port",
+      () => addExternalBadge(run, ctx, owner(CAT), { url: "https://Other.Example:8443/assertions/1" }),
+      /^done$/,
+    ],
+  ];
+  for (const [name, action, expected] of rows) {
+    const before = fetches.length;
+    const got = await outcome(action());
+    t.match(got, expected, name);
+    if (got !== "done") t.equal(fetches.length, before, `${name}: nothing fetched`);
+  }
+  t.same(
+    [...windows.keys()].sort(),
+    [
+      `external-fetch:account:${ANN}`,
+      `external-fetch:account:${BOB}`,
+      `external-fetch:account:${CAT}`,
+      "external-fetch:host:issuer.example",
+      "external-fetch:host:other.example",
+    ],
+    "keys: the account, and the host name without port or case",
+  );
+  t.equal(m.rows().size, 4, "only what passed was stored");
 });
 
 t.test("removing and rechecking: only the owner's badges", async (t) => {
@@ -938,7 +1107,7 @@ t.test("an employer sees external badges only once the connection is accepted", 
     ["not associated", { employee_state: "created", user_id: null }, 0],
   ];
   for (const [name, connection, count] of rows) {
-    const found = await employeeExternalBadges(m.store, employee(ORGS[0] as string, connection), page);
+    const found = await employeeExternalBadges(m.store, employee(ORGS[0] as string, connection), page, true);
     t.equal(found.total, count, name);
     t.equal(found.items.length, count, name);
     for (const item of found.items)
@@ -948,11 +1117,23 @@ t.test("an employer sees external badges only once the connection is accepted", 
     m.store,
     employee(ORGS[0] as string, { employee_state: "accepted", user_id: ANN }),
     page,
+    true,
   );
   t.same(
     accepted.items.map((b) => b.id),
     [badges[1]?.id, badges[0]?.id],
     "newest first",
   );
-  t.equal(await codeOf(employeeExternalBadges(m.store, null, page)), "not_found", "no record");
+  t.equal(await codeOf(employeeExternalBadges(m.store, null, page, true)), "not_found", "no record");
+  const record = employee(ORGS[0] as string, { employee_state: "accepted", user_id: ANN });
+  t.equal(
+    await codeOf(employeeExternalBadges(m.store, record, page, false)),
+    "forbidden",
+    "an organization not authorized for workforce data is refused",
+  );
+  t.equal(
+    await codeOf(employeeExternalBadges(m.store, null, page, false)),
+    "forbidden",
+    "refused before saying whether the employee exists",
+  );
 });

@@ -1,11 +1,13 @@
 import t from "tap";
+import { trpc } from "../support/badges.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { routesOf } from "../support/routes.ts";
 
 /**
  * Every route of the HTTP app, read from Fastify itself, against every kind of credential: a Basic
  * token with each combination of flags, a Bearer token of an application created by each of
- * those, another organization's credentials, and none. Each route has a row saying who passes its
+ * those, another organization's credentials, none, and the full credentials of an organization
+ * authorized for workforce data (the others' organization is not). Each route has a row saying who passes its
  * authorization; a route without a row, or an answer the row does not allow, fails.
  *
  * Requests carry ids that do not exist and bodies that do not validate, so an allowed request
@@ -20,14 +22,19 @@ const flagsOf = (f: FlagSet) => ({
   delete_enabled: f[2] === "d",
 });
 
-/** Who passes: Basic tokens holding `basic`, Bearer tokens of applications created with these flags. */
+/**
+ * Who passes: Basic tokens holding `basic`, Bearer tokens of applications created with these flags;
+ * with `workforce`, only those of an organization the operator authorized for workforce data.
+ */
 type Row =
-  | { guarded: true; basic: "r" | "w" | "d"; bearer: FlagSet[] }
+  | { guarded: true; basic: "r" | "w" | "d"; bearer: FlagSet[]; workforce?: true }
   | { guarded: false; who: "anyone" | "nobody" | "session" };
 
 const READ: Row = { guarded: true, basic: "r", bearer: ["rw-", "rwd"] };
 const WRITE: Row = { guarded: true, basic: "w", bearer: ["-w-", "rw-", "-wd", "rwd"] };
 const DELETE: Row = { guarded: true, basic: "d", bearer: ["-wd", "rwd"] };
+/** Workforce data alone (an employee's external badges): refused to an organization not authorized for it. */
+const WORKFORCE_READ: Row = { ...READ, workforce: true };
 /** `authorization_tokens` is granted only to applications whose creator held every flag. */
 const TOKENS_READ: Row = { guarded: true, basic: "r", bearer: ["rwd"] };
 const TOKENS_WRITE: Row = { guarded: true, basic: "w", bearer: ["rwd"] };
@@ -82,7 +89,7 @@ const TABLE: Record<string, Row> = {
   [`GET ${ORG}/employees/:employee_id`]: READ,
   [`PUT ${ORG}/employees/:employee_id`]: WRITE,
   [`DELETE ${ORG}/employees/:employee_id`]: DELETE,
-  [`GET ${ORG}/employees/:employee_id/external_badges`]: READ,
+  [`GET ${ORG}/employees/:employee_id/external_badges`]: WORKFORCE_READ,
   [`GET ${ORG}/events`]: READ,
   [`GET ${ORG}/events/:event_id`]: READ,
   "GET /": PUBLIC,
@@ -134,6 +141,10 @@ const TRPC = "/trpc/:path";
 interface Kind {
   name: string;
   header: string | undefined;
+  /** The organization whose paths it is sent to. */
+  organizationId: string;
+  /** Whether that organization holds workforce authorization (the credential's own, when it is its). */
+  workforceAuthorized: boolean;
   /** The row's verdict for this credential on a guarded route. */
   passes(row: Extract<Row, { guarded: true }>): boolean;
   /** 401 or 403 when it does not pass. */
@@ -177,6 +188,12 @@ t.test("every route x every credential kind", async (t) => {
   const b = await laurel.createOrganization("Matrix B");
   const orgA = `/v1/organizations/${a.organization.id}`;
   const fullA = basic(a.authorization_token.token);
+  // A is not authorized for workforce data (the default); W is, and its full credentials pass everywhere.
+  const w = await laurel.createOrganization("Matrix W");
+  await trpc(laurel, "workforce.authorize", { organization_id: w.organization.id, authorized: true });
+  const fullW = basic(w.authorization_token.token);
+  const appW = await json("POST", `/v1/organizations/${w.organization.id}/oauth_applications`, fullW, { name: "W" });
+  const ofA = { organizationId: a.organization.id, workforceAuthorized: false };
 
   const kinds: Kind[] = [];
   for (const f of FLAG_SETS) {
@@ -186,6 +203,7 @@ t.test("every route x every credential kind", async (t) => {
     kinds.push({
       name: `Basic ${f}`,
       header,
+      ...ofA,
       passes: (row) => f.includes(row.basic),
       refusedWith: 403,
     });
@@ -197,7 +215,13 @@ t.test("every route x every credential kind", async (t) => {
     }
     t.equal(app.status, 201);
     const bearer = await bearerFor(app.body.data.uid, app.body.data.secret, app.body.data.scopes);
-    kinds.push({ name: `Bearer of ${f}`, header: bearer, passes: (row) => row.bearer.includes(f), refusedWith: 403 });
+    kinds.push({
+      name: `Bearer of ${f}`,
+      header: bearer,
+      ...ofA,
+      passes: (row) => row.bearer.includes(f),
+      refusedWith: 403,
+    });
   }
   const appB = await json(
     "POST",
@@ -211,16 +235,41 @@ t.test("every route x every credential kind", async (t) => {
     {
       name: "another organization's Basic",
       header: basic(b.authorization_token.token),
+      ...ofA,
       passes: () => false,
       refusedWith: 403,
     },
     {
       name: "another organization's Bearer",
       header: await bearerFor(appB.body.data.uid, appB.body.data.secret, appB.body.data.scopes),
+      ...ofA,
       passes: () => false,
       refusedWith: 403,
     },
-    { name: "none", header: undefined, passes: () => false, refusedWith: 401 },
+    { name: "none", header: undefined, ...ofA, passes: () => false, refusedWith: 401 },
+    {
+      name: "a workforce-authorized organization's Basic rwd",
+      header: fullW,
+      organizationId: w.organization.id,
+      workforceAuthorized: true,
+      passes: () => true,
+      refusedWith: 403,
+    },
+    {
+      name: "a workforce-authorized organization's Bearer of rwd",
+      header: await bearerFor(appW.body.data.uid, appW.body.data.secret, appW.body.data.scopes),
+      organizationId: w.organization.id,
+      workforceAuthorized: true,
+      passes: () => true,
+      refusedWith: 403,
+    },
+    {
+      name: "a workforce-authorized organization's Basic, on A",
+      header: fullW,
+      ...ofA,
+      passes: () => false,
+      refusedWith: 403,
+    },
   );
 
   const routes = routesOf(laurel.server.app.printRoutes({ commonPrefix: false }));
@@ -234,21 +283,22 @@ t.test("every route x every credential kind", async (t) => {
       continue;
     }
     if (method === "QUERY" || method === "TRACE") continue; // not sendable by HTTP clients we test with
-    const url = path
-      .replace(":organization_id", a.organization.id)
-      .replace(":oauth_application_id", "2147483000")
-      .replace(/:(badge_template_id|badge_id|event_id|employee_id|id)\b/, probe)
-      .replace(":who", "probe")
-      .replace(":grant_id", probe)
-      .replace(":thumbprint", "probe")
-      .replace(":path", "organizations.list")
-      .replace("*", "probe");
+    const at = (organizationId: string) =>
+      path
+        .replace(":organization_id", organizationId)
+        .replace(":oauth_application_id", "2147483000")
+        .replace(/:(badge_template_id|badge_id|event_id|employee_id|id)\b/, probe)
+        .replace(":who", "probe")
+        .replace(":grant_id", probe)
+        .replace(":thumbprint", "probe")
+        .replace(":path", "organizations.list")
+        .replace("*", "probe");
     const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
     const isTokenEndpoint = path === "/oauth/token";
     for (const kind of kinds) {
       const res = await laurel.server.app.inject({
         method: method as "GET",
-        url,
+        url: at(kind.organizationId),
         headers: {
           ...(kind.header ? { authorization: kind.header } : {}),
           ...(hasBody
@@ -269,7 +319,8 @@ t.test("every route x every credential kind", async (t) => {
         else t.ok(status >= 400 && status < 500, `${label} (refused)`);
         continue;
       }
-      if (kind.passes(row)) t.ok(status !== 401 && status !== 403, `${label} (allowed)`);
+      if (kind.passes(row) && (!row.workforce || kind.workforceAuthorized))
+        t.ok(status !== 401 && status !== 403, `${label} (allowed)`);
       else t.equal(status, kind.refusedWith, `${label} (refused)`);
     }
   }

@@ -1,5 +1,5 @@
 import t from "tap";
-import { apiClient } from "../support/badges.ts";
+import { apiClient, trpc } from "../support/badges.ts";
 import { basic, startLaurel } from "../support/laurel.ts";
 
 /**
@@ -13,6 +13,9 @@ t.test("total_count from the counters equals the records after every kind of wri
   t.teardown(() => laurel.close());
   const api = apiClient(laurel);
   const orgs = await Promise.all(["Counted", "Other"].map((n) => laurel.createOrganization(n)));
+  // Filtering by connection state is workforce data: the organizations are authorized for it.
+  for (const { organization } of orgs)
+    await trpc(laurel, "workforce.authorize", { organization_id: organization.id, authorized: true });
   const TEAMS = ["Blue", "red", null] as const;
   const DEPTS = ["R&D", "Ops", ""] as const;
 

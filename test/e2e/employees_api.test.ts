@@ -19,8 +19,10 @@ t.teardown(async () => {
   await smtp.close();
 });
 
+/** An organization authorized for workforce data: these tests read employments in full. */
 const employer = async (name: string) => {
   const { organization, authorization_token } = await laurel.createOrganization(name);
+  await trpc(laurel, "workforce.authorize", { organization_id: organization.id, authorized: true });
   return {
     id: organization.id,
     auth: basic(authorization_token.token),
@@ -32,7 +34,6 @@ const ada = { email: "Ada@Example.com", first_name: "Ada", last_name: "Lovelace"
 
 t.test("create, get, update, delete; each event in the same transaction", async (t) => {
   const org = await employer("Engines Ltd");
-  await trpc(laurel, "workforce.authorize", { organization_id: org.id, authorized: true });
   const created = await api("POST", org.path, org.auth, {
     ...ada,
     team: "Analytical",

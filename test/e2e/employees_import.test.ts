@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
-import { apiClient, eventRows } from "../support/badges.ts";
+import { apiClient, eventRows, trpc } from "../support/badges.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { runTs } from "../support/processes.ts";
 import { tempDir } from "../support/services.ts";
@@ -43,6 +43,8 @@ t.test(
   "quoted fields, UTF-8, a blank line and bad rows: reported, the rest imported; twice changes nothing",
   async (t) => {
     const { organization, authorization_token } = await laurel.createOrganization("HR Co");
+    // The imported records are read back in full: the organization is authorized for workforce data.
+    await trpc(laurel, "workforce.authorize", { organization_id: organization.id, authorized: true });
     const path = file("people.csv", PEOPLE);
     const first = await cli("employees", "import", "--organization", organization.id, "--file", path, "--json");
     t.equal(first.code, 1, "failed rows make the exit code 1");

@@ -1,5 +1,5 @@
 import t from "tap";
-import { apiClient } from "../support/badges.ts";
+import { apiClient, trpc } from "../support/badges.ts";
 import { basic, startLaurel } from "../support/laurel.ts";
 
 /** The employees list reads the list grammar the badge lists use: filter=k::v|..., filter[k]=v, sort=a|-b. */
@@ -8,6 +8,8 @@ t.test("filters and sorts in every form", async (t) => {
   t.teardown(() => laurel.close());
   const api = apiClient(laurel);
   const { organization, authorization_token } = await laurel.createOrganization("Lister");
+  // Filtering by connection state is workforce data: the organization is authorized for it.
+  await trpc(laurel, "workforce.authorize", { organization_id: organization.id, authorized: true });
   const auth = basic(authorization_token.token);
   const path = `/organizations/${organization.id}/employees`;
   const people = [

@@ -53,11 +53,12 @@ t.test("every connection kind comes from a real action and is delivered with its
   };
 
   // Signing in makes Ann's account: her record is associated, and the wallet she lands on prompts.
+  // The employer is told of the association with the prompt, not before.
   const context = await browser.newContext();
   const page = await signIn(context, "ann@example.org");
   const [associated] = await details("employment.user_account.associated");
   t.equal(associated.employment.id, ann.id);
-  t.equal(associated.employment.employee_state, "created");
+  t.equal(associated.employment.employee_state, "pending");
   const [pending] = await details("employment.connection.pending");
   t.equal(pending.employment.employee_state, "pending");
   t.match(await page.textContent("main"), /Acme lists you as an employee/);
@@ -96,8 +97,8 @@ t.test("every connection kind comes from a real action and is delivered with its
     employees: [{ email: "bob@example.org", first_name: "Bob", last_name: "B", external_id: "B" }],
   });
   const bobId = batch.body.data[0].id;
-  await details("employment.user_account.associated", 2);
   await bobPage.goto(`${laurel.origin}/wallet`);
+  await details("employment.user_account.associated", 2);
   await click(bobPage, "Not now");
   await bobPage.waitForSelector("text=Connection declined");
   const rejected = await details("employment.connection.rejected", 2);
@@ -110,12 +111,13 @@ t.test("every connection kind comes from a real action and is delivered with its
   t.equal(gone.employment.id, bobId);
   t.equal(gone.employment.employee_state, "created");
 
-  // Bob adds that address to his account: associated again.
+  // Bob adds that address to his account: associated again, told when his wallet asks him.
   await bobPage.goto(`${laurel.origin}/account`);
   await bobPage.fill("#new-email", "robert@example.org");
   let before = smtp.mails.length;
   await click(bobPage, "Add");
   await useLink(bobPage, await linkMailedTo("robert@example.org", before));
+  await bobPage.goto(`${laurel.origin}/wallet`);
   await details("employment.user_account.associated", 3);
 
   // ... and removes it again: disassociated.
@@ -131,6 +133,7 @@ t.test("every connection kind comes from a real action and is delivered with its
   await useLink(bobPage, await linkMailedTo("ann@example.org", before));
   const afterMerge = await details("employment.user_account.disassociated", 3);
   t.equal(afterMerge[2].employment.id, ann.id);
+  await bobPage.goto(`${laurel.origin}/wallet`);
   const reassociated = await details("employment.user_account.associated", 4);
   t.equal(reassociated[3].employment.id, ann.id);
   const row = (await laurel.db.all(

@@ -153,12 +153,23 @@ const SOURCES: Partial<Record<EventType, { how: string; run: () => Promise<unkno
     run: () => issue("ann@example.org", true),
   },
   "employment.user_account.associated": {
-    how: "the earner signs in by mailed link with the employee's address",
-    run: () => ann.signIn("ann@example.org"),
+    how: "the earner signs in by mailed link with the employee's address and opens the wallet, which asks her",
+    run: async () => {
+      await ann.signIn("ann@example.org");
+      await ann.get("/wallet");
+    },
   },
   "employment.connection.pending": {
-    how: "the earner opens the wallet",
-    run: () => ann.get("/wallet"),
+    how: "REST POST employees of a second record with her address; she opens the wallet",
+    run: async () => {
+      await rest("POST", "/employees", {
+        email: "ann@example.org",
+        first_name: "Ann",
+        last_name: "W",
+        external_id: "ANN-2",
+      });
+      await ann.get("/wallet");
+    },
   },
   "employment.connection.accepted": {
     how: "the earner presses Connect on the wallet",

@@ -193,7 +193,9 @@ t.test("the employer sees nothing before the connection is accepted, then the ba
     url: w.firstUrl,
     name: "Rope Access Level 1",
     description: "Works safely at height on ropes.",
-    issuer: { name: "Other Academy", url: issuer.origin },
+    issuer_origin: issuer.origin,
+    claimed_issuer_name: "Other Academy",
+    claimed_issuer_url: issuer.origin,
     issued_at: "2026-01-15T10:00:00.000Z",
     verification_status: "validated",
     verification_reason: null,
@@ -251,8 +253,13 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
     headers: { "content-type": "text/html" },
   });
 
-  const placeholder = (host: string) => ({ name: `Badge at ${host}`, issuer: { name: "Unknown issuer", url: null } });
-  const rope = { name: "Rope Access Level 1", issuer: { name: "Other Academy", url: issuer.origin } };
+  const placeholder = (host: string) => ({
+    name: `Badge at ${host}`,
+    issuer_origin: null,
+    claimed_issuer_name: "Unknown issuer",
+    claimed_issuer_url: null,
+  });
+  const rope = { name: "Rope Access Level 1", claimed_issuer_name: "Other Academy", claimed_issuer_url: issuer.origin };
   const other = new URL(issuer.origin).host;
   const cases: Array<{ what: string; fields: Record<string, string>; status: string; reason: string | null } & Json> = [
     {
@@ -361,7 +368,8 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
       status: "validated",
       reason: null,
       name: "Crane Operator",
-      issuer: { name: "Guild of Riggers" },
+      issuer_origin: laurel.origin,
+      claimed_issuer_name: "Guild of Riggers",
     },
     {
       what: "an OB 3.0 VC-JWT of the other issuer",
@@ -370,7 +378,9 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
       reason: null,
       source: "open_badges_v3",
       name: "Confined Space Entry",
-      issuer: { name: "Other Academy", url: issuer.origin },
+      issuer_origin: issuer.origin,
+      claimed_issuer_name: "Other Academy",
+      claimed_issuer_url: issuer.origin,
     },
     {
       what: "a VC-JWT whose signature is another credential's",
@@ -389,7 +399,8 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
       },
       status: "unvalidated",
       reason: "key_unresolved",
-      issuer: { name: "Elsewhere" },
+      issuer_origin: null,
+      claimed_issuer_name: "Elsewhere",
     },
     {
       what: "a VC-JWT whose id answers 410",
@@ -407,7 +418,8 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
       source: "open_badges_v3",
       url: guildCredentialUrl,
       name: "Rigger",
-      issuer: { name: "Guild of Riggers" },
+      issuer_origin: laurel.origin,
+      claimed_issuer_name: "Guild of Riggers",
     },
   ];
 
@@ -468,6 +480,46 @@ t.test("an assertion hosted on one origin cannot claim another origin's issuer",
     t.match(stored, { verification_status: "unvalidated", verification_reason: "id_mismatch" }, what);
     w.addedWhileConnected.push(id as string);
   }
+});
+
+t.test("a self-signed credential shows its signer's origin, never the famous issuer it names", async (t) => {
+  // The other issuer signs with its own key on its own origin, claiming to be a university.
+  const harvard = "https://www.harvard.edu";
+  const named = { id: `${issuer.origin}/issuer`, type: ["Profile"], name: "Harvard University" };
+  const forgeries: Array<[string, Record<string, unknown>]> = [
+    ["the university's name and address", { issuer: { ...named, url: harvard } }],
+    ["a credential id on the university's site", { issuer: named, id: `${harvard}/credentials/phd-1` }],
+  ];
+  for (const [what, claims] of forgeries) {
+    const { id } = await add({ credential: await issuer.credential("ann@example.org", claims) });
+    const stored = await byId(id as string);
+    t.match(
+      stored,
+      { verification_status: "unvalidated", verification_reason: "id_mismatch", issuer_origin: null },
+      what,
+    );
+    t.notOk("issuer" in stored, `${what}: no issuer object`);
+    w.addedWhileConnected.push(id as string);
+  }
+  const { id } = await add({ credential: await issuer.credential("ann@example.org", { issuer: named }) });
+  w.addedWhileConnected.push(id as string);
+  const stored = await byId(id as string);
+  t.ok(Value.Check(ExternalBadgeSchema, stored), "the listing's schema");
+  t.match(stored, {
+    verification_status: "validated",
+    issuer_origin: issuer.origin,
+    claimed_issuer_name: "Harvard University",
+    claimed_issuer_url: null,
+  });
+  t.notOk("issuer" in stored, "the name is only a claim, beside the origin that was verified");
+  const wallet = (await ann.get("/wallet")).text;
+  const tile = wallet.slice(wallet.indexOf(`data-external-badge="${id}"`));
+  t.match(
+    tile,
+    new RegExp(`Issuer verified: <strong>${issuer.origin}</strong>`),
+    "the wallet shows the verified origin",
+  );
+  t.match(tile, /Issuer named in the badge \(not verified\): Harvard University/, "and the name as a claim");
 });
 
 t.test("a refused form is a 422 page that says why, and stores nothing", async (t) => {
@@ -555,7 +607,8 @@ t.test("adding, removing and a changed status are told to the employer and deliv
     verification_status: "unvalidated",
     verification_reason: "revoked",
     name: "Rope Access Level 1",
-    issuer: { name: "Other Academy" },
+    issuer_origin: null,
+    claimed_issuer_name: "Other Academy",
   });
   t.equal((await check()).length, 1, "still revoked: nothing more told");
 

@@ -43,7 +43,16 @@ t.test("an employee adds, sees and removes badges from other issuers", async (t)
   await click(page, "Add badge");
   t.match(await page.textContent(".notice"), /Badge added and verified/);
   t.match(await page.textContent("#external"), /Rope Access Level 1/);
-  t.match(await page.textContent("#external"), /Other Academy/);
+  t.match(
+    await page.textContent("#external"),
+    /Issuer named in the badge \(not verified\): Other Academy/,
+    "the issuer's name is labelled as the badge's own claim",
+  );
+  t.match(
+    await page.textContent("#external [data-issuer-origin]"),
+    `Issuer verified: ${issuer.origin}`,
+    "the verified identity is the issuer's origin",
+  );
 
   await page.fill("#external-credential", await issuer.credential("lin@example.org"));
   await click(page, "Add badge");

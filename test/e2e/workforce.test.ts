@@ -44,8 +44,11 @@ t.test("details follow the authorization at read time", async (t) => {
     organization_id: organization.id,
     workforce_authorized: true,
   });
+  t.same(created.body.data, reduced, "the create's answer is reduced too: not authorized");
   const full = await call("GET", `/organizations/${organization.id}/events/${eventId}`, auth);
-  t.same(full.body.data.employment, created.body.data, "in full once authorized");
+  const read = await call("GET", `/organizations/${organization.id}/employees/${id}`, auth);
+  t.match(read.body.data, { first_name: "Ada", badges: [] }, "the record in full once authorized");
+  t.same(full.body.data.employment, read.body.data, "the event in full once authorized");
 
   await trpc(laurel, "workforce.authorize", { organization_id: organization.id, authorized: false });
   const again = await call("GET", `/organizations/${organization.id}/events/${eventId}`, auth);

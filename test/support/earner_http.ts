@@ -46,14 +46,19 @@ export const httpEarner = (origin: string, smtp: SmtpSink) => {
   /** A page, read as a browser opens it (the session and CSRF cookies go along). */
   const get = (path: string): Promise<FormAnswer> => send(path);
 
-  /** Submits a form of the pages with the CSRF token of the last page read (one is read first if none was). */
-  const post = async (path: string, fields: Record<string, string> = {}): Promise<FormAnswer> => {
+  /** Submits a form of the pages with the CSRF token of the last page read; a refusal is an answer too. */
+  const submit = async (path: string, fields: Record<string, string> = {}): Promise<FormAnswer> => {
     if (csrf === null) await get("/sign_in");
-    const answer = await send(path, {
+    return send(path, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", origin },
       body: new URLSearchParams({ ...fields, _csrf: csrf ?? "" }).toString(),
     });
+  };
+
+  /** Submits a form as `submit` does, and throws on a refusal (4xx, 5xx). */
+  const post = async (path: string, fields: Record<string, string> = {}): Promise<FormAnswer> => {
+    const answer = await submit(path, fields);
     if (answer.status >= 400) throw new Error(`POST ${path}: ${answer.status}\n${answer.text.slice(0, 500)}`);
     return answer;
   };
@@ -95,7 +100,7 @@ export const httpEarner = (origin: string, smtp: SmtpSink) => {
   /** The CSRF token of the last page read. */
   const csrfToken = (): string | null => csrf;
 
-  return { get, post, signIn, mergeIn, allow, useMailedLink, cookies, csrfToken };
+  return { get, post, submit, signIn, mergeIn, allow, useMailedLink, cookies, csrfToken };
 };
 
 export type HttpEarner = ReturnType<typeof httpEarner>;

@@ -21,9 +21,12 @@ const sha256Hex = (s: string): string => createHash("sha256").update(s, "utf8").
  */
 export const startObIssuer = async (ca: TestCa) => {
   const routes = new Map<string, Served>();
+  /** The path of every request the issuer received, in order. */
+  const requests: string[] = [];
   let server: Server | undefined;
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
   server = createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
+    requests.push((req.url ?? "/").split("?")[0] as string);
     const served = routes.get((req.url ?? "/").split("?")[0] as string);
     if (!served) return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
     const body = served.text ?? JSON.stringify(served.json ?? null);
@@ -68,6 +71,7 @@ export const startObIssuer = async (ca: TestCa) => {
   return {
     origin,
     port,
+    requests,
     /** Sets what `path` answers. */
     serve: (path: string, served: Served) => void routes.set(path, served),
     /**

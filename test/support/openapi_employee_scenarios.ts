@@ -1,3 +1,4 @@
+import { trpc } from "./badges.ts";
 import type { TestLaurel } from "./laurel.ts";
 import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
 
@@ -18,6 +19,8 @@ export const employeeScenarios = async (ctx: {
   const org = "/v1/organizations/{organization_id}/employees";
   const base = `${ctx.laurel.baseUrl}/organizations/${ctx.organizationId}/employees`;
   const json = (v: unknown) => JSON.stringify(v);
+  const authorize = (authorized: boolean) =>
+    trpc(ctx.laurel, "workforce.authorize", { organization_id: ctx.organizationId, authorized });
   const person = (external_id: string) => ({
     email: `${external_id}@example.org`,
     first_name: "Open",
@@ -54,9 +57,14 @@ export const employeeScenarios = async (ctx: {
     ],
     [`GET ${org}/{employee_id}`]: [scenario("found", 200, () => call("GET", `${base}/${shown.id}`, { auth: admin }))],
     [`GET ${org}/{employee_id}/external_badges`]: [
-      scenario("none before the employee connects", 200, () =>
-        call("GET", `${base}/${shown.id}/external_badges`, { auth: admin }),
-      ),
+      scenario("none before the employee connects", 200, async () => {
+        await authorize(true);
+        return call("GET", `${base}/${shown.id}/external_badges`, { auth: admin });
+      }),
+      scenario("the organization not authorized for workforce data", 403, async () => {
+        await authorize(false);
+        return call("GET", `${base}/${shown.id}/external_badges`, { auth: admin });
+      }),
     ],
     [`PUT ${org}/{employee_id}`]: [
       scenario(

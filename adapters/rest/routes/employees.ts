@@ -1,7 +1,7 @@
 import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { EmploymentSchema } from "../../../core/events/mod.ts";
+import { EmploymentSchema, ReducedEmploymentSchema } from "../../../core/events/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import {
@@ -33,6 +33,16 @@ import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from 
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+
+/**
+ * An employment as an organization may read it: in full when it is authorized for workforce data,
+ * else reduced to `id`, `email`, `external_id` (the full shape is tried first: the reduced one
+ * matches every employment).
+ */
+const EmploymentView = Type.Union([EmploymentSchema, ReducedEmploymentSchema], {
+  description:
+    "The employment in full when the organization is authorized for workforce data; otherwise only `id`, `email` and `external_id`.",
+});
 
 /** Employee records over REST and their invitations, passed in by the app. */
 export interface EmployeeRestDeps {
@@ -105,7 +115,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       summary: "Create an employee record (records employment.created)",
       params: OrganizationParams,
       body: EmployeeCreateBody,
-      response: { 201: One(EmploymentSchema), ...bodyErrors },
+      response: { 201: One(EmploymentView), ...bodyErrors },
     },
     handler: async (request, reply) => {
       const view = await createEmployee(store, ctx(), org(request), request.body as EmployeeCreateBody);
@@ -120,10 +130,10 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       tags,
       security,
       summary: "List employee records, newest first",
-      description: `Filters: \`name_or_email\` (substring of "first last" or the e-mail), \`employee_state\` (created, pending, accepted, rejected), \`team\`, \`department\`, \`external_id\` (exact). Sorts: email, created_at, first_name, last_name. ${LIST_DESCRIPTION}`,
+      description: `Filters: \`name_or_email\` (substring of "first last" or the e-mail), \`employee_state\` (created, pending, accepted, rejected), \`team\`, \`department\`, \`external_id\` (exact). Sorts: email, created_at, first_name, last_name. Without workforce authorization each record is only \`id\`, \`email\`, \`external_id\`, and the \`employee_state\` filter is refused (403). ${LIST_DESCRIPTION}`,
       params: OrganizationParams,
       querystring: listQuerySchema(EMPLOYEE_LIST),
-      response: { 200: Many(EmploymentSchema), ...errors },
+      response: { 200: Many(EmploymentView), ...errors },
     },
     validatorCompiler: listValidatorCompiler,
     handler: async (request) => {
@@ -198,7 +208,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       security,
       summary: "Get an employee record",
       params: EmployeeParams,
-      response: { 200: One(EmploymentSchema), ...errors },
+      response: { 200: One(EmploymentView), ...errors },
     },
     handler: async (request) => {
       const p = ids(request);
@@ -213,7 +223,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       security,
       summary: "List an employee's badges from other issuers, newest first",
       description:
-        "Badges the employee added on their wallet from other issuers (Open Badges 2.0 assertions and 3.0 credentials), each with `verification_status` (`validated` or `unvalidated`) and, when unvalidated, `verification_reason`. Laurel verifies each again daily. Empty until the employee has accepted the connection (`employee_state` `accepted`).",
+        "Badges the employee added on their wallet from other issuers (Open Badges 2.0 assertions and 3.0 credentials), each with `verification_status` (`validated` or `unvalidated`) and, when unvalidated, `verification_reason`. The issuer Laurel verified is `issuer_origin` (the origin of the issuer's id, where its profile or key was found); `claimed_issuer_name` and `claimed_issuer_url` are the badge's own unverified claims. Laurel verifies each again daily. Empty until the employee has accepted the connection (`employee_state` `accepted`); 403 while the organization is not authorized for workforce data.",
       params: EmployeeParams,
       querystring: PageQuery,
       response: { 200: Many(ExternalBadgeSchema), ...errors },
@@ -221,9 +231,12 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
     handler: async (request) => {
       const p = ids(request);
       const req = pageRequest((request.query as { page?: number }).page);
-      const record = await store.get(p.organization_id, p.employee_id);
+      const [record, authorized] = await Promise.all([
+        store.get(p.organization_id, p.employee_id),
+        store.workforceAuthorized(p.organization_id),
+      ]);
       const none = { pageForUser: async () => ({ items: [], total: 0 }) };
-      const page = await employeeExternalBadges(deps.employees.externalBadges ?? none, record, req);
+      const page = await employeeExternalBadges(deps.employees.externalBadges ?? none, record, req, authorized);
       return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
     },
   });
@@ -236,7 +249,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       summary: "Update an employee record; absent fields are kept (records employment.updated on a change)",
       params: EmployeeParams,
       body: EmployeeUpdateBody,
-      response: { 200: One(EmploymentSchema), ...bodyErrors },
+      response: { 200: One(EmploymentView), ...bodyErrors },
     },
     handler: async (request) => {
       const p = ids(request);
