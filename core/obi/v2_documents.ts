@@ -1,5 +1,5 @@
-import type { BadgeRecord, BadgeTemplateData, OrganizationRef } from "../badges/mod.ts";
-import { isoMillis } from "../shared/mod.ts";
+import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import { isoMillis, originOf } from "../shared/mod.ts";
 import { assertionUrl, badgeClassUrl, issuerUrl, OBI_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
 import type {
@@ -12,8 +12,7 @@ import type {
 
 /**
  * Addresses the documents are built from. `obiBase`: absolute prefix the OBI routes are served
- * under (`https://host/v1/obi/v2`). `publicBase`: the web face, for the issuer `url` of an
- * organization that gave no website.
+ * under (`https://host/v1/obi/v2`). `publicBase`: the web face, for the issuer's `url`.
  */
 export interface ObiUrls {
   obiBase: string;
@@ -69,11 +68,18 @@ const authority = (absoluteUrl: string): string =>
   /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]+)/.exec(absoluteUrl)?.[1] ?? "";
 
 /**
- * The hosted-verification policy is stated rather than left to a validator's default: the
- * organization's website (`url`) is usually on another host than the one serving its assertions.
- * OB 2.0 validators fetch `url`, so an organization without a website gets the address of this
- * profile itself, which answers.
+ * The issuer's `url`: a verifier (Laurel's own among them) refuses an issuer whose `url` lies on
+ * another origin than its id, since anyone can name someone else's website. So it is the
+ * organization's page where that page shares the records' origin, else this profile itself; both
+ * answer, as OB 2.0 validators fetch `url`. The organization's own website is on its page.
  */
+export const issuerHomepage = (org: Pick<OrganizationRef, "id">, urls: ObiUrls): string => {
+  const id = issuerUrl(urls.obiBase, org.id);
+  const page = organizationUrl({ publicBase: urls.publicBase }, org.id);
+  return originOf(page) === originOf(id) ? page : id;
+};
+
+/** The hosted-verification policy is stated rather than left to a validator's default. */
 const profile = (org: OrganizationRef, urls: ObiUrls) => ({
   "@context": OBI_V2_CONTEXT,
   id: issuerUrl(urls.obiBase, org.id),
@@ -81,7 +87,7 @@ const profile = (org: OrganizationRef, urls: ObiUrls) => ({
   ...(org.description ? { description: org.description } : {}),
   ...(org.email ? { email: org.email } : {}),
   ...(org.image_url ? { image: org.image_url } : {}),
-  url: org.website_url ?? issuerUrl(urls.obiBase, org.id),
+  url: issuerHomepage(org, urls),
   verification: { type: "VerificationObject" as const, allowedOrigins: authority(urls.obiBase) },
 });
 

@@ -1,8 +1,8 @@
-import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import type { BadgeRecord, BadgeTemplateData, OrganizationRef } from "../badges/mod.ts";
 import { isoSeconds } from "../shared/mod.ts";
 import { badgeClassUrl, issuerUrl, OB_V3_CONTEXT, VC_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
-import type { ObiUrls } from "./v2_documents.ts";
+import { issuerHomepage, type ObiUrls } from "./v2_documents.ts";
 
 /**
  * Open Badges 3.0 (beside the OB 2.0 records). The VC-JWT payload is the credential itself with the
@@ -74,7 +74,7 @@ export const openBadgeCredentialPayload = (
       id: issuerId,
       type: ["Profile"],
       name: issuer.name,
-      url: issuer.website_url ?? organizationUrl({ publicBase: urls.publicBase }, issuer.id),
+      url: issuerHomepage(issuer, urls),
     },
     validFrom: isoSeconds(badge.issued_at),
     ...(badge.expires_at ? { validUntil: isoSeconds(badge.expires_at) } : {}),

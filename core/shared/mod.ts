@@ -1,3 +1,4 @@
+export { originOf } from "./origin.ts";
 export type { PageRequest } from "./pagination.ts";
 export { MAX_PAGE, PAGE_SIZE, PageMetadata, pageMetadata, pageRequest } from "./pagination.ts";
 export { addSeconds, DAY_SECONDS, isoDate, isoMillis, isoMillisOrNull, isoSeconds } from "./time.ts";

@@ -1,5 +1,6 @@
 import { normalizeEmail } from "../badges/mod.ts";
 import { recipientHashInput, recipientIdentity } from "../obi/mod.ts";
+import { originOf } from "../shared/mod.ts";
 
 /**
  * Verifying a badge another issuer hosts: an Open Badges 2.0 assertion by its URL, or an Open
@@ -162,12 +163,6 @@ const timeReason = (issued: Date | null, expires: Date | null, now: Date): Exter
 };
 
 const imageUrl = (v: unknown): string | null => httpUrl(v) ?? (isObj(v) ? httpUrl(v.id) : null);
-
-/** The origin (`scheme://host[:port]`, lowercased) of an http(s) address; null for anything else. */
-export const originOf = (url: string | null): string | null => {
-  const m = url ? /^(https?:\/\/[^/?#]+)/i.exec(url) : null;
-  return m ? (m[1] as string).toLowerCase() : null;
-};
 
 /**
  * Whether an address the documents give besides the issuer's id (the issuer's `url`, a

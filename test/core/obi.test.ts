@@ -164,10 +164,16 @@ t.test("badge class and issuer link each other with absolute ids on one origin",
     description: "We make things",
     email: "badges@acme.example",
     image: "https://acme.example/logo.png",
-    url: "https://acme.example",
+    // The pages are on another origin than the records here: the profile's own address.
+    url: `${obiBase}/issuers/${org.id}`,
     verification: { type: "VerificationObject", allowedOrigins: "laurel.example:8443" },
   });
   t.ok(Value.Check(IssuerDocumentSchema, iss));
+  t.equal(
+    issuerDocument(org, { obiBase, publicBase: "https://laurel.example:8443" }).url,
+    `https://laurel.example:8443/organizations/${org.id}`,
+    "pages on the records' origin: the organization's page, never its website on another origin",
+  );
   t.end();
 });
 
@@ -199,7 +205,7 @@ t.test("badge class options and fallbacks", (t) => {
     { ...org, website_url: null, email: null, description: null, image_url: null },
     urls,
   );
-  t.equal(plainIssuer.url, plainIssuer.id, "no website: the profile's own address, which answers");
+  t.equal(plainIssuer.url, plainIssuer.id, "the profile's own address, which answers");
   t.notOk("email" in plainIssuer || "image" in plainIssuer || "description" in plainIssuer);
   t.ok(Value.Check(IssuerDocumentSchema, plainIssuer));
   t.end();
@@ -249,7 +255,7 @@ t.test("OB 3.0 credential payload", (t) => {
     id: `${obiBase}/issuers/${org.id}`,
     type: ["Profile"],
     name: "Acme",
-    url: "https://acme.example",
+    url: `${obiBase}/issuers/${org.id}`,
   });
   t.equal(p.validFrom, "2024-01-01T21:34:05Z");
   t.equal(p.validUntil, "2026-01-01T00:00:00Z");

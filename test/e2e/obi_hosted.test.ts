@@ -118,7 +118,13 @@ t.test("assertion, badge class and issuer pass the OB 2.0 checks and link each o
       { targetName: "ESCO", targetUrl: "https://esco.example/s/1", targetDescription: "Checking" },
       { targetName: "O*NET", targetUrl: "https://onet.example/2" },
     ],
-    issuer: { type: "Profile", name: "Hosted Org", email: "badges@hosted.example", url: "https://hosted.example" },
+    // Its page on the records' origin, not the website (https://hosted.example) a verifier cannot check.
+    issuer: {
+      type: "Profile",
+      name: "Hosted Org",
+      email: "badges@hosted.example",
+      url: `${laurel.origin}/organizations/${org.id}`,
+    },
   });
   t.ok(await expandStrict(badgeClass));
 
@@ -132,7 +138,7 @@ t.test("assertion, badge class and issuer pass the OB 2.0 checks and link each o
     type: "Issuer",
     name: "Hosted Org",
     description: "We certify things",
-    url: "https://hosted.example",
+    url: `${laurel.origin}/organizations/${org.id}`,
   });
   t.ok(await expandStrict(issuer));
   t.same(checkHostedOrigins(assertion, badgeClass, issuer), []);
