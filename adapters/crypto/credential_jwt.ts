@@ -1,4 +1,5 @@
-import { calculateJwkThumbprint, exportJWK, type JWK, SignJWT } from "jose";
+import { calculateJwkThumbprint, exportJWK, type JWK } from "jose";
+import { signEd25519Jws } from "./ed25519_jws.ts";
 import type { ServerKeys } from "./server_keys.ts";
 
 export interface CredentialSigner {
@@ -22,7 +23,6 @@ export const credentialSigner = async (
   return {
     kid,
     publicJwk: { ...jwk, kid, alg: "EdDSA", use: "sig" },
-    sign: (payload) =>
-      new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", typ: "vc+jwt", kid }).sign(keys.signingKey),
+    sign: async (payload) => signEd25519Jws({ alg: "EdDSA", typ: "vc+jwt", kid }, payload, keys.signingKey),
   };
 };

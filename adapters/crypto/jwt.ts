@@ -1,5 +1,6 @@
-import { calculateJwkThumbprint, exportJWK, type JWK, jwtVerify, SignJWT } from "jose";
+import { calculateJwkThumbprint, exportJWK, type JWK, jwtVerify } from "jose";
 import type { AccessTokenClaims, AccessTokenSigner } from "../../core/credentials/mod.ts";
+import { signEd25519Jws } from "./ed25519_jws.ts";
 import type { ServerKeys } from "./server_keys.ts";
 
 export interface AccessTokenKeys {
@@ -20,19 +21,21 @@ export const accessTokenKeys = async (
   return {
     jwks: { keys: [publicJwk] },
     signer: {
-      sign: (claims) =>
-        new SignJWT({
-          client_id: claims.client_id,
-          scope: claims.scope,
-          ...(claims.sid === undefined ? {} : { sid: claims.sid }),
-        })
-          .setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", kid })
-          .setIssuer(claims.iss)
-          .setSubject(claims.sub)
-          .setJti(claims.jti)
-          .setIssuedAt(claims.iat)
-          .setExpirationTime(claims.exp)
-          .sign(keys.signingKey),
+      sign: async (claims) =>
+        signEd25519Jws(
+          { alg: "EdDSA", typ: "at+jwt", kid },
+          {
+            client_id: claims.client_id,
+            scope: claims.scope,
+            ...(claims.sid === undefined ? {} : { sid: claims.sid }),
+            iss: claims.iss,
+            sub: claims.sub,
+            jti: claims.jti,
+            iat: claims.iat,
+            exp: claims.exp,
+          },
+          keys.signingKey,
+        ),
     },
     async verify(token) {
       try {
