@@ -1,14 +1,15 @@
 import { boundedCache, type CacheLimits, keyBytes } from "../cache/mod.ts";
 
 /**
- * Public badge pages as sent to visitors without a session, for a few seconds: the exact bytes,
+ * Public badge pages as sent to visitors without a session, for a few seconds: the exact bytes
+ * (encoded once: a page sent as a string is encoded to UTF-8 again on every write),
  * so a shared link under load costs no database read and no rendering. An entry is dropped
  * whenever the badge's hosted records are (every badge write, in this process at once and from
  * other processes through their broadcast), and every entry when any template changes.
  */
 export interface PageCache {
-  get(badgeId: string): { status: number; body: string } | undefined;
-  put(badgeId: string, status: number, body: string): void;
+  get(badgeId: string): { status: number; body: Buffer } | undefined;
+  put(badgeId: string, status: number, body: Buffer): void;
   /** Follows the hosted records' invalidations (`kind`, `id` as the hosted cache names them). */
   drop(kind: string, id?: string): void;
 }
@@ -17,9 +18,9 @@ export interface PageCache {
 export const PAGE_CACHE_LIMITS: CacheLimits = { maxEntries: 10_000, maxBytes: 64 * 1024 * 1024, ttlMs: 5_000 };
 
 export const pageCache = (clock: () => Date, limits: CacheLimits = PAGE_CACHE_LIMITS): PageCache => {
-  const entries = boundedCache<{ status: number; body: string }>(limits, {
+  const entries = boundedCache<{ status: number; body: Buffer }>(limits, {
     now: () => clock().getTime(),
-    sizeOf: (page, key) => keyBytes(key) + page.body.length * 2,
+    sizeOf: (page, key) => keyBytes(key) + page.body.length,
   });
   return {
     get: (badgeId) => entries.get(badgeId),

@@ -80,14 +80,15 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   };
 
   /** The page as every visitor without a session sees it (no token, no notice): cacheable. */
-  const anonymousBadgePage = async (id: string, now: Date): Promise<{ status: number; body: string }> => {
+  const anonymousBadgePage = async (id: string, now: Date): Promise<{ status: number; body: Buffer }> => {
     const view = await deps.earners.issuing.store.getBadge(null, id);
     if (!view || !badgePageVisible(view.badge, null)) {
-      return { status: 404, body: renderPage(kit.notFoundPage({ title: "Not found", viewer: null, csrf: null })) };
+      const page = renderPage(kit.notFoundPage({ title: "Not found", viewer: null, csrf: null }));
+      return { status: 404, body: Buffer.from(page) };
     }
     const frame = badgeFrame(view, { title: view.template.name, viewer: null, csrf: null });
     const data = { view, now, checks: verifyChecks(view, now), emailCheck: null, notice: null };
-    return { status: 200, body: renderPage(badgePage(frame, data, urls)) };
+    return { status: 200, body: Buffer.from(renderPage(badgePage(frame, data, urls))) };
   };
 
   app.get("/badges/:id", async (request, reply) => {

@@ -3,7 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { BENCH_RATE_LIMITS } from "./laurel_setup.ts";
+import { BENCH_RATE_LIMITS, serverNodeArgs } from "./laurel_setup.ts";
 import { freePort, type RunningServer, startServer } from "./lib.ts";
 
 export const createBenchDatabase = async (adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> => {
@@ -41,7 +41,7 @@ export const startLaurelServer = async (databaseUrl: string, natsUrl: string, da
   const server = await startServer({
     name: "laurel",
     command: process.execPath,
-    args: ["apps/server.ts"],
+    args: [...serverNodeArgs(), "apps/server.ts"],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -32,7 +32,7 @@ export function laurelLaunch(context: LaurelLaunchContext): LaurelLaunch {
   const origin = `http://127.0.0.1:${context.port}`;
   return {
     command: process.execPath,
-    args: [entry],
+    args: [...serverNodeArgs(), entry],
     env: {
       PORT: String(context.port),
       BASE_URL: `${origin}/v1`,
@@ -46,6 +46,12 @@ export function laurelLaunch(context: LaurelLaunchContext): LaurelLaunch {
     readyTimeoutMs: 120_000,
   };
 }
+
+/**
+ * Node options for the measured API server, from BENCH_SERVER_NODE_ARGS (space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the path a benchmark drives.
+ */
+export const serverNodeArgs = (): string[] => (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 /** Every request limit on, none ever reached by a benchmark's load. */
 export const BENCH_RATE_LIMITS = {
