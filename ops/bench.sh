@@ -10,6 +10,16 @@
 # run writes its section of docs/benchmarks.md. About 5 minutes in all on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A benchmark shares the machine with nothing: a neighbour on 2 cores halves a figure. The 1-minute
+# load average is printed before and after, and a busy machine is refused (BENCH_FORCE=1 runs anyway).
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== load average before: $load_before"
+if [ "${BENCH_FORCE:-0}" != 1 ] && awk -v l="${load_before%% *}" 'BEGIN { exit !(l > 1.0) }'; then
+  echo "the 1-minute load average is ${load_before%% *} (above 1.0): something else is running. Stop it and wait, or set BENCH_FORCE=1." >&2
+  exit 2
+fi
+report_load() { echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg) (before: $load_before)"; }
+trap report_load EXIT
 admin_url="$(bash ops/prepare.sh test | tail -1)"
 port="$(sed -nE 's#.*:([0-9]+)/.*#\1#p' <<<"$admin_url")"
 runuser -u postgres -- psql -q -p "$port" -c "drop database if exists laurel_bench with (force)" -c "create database laurel_bench owner laurel" >/dev/null
@@ -18,7 +28,7 @@ store="$(mktemp -d)"
 nats_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 nats-server -js -sd "$store" -a 127.0.0.1 -p "$nats_port" >/dev/null 2>&1 &
 nats_pid=$!
-trap 'kill $nats_pid 2>/dev/null; wait $nats_pid 2>/dev/null || true; rm -rf "$store"' EXIT
+trap 'kill $nats_pid 2>/dev/null; wait $nats_pid 2>/dev/null || true; rm -rf "$store"; report_load' EXIT
 for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null && break; sleep 0.1; done
 export NATS_URL="nats://127.0.0.1:$nats_port"
 # A benchmark that misses a target exits non-zero; the others still run, and the run says which.
