@@ -50,6 +50,8 @@ export interface ServerSpec {
   args: string[];
   /** Added to the parent's environment. */
   env?: Record<string, string>;
+  /** Variables of the parent's environment the server must not see. */
+  unsetEnv?: readonly string[];
   cwd?: string;
   /** A line on stdout or stderr matching this means ready. */
   ready?: RegExp;
@@ -87,7 +89,9 @@ export function startServer(spec: ServerSpec): Promise<RunningServer> {
   const timeoutMs = spec.readyTimeoutMs ?? 30_000;
   const child = spawn(spec.command, spec.args, {
     cwd: spec.cwd ?? REPO_ROOT,
-    env: { ...process.env, ...spec.env },
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, ...spec.env }).filter(([key]) => !spec.unsetEnv?.includes(key)),
+    ),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -328,7 +332,7 @@ export function treeRssKiB(pid: number): number | undefined {
   return sum;
 }
 
-function descendants(root: number): number[] {
+export function descendants(root: number): number[] {
   const parentOf = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
