@@ -63,9 +63,16 @@ export const revokedAssertionDocument = (
   revocationReason: badge.revocation_reason ?? "Revoked by the issuer",
 });
 
-/** `scheme://host[:port]/...` -> `host[:port]`, the form `allowedOrigins` takes. */
-const authority = (absoluteUrl: string): string =>
-  /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]+)/.exec(absoluteUrl)?.[1] ?? "";
+/**
+ * `scheme://host/...` -> `host`, the form `allowedOrigins` takes: a bare host name. An address
+ * with a port or an IP literal has none (validators refuse both there), so the policy is left out
+ * and a verifier compares the records' origin with the issuer's instead.
+ */
+const allowedOrigin = (absoluteUrl: string): string | null => {
+  const host = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]+)/.exec(absoluteUrl)?.[1] ?? "";
+  if (!/^[A-Za-z0-9.-]+$/.test(host) || /^[0-9.]+$/.test(host)) return null;
+  return host.toLowerCase();
+};
 
 /**
  * The issuer's `url`: a verifier (Laurel's own among them) refuses an issuer whose `url` lies on
@@ -80,16 +87,19 @@ export const issuerHomepage = (org: Pick<OrganizationRef, "id">, urls: ObiUrls):
 };
 
 /** The hosted-verification policy is stated rather than left to a validator's default. */
-const profile = (org: OrganizationRef, urls: ObiUrls) => ({
-  "@context": OBI_V2_CONTEXT,
-  id: issuerUrl(urls.obiBase, org.id),
-  name: org.name,
-  ...(org.description ? { description: org.description } : {}),
-  ...(org.email ? { email: org.email } : {}),
-  ...(org.image_url ? { image: org.image_url } : {}),
-  url: issuerHomepage(org, urls),
-  verification: { type: "VerificationObject" as const, allowedOrigins: authority(urls.obiBase) },
-});
+const profile = (org: OrganizationRef, urls: ObiUrls) => {
+  const origin = allowedOrigin(urls.obiBase);
+  return {
+    "@context": OBI_V2_CONTEXT,
+    id: issuerUrl(urls.obiBase, org.id),
+    name: org.name,
+    ...(org.description ? { description: org.description } : {}),
+    ...(org.email ? { email: org.email } : {}),
+    ...(org.image_url ? { image: org.image_url } : {}),
+    url: issuerHomepage(org, urls),
+    verification: { type: "VerificationObject" as const, ...(origin ? { allowedOrigins: origin } : {}) },
+  };
+};
 
 /** The issuer document; OB 2.0 reads `Issuer` as an alias of `Profile`. */
 export const issuerDocument = (org: OrganizationRef, urls: ObiUrls): IssuerDocument => ({

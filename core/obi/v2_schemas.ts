@@ -49,7 +49,10 @@ const profileProperties = {
   email: Type.Optional(Type.String({ format: "email" })),
   image: Type.Optional(Iri),
   url: Iri,
-  verification: Type.Object({ type: Type.Literal("VerificationObject"), allowedOrigins: Type.String() }),
+  verification: Type.Object({
+    type: Type.Literal("VerificationObject"),
+    allowedOrigins: Type.Optional(Type.String()),
+  }),
 };
 
 export const IssuerDocumentSchema = Type.Object({ ...profileProperties, type: Type.Literal("Issuer") });

@@ -166,7 +166,8 @@ t.test("badge class and issuer link each other with absolute ids on one origin",
     image: "https://acme.example/logo.png",
     // The pages are on another origin than the records here: the profile's own address.
     url: `${obiBase}/issuers/${org.id}`,
-    verification: { type: "VerificationObject", allowedOrigins: "laurel.example:8443" },
+    // A port is not allowed in allowedOrigins: left out, the validator compares origins.
+    verification: { type: "VerificationObject" },
   });
   t.ok(Value.Check(IssuerDocumentSchema, iss));
   t.equal(
@@ -174,6 +175,19 @@ t.test("badge class and issuer link each other with absolute ids on one origin",
     `https://laurel.example:8443/organizations/${org.id}`,
     "pages on the records' origin: the organization's page, never its website on another origin",
   );
+  t.end();
+});
+
+t.test("allowedOrigins is a bare host name, or absent when the address has a port or is an IP", (t) => {
+  const verification = (base: string) =>
+    issuerDocument(org, { obiBase: `${base}/v1/obi/v2`, publicBase: base }).verification;
+  t.same(verification("https://Badges.Laurel.example"), {
+    type: "VerificationObject",
+    allowedOrigins: "badges.laurel.example",
+  });
+  t.same(verification("https://laurel.example:8443"), { type: "VerificationObject" });
+  t.same(verification("http://127.0.0.1"), { type: "VerificationObject" });
+  t.same(verification("http://[::1]:3000"), { type: "VerificationObject" });
   t.end();
 });
 

@@ -135,19 +135,27 @@ export const checkRevokedAssertion = (doc: Doc): string[] => {
 };
 
 /**
- * Hosted verification: the assertion (and its badge class) must be served from the issuer's
- * origin, i.e. a host in its `verification.allowedOrigins`, or by default the host of its `id`.
+ * Hosted verification as the OB 2.0 validator checks it: `verification.allowedOrigins`, when
+ * present, holds bare host names (no scheme, no port, no IP address) and the assertion and badge
+ * class hosts must be among them; without it, their origin must be the issuer id's origin.
  */
 export const checkHostedOrigins = (assertion: Doc, badgeClass: Doc, issuer: Doc): string[] => {
-  const allowed = [issuer?.verification?.allowedOrigins ?? new URL(issuer.id).host].flat().map(String);
   const errors: string[] = [];
+  const declared = issuer?.verification?.allowedOrigins;
+  const allowed = declared === undefined ? [] : [declared].flat().map(String);
+  for (const host of allowed) {
+    if (!/^[A-Za-z0-9.-]+$/.test(host) || /^[0-9.]+$/.test(host))
+      errors.push(`issuer: allowedOrigins ${host} is not a bare host name`);
+  }
   for (const [kind, doc] of [
     ["assertion", assertion],
     ["badge class", badgeClass],
   ] as const) {
-    const host = new URL(doc.id).host;
-    if (!allowed.includes(host))
-      errors.push(`${kind}: ${host} is not among the issuer's origins (${allowed.join(", ")})`);
+    const url = new URL(doc.id);
+    if (declared === undefined) {
+      if (url.origin !== new URL(issuer.id).origin) errors.push(`${kind}: not on the issuer's origin`);
+    } else if (!allowed.includes(url.hostname))
+      errors.push(`${kind}: ${url.hostname} is not among the issuer's origins (${allowed.join(", ")})`);
   }
   if (new URL(issuer.id).host !== new URL(assertion.id).host) errors.push("issuer: not on the assertion's origin");
   return errors;
