@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { credentialSigner, nodeSecretBox, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
-import { type Database, postgresBadgeStore, postgresRateCounter } from "../adapters/db/mod.ts";
+import { type Database, postgresBadgeStore, postgresRateCounter, postgresStatusLists } from "../adapters/db/mod.ts";
 import { type MailLog, sharedMailBudget } from "../adapters/mail/mod.ts";
 import {
   type BadgeRestDeps,
@@ -55,6 +55,7 @@ export const wireBadges = async (
     newSalt: () => randomUUID().replaceAll("-", ""),
     hosted,
     credentials: await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`),
+    statusLists: postgresStatusLists(db),
     sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),
   };
   return {

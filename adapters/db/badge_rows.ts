@@ -109,6 +109,7 @@ export const badgeViewOf = (row: Row): BadgeView => ({
   badge: badgeOf(row),
   template: templateOf(row),
   issuer: organizationOf(row),
+  ...(typeof row.b__status_index === "number" ? { statusIndex: row.b__status_index } : {}),
 });
 
 export const templateViewOf = (row: Row, badgesCount: number): TemplateView => ({
@@ -117,7 +118,7 @@ export const templateViewOf = (row: Row, badgesCount: number): TemplateView => (
 });
 
 /** A badge joined with its template and issuer. */
-export const BADGE_FROM = `select ${BADGE_SELECT}, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT}
+export const BADGE_FROM = `select ${BADGE_SELECT}, b.status_index as b__status_index, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT}
   from badges b join badge_templates t on t.id = b.badge_template_id join organizations o on o.id = b.organization_id`;
 
 export const BADGES_COUNT = "(select count(*) from badges c where c.badge_template_id = t.id)::int as badges_count";

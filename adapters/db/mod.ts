@@ -25,6 +25,7 @@ export { listenForEvents, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";
+export { postgresStatusLists } from "./postgres_status_lists.ts";
 export {
   postgresDeliveryAdminStore,
   postgresDeliveryFigures,

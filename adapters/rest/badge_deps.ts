@@ -1,4 +1,5 @@
 import type { IssuingContext, IssuingDeps } from "../../core/issuing/mod.ts";
+import type { StatusListStore } from "../../core/obi/mod.ts";
 import type { HostedRecordCache } from "./obi/mod.ts";
 
 /** Signs Open Badges 3.0 credentials (the crypto adapter's `credentialSigner`). */
@@ -20,6 +21,8 @@ export interface BadgeRestDeps {
   newSalt: () => string;
   hosted: HostedRecordCache;
   credentials: CredentialSigning;
+  /** The revocation status lists of OB 3.0 credentials. */
+  statusLists: StatusListStore;
   /** Hex SHA-256 of a string (the OBI recipient identity). */
   sha256Hex(input: string): string;
 }

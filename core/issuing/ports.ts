@@ -18,6 +18,8 @@ export interface BadgeView {
   badge: BadgeRecord;
   template: BadgeTemplateData;
   issuer: OrganizationRef;
+  /** The badge's entry in its organization's status lists, where the store read it. */
+  statusIndex?: number;
 }
 
 /** A template with its owner (the OBI issuer and the `owner` of the REST shape). */

@@ -7,6 +7,14 @@ export {
   VC_V2_CONTEXT,
 } from "./context.ts";
 export { recipientHashInput, recipientIdentity } from "./recipient.ts";
+export type { StatusListCredentialPayload, StatusListEntry, StatusListStore } from "./status_list.ts";
+export {
+  STATUS_LIST_SIZE,
+  statusListBits,
+  statusListCredentialPayload,
+  statusListEntry,
+  statusListUrl,
+} from "./status_list.ts";
 export type { BadgeClassOptions, ObiUrls } from "./v2_documents.ts";
 export { assertionDocument, badgeClassDocument, issuerDocument, revokedAssertionDocument } from "./v2_documents.ts";
 export type {

@@ -2,6 +2,7 @@ import type { BadgeRecord, BadgeTemplateData, OrganizationRef } from "../badges/
 import { isoSeconds } from "../shared/mod.ts";
 import { badgeClassUrl, issuerUrl, OB_V3_CONTEXT, VC_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
+import { type StatusListEntry, statusListEntry } from "./status_list.ts";
 import { issuerHomepage, type ObiUrls } from "./v2_documents.ts";
 
 /**
@@ -35,6 +36,7 @@ export interface OpenBadgeCredentialPayload {
     };
   };
   evidence?: { id: string; type: ["Evidence"]; name: string; description?: string }[];
+  credentialStatus?: StatusListEntry;
   iss: string;
   jti: string;
   nbf: number;
@@ -54,7 +56,7 @@ const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
  * The issuer and achievement ids are the hosted OB 2.0 issuer and badge class addresses: they
  * resolve to a description of the same things, and a v2 verifier and a v3 verifier then agree on
  * who issued what. The assertion address is not used as the credential id because a v2 document
- * is served there.
+ * is served there. `statusIndex` is the badge's entry in its organization's status lists.
  */
 export const openBadgeCredentialPayload = (
   badge: BadgeRecord,
@@ -62,6 +64,7 @@ export const openBadgeCredentialPayload = (
   issuer: OrganizationRef,
   recipientSha256Hex: string,
   urls: V3Urls,
+  statusIndex?: number,
 ): OpenBadgeCredentialPayload => {
   const id = credentialUrl(urls.v3Base, badge.id);
   const issuerId = issuerUrl(urls.obiBase, issuer.id);
@@ -112,6 +115,7 @@ export const openBadgeCredentialPayload = (
           })),
         }
       : {}),
+    ...(statusIndex !== undefined ? { credentialStatus: statusListEntry(urls.v3Base, issuer.id, statusIndex) } : {}),
     iss: issuerId,
     jti: id,
     nbf: seconds(badge.issued_at),

