@@ -190,5 +190,17 @@ export const badgeScenarios = async (ctx: {
       { name: "revoked badge", status: 410, run: () => call("GET", `${api}/obi/v3/credentials/${revoked.id}`) },
     ],
     "GET /v1/obi/v3/keys/{thumbprint}": [{ name: "the kid's key", status: 200, run: () => call("GET", kid) }],
+    "GET /v1/obi/v3/status_lists/{organization_id}/{list}": [
+      {
+        name: "the organization's first list",
+        status: 200,
+        run: () => call("GET", `${api}/obi/v3/status_lists/${ctx.organizationId}/0`),
+      },
+      {
+        name: "a list it does not have",
+        status: 404,
+        run: () => call("GET", `${api}/obi/v3/status_lists/${ctx.organizationId}/9`),
+      },
+    ],
   };
 };
