@@ -10,6 +10,7 @@ import { ExternalBadgeSchema, reverifyDue } from "../../core/workforce/mod.ts";
 import { apiClient, createTemplate, issueBody, organization, trpc } from "../support/badges.ts";
 import { earnerFlows, startEarnerWebhookServices } from "../support/earner_flows.ts";
 import { startObIssuer } from "../support/ob_issuer.ts";
+import { fetchCredential } from "../support/ob3.ts";
 import { waitFor, webhookOrganization } from "../support/webhooks.ts";
 
 /**
@@ -237,9 +238,9 @@ t.test("each kind of badge is verified and stored with its outcome", async (t) =
   w.guildBadgeClass = ((await (await fetch(guildAssertion)).json()) as { badge: string }).badge;
   w.guildBadge = await guildBadge("Rigger");
   const guildCredentialUrl = `${laurel.baseUrl}/obi/v3/credentials/${w.guildBadge}`;
-  const guildCredential = await fetch(guildCredentialUrl);
+  const guildCredential = await fetchCredential(guildCredentialUrl);
   t.equal(guildCredential.status, 200);
-  const guildJwt = await guildCredential.text();
+  const guildJwt = guildCredential.jwt;
   const vc = await issuer.credential("ann@example.org");
   w.vcJwt = vc;
   // A credential's header and claims with another credential's signature.

@@ -13,6 +13,7 @@ import {
   expandStrict,
   OB2_CONTEXT_URL,
 } from "../support/ob2/check.ts";
+import { fetchCredential } from "../support/ob3.ts";
 
 /** The hosted Open Badges records, checked as an independent verifier would. */
 let laurel: TestLaurel;
@@ -315,10 +316,10 @@ t.test("OB 3.0: a VC-JWT verifiable with the key its kid names", async (t) => {
     evidence: [{ type: "UrlEvidence", name: "Proof", value: "https://hosted.example/p" }],
   });
   const url = `${laurel.baseUrl}/obi/v3/credentials/${badge.id}`;
-  const res = await get(url);
-  t.equal(res.status, 200);
+  const res = await fetchCredential(url);
+  t.equal(res.status, 200, "served: signed with its kid's key, schema-valid, its claims consistent");
   t.equal(res.headers.get("content-type"), "application/vc+jwt");
-  const jwt = res.text;
+  const jwt = res.jwt;
   const header = decodeProtectedHeader(jwt);
   t.equal(header.alg, "EdDSA");
   t.match(header.kid, new RegExp(`^${laurel.baseUrl}/obi/v3/keys/[A-Za-z0-9_-]+$`));
@@ -348,10 +349,10 @@ t.test("OB 3.0: a VC-JWT verifiable with the key its kid names", async (t) => {
   t.ok(expanded.length > 0, "the credential expands against its contexts with no dropped term");
 
   await api("PUT", `${org.badges}/${badge.id}/revoke`, org.auth, { reason: "Gone" });
-  const gone = await get(url);
+  const gone = await fetchCredential(url);
   t.equal(gone.status, 410);
   t.match(gone.body, { id: url, revoked: true, revocationReason: "Gone" });
   const pending = await issued(tpl.id, { recipient_email: "other@example.org" }, false);
-  t.equal((await get(`${laurel.baseUrl}/obi/v3/credentials/${pending.id}`)).status, 404);
+  t.equal((await fetchCredential(`${laurel.baseUrl}/obi/v3/credentials/${pending.id}`)).status, 404);
   t.equal((await get(`${laurel.baseUrl}/obi/v3/keys/unknown`)).status, 404);
 });

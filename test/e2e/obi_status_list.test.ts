@@ -2,7 +2,7 @@ import { BitstringStatusList } from "@digitalbazaar/vc-bitstring-status-list";
 import t from "tap";
 import { apiClient, createTemplate, issueBody, type OrgFixture, organization, trpc } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { fetchVcJwt } from "../support/ob3.ts";
+import { fetchCredential, fetchVcJwt } from "../support/ob3.ts";
 
 /** OB 3.0 revocation: the status list a credential names, decoded by a Bitstring Status List library. */
 let laurel: TestLaurel;
@@ -26,7 +26,7 @@ const issued = async (template: string, email: string): Promise<Doc> => {
 };
 
 const credentialStatus = async (badgeId: string): Promise<Doc> => {
-  const res = await fetchVcJwt(`${laurel.baseUrl}/obi/v3/credentials/${badgeId}`);
+  const res = await fetchCredential(`${laurel.baseUrl}/obi/v3/credentials/${badgeId}`);
   if (res.status !== 200) throw new Error(`credential ${badgeId}: ${res.status}`);
   return (res.payload as Doc).credentialStatus;
 };
@@ -130,7 +130,7 @@ t.test("on PGlite (npm start) too: indexes assigned, the revoked bit set", async
     ids.push(res.body.data.id);
   }
   const entries: Doc[] = [];
-  for (const id of ids) entries.push((await fetchVcJwt(`${lite.baseUrl}/obi/v3/credentials/${id}`)).payload);
+  for (const id of ids) entries.push((await fetchCredential(`${lite.baseUrl}/obi/v3/credentials/${id}`)).payload);
   await liteApi("PUT", `${liteOrg.badges}/${ids[0]}/revoke`, liteOrg.auth, { reason: "Withdrawn" });
   const list = await fetchVcJwt(`${lite.baseUrl}/obi/v3/status_lists/${liteOrg.id}/0`);
   const decoded = await BitstringStatusList.decode({

@@ -2,6 +2,7 @@ import t from "tap";
 import { apiClient, createTemplate, issueBody, organization } from "../support/badges.ts";
 import { httpEarner } from "../support/earner_http.ts";
 import { startLaurel } from "../support/laurel.ts";
+import { fetchCredential } from "../support/ob3.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
 
 /**
@@ -47,7 +48,7 @@ t.test("the hosted records of a private badge answer 404 until it is public agai
   const served = await status(assertion);
   t.equal(served.status, 200, "public and accepted: served");
   t.match(served.text, "https://evidence.example/private");
-  t.equal((await status(credential)).status, 200);
+  t.equal((await fetchCredential(credential)).status, 200, "the credential is served and valid");
   t.equal((await status(assertion, { "if-none-match": served.etag ?? "" })).status, 304, "cached, revalidated");
 
   const wallet = await earner.get("/wallet");

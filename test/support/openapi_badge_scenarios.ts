@@ -1,4 +1,6 @@
+import { decodeJwt } from "jose";
 import { type TestLaurel, trpcMutation } from "./laurel.ts";
+import { checkOpenBadgeCredentialJwt } from "./ob3.ts";
 
 /**
  * The badge scenarios for test/e2e/openapi.test.ts: a real success (and a few errors) of every
@@ -62,6 +64,8 @@ export const badgeScenarios = async (ctx: {
   await call("PUT", `${templates}/${archived.id}/archive`, { auth: admin });
   await call("PUT", `${badges}/${revoked.id}/revoke`, { auth: admin, body: json({ reason: "Revoked in setup" }) });
   const credential = await call("GET", `${api}/obi/v3/credentials/${shown.id}`);
+  const credentialErrors = checkOpenBadgeCredentialJwt(credential.text, decodeJwt(credential.text));
+  if (credentialErrors.length > 0) throw new Error(`invalid OB 3.0 credential: ${credentialErrors.join("; ")}`);
   const kid = JSON.parse(Buffer.from(credential.text.split(".")[0] ?? "", "base64url").toString()).kid as string;
   const updateBody = { description: "Updated by a scenario" };
 
