@@ -1,5 +1,6 @@
 import { BitstringStatusList } from "@digitalbazaar/vc-bitstring-status-list";
 import t from "tap";
+import { migratePostgres } from "../../adapters/db/migrate.ts";
 import { apiClient, createTemplate, issueBody, type OrgFixture, organization, trpc } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { fetchCredential, fetchVcJwt } from "../support/ob3.ts";
@@ -138,4 +139,50 @@ t.test("on PGlite (npm start) too: indexes assigned, the revoked bit set", async
   });
   t.equal(decoded.getStatus(Number(entries[0].credentialStatus.statusListIndex)), true);
   t.equal(decoded.getStatus(Number(entries[1].credentialStatus.statusListIndex)), false);
+});
+
+t.test("the migration gives existing badges distinct indexes, and their revocations show", async (t) => {
+  const tpl = await createTemplate(laurel, org, { name: "Existing", allow_duplicate_badges: true });
+  const before = [];
+  for (const email of ["e1@example.org", "e2@example.org", "e3@example.org"]) before.push(await issued(tpl.id, email));
+  t.equal((await api("PUT", `${org.badges}/${before[0].id}/revoke`, org.auth, { reason: "Old" })).status, 200);
+  // The database as it was before the status lists: the migration is then run on these badges.
+  for (const sql of [
+    "drop trigger badge_status_assign on badges",
+    "drop trigger badge_status_retire on badges",
+    "drop function badge_status_assign()",
+    "drop function badge_status_retire()",
+    "alter table badges drop column status_index",
+    "drop table badge_status_lists",
+    "drop table badge_status_retired",
+    "delete from mikro_orm_migrations where name = 'm20261127_022_status_lists'",
+  ])
+    await laurel.db.run(sql);
+  await migratePostgres(laurel.database?.url ?? "");
+
+  const rows = (await laurel.db.all("select status_index from badges where organization_id = ?", [org.id])) as {
+    status_index: number;
+  }[];
+  t.ok(rows.length >= 3);
+  t.equal(new Set(rows.map((r) => r.status_index)).size, rows.length, "every existing badge, its own index");
+  const entries = [];
+  for (const b of before) entries.push(await credentialStatus(b.id).catch(() => null));
+  // The first is revoked (410, no credential): its index is read from the database.
+  const [revokedRow] = (await laurel.db.all("select status_index from badges where id = ?", [before[0].id])) as {
+    status_index: number;
+  }[];
+  t.equal(
+    (
+      await revokedIn({
+        statusListCredential: entries[1].statusListCredential,
+        statusListIndex: revokedRow?.status_index,
+      })
+    ).set,
+    true,
+    "a badge revoked before the migration: its bit set",
+  );
+  t.equal((await revokedIn(entries[1])).set, false);
+  t.equal((await revokedIn(entries[2])).set, false);
+  const next = await issued(tpl.id, "after@example.org");
+  t.match(await credentialStatus(next.id), { type: "BitstringStatusListEntry" }, "issuing goes on after it");
 });
