@@ -6,7 +6,8 @@ import { Migration } from "@mikro-orm/migrations";
  * indexes never used, so an index tells nothing about when a badge was issued. The pick runs in a
  * trigger of the insert itself: batched issues stay one statement. The organization's row in
  * `badge_status_lists` is locked by the pick, which serializes picks of one organization (its
- * issues already serialize on its event counter), and the lists grow by one whenever half their
+ * issues already serialize on its event counter, which the pick locks first so that every
+ * transaction takes the two rows in the same order), and the lists grow by one whenever half their
  * entries are taken, so a pick needs two tries on average. A deleted badge's index goes to
  * `badge_status_retired` (no foreign key: an organization's deletion deletes its badges, which
  * retire their indexes): its bit stays set and is never handed out again.
@@ -41,6 +42,8 @@ export class M20261127022StatusLists extends Migration {
         pick int;
       begin
         if new.status_index is not null then return new; end if;
+        -- The event counter first, as every issue takes it: two rows locked in one order.
+        perform 1 from event_counts where organization_id = new.organization_id for update;
         insert into badge_status_lists as l (organization_id, lists, assigned) values (new.organization_id, 1, 1)
           on conflict (organization_id) do update
             set assigned = l.assigned + 1,
