@@ -300,5 +300,13 @@ t.test("OB 3.0 credential payload", (t) => {
     v3Base,
   });
   t.notOk("validUntil" in open || "exp" in open || "evidence" in open);
+  t.notOk("credentialStatus" in p, "no status index: no status entry");
+  t.same(openBadgeCredentialPayload(badge, template, org, hex, { ...urls, v3Base }, 131_075).credentialStatus, {
+    id: `${v3Base}/status_lists/${org.id}/1#3`,
+    type: "BitstringStatusListEntry",
+    statusPurpose: "revocation",
+    statusListIndex: "3",
+    statusListCredential: `${v3Base}/status_lists/${org.id}/1`,
+  });
   t.end();
 });
