@@ -1,8 +1,8 @@
 import t from "tap";
 import { httpEarner } from "../support/earner_http.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { startLaurel } from "../support/laurel.ts";
 import { routesOf } from "../support/routes.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { laurelWithMailSink } from "../support/smtp_sink.ts";
 
 /**
  * Every state-changing route of the app, read from Fastify's route tree, sent four ways: signed in
@@ -74,21 +74,12 @@ const TABLE: Record<string, Expected | typeof API> = {
 /** Sign-out routes end the session they are sent with: the earner signs in again after them. */
 const ENDS_SESSION = new Set(["POST /sign_out", "POST /sign_out_everywhere"]);
 
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-});
-t.teardown(async () => {
-  await laurel?.close();
-  await smtp?.close();
-});
+const mailed = laurelWithMailSink(t, (env) => startLaurel({ env }));
 
 t.test("every state-changing route with and without the CSRF token, from another site, signed out", async (t) => {
-  const earner = httpEarner(laurel.origin, smtp);
+  const earner = httpEarner(mailed.laurel.origin, mailed.smtp);
   await earner.signIn("csrf@example.org");
-  const routes = routesOf(laurel.server.app.printRoutes({ commonPrefix: false })).filter(
+  const routes = routesOf(mailed.laurel.server.app.printRoutes({ commonPrefix: false })).filter(
     (r) => r.method !== "GET" && r.path !== "/trpc/:path",
   );
   t.ok(routes.length > 30, `state-changing routes read from the app (${routes.length})`);
@@ -100,14 +91,14 @@ t.test("every state-changing route with and without the CSRF token, from another
     const jar = earner.cookies();
     if (c === "signed_out") jar.delete("laurel_session");
     const form = new URLSearchParams(c === "no_token" ? {} : { _csrf: earner.csrfToken() ?? "" });
-    const res = await laurel.server.app.inject({
+    const res = await mailed.laurel.server.app.inject({
       method: "POST",
       url: c === "no_token" ? `${url}?x=/verify_email` : url,
       headers: {
         "content-type": "application/x-www-form-urlencoded",
         ...(c === "cross_site"
           ? { "sec-fetch-site": "cross-site" }
-          : { origin: c === "other_origin" ? "https://elsewhere.example" : laurel.origin }),
+          : { origin: c === "other_origin" ? "https://elsewhere.example" : mailed.laurel.origin }),
         cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
       },
       payload: form.toString(),
