@@ -1,7 +1,8 @@
 import t from "tap";
 import type { AuditRecord } from "../../core/audit/mod.ts";
 import { auditRecord, decodeAuditCursor, encodeAuditCursor, readAuditLog } from "../../core/audit/mod.ts";
-import type { Credential, SecretBox } from "../../core/credentials/mod.ts";
+import type { Credential } from "../../core/auth/mod.ts";
+import type { SecretBox } from "../../core/credentials/mod.ts";
 import { isCoreError } from "../../core/errors/mod.ts";
 import {
   acceptInvitation,
