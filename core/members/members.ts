@@ -414,3 +414,28 @@ export const createOrganizationBySignup = async (
   });
   return { organization, membership };
 };
+
+/**
+ * An operator creates an organization (the admin tool); with `ownerEmail`, the first owner's
+ * invitation goes out in the same step.
+ */
+export const createOrganizationByOperator = async (
+  deps: MemberDeps,
+  ctx: Context,
+  input: CreateOrganizationInput,
+  ownerEmail: string | null,
+): Promise<{ organization: OrganizationRecord; invitation: InvitationRecord | null }> => {
+  const organization = newOrganization(input, ctx.newId(), ctx.now);
+  await deps.members.transaction(async (tx) => {
+    await tx.insertOrganization(organization);
+    await tx.appendAudit(
+      auditRecord(ctx, OPERATOR, organization.id, "organization.created", null, { name: organization.name }),
+    );
+  });
+  if (ownerEmail === null) return { organization, invitation: null };
+  const { invitation } = await invite(deps, ctx, { kind: "operator" }, null, organization.id, {
+    email: ownerEmail,
+    role: "owner",
+  });
+  return { organization, invitation };
+};

@@ -4,6 +4,7 @@ export {
   auditByOf,
   cancelInvitation,
   changeRole,
+  createOrganizationByOperator,
   createOrganizationBySignup,
   getInvitation,
   getMember,
