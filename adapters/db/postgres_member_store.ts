@@ -138,6 +138,16 @@ const memberTx = (q: Queryable): MemberTx => ({
   async insertOrganization(org) {
     await insertRow(q, "organizations", ORGANIZATION_FIELDS, org);
   },
+  async organization(id) {
+    const [r] = await q.all<Row>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
+    return r ? organizationRecord(r) : null;
+  },
+  async updateOrganization(org) {
+    await q.run(
+      "update organizations set name = ?, description = ?, email = ?, website_url = ?, image_url = ?, updated_at = ? where id = ?",
+      [org.name, org.description, org.email, org.website_url, org.image_url, org.updated_at, org.id],
+    );
+  },
   async enqueueMail(mail) {
     await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
   },
@@ -147,10 +157,7 @@ const memberTx = (q: Queryable): MemberTx => ({
 /** Memberships and invitations on PostgreSQL (or PGlite); members are the earner accounts of `users`. */
 export const postgresMemberStore = (db: Database): MemberStore => ({
   transaction: (work) => db.transaction((q) => work(memberTx(q))),
-  async organization(id) {
-    const [r] = await db.all<Row>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
-    return r ? organizationRecord(r) : null;
-  },
+  organization: (id) => memberTx(db).organization(id),
   listMembers: (organizationId, req) =>
     page(
       db,

@@ -1,10 +1,12 @@
 import { type AuditBy, auditRecord, credentialActor, OPERATOR } from "../audit/mod.ts";
 import { normalizeEmail } from "../badges/mod.ts";
 import type { Context, Page, SecretBox } from "../credentials/mod.ts";
-import { type CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import { isEmailAddress } from "../earners/mod.ts";
+import { CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
 import { escapeHtml, type MailMessage } from "../issuing/mod.ts";
 import { type CreateOrganizationInput, newOrganization, type OrganizationRecord } from "../organizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import { type InvitationBudget, takeInvitations } from "../workforce/mod.ts";
 import type { MemberStore } from "./ports.ts";
 import type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";
 import type { Role } from "./roles.ts";
@@ -16,6 +18,8 @@ export interface MemberDeps {
   secrets: SecretBox;
   /** `PUBLIC_URL`: the invitation link points into its console. */
   publicUrl: string;
+  /** Invitation mails an organization may send per window (shared with employee invitations); absent: no limit. */
+  budget?: InvitationBudget;
 }
 
 /** An invitation is good for seven days. */
@@ -199,6 +203,8 @@ export const invite = async (
   const org = await deps.members.organization(organizationId);
   if (!org) throw notFound("Organization");
   const email = input.email.trim();
+  if (!isEmailAddress(email))
+    throw validationFailed("Invalid invitation", [{ field: "email", message: "must be an e-mail address" }]);
   const emailKey = normalizeEmail(email);
   const owner = await deps.members.addressOwner(emailKey);
   if (owner?.confirmed && (await deps.members.membershipOf(owner.user_id, organizationId))) {
@@ -206,6 +212,8 @@ export const invite = async (
       { field: "email", message: "is already a member's address" },
     ]);
   }
+  if (deps.budget && !takeInvitations(deps.budget, organizationId, 1, ctx.now))
+    throw new CoreError("rate_limited", "Too many invitations for this organization; try again later");
   const token = deps.secrets.newSecret();
   const invitation: InvitationRecord = {
     id: ctx.newId(),
