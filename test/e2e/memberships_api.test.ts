@@ -269,3 +269,40 @@ t.test("the last owner cannot be demoted; invitations expire after seven days", 
   const list = await call("GET", `${base}/memberships`, full);
   t.equal(list.body.metadata.total_count, 2);
 });
+
+t.test("merging accounts moves memberships; the survivor keeps the stronger role", async (t) => {
+  const a = await laurel.createOrganization("Merged");
+  const other = await laurel.createOrganization("Only the source");
+  const full = basic(a.authorization_token.token);
+  const base = `${laurel.baseUrl}/organizations/${a.organization.id}`;
+  const keeper = httpEarner(laurel.origin, smtp);
+  await keeper.signIn("keeper@example.org");
+  await httpEarner(laurel.origin, smtp).signIn("merged.owner@example.org");
+  const idOf = async (email: string) =>
+    (await laurel.db.all<{ user_id: string }>("select user_id from user_emails where email_key = ?", [email]))[0]
+      ?.user_id as string;
+  const keeperId = await idOf("keeper@example.org");
+  const sourceId = await idOf("merged.owner@example.org");
+  const add = (org: string, user: string, role: string) =>
+    laurel.db.run(
+      "insert into memberships (id, organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, now(), now())",
+      [crypto.randomUUID(), org, user, role],
+    );
+  await add(a.organization.id, keeperId, "viewer");
+  await add(a.organization.id, sourceId, "owner");
+  await add(other.organization.id, sourceId, "issuer");
+
+  await keeper.mergeIn("merged.owner@example.org");
+
+  const list = await call("GET", `${base}/memberships`, full);
+  t.same(
+    list.body.data.map((m: { user: { id: string }; role: string }) => [m.user.id, m.role]),
+    [[keeperId, "owner"]],
+    "one membership, the owner's role, on the surviving account",
+  );
+  const moved = await laurel.db.all<{ user_id: string; role: string }>(
+    "select user_id, role from memberships where organization_id = ?",
+    [other.organization.id],
+  );
+  t.same(moved, [{ user_id: keeperId, role: "issuer" }], "a membership only the source held moves");
+});
