@@ -86,6 +86,12 @@ t.test("invite, accept, list, change roles, remove; credentials leave owners alo
   const bad = await call("POST", `${base}/invitations`, full, { email: "not an address", role: "viewer" });
   t.ok([400, 422].includes(bad.status), `a bad address: ${bad.status}`);
   t.equal((await call("POST", `${base}/invitations`, full, { email: "a@example.org", role: "king" })).status, 422);
+  for (const email of ["nul\u0000@example.org", "\ud800@example.org", `${"x".repeat(400)}@example.org`]) {
+    const odd = await call("POST", `${base}/invitations`, full, { email, role: "viewer" });
+    t.ok(odd.status >= 400 && odd.status < 500, `an unstorable or oversized address: ${odd.status}`);
+  }
+  const oddPath = await call("GET", `${base}/memberships/not-a-uuid`, readOnly);
+  t.equal(oddPath.status, 400, "a malformed id in the path");
 
   // Invite, re-invite: one pending invitation, the first link dead.
   const first = await call("POST", `${base}/invitations`, full, { email: "Ada@Example.org", role: "viewer" });
