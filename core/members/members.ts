@@ -93,10 +93,10 @@ export const changeRole = async (
     if (!(await tx.lockOrganization(organizationId))) throw notFound("Organization");
     const m = await tx.getMembership(organizationId, membershipId);
     if (!m) throw notFound("Membership");
-    if (m.role === role) return;
     check(
       mayChangeRole(actor, organizationId, { from: m.role, to: role, owners: await tx.countOwners(organizationId) }),
     );
+    if (m.role === role) return;
     await tx.setRole(m.id, role, ctx.now);
     await tx.appendAudit(
       auditRecord(

@@ -369,6 +369,10 @@ t.test("change role and remove over the store: the last owner stays", async (t) 
   t.equal(demote.code, "validation_failed", "the last owner cannot be demoted");
   const leave = await removeMember(deps, ctxAt(T0), owner, null, ORG, "m1").catch((e) => e);
   t.equal(leave.code, "validation_failed", "the last owner cannot leave");
+  const viewerNoop = await changeRole(deps, ctxAt(T0), member("viewer", "u9"), null, ORG, "m2", "admin").catch(
+    (e) => e,
+  );
+  t.equal(viewerNoop.code, "forbidden", "a viewer is refused even a change to the same role");
   const adminPromotes = await changeRole(deps, ctxAt(T0), member("admin", "u2"), null, ORG, "m2", "owner").catch(
     (e) => e,
   );
