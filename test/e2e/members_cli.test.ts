@@ -109,6 +109,7 @@ t.test("organizations create --owner-email, then members list, invite, remove", 
   );
   // Rows of the same millisecond have no order among them: compared as a set.
   t.same(audit.map((a) => `${a.action} by ${a.actor_kind}`).sort(), [
+    "authorization_token.created by operator",
     "invitation.accepted by member",
     "invitation.created by operator",
     "invitation.created by operator",
