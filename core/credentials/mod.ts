@@ -7,6 +7,7 @@ export {
   createInitialAuthorizationToken,
   findUsableToken,
   listAuthorizationTokens,
+  revokeAuthorizationToken,
   rotateAuthorizationToken,
   tokenCredential,
 } from "./authorization_tokens.ts";
@@ -14,6 +15,7 @@ export type { OAuthApplicationDeps } from "./oauth_applications.ts";
 export {
   applicationCeiling,
   applicationScopes,
+  auditByOf,
   createOAuthApplication,
   deleteOAuthApplication,
   getOAuthApplication,
