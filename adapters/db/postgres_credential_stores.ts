@@ -230,8 +230,21 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
     const row = await db.one(`select ${TOKEN_COLUMNS} from authorization_tokens where token_digest = ?`, [digest]);
     return row ? tokenRecord(row) : null;
   },
+  async get(organizationId, id) {
+    const row = await db.one(
+      `select ${TOKEN_COLUMNS} from authorization_tokens where organization_id = ?::uuid and id = ?::uuid`,
+      [organizationId, id],
+    );
+    return row ? tokenRecord(row) : null;
+  },
   async insert(token: AuthorizationTokenRecord) {
     await insertToken(db, token);
+  },
+  async revoke(id, now) {
+    return (
+      (await db.run("update authorization_tokens set revoked_at = ? where id = ? and revoked_at is null", [now, id])) >
+      0
+    );
   },
   async rotate(oldId, replacement, now) {
     return db.transaction(async (q) => {

@@ -6,7 +6,7 @@ import {
   seesOnlyReadOnlyTokens,
   tokenUsable,
 } from "../auth/mod.ts";
-import { isCoreError, unauthenticated } from "../errors/mod.ts";
+import { isCoreError, notFound, unauthenticated } from "../errors/mod.ts";
 import { type OrganizationRecord, organizationUrl, type Urls } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
 import type { AuthorizationTokenStore, Context, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
@@ -147,3 +147,48 @@ export const tokenCredential = (token: AuthorizationTokenRecord): Credential => 
   write_enabled: token.write_enabled,
   delete_enabled: token.delete_enabled,
 });
+
+/** One of the caller's organization's live tokens that the caller could have made itself (404 or 403 otherwise). */
+const manageableToken = async (
+  deps: Pick<AuthorizationTokenDeps, "tokens">,
+  caller: Credential,
+  id: string,
+): Promise<AuthorizationTokenRecord> => {
+  const token = await deps.tokens.get(caller.organizationId, id);
+  if (!token || token.revoked_at !== null) throw notFound("Authorization token");
+  // A token stronger than the caller is out of its reach: managing it would be climbing through it.
+  const held = newTokenFlags(caller, token);
+  if (isCoreError(held)) throw held;
+  return token;
+};
+
+/** Revokes one of the organization's tokens by id; it stops working at once, on every process. */
+export const revokeAuthorizationToken = async (
+  deps: AuthorizationTokenDeps,
+  ctx: Pick<Context, "now">,
+  caller: Credential,
+  id: string,
+): Promise<AuthorizationTokenRecord> => {
+  const token = await manageableToken(deps, caller, id);
+  if (!(await deps.tokens.revoke(token.id, ctx.now))) throw notFound("Authorization token");
+  await deps.revocations.tokenRevoked(token.token_digest);
+  return { ...token, revoked_at: ctx.now };
+};
+
+/**
+ * Replaces one of the organization's tokens by id with a new value of the same permissions and a
+ * fresh lifetime; the old value stops working at once. Unlike `rotateAuthorizationToken`, the
+ * caller need not be the token itself (a member managing the organization's tokens).
+ */
+export const replaceAuthorizationToken = async (
+  deps: AuthorizationTokenDeps,
+  ctx: Context,
+  caller: Credential,
+  id: string,
+): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
+  const current = await manageableToken(deps, caller, id);
+  const minted = mint(deps, ctx, current.organization_id, current, current.description);
+  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now))) throw notFound("Authorization token");
+  await deps.revocations.tokenRevoked(current.token_digest);
+  return minted;
+};

@@ -7,6 +7,8 @@ export {
   createInitialAuthorizationToken,
   findUsableToken,
   listAuthorizationTokens,
+  replaceAuthorizationToken,
+  revokeAuthorizationToken,
   rotateAuthorizationToken,
   tokenCredential,
 } from "./authorization_tokens.ts";

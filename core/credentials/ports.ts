@@ -45,7 +45,11 @@ export interface AuthorizationTokenStore {
     filter: { readOnly: boolean },
   ): Promise<Page<AuthorizationTokenRecord>>;
   findByDigest(digest: string): Promise<AuthorizationTokenRecord | null>;
+  /** One of the organization's tokens, revoked or not. */
+  get(organizationId: string, id: string): Promise<AuthorizationTokenRecord | null>;
   insert(token: AuthorizationTokenRecord): Promise<void>;
+  /** Revokes `id` if still unrevoked; false if it already was. */
+  revoke(id: string, now: Date): Promise<boolean>;
   /** Atomically revokes `oldId` (if still unrevoked) and inserts `replacement`; false if it was already revoked. */
   rotate(oldId: string, replacement: AuthorizationTokenRecord, now: Date): Promise<boolean>;
 }
