@@ -23,6 +23,7 @@ export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
+export { appendAudit, postgresAuditLog, postgresMemberStore } from "./postgres_member_store.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";
 export {

@@ -16,7 +16,7 @@ import { insertRow, type Queryable, toDate, toDateOrNull, toNumber } from "./sql
  * hottest reads, and entity hydration cost three times the query itself. A page past the end has
  * no row to carry the total, so that case counts separately.
  */
-const page = async <T>(
+export const page = async <T>(
   db: Database,
   sql: { select: string; from: string; where: string; orderBy: string },
   params: unknown[],
@@ -36,7 +36,7 @@ const page = async <T>(
   return { total: toNumber(first.page_total), items: rows.map(toRecord) };
 };
 
-const ORGANIZATION_FIELDS = [
+export const ORGANIZATION_FIELDS = [
   "id",
   "name",
   "description",
@@ -46,8 +46,8 @@ const ORGANIZATION_FIELDS = [
   "created_at",
   "updated_at",
 ];
-const ORGANIZATION_COLUMNS = ORGANIZATION_FIELDS.join(", ");
-const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => ({
+export const ORGANIZATION_COLUMNS = ORGANIZATION_FIELDS.join(", ");
+export const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => ({
   id: r.id as string,
   name: r.name as string,
   description: r.description as string | null,
