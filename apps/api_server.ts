@@ -21,6 +21,7 @@ import {
   postgresEmployeeStore,
   postgresInvitationStore,
   postgresMailOutbox,
+  postgresMemberStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
   postgresRateCounter,
@@ -30,7 +31,7 @@ import {
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
-import { webPlugin } from "../adapters/web/mod.ts";
+import { consoleMembers, webPlugin } from "../adapters/web/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
@@ -204,6 +205,16 @@ export const buildApiServer = async (
       authPath: new URL(config.authUrl).pathname.replace(/\/$/, ""),
       application: (clientId) => authenticator.application(clientId),
       organizationName: async (id) => (await organizations.get(id))?.name ?? null,
+    },
+    console: {
+      ...consoleMembers(postgresMemberStore(db), organizations),
+      organizations,
+      apps,
+      tokens,
+      secrets,
+      revocations,
+      newId,
+      webhooks: deps.webhooks,
     },
   });
   const app = await buildRestApp(

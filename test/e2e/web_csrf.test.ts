@@ -49,6 +49,19 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /sign_in/link": FORM(404, 404),
   "POST /sign_out": FORM(303),
   "POST /sign_out_everywhere": FORM(303),
+  // An organization that does not exist: 404 once signed in and the token checked.
+  "POST /console/:org/developers/oauth_applications": FORM(404),
+  "POST /console/:org/developers/oauth_applications/:id": FORM(404),
+  "POST /console/:org/developers/oauth_applications/:id/delete": FORM(404),
+  "POST /console/:org/developers/authorization_tokens": FORM(404),
+  "POST /console/:org/developers/authorization_tokens/:id/rotate": FORM(404),
+  "POST /console/:org/developers/authorization_tokens/:id/revoke": FORM(404),
+  "POST /console/:org/developers/webhooks": FORM(404),
+  "POST /console/:org/developers/webhooks/secret": FORM(404),
+  "POST /console/:org/developers/webhooks/secret/rotate": FORM(404),
+  "POST /console/:org/developers/webhooks/test": FORM(404),
+  "POST /console/:org/developers/webhooks/redeliver": FORM(404),
+  "POST /console/:org/developers/webhooks/redeliver_failed": FORM(404),
   "POST /oauth/token": API,
   "POST /v1/organizations/:organization_id/oauth_applications": API,
   "PUT /v1/organizations/:organization_id/oauth_applications/:oauth_application_id": API,
@@ -123,7 +136,7 @@ t.test("every state-changing route with and without the CSRF token, from another
       continue;
     }
     if (row === API) continue;
-    const url = path.replace(/:(id|grant_id)\b/, PROBE);
+    const url = path.replace(/:(id|grant_id|org)\b/g, PROBE);
     for (const c of ["no_token", "other_origin", "cross_site", "signed_out", "token"] as const) {
       t.equal(await send(url, c), row[c], `${key}, ${c.replace("_", " ")}`);
     }
