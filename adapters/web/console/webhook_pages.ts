@@ -22,6 +22,10 @@ const STATUS_CLASS: Record<string, string> = {
   delivering: "tag",
 };
 
+/** A kind's name with break opportunities after its dots and underscores, for narrow screens. */
+const kindName = (kind: string) =>
+  html`<code>${kind.split(/(?<=[._])/).map((part, i) => (i === 0 ? part : [html`<wbr />`, part]))}</code>`;
+
 const kindBoxes = (chosen: WebhookSettings["event_types"]) =>
   html`<fieldset class="checkboxes"><legend>Event kinds to receive</legend>
     <label class="check"><input type="checkbox" name="all_kinds" value="on" checked=${chosen === "all"} /> Every kind, including kinds Laurel adds later</label>
@@ -31,7 +35,7 @@ const kindBoxes = (chosen: WebhookSettings["event_types"]) =>
       return html`<fieldset class="kind-group" aria-labelledby=${legendId}><legend id=${legendId}>${FAMILY_LABEL[family]}</legend>
         ${kinds.map(
           (k) =>
-            html`<label class="check"><input type="checkbox" name="event_types" value=${k} checked=${chosen === "all" || chosen.includes(k)} /> <code>${k}</code></label>`,
+            html`<label class="check"><input type="checkbox" name="event_types" value=${k} checked=${chosen === "all" || chosen.includes(k)} /> ${kindName(k)}</label>`,
         )}</fieldset>`;
     })}</div>
   </fieldset>`;
@@ -124,7 +128,7 @@ export const webhooksPage = (frame: Frame, member: ConsoleMember, data: Webhooks
         </div></section>`
       : null,
     canWrite
-      ? html`<section class="card" aria-labelledby="test-h"><h2 id="test-h">Test</h2>
+      ? html`<section class="card" aria-labelledby="test-h"><h2 id="test-h">Test and redeliver</h2>
         <p class="small">Records a test event and delivers it to your address like any other, signed, with retries; it appears in the log below.</p>
         ${postButton(frame, `${path}/test`, "Send a test event", { cls: "" })}
         <form method="post" action=${`${path}/redeliver_failed`} class="stack redeliver-failed">${csrfField(frame.csrf)}
