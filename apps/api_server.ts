@@ -165,6 +165,7 @@ export const buildApiServer = async (
       },
       externalBadges: externalBadges.deps.store,
     },
+    members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
     connect: {
       store: connectStore,
       s256: (verifier: string) => createHash("sha256").update(verifier, "ascii").digest("base64url"),

@@ -12,6 +12,7 @@ import type {
 } from "../../core/credentials/mod.ts";
 import type { EarnerStore } from "../../core/earners/mod.ts";
 import type { EventStore } from "../../core/events/mod.ts";
+import type { MemberDeps } from "../../core/members/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
@@ -45,6 +46,8 @@ export interface RestDeps {
   events: EventStore;
   /** Employee records and their invitations. */
   employees: EmployeeRestDeps;
+  /** Memberships and invitations of the organization's people. */
+  members: MemberDeps;
   /** Earners' grants to applications (authorization code flow, the user API); absent: not offered. */
   connect?: ConnectRestDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */

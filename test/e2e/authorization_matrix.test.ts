@@ -90,6 +90,14 @@ const TABLE: Record<string, Row> = {
   [`PUT ${ORG}/employees/:employee_id`]: WRITE,
   [`DELETE ${ORG}/employees/:employee_id`]: DELETE,
   [`GET ${ORG}/employees/:employee_id/external_badges`]: WORKFORCE_READ,
+  [`GET ${ORG}/memberships`]: READ,
+  [`GET ${ORG}/memberships/:membership_id`]: READ,
+  [`PUT ${ORG}/memberships/:membership_id`]: WRITE,
+  [`DELETE ${ORG}/memberships/:membership_id`]: DELETE,
+  [`GET ${ORG}/invitations`]: READ,
+  [`POST ${ORG}/invitations`]: WRITE,
+  [`GET ${ORG}/invitations/:invitation_id`]: READ,
+  [`DELETE ${ORG}/invitations/:invitation_id`]: DELETE,
   [`GET ${ORG}/events`]: READ,
   [`GET ${ORG}/events/:event_id`]: READ,
   "GET /": PUBLIC,
@@ -287,7 +295,7 @@ t.test("every route x every credential kind", async (t) => {
       path
         .replace(":organization_id", organizationId)
         .replace(":oauth_application_id", "2147483000")
-        .replace(/:(badge_template_id|badge_id|event_id|employee_id|id)\b/, probe)
+        .replace(/:(badge_template_id|badge_id|event_id|employee_id|membership_id|invitation_id|id)\b/, probe)
         .replace(":who", "probe")
         .replace(":grant_id", probe)
         .replace(":thumbprint", "probe")
