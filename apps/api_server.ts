@@ -14,6 +14,7 @@ import { accessTokenKeys, loadServerKeys, nodeSecretBox, uuidv7 } from "../adapt
 import {
   type Database,
   isDatabaseUnavailable,
+  postgresAuditLog,
   postgresAuthorizationTokenStore,
   postgresConnectionStore,
   postgresConnectStore,
@@ -209,6 +210,9 @@ export const buildApiServer = async (
     },
     console: {
       ...consoleMembers(postgresMemberStore(db), organizations),
+      members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
+      audit: postgresAuditLog(db),
+      signup: config.organizationSignup,
       organizations,
       apps,
       tokens,

@@ -30,6 +30,8 @@ export interface Config {
   issuerDefaultEmail: string | undefined;
   /** Employee invitation e-mails an organization may send per hour (per API process). */
   invitationsPerHour: number;
+  /** ORGANIZATION_SIGNUP: `open` lets a signed-in account create an organization in the console. */
+  organizationSignup: "open" | "closed";
   /** The mail outbox's sender: MAIL_POLL_INTERVAL_MS (1000), MAIL_RETRY_BASE_MS (30000, doubling). */
   mail: { pollIntervalMs: number; retryBaseMs: number };
   /** Webhook delivery: WEBHOOK_* variables. */
@@ -72,6 +74,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const invitationsPerHour = Number(env.INVITATIONS_PER_HOUR ?? 1000);
   if (!Number.isInteger(invitationsPerHour) || invitationsPerHour < 1)
     throw new Error(`INVITATIONS_PER_HOUR must be a positive integer, not ${env.INVITATIONS_PER_HOUR}`);
+  const signup = env.ORGANIZATION_SIGNUP || "closed";
+  if (signup !== "open" && signup !== "closed")
+    throw new Error(`ORGANIZATION_SIGNUP must be open or closed, not ${signup}`);
   return {
     port,
     host: env.HOST ?? "0.0.0.0",
@@ -93,6 +98,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
     issuerDefaultEmail: env.ISSUER_DEFAULT_EMAIL || undefined,
     invitationsPerHour,
+    organizationSignup: signup,
     mail: {
       pollIntervalMs: positive(env.MAIL_POLL_INTERVAL_MS, 1000, "MAIL_POLL_INTERVAL_MS"),
       retryBaseMs: positive(env.MAIL_RETRY_BASE_MS, 30_000, "MAIL_RETRY_BASE_MS"),

@@ -25,11 +25,39 @@ const only = (roles: readonly Role[], ok: number): Expected => ({
   viewer: roles.includes("viewer") ? ok : 403,
 });
 const EVERY_ROLE: readonly Role[] = ["owner", "admin", "issuer", "viewer"];
+/** Owners and admins: the Developers section, the audit log, managing members. */
 const DEVELOPERS: readonly Role[] = ["owner", "admin"];
 
 const TABLE: Record<string, Expected> = {
   "GET /console": { signed_out: 303, stranger: 200, owner: 200, admin: 200, issuer: 200, viewer: 200 },
+  // Open signup (set below): an empty form is refused as the API would refuse it.
+  "POST /console/organizations": { signed_out: 303, stranger: 422, owner: 422, admin: 422, issuer: 422, viewer: 422 },
+  // An unknown invitation: the same page for everyone.
+  "GET /console/invitations/:token": {
+    signed_out: 404,
+    stranger: 404,
+    owner: 404,
+    admin: 404,
+    issuer: 404,
+    viewer: 404,
+  },
+  "POST /console/invitations/:token": {
+    signed_out: 303,
+    stranger: 404,
+    owner: 404,
+    admin: 404,
+    issuer: 404,
+    viewer: 404,
+  },
   "GET /console/:org": only(EVERY_ROLE, 200),
+  "GET /console/:org/profile": only(EVERY_ROLE, 200),
+  "GET /console/:org/members": only(EVERY_ROLE, 200),
+  "POST /console/:org/members/invitations": only(DEVELOPERS, 422),
+  "POST /console/:org/members/invitations/:id/resend": only(DEVELOPERS, 404),
+  "POST /console/:org/members/invitations/:id/cancel": only(DEVELOPERS, 404),
+  "POST /console/:org/members/:id/role": only(DEVELOPERS, 422),
+  "POST /console/:org/members/:id/remove": only(DEVELOPERS, 404),
+  "GET /console/:org/audit": only(DEVELOPERS, 200),
   "GET /console/:org/developers/oauth_applications": only(DEVELOPERS, 200),
   // An empty form: refused as the API would refuse it.
   "POST /console/:org/developers/oauth_applications": only(DEVELOPERS, 422),
@@ -56,13 +84,14 @@ const fill = (path: string, org: string): string =>
   path
     .replace(":org", org)
     .replace(/oauth_applications\/:id/, "oauth_applications/2147483000")
-    .replace(":id", "0190a0d8-0000-7000-8000-000000000000");
+    .replace(":id", "0190a0d8-0000-7000-8000-000000000000")
+    .replace(":token", "no-such-invitation");
 
 let laurel: TestLaurel;
 let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 t.before(async () => {
   smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
+  laurel = await startLaurel({ env: { SMTP_URL: smtp.url, ORGANIZATION_SIGNUP: "open" } });
 });
 t.teardown(async () => {
   await laurel?.close();

@@ -50,6 +50,12 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /sign_out": FORM(303),
   "POST /sign_out_everywhere": FORM(303),
   // An organization that does not exist: 404 once signed in and the token checked.
+  "POST /console/invitations/:token": FORM(404),
+  "POST /console/:org/members/invitations": FORM(404),
+  "POST /console/:org/members/invitations/:id/resend": FORM(404),
+  "POST /console/:org/members/invitations/:id/cancel": FORM(404),
+  "POST /console/:org/members/:id/role": FORM(404),
+  "POST /console/:org/members/:id/remove": FORM(404),
   "POST /console/:org/developers/oauth_applications": FORM(404),
   "POST /console/:org/developers/oauth_applications/:id": FORM(404),
   "POST /console/:org/developers/oauth_applications/:id/delete": FORM(404),
@@ -83,6 +89,10 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /v1/organizations/:organization_id/employees/send_invitations": API,
   "PUT /v1/organizations/:organization_id/employees/:employee_id": API,
   "DELETE /v1/organizations/:organization_id/employees/:employee_id": API,
+  "PUT /v1/organizations/:organization_id/memberships/:membership_id": API,
+  "DELETE /v1/organizations/:organization_id/memberships/:membership_id": API,
+  "POST /v1/organizations/:organization_id/invitations": API,
+  "DELETE /v1/organizations/:organization_id/invitations/:invitation_id": API,
 };
 /** Sign-out routes end the session they are sent with: the earner signs in again after them. */
 const ENDS_SESSION = new Set(["POST /sign_out", "POST /sign_out_everywhere"]);

@@ -1,3 +1,4 @@
+import type { AuditLog } from "../../../core/audit/mod.ts";
 import type { Credential } from "../../../core/auth/mod.ts";
 import type {
   AuthorizationTokenStore,
@@ -7,7 +8,7 @@ import type {
   SecretBox,
 } from "../../../core/credentials/mod.ts";
 import type { EventStore } from "../../../core/events/mod.ts";
-import type { MemberAction, Role } from "../../../core/members/mod.ts";
+import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
 import type {
   Cidr,
   DeliveryAdminStore,
@@ -24,6 +25,8 @@ export interface ConsoleMember {
   /** The credential the member acts with in credential use cases: their role's ceiling. */
   credential: Credential;
   allowed(action: MemberAction): boolean;
+  /** Who the member use cases see acting. */
+  actor: MemberActor;
 }
 
 /** What the app hands the console pages: the same stores and use-case parts REST and tRPC use. */
@@ -33,6 +36,11 @@ export interface ConsoleDeps {
   /** The organizations the account belongs to, with its role in each. */
   organizationsOf(accountId: string): Promise<Array<{ id: string; name: string; role: Role }>>;
   organizations: Pick<OrganizationStore, "get">;
+  /** Memberships and invitations: core's member use cases and their store. */
+  members: MemberDeps;
+  audit: Pick<AuditLog, "page">;
+  /** `ORGANIZATION_SIGNUP`: whether a signed-in account may create an organization here. */
+  signup: OrganizationSignup;
   apps: OAuthApplicationStore;
   tokens: AuthorizationTokenStore;
   secrets: SecretBox;

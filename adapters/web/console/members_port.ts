@@ -30,6 +30,7 @@ export const consoleMembers = (
       role: record.role,
       credential,
       allowed: (action) => allowed(record.role, action),
+      actor: { kind: "member", accountId, organizationId, role: record.role },
     };
   },
   async organizationsOf(accountId) {
