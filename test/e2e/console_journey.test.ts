@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import t, { type Test } from "tap";
 import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
-import { accountOf, makeMember } from "../support/console.ts";
+import { makeMember } from "../support/console.ts";
 import { earnerFlows } from "../support/earner_flows.ts";
 import { basic, startLaurel, type TestLaurel, trpcMutation } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
@@ -212,25 +212,89 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
   const again = receiver.received.filter((d) => d.json.id === got.json.id);
   t.equal(again[1]?.headers["webhook-id"], got.headers["webhook-id"], "the same webhook-id");
 
-  // An issuer and a viewer: the organization's home, never the Developers section.
+  // Members: the owner invites an issuer and a viewer; each accepts from the mail.
+  await page.click("a.console-link:has-text('Members')");
+  await page.waitForSelector("h1:has-text('Members')");
+  for (const role of ["issuer", "viewer"] as const) {
+    await page.fill("#invite-email", `${role}@example.org`);
+    await page.selectOption("#invite-role", role);
+    await flows.click(page, "Send invitation");
+    t.match(await page.textContent("main"), /Invitation sent/);
+  }
+  t.match(await page.textContent("#invitations-h + ul"), /issuer@example\.org/, "pending invitations listed");
+  await look(t, page, "members");
+
   for (const role of ["issuer", "viewer"] as const) {
     const email = `${role}@example.org`;
+    const invitationLink = await flows.mailedLink(email, /https?:\/\/\S+\/console\/invitations\/[A-Za-z0-9_%-]+/, 0);
+    const mail = smtp.mails.find((m) => m.to.some((r) => r.includes(email)) && /invitations/.test(m.data));
+    t.match(mail?.data ?? "", /multipart\/alternative/, `${role}: the invitation mail is text and HTML`);
     const other = await watchedPage(dialogs, payloadRequests);
-    const signed = await flows.signIn(other.context(), email);
-    await makeMember(laurel, org, email, role);
-    t.ok(await accountOf(laurel, email));
-    const home = await signed.goto(`${laurel.origin}/console/${org}`);
-    t.equal(home?.status(), 200, `${role}: the organization's home`);
-    t.equal(await signed.locator("a.console-link:has-text('Webhooks')").count(), 0, `${role}: no Developers link`);
-    await look(t, signed, `home-${role}`);
+    await other.goto(invitationLink);
+    t.match(
+      await other.textContent("h1"),
+      `Join Acme ${HOSTILE.img}`,
+      `${role}: the invitation names the organization`,
+    );
+    if (role === "issuer") await look(t, other, "invitation");
+    await flows.click(other, "", "a.button:has-text('Sign in to accept')");
+    t.equal(await other.inputValue("#email"), email, "the invited address is filled in");
+    const beforeSignIn = smtp.mails.length;
+    await other.click("button:has-text('Send me a sign-in link')");
+    await other.waitForSelector("h1:has-text('Check your inbox')");
+    await flows.useLink(other, await flows.linkMailedTo(email, beforeSignIn));
+    t.match(new URL(other.url()).pathname, /^\/console\/invitations\//, `${role}: back at the invitation, signed in`);
+    await flows.click(other, "Accept and open the console");
+    t.equal(new URL(other.url()).pathname, `/console/${org}`, `${role}: a member now, in the console`);
+    t.equal(await other.locator("a.console-link:has-text('Webhooks')").count(), 0, `${role}: no Developers link`);
+    await look(t, other, `home-${role}`);
+    // Refused every Developers page and form (status and page), and the viewer every change.
     for (const section of ["oauth_applications", "authorization_tokens", "webhooks"]) {
-      const res = await signed.goto(`${laurel.origin}/console/${org}/developers/${section}`);
+      const res = await other.goto(`${laurel.origin}/console/${org}/developers/${section}`);
       t.equal(res?.status(), 403, `${role}: ${section} refused`);
-      t.match(await signed.textContent("h1"), /Not allowed/, `${role}: ${section}, a page saying so`);
+      t.match(await other.textContent("h1"), /Not allowed/, `${role}: ${section}, a page saying so`);
     }
-    await look(t, signed, `forbidden-${role}`);
-    await signed.context().close();
+    await look(t, other, `forbidden-${role}`);
+    const csrf = await other.evaluate(async (url) => {
+      const page = await fetch(url);
+      return /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+    }, `${laurel.origin}/console/${org}/members`);
+    for (const form of [
+      `/console/${org}/developers/oauth_applications`,
+      `/console/${org}/developers/authorization_tokens`,
+      `/console/${org}/developers/webhooks`,
+      `/console/${org}/developers/webhooks/test`,
+      `/console/${org}/members/invitations`,
+    ]) {
+      const status = await other.evaluate(
+        async ([url, token]) =>
+          (
+            await fetch(url as string, {
+              method: "POST",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: new URLSearchParams({ _csrf: token as string, name: "x", email: "x@example.org", role: "owner" }),
+            })
+          ).status,
+        [`${laurel.origin}${form}`, csrf],
+      );
+      t.equal(status, 403, `${role}: POST ${form} refused`);
+    }
+    await other.goto(`${laurel.origin}/console/${org}/members`);
+    t.equal(await other.locator("#invite-email").count(), 0, `${role}: no invitation form`);
+    await other.context().close();
   }
+
+  await page.goto(`${laurel.origin}/console/${org}/members`);
+  t.equal(await page.locator("#invitations-h + ul").count(), 0, "both invitations accepted");
+  t.match(await page.textContent("main"), /Issuer[\s\S]*Viewer|Viewer[\s\S]*Issuer/, "both members listed with roles");
+  await look(t, page, "members-after");
+  await page.click("a.console-link:has-text('Audit log')");
+  await page.waitForSelector("h1:has-text('Audit log')");
+  t.match(await page.textContent("main"), /invitation\.accepted/, "the audit log records the acceptance");
+  await look(t, page, "audit");
+  await page.click("a.console-link:has-text('Profile')");
+  await page.waitForSelector("h1:has-text('Organization profile')");
+  await look(t, page, "profile");
 
   t.same(dialogs, [], "no dialog fired");
   t.same(payloadRequests, [], "no request to the payload's address");

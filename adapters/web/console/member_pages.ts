@@ -35,7 +35,7 @@ const memberRow = (frame: Frame, member: ConsoleMember, v: MemberView, offered: 
                 <button type="submit" class="secondary">Change role</button></form>`
               : null
           }
-          ${member.allowed("members.remove") ? postButton(frame, `${base}/remove`, self ? "Leave" : "Remove", { cls: "danger", ariaLabel: `Remove ${name}` }) : null}
+          ${member.allowed("members.remove") ? postButton(frame, `${base}/remove`, self ? "Leave" : "Remove", { cls: "danger", ariaLabel: self ? `Leave ${member.organizationName}` : `Remove ${name}` }) : null}
         </div>`
         : null
     }
