@@ -172,6 +172,13 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
     );
     return changed.length;
   },
+  async updateProfile(org) {
+    await db.run(
+      `update organizations set name = ?, description = ?, email = ?, website_url = ?, image_url = ?, updated_at = ?
+       where id = ?::uuid`,
+      [org.name, org.description, org.email, org.website_url, org.image_url, org.updated_at, org.id],
+    );
+  },
 });
 
 export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationStore => ({

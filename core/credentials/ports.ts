@@ -27,6 +27,8 @@ export interface OrganizationStore {
   countWithoutEmail(): Promise<number>;
   /** Gives `email` to every organization without one; returns how many. */
   fillMissingEmail(email: string, now: Date): Promise<number>;
+  /** Writes name, description, e-mail, website and image of the organization. */
+  updateProfile(org: OrganizationRecord): Promise<void>;
 }
 
 export interface OAuthApplicationStore {

@@ -51,6 +51,9 @@ const TABLE: Record<string, Expected> = {
   },
   "GET /console/:org": only(EVERY_ROLE, 200),
   "GET /console/:org/profile": only(EVERY_ROLE, 200),
+  "POST /console/:org/profile": only(DEVELOPERS, 422),
+  // A form without a file.
+  "POST /console/:org/profile/image": only(DEVELOPERS, 400),
   "GET /console/:org/members": only(EVERY_ROLE, 200),
   "POST /console/:org/members/invitations": only(DEVELOPERS, 422),
   "POST /console/:org/members/invitations/:id/resend": only(DEVELOPERS, 404),

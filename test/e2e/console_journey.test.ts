@@ -23,6 +23,12 @@ import {
  * the delivery log and redelivers it. An issuer and a viewer are refused every Developers page and
  * form. Hostile names stay text; axe-core and screenshots on every console page.
  */
+/** A 1×1 PNG. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
+
 const HOSTILE = {
   script: "<script>alert('s')</script>",
   img: '"><img src=x onerror=alert(1)>',
@@ -294,6 +300,29 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
   await look(t, page, "audit");
   await page.click("a.console-link:has-text('Profile')");
   await page.waitForSelector("h1:has-text('Organization profile')");
+  await page.fill("#org-description", `We teach ${HOSTILE.script}`);
+  await page.fill("#org-website", "https://acme.example");
+  await flows.click(page, "Save profile");
+  t.match(await page.textContent("main"), /Profile saved/);
+  // A hostile SVG is refused; a real PNG is stored and served at its stable address.
+  await page.setInputFiles("#org-image", {
+    name: "logo.svg",
+    mimeType: "image/svg+xml",
+    buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><rect width="1" height="1"/></svg>'),
+  });
+  await flows.click(page, "Upload image");
+  t.match(await page.textContent(".status.bad"), /event-handler attributes/, "an SVG with onload is refused");
+  await page.setInputFiles("#org-image", { name: "logo.png", mimeType: "image/png", buffer: PNG });
+  await flows.click(page, "Upload image");
+  t.match(await page.textContent("main"), /Image saved/);
+  const imageUrl = (await page.getAttribute("img.org-image", "src")) ?? "";
+  t.match(imageUrl, /\/images\/[0-9a-f]{64}\.png$/, "content-addressed");
+  const served = await fetch(imageUrl);
+  t.equal(served.headers.get("content-type"), "image/png");
+  t.match(served.headers.get("cache-control") ?? "", /immutable/);
+  t.same(Buffer.from(await served.arrayBuffer()), PNG, "the same bytes");
+  const issuer = (await (await fetch(`${laurel.baseUrl}/obi/v2/issuers/${org}`)).json()) as { image?: string };
+  t.equal(issuer.image, imageUrl, "the OB issuer image points there");
   await look(t, page, "profile");
 
   t.same(dialogs, [], "no dialog fired");

@@ -51,6 +51,8 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /sign_out_everywhere": FORM(303),
   // An organization that does not exist: 404 once signed in and the token checked.
   "POST /console/invitations/:token": FORM(404),
+  "POST /console/:org/profile": FORM(404),
+  "POST /console/:org/profile/image": FORM(404),
   "POST /console/:org/members/invitations": FORM(404),
   "POST /console/:org/members/invitations/:id/resend": FORM(404),
   "POST /console/:org/members/invitations/:id/cancel": FORM(404),

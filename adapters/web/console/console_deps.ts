@@ -35,7 +35,18 @@ export interface ConsoleDeps {
   membership(accountId: string, organizationId: string): Promise<ConsoleMember | null>;
   /** The organizations the account belongs to, with its role in each. */
   organizationsOf(accountId: string): Promise<Array<{ id: string; name: string; role: Role }>>;
-  organizations: Pick<OrganizationStore, "get">;
+  organizations: Pick<OrganizationStore, "get" | "updateProfile">;
+  /** Uploaded images, stored by the SHA-256 of their bytes. */
+  images: {
+    store: {
+      put(sha256: string, contentType: string, bytes: Uint8Array, now: Date): Promise<void>;
+      get(sha256: string): Promise<{ contentType: string; bytes: Buffer } | null>;
+    };
+    /** Hex SHA-256 of the bytes. */
+    sha256(bytes: Uint8Array): string;
+  };
+  /** The organization's profile changed: cached issuer records and pages are dropped. */
+  onOrganizationChanged?: (organizationId: string) => void;
   /** Memberships and invitations: core's member use cases and their store. */
   members: MemberDeps;
   audit: Pick<AuditLog, "page">;

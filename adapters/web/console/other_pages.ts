@@ -1,6 +1,6 @@
 import type { AuditRecord } from "../../../core/audit/mod.ts";
 import type { InvitationRecord } from "../../../core/members/mod.ts";
-import type { OrganizationRecord } from "../../../core/organizations/mod.ts";
+import type { OrganizationRecord, ProfileInput } from "../../../core/organizations/mod.ts";
 import { html, type Node, safeUrl } from "../html.ts";
 import { csrfField, type Frame, layout } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
@@ -82,19 +82,54 @@ export const auditPage = (
   );
 };
 
-export const profilePage = (frame: Frame, member: ConsoleMember, org: OrganizationRecord, publicPage: string) => {
+export const profilePage = (
+  frame: Frame,
+  member: ConsoleMember,
+  org: OrganizationRecord,
+  data: { publicPage: string; notice: string | null; error: string | null; form: ProfileInput | null },
+) => {
   const website = safeUrl(org.website_url);
+  const image = safeUrl(org.image_url);
+  const path = consolePath(member.organizationId, "profile");
+  const f = data.form ?? {
+    name: org.name,
+    description: org.description ?? "",
+    email: org.email ?? "",
+    website_url: org.website_url ?? "",
+  };
   return consoleLayout(
     frame,
     member,
     "profile",
     html`<h1>Organization profile</h1>`,
-    html`<section class="card"><dl class="facts">
-      <div><dt>Name</dt><dd>${org.name}</dd></div>
-      <div><dt>Description</dt><dd class="description">${org.description ?? "—"}</dd></div>
-      <div><dt>Website</dt><dd>${website ? html`<a href=${website} rel="nofollow noopener">${org.website_url}</a>` : (org.website_url ?? "—")}</dd></div>
-      <div><dt>Contact e-mail</dt><dd class="raw">${org.email ?? "—"}</dd></div>
-    </dl>
-    <p class="small"><a href=${publicPage}>The organization's public page</a></p></section>`,
+    data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : null,
+    data.error ? html`<p class="status bad" role="alert">${data.error}</p>` : null,
+    html`<p class="small">Shown on <a href=${data.publicPage}>the organization's public page</a> and in every Open Badges issuer profile.</p>`,
+    member.allowed("profile.update")
+      ? html`<section class="card" aria-labelledby="profile-h"><h2 id="profile-h">Details</h2>
+        <form method="post" action=${path} class="stack">${csrfField(frame.csrf)}
+          <label for="org-name">Name</label><input id="org-name" name="name" required maxlength="255" value=${f.name} />
+          <label for="org-description">Description</label><textarea id="org-description" name="description" maxlength="5000" rows="4">${f.description}</textarea>
+          <label for="org-website">Website</label><input id="org-website" name="website_url" type="url" maxlength="2048" value=${f.website_url} />
+          <label for="org-email">Contact e-mail</label><input id="org-email" name="email" type="email" required maxlength="320" value=${f.email} />
+          <button type="submit">Save profile</button>
+        </form></section>`
+      : html`<section class="card"><dl class="facts">
+        <div><dt>Name</dt><dd>${org.name}</dd></div>
+        <div><dt>Description</dt><dd class="description">${org.description ?? "—"}</dd></div>
+        <div><dt>Website</dt><dd>${website ? html`<a href=${website} rel="nofollow noopener">${org.website_url}</a>` : (org.website_url ?? "—")}</dd></div>
+        <div><dt>Contact e-mail</dt><dd class="raw">${org.email ?? "—"}</dd></div>
+      </dl></section>`,
+    html`<section class="card" aria-labelledby="image-h"><h2 id="image-h">Issuer image</h2>
+      ${image ? html`<img class="org-image" src=${image} alt=${`${org.name} image`} width="96" height="96" />` : html`<p class="muted">No image yet.</p>`}
+      ${
+        member.allowed("profile.update")
+          ? html`<form method="post" action=${`${path}/image`} enctype="multipart/form-data" class="stack">${csrfField(frame.csrf)}
+            <label for="org-image">PNG or SVG, at most 1 MiB (an SVG with script, event handlers or outside references is refused)</label>
+            <input id="org-image" name="image" type="file" accept="image/png,image/svg+xml" required />
+            <button type="submit" class="secondary">Upload image</button>
+          </form>`
+          : null
+      }</section>`,
   );
 };

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { decodeAuditCursor, encodeAuditCursor, readAuditLog } from "../../../core/audit/mod.ts";
-import { notFound } from "../../../core/errors/mod.ts";
 import { acceptInvitation, invitationForToken } from "../../../core/members/mod.ts";
 import { messagePage } from "../layout.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
-import { auditPage, invitationPage, profilePage } from "./other_pages.ts";
+import { auditPage, invitationPage } from "./other_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const tokenOf = (params: unknown): string => {
@@ -89,18 +88,6 @@ export const moreConsoleRoutes =
           next: page.next ? encodeAuditCursor(page.next) : null,
           first: after === null,
         }),
-      );
-    });
-
-    app.get("/console/:org/profile", async (request, reply) => {
-      const member = await gate(request, reply, "profile.read");
-      if (!member) return reply;
-      const org = await deps.organizations.get(member.organizationId);
-      if (!org) throw notFound("Organization");
-      return kit.page(
-        reply,
-        200,
-        profilePage(kit.frame(request, reply, "Profile"), member, org, kit.urls.organizationPage(org.id)),
       );
     });
   };
