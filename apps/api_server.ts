@@ -135,6 +135,8 @@ export const buildApiServer = async (
   const mailOutbox = postgresMailOutbox(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
+  // One budget for every invitation mail of an organization: employees and members alike.
+  const invitationBudget = { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() };
   const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
   const deps = {
     baseUrl: config.baseUrl,
@@ -162,12 +164,12 @@ export const buildApiServer = async (
         outbox: mailOutbox,
         newId: uuidv7,
         publicUrl: config.publicUrl,
-        budget: { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() },
+        budget: invitationBudget,
         ...postgresInvitationStore(db),
       },
       externalBadges: externalBadges.deps.store,
     },
-    members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
+    members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl, budget: invitationBudget },
     connect: {
       store: connectStore,
       s256: (verifier: string) => createHash("sha256").update(verifier, "ascii").digest("base64url"),

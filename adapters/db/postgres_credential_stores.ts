@@ -8,6 +8,7 @@ import type {
 } from "../../core/credentials/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import type { PageRequest } from "../../core/shared/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { insertRow, type Queryable, toDate, toDateOrNull, toNumber } from "./sql.ts";
 
@@ -172,13 +173,6 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
     );
     return changed.length;
   },
-  async updateProfile(org) {
-    await db.run(
-      `update organizations set name = ?, description = ?, email = ?, website_url = ?, image_url = ?, updated_at = ?
-       where id = ?::uuid`,
-      [org.name, org.description, org.email, org.website_url, org.image_url, org.updated_at, org.id],
-    );
-  },
 });
 
 export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationStore => ({
@@ -201,22 +195,35 @@ export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationSto
     const row = await db.one(`select ${APPLICATION_COLUMNS} from oauth_applications where uid = ?`, [uid]);
     return row ? applicationRecord(row) : null;
   },
-  async insert(app) {
-    const [row] = await insertRow<{ id: unknown }>(db, "oauth_applications", APPLICATION_FIELDS, app, "id");
-    return { ...app, id: toNumber(row?.id) };
-  },
-  async update(app) {
-    await db.run(
-      `update oauth_applications set ${APPLICATION_UPDATED.map((c) => `${c} = ?`).join(", ")}
-       where id = ? and organization_id = ?`,
-      [...APPLICATION_UPDATED.map((c) => (app as unknown as Record<string, unknown>)[c]), app.id, app.organization_id],
-    );
-  },
-  async remove(organizationId, id) {
-    return (
-      (await db.run("delete from oauth_applications where id = ? and organization_id = ?", [id, organizationId])) > 0
-    );
-  },
+  insert: (app, audit) =>
+    db.transaction(async (q) => {
+      const [row] = await insertRow<{ id: unknown }>(q, "oauth_applications", APPLICATION_FIELDS, app, "id");
+      const id = toNumber(row?.id);
+      await appendAudit(q, [audit(id)]);
+      return { ...app, id };
+    }),
+  update: (app, audit) =>
+    db.transaction(async (q) => {
+      await q.run(
+        `update oauth_applications set ${APPLICATION_UPDATED.map((c) => `${c} = ?`).join(", ")}
+         where id = ? and organization_id = ?`,
+        [
+          ...APPLICATION_UPDATED.map((c) => (app as unknown as Record<string, unknown>)[c]),
+          app.id,
+          app.organization_id,
+        ],
+      );
+      await appendAudit(q, [audit]);
+    }),
+  remove: (organizationId, id, audit) =>
+    db.transaction(async (q) => {
+      const removed = await q.run("delete from oauth_applications where id = ? and organization_id = ?", [
+        id,
+        organizationId,
+      ]);
+      if (removed > 0) await appendAudit(q, [audit]);
+      return removed > 0;
+    }),
 });
 
 export const postgresAuthorizationTokenStore = (db: Database): AuthorizationTokenStore => ({
@@ -244,16 +251,12 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
     );
     return row ? tokenRecord(row) : null;
   },
-  async insert(token: AuthorizationTokenRecord) {
-    await insertToken(db, token);
-  },
-  async revoke(id, now) {
-    return (
-      (await db.run("update authorization_tokens set revoked_at = ? where id = ? and revoked_at is null", [now, id])) >
-      0
-    );
-  },
-  async rotate(oldId, replacement, now) {
+  insert: (token: AuthorizationTokenRecord, audit) =>
+    db.transaction(async (q) => {
+      await insertToken(q, token);
+      await appendAudit(q, [audit]);
+    }),
+  async rotate(oldId, replacement, now, audit) {
     return db.transaction(async (q) => {
       const revoked = await q.run(
         "update authorization_tokens set revoked_at = ? where id = ? and revoked_at is null",
@@ -261,9 +264,21 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
       );
       if (revoked === 0) return false;
       await insertToken(q, replacement);
+      await appendAudit(q, [audit]);
       return true;
     });
   },
+  revoke: (organizationId, id, now, audit) =>
+    db.transaction(async (q) => {
+      const [row] = await q.all<{ token_digest: string }>(
+        `update authorization_tokens set revoked_at = ? where id = ? and organization_id = ? and revoked_at is null
+         returning token_digest`,
+        [now, id, organizationId],
+      );
+      if (!row) return null;
+      await appendAudit(q, [audit]);
+      return row.token_digest;
+    }),
 });
 
 /** Records a credential's use; the caller coalesces these writes. */

@@ -7,6 +7,7 @@ import type {
   MemberView,
   Role,
 } from "../../core/members/mod.ts";
+import { AUDIT_COLUMNS, appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { ORGANIZATION_COLUMNS, ORGANIZATION_FIELDS, organizationRecord, page } from "./postgres_credential_stores.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
@@ -56,8 +57,6 @@ const invitationOf = (r: Row): InvitationRecord => ({
   expires_at: toDate(r.expires_at),
 });
 
-const AUDIT_COLUMNS = "id, organization_id, occurred_at, actor_kind, actor_id, action, target, client_address, details";
-
 const auditOf = (r: Row): AuditRecord => ({
   id: r.id as string,
   organization_id: r.organization_id as string,
@@ -68,26 +67,6 @@ const auditOf = (r: Row): AuditRecord => ({
   client_address: (r.client_address as string | null) ?? null,
   details: toJson<Record<string, unknown>>(r.details) ?? {},
 });
-
-/**
- * Appends audit rows with the statement's queryable: a store writing a change calls it in the
- * change's transaction, so the row exists exactly when the change committed.
- */
-export const appendAudit = async (q: Queryable, entries: readonly AuditRecord[]): Promise<void> => {
-  for (const e of entries) {
-    await q.run(`insert into audit_log (${AUDIT_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`, [
-      e.id,
-      e.organization_id,
-      e.occurred_at,
-      e.actor.kind,
-      e.actor.id,
-      e.action,
-      e.target,
-      e.client_address,
-      JSON.stringify(e.details),
-    ]);
-  }
-};
 
 const memberTx = (q: Queryable): MemberTx => ({
   async lockOrganization(organizationId) {
@@ -159,6 +138,16 @@ const memberTx = (q: Queryable): MemberTx => ({
   async insertOrganization(org) {
     await insertRow(q, "organizations", ORGANIZATION_FIELDS, org);
   },
+  async organization(id) {
+    const [r] = await q.all<Row>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
+    return r ? organizationRecord(r) : null;
+  },
+  async updateOrganization(org) {
+    await q.run(
+      "update organizations set name = ?, description = ?, email = ?, website_url = ?, image_url = ?, updated_at = ? where id = ?",
+      [org.name, org.description, org.email, org.website_url, org.image_url, org.updated_at, org.id],
+    );
+  },
   async enqueueMail(mail) {
     await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
   },
@@ -168,10 +157,7 @@ const memberTx = (q: Queryable): MemberTx => ({
 /** Memberships and invitations on PostgreSQL (or PGlite); members are the earner accounts of `users`. */
 export const postgresMemberStore = (db: Database): MemberStore => ({
   transaction: (work) => db.transaction((q) => work(memberTx(q))),
-  async organization(id) {
-    const [r] = await db.all<Row>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
-    return r ? organizationRecord(r) : null;
-  },
+  organization: (id) => memberTx(db).organization(id),
   listMembers: (organizationId, req) =>
     page(
       db,
@@ -245,7 +231,7 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
   },
   pruneInvitations: (before, limit) =>
     db.run(
-      "delete from member_invitations where id in (select id from member_invitations where expires_at < ? limit ?)",
+      "delete from member_invitations where id in (select id from member_invitations where expires_at < ? limit ? for update skip locked)",
       [before, limit],
     ),
 });
@@ -266,8 +252,8 @@ export const postgresAuditLog = (db: Database): AuditLog => ({
     return rows.map(auditOf);
   },
   prune: (before, limit) =>
-    db.run("delete from audit_log where id in (select id from audit_log where occurred_at < ? limit ?)", [
-      before,
-      limit,
-    ]),
+    db.run(
+      "delete from audit_log where id in (select id from audit_log where occurred_at < ? limit ? for update skip locked)",
+      [before, limit],
+    ),
 });

@@ -14,6 +14,7 @@ import type {
   WebhookSettingsRecord,
   WebhookSettingsStore,
 } from "../../core/webhooks/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { placeholders, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
@@ -124,25 +125,27 @@ export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore
       updated_at: toDate(r.updated_at),
     };
   },
-  async save(r) {
-    await db.run(
-      `insert into webhook_settings (organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
+  save: (r, audit) =>
+    db.transaction(async (q) => {
+      await q.run(
+        `insert into webhook_settings (organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
          previous_secret_expires_at, updated_at)
        values (?::uuid, ?, ?::jsonb, ?, ?, ?, ?)
        on conflict (organization_id) do update set webhook_url = excluded.webhook_url, event_types = excluded.event_types,
          secret_sealed = excluded.secret_sealed, previous_secret_sealed = excluded.previous_secret_sealed,
          previous_secret_expires_at = excluded.previous_secret_expires_at, updated_at = excluded.updated_at`,
-      [
-        r.organization_id,
-        r.webhook_url,
-        JSON.stringify(r.event_types),
-        r.secret_sealed,
-        r.previous_secret_sealed,
-        r.previous_secret_expires_at,
-        r.updated_at,
-      ],
-    );
-  },
+        [
+          r.organization_id,
+          r.webhook_url,
+          JSON.stringify(r.event_types),
+          r.secret_sealed,
+          r.previous_secret_sealed,
+          r.previous_secret_expires_at,
+          r.updated_at,
+        ],
+      );
+      await appendAudit(q, [audit]);
+    }),
 });
 
 /** Settings and the data-services condition of a delivery in one round trip. */

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { byCredential } from "../../core/audit/mod.ts";
 import type { ConnectStore } from "../../core/connect/mod.ts";
 import type {
   AccessTokenClaims,
@@ -68,6 +69,12 @@ export interface RestDeps {
 export const contextOf = (deps: Pick<RestDeps, "clock" | "newId">): Context => ({
   now: deps.clock(),
   newId: deps.newId,
+});
+
+/** The context of an authenticated request: its credential and client address are who the audit log names. */
+export const requestContext = (deps: Pick<RestDeps, "clock" | "newId">, request: FastifyRequest): Context => ({
+  ...contextOf(deps),
+  ...(request.auth ? { by: byCredential(request.auth.credential, request.ip) } : {}),
 });
 
 export const urlsOf = (deps: Pick<RestDeps, "baseUrl">): Urls => ({ api: deps.baseUrl });

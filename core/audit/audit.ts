@@ -114,6 +114,10 @@ export interface AuditLog {
 
 export const AUDIT_PAGE_SIZE = 50;
 
+/** Removes up to `limit` rows older than the retention period; answers how many went. */
+export const pruneAuditLog = (log: Pick<AuditLog, "prune">, now: Date, limit: number): Promise<number> =>
+  log.prune(auditCutoff(now), limit);
+
 /** An opaque cursor for the next page (`occurred_at` in ms and the id). */
 export const encodeAuditCursor = (c: AuditCursor): string => `${c.occurred_at.getTime()}_${c.id}`;
 

@@ -14,5 +14,6 @@ export {
   decodeAuditCursor,
   encodeAuditCursor,
   OPERATOR,
+  pruneAuditLog,
   readAuditLog,
 } from "./audit.ts";

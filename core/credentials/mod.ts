@@ -16,6 +16,7 @@ export type { OAuthApplicationDeps } from "./oauth_applications.ts";
 export {
   applicationCeiling,
   applicationScopes,
+  auditByOf,
   createOAuthApplication,
   deleteOAuthApplication,
   getOAuthApplication,

@@ -1,10 +1,12 @@
 import { type AuditBy, auditRecord, credentialActor, OPERATOR } from "../audit/mod.ts";
 import { normalizeEmail } from "../badges/mod.ts";
 import type { Context, Page, SecretBox } from "../credentials/mod.ts";
-import { type CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import { isEmailAddress } from "../earners/mod.ts";
+import { CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
 import { escapeHtml, type MailMessage } from "../issuing/mod.ts";
 import { type CreateOrganizationInput, newOrganization, type OrganizationRecord } from "../organizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import { type InvitationBudget, takeInvitations } from "../workforce/mod.ts";
 import type { MemberStore } from "./ports.ts";
 import type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";
 import type { Role } from "./roles.ts";
@@ -16,6 +18,8 @@ export interface MemberDeps {
   secrets: SecretBox;
   /** `PUBLIC_URL`: the invitation link points into its console. */
   publicUrl: string;
+  /** Invitation mails an organization may send per window (shared with employee invitations); absent: no limit. */
+  budget?: InvitationBudget;
 }
 
 /** An invitation is good for seven days. */
@@ -199,6 +203,8 @@ export const invite = async (
   const org = await deps.members.organization(organizationId);
   if (!org) throw notFound("Organization");
   const email = input.email.trim();
+  if (!isEmailAddress(email))
+    throw validationFailed("Invalid invitation", [{ field: "email", message: "must be an e-mail address" }]);
   const emailKey = normalizeEmail(email);
   const owner = await deps.members.addressOwner(emailKey);
   if (owner?.confirmed && (await deps.members.membershipOf(owner.user_id, organizationId))) {
@@ -206,6 +212,8 @@ export const invite = async (
       { field: "email", message: "is already a member's address" },
     ]);
   }
+  if (deps.budget && !takeInvitations(deps.budget, organizationId, 1, ctx.now))
+    throw new CoreError("rate_limited", "Too many invitations for this organization; try again later");
   const token = deps.secrets.newSecret();
   const invitation: InvitationRecord = {
     id: ctx.newId(),
@@ -413,4 +421,29 @@ export const createOrganizationBySignup = async (
     );
   });
   return { organization, membership };
+};
+
+/**
+ * An operator creates an organization (the admin tool); with `ownerEmail`, the first owner's
+ * invitation goes out in the same step.
+ */
+export const createOrganizationByOperator = async (
+  deps: MemberDeps,
+  ctx: Context,
+  input: CreateOrganizationInput,
+  ownerEmail: string | null,
+): Promise<{ organization: OrganizationRecord; invitation: InvitationRecord | null }> => {
+  const organization = newOrganization(input, ctx.newId(), ctx.now);
+  await deps.members.transaction(async (tx) => {
+    await tx.insertOrganization(organization);
+    await tx.appendAudit(
+      auditRecord(ctx, OPERATOR, organization.id, "organization.created", null, { name: organization.name }),
+    );
+  });
+  if (ownerEmail === null) return { organization, invitation: null };
+  const { invitation } = await invite(deps, ctx, { kind: "operator" }, null, organization.id, {
+    email: ownerEmail,
+    role: "owner",
+  });
+  return { organization, invitation };
 };

@@ -4,6 +4,7 @@ export {
   auditByOf,
   cancelInvitation,
   changeRole,
+  createOrganizationByOperator,
   createOrganizationBySignup,
   getInvitation,
   getMember,
@@ -19,6 +20,7 @@ export {
   removeMember,
 } from "./members.ts";
 export type { MemberAccount, MemberStore, MemberTx } from "./ports.ts";
+export { UpdateOrganizationInput, updateOrganizationProfile } from "./profile.ts";
 export type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";
 export type { MemberAction, Role } from "./roles.ts";
 export { allowed, isRole, MEMBER_ACTIONS, PERMISSIONS, ROLES, roleCeiling, withinRoleCeiling } from "./roles.ts";

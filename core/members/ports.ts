@@ -30,6 +30,8 @@ export interface MemberTx {
   getInvitation(organizationId: string, id: string): Promise<InvitationRecord | null>;
   deleteInvitation(id: string): Promise<void>;
   insertOrganization(org: OrganizationRecord): Promise<void>;
+  organization(id: string): Promise<OrganizationRecord | null>;
+  updateOrganization(org: OrganizationRecord): Promise<void>;
   enqueueMail(mail: OutboxMail): Promise<void>;
   appendAudit(entry: AuditRecord): Promise<void>;
 }

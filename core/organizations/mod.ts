@@ -9,5 +9,5 @@ export {
   organizationJson,
   organizationUrl,
 } from "./organizations.ts";
-export type { OrganizationProfileStore, ProfileInput } from "./profile.ts";
-export { checkProfile, setOrganizationImage, updateOrganizationProfile } from "./profile.ts";
+export type { ProfileInput } from "./profile.ts";
+export { checkProfile } from "./profile.ts";

@@ -1,5 +1,4 @@
-import { type FieldError, notFound, validationFailed } from "../errors/mod.ts";
-import type { OrganizationRecord } from "./organizations.ts";
+import type { FieldError } from "../errors/mod.ts";
 
 /** The profile fields an organization's owners and admins change in the console. */
 export interface ProfileInput {
@@ -7,12 +6,6 @@ export interface ProfileInput {
   description: string;
   email: string;
   website_url: string;
-}
-
-export interface OrganizationProfileStore {
-  get(id: string): Promise<OrganizationRecord | null>;
-  /** Writes name, description, e-mail, website and image of the organization. */
-  updateProfile(org: OrganizationRecord): Promise<void>;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -33,40 +26,4 @@ export const checkProfile = (input: ProfileInput): FieldError[] => {
   if (website !== "" && (!isWebAddress(website) || website.length > 2048))
     errors.push({ field: "website_url", message: "must be an http or https address" });
   return errors;
-};
-
-export const updateOrganizationProfile = async (
-  store: OrganizationProfileStore,
-  now: Date,
-  organizationId: string,
-  input: ProfileInput,
-): Promise<OrganizationRecord> => {
-  const org = await store.get(organizationId);
-  if (!org) throw notFound("Organization");
-  const errors = checkProfile(input);
-  if (errors.length > 0) throw validationFailed("Check the profile", errors);
-  const next: OrganizationRecord = {
-    ...org,
-    name: input.name.trim(),
-    description: input.description.trim() === "" ? null : input.description,
-    email: input.email.trim(),
-    website_url: input.website_url.trim() === "" ? null : input.website_url.trim(),
-    updated_at: now,
-  };
-  await store.updateProfile(next);
-  return next;
-};
-
-/** Points the organization's image at a stored image (its stable address). */
-export const setOrganizationImage = async (
-  store: OrganizationProfileStore,
-  now: Date,
-  organizationId: string,
-  imageUrl: string,
-): Promise<OrganizationRecord> => {
-  const org = await store.get(organizationId);
-  if (!org) throw notFound("Organization");
-  const next = { ...org, image_url: imageUrl, updated_at: now };
-  await store.updateProfile(next);
-  return next;
 };

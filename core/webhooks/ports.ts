@@ -1,3 +1,4 @@
+import type { AuditRecord } from "../audit/mod.ts";
 import type { DueDelivery } from "../messages/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { DeliveryProgress, DeliveryStatus } from "./delivery.ts";
@@ -9,7 +10,8 @@ export type { DueDelivery };
 
 export interface WebhookSettingsStore {
   get(organizationId: string): Promise<WebhookSettingsRecord | null>;
-  save(record: WebhookSettingsRecord): Promise<void>;
+  /** Saves the settings and their audit row in one transaction. */
+  save(record: WebhookSettingsRecord, audit: AuditRecord): Promise<void>;
 }
 
 /** Key material and HMAC, filled by the crypto adapter. */

@@ -28,6 +28,7 @@ import {
   type Role,
   removeMember,
   roleCeiling,
+  updateOrganizationProfile,
   withinRoleCeiling,
 } from "../../core/members/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
@@ -230,6 +231,10 @@ const memoryStore = () => {
           invitations.delete(id);
         },
         insertOrganization: async (o) => {
+          orgs.set(o.id, o);
+        },
+        organization: async (id) => orgs.get(id) ?? null,
+        updateOrganization: async (o) => {
           orgs.set(o.id, o);
         },
         enqueueMail: async (m) => {
@@ -443,4 +448,63 @@ t.test("audit pages: keyset, newest first", async (t) => {
   t.equal(last.next, null);
   t.equal(decodeAuditCursor("garbage"), null);
   t.ok(isCoreError(mayInvite(member("viewer"), ORG, "viewer")));
+});
+
+t.test("organization profile: who may change it, what the audit row says", async (t) => {
+  const s = memoryStore();
+  const deps = { members: s.store };
+  const viewer = await updateOrganizationProfile(deps, ctxAt(T0), member("viewer"), null, ORG, { name: "X" }).catch(
+    (e) => e,
+  );
+  t.equal(viewer.code, "forbidden");
+  const issuer = await updateOrganizationProfile(deps, ctxAt(T0), member("issuer"), null, ORG, { name: "X" }).catch(
+    (e) => e,
+  );
+  t.equal(issuer.code, "forbidden");
+  const blank = await updateOrganizationProfile(deps, ctxAt(T0), member("admin"), null, ORG, { name: "  " }).catch(
+    (e) => e,
+  );
+  t.equal(blank.code, "validation_failed");
+  const badEmail = await updateOrganizationProfile(deps, ctxAt(T0), member("admin"), null, ORG, {
+    email: "nope",
+  }).catch((e) => e);
+  t.equal(badEmail.code, "validation_failed");
+  const updated = await updateOrganizationProfile(deps, ctxAt(T0 + 5), member("admin"), "192.0.2.8", ORG, {
+    name: " Acme Labs ",
+    website_url: "https://acme.test/",
+    description: null,
+  });
+  t.equal(updated.name, "Acme Labs");
+  t.equal(s.orgs.get(ORG)?.website_url, "https://acme.test/");
+  t.same(
+    s.audit.map((a) => [a.action, a.client_address, a.details]),
+    [
+      [
+        "organization.updated",
+        "192.0.2.8",
+        { changed: ["name", "website_url"], name: "Acme Labs", website_url: "https://acme.test/" },
+      ],
+    ],
+  );
+  await updateOrganizationProfile(deps, ctxAt(T0 + 6), member("owner"), null, ORG, { name: "Acme Labs" });
+  t.equal(s.audit.length, 1, "no change, no row");
+});
+
+t.test("invitations: the address is checked, and the organization's invitation budget applies", async (t) => {
+  const s = memoryStore();
+  const budget = { perWindow: 1, windowMs: 3_600_000, used: new Map() };
+  const deps = { members: s.store, secrets, publicUrl: "https://laurel.test", budget };
+  const bad = await invite(deps, ctxAt(T0), operator, null, ORG, { email: "not an address", role: "viewer" }).catch(
+    (e) => e,
+  );
+  t.equal(bad.code, "validation_failed");
+  await invite(deps, ctxAt(T0), operator, null, ORG, { email: "one@example.test", role: "viewer" });
+  const over = await invite(deps, ctxAt(T0 + 1), operator, null, ORG, {
+    email: "two@example.test",
+    role: "viewer",
+  }).catch((e) => e);
+  t.equal(over.code, "rate_limited");
+  t.equal(s.mails.length, 1, "nothing mailed over the budget");
+  await invite(deps, ctxAt(T0 + 3_600_000), operator, null, ORG, { email: "two@example.test", role: "viewer" });
+  t.equal(s.mails.length, 2, "the next window has room again");
 });

@@ -147,12 +147,12 @@ t.test("tokens revoked or replaced by id; never one stronger than the caller", a
   const strong = await createAuthorizationToken(deps, ctx(), full, { description: "strong" });
   const weak = await createAuthorizationToken(deps, ctx(), full, { write_enabled: false, delete_enabled: false });
   await t.rejects(
-    revokeAuthorizationToken(deps, ctx(), reader, strong.token.id),
+    revokeAuthorizationToken(deps, ctx(), reader, ORG, strong.token.id),
     { code: "forbidden" },
     "stronger than the caller",
   );
   await t.rejects(
-    revokeAuthorizationToken(deps, ctx(), { ...full, organizationId: OTHER }, strong.token.id),
+    revokeAuthorizationToken(deps, ctx(), { ...full, organizationId: OTHER }, OTHER, strong.token.id),
     { code: "not_found" },
     "another organization's",
   );
@@ -160,8 +160,12 @@ t.test("tokens revoked or replaced by id; never one stronger than the caller", a
   t.equal(await findUsableToken(deps, weak.value, new Date()), null, "the old value stops working");
   t.ok(await findUsableToken(deps, replaced.value, new Date()), "the new one works");
   t.same([replaced.token.read_enabled, replaced.token.write_enabled], [true, false], "same permissions");
-  await revokeAuthorizationToken(deps, ctx(), full, strong.token.id);
+  await revokeAuthorizationToken(deps, ctx(), full, ORG, strong.token.id);
   t.equal(await findUsableToken(deps, strong.value, new Date()), null, "revoked");
   t.equal(revoked.length, 2, "every process told");
-  await t.rejects(revokeAuthorizationToken(deps, ctx(), full, strong.token.id), { code: "not_found" }, "once only");
+  await t.rejects(
+    revokeAuthorizationToken(deps, ctx(), full, ORG, strong.token.id),
+    { code: "not_found" },
+    "once only",
+  );
 });

@@ -11,6 +11,7 @@ import {
   membershipOf,
   organizationsOf,
   removeMember,
+  updateOrganizationProfile,
 } from "../../core/members/mod.ts";
 import { createTestDatabase, tempDir } from "../support/services.ts";
 
@@ -130,4 +131,18 @@ t.test("retention prunes old audit rows and expired invitations", async (t) => {
   t.equal(await log.prune(new Date("2025-06-01T00:00:00Z"), 100), 0);
   await invite(deps, ctx(), operator, null, ORG, { email: "late@acme.test", role: "viewer" });
   t.equal(await members.pruneInvitations(new Date(now.getTime() + 8 * 86_400_000), 100), 1);
+});
+
+t.test("the organization profile and its audit row", async (t) => {
+  const owner = { kind: "member", accountId: U1, organizationId: ORG, role: "owner" } as const;
+  await updateOrganizationProfile({ members }, ctx(100), owner, "192.0.2.9", ORG, {
+    description: "Makers",
+    email: "contact@acme.test",
+  });
+  const org = await members.organization(ORG);
+  t.equal(org?.description, "Makers");
+  t.equal(org?.email, "contact@acme.test");
+  const [last] = (await readAuditLog(postgresAuditLog(db), ORG, null, 1)).items;
+  t.equal(last?.action, "organization.updated");
+  t.same(last?.details.changed, ["description", "email"]);
 });

@@ -1,4 +1,4 @@
-import type { AuditLog } from "../../../core/audit/mod.ts";
+import type { AuditBy, AuditLog } from "../../../core/audit/mod.ts";
 import type { Credential } from "../../../core/auth/mod.ts";
 import type {
   AuthorizationTokenStore,
@@ -27,6 +27,8 @@ export interface ConsoleMember {
   allowed(action: MemberAction): boolean;
   /** Who the member use cases see acting. */
   actor: MemberActor;
+  /** Who the audit log names for a change the member makes from `clientAddress`. */
+  by(clientAddress: string | null): AuditBy;
 }
 
 /** What the app hands the console pages: the same stores and use-case parts REST and tRPC use. */
@@ -35,7 +37,7 @@ export interface ConsoleDeps {
   membership(accountId: string, organizationId: string): Promise<ConsoleMember | null>;
   /** The organizations the account belongs to, with its role in each. */
   organizationsOf(accountId: string): Promise<Array<{ id: string; name: string; role: Role }>>;
-  organizations: Pick<OrganizationStore, "get" | "updateProfile">;
+  organizations: Pick<OrganizationStore, "get">;
   /** Uploaded images, stored by the SHA-256 of their bytes. */
   images: {
     store: {

@@ -1,3 +1,4 @@
+import { byMember } from "../../../core/audit/mod.ts";
 import type { Credential } from "../../../core/auth/mod.ts";
 import type { OrganizationStore } from "../../../core/credentials/mod.ts";
 import { allowed, type MemberStore, roleCeiling } from "../../../core/members/mod.ts";
@@ -31,6 +32,7 @@ export const consoleMembers = (
       credential,
       allowed: (action) => allowed(record.role, action),
       actor: { kind: "member", accountId, organizationId, role: record.role },
+      by: (clientAddress) => byMember(accountId, clientAddress),
     };
   },
   async organizationsOf(accountId) {

@@ -23,7 +23,11 @@ const NOTICES: Record<string, string> = { revoked: "Token revoked: it no longer 
 export const authorizationTokenRoutes =
   (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
     const base = "/console/:org/developers/authorization_tokens";
-    const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
+    const ctx = (member: ConsoleMember, request: FastifyRequest) => ({
+      now: kit.deps.clock(),
+      newId: deps.newId,
+      by: member.by(request.ip),
+    });
 
     const show = async (
       request: FastifyRequest,
@@ -76,7 +80,7 @@ export const authorizationTokenRoutes =
           },
           "token",
         );
-        const { token, value } = await createAuthorizationToken(deps, ctx(), member.credential, input);
+        const { token, value } = await createAuthorizationToken(deps, ctx(member, request), member.credential, input);
         return show(request, reply, member, 201, { created: { description: token.description, value } });
       } catch (err) {
         const error = formProblem(err);
@@ -88,14 +92,25 @@ export const authorizationTokenRoutes =
     app.post(`${base}/:id/rotate`, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");
       if (!member) return reply;
-      const { token, value } = await replaceAuthorizationToken(deps, ctx(), member.credential, uuidParam(request));
+      const { token, value } = await replaceAuthorizationToken(
+        deps,
+        ctx(member, request),
+        member.credential,
+        uuidParam(request),
+      );
       return show(request, reply, member, 201, { created: { description: token.description, value } });
     });
 
     app.post(`${base}/:id/revoke`, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");
       if (!member) return reply;
-      await revokeAuthorizationToken(deps, ctx(), member.credential, uuidParam(request));
+      await revokeAuthorizationToken(
+        deps,
+        ctx(member, request),
+        member.credential,
+        member.organizationId,
+        uuidParam(request),
+      );
       return reply.redirect(`${consolePath(member.organizationId, "authorization_tokens")}?done=revoked`, 303);
     });
   };

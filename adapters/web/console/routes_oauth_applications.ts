@@ -104,7 +104,7 @@ export const oauthApplicationRoutes =
         if (!org) throw notFound("Organization");
         const { app: created, secret } = await createOAuthApplication(
           deps,
-          { now: kit.deps.clock(), newId: deps.newId },
+          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
           org,
           member.credential,
           input,
@@ -159,7 +159,13 @@ export const oauthApplicationRoutes =
           },
           "application",
         );
-        await updateOAuthApplication(deps, { now: kit.deps.clock(), newId: deps.newId }, member.credential, id, input);
+        await updateOAuthApplication(
+          deps,
+          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+          member.credential,
+          id,
+          input,
+        );
         return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=saved`, 303);
       } catch (err) {
         const error = formProblem(err);
@@ -171,7 +177,13 @@ export const oauthApplicationRoutes =
     app.post(`${base}/:id/delete`, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");
       if (!member) return reply;
-      await deleteOAuthApplication(deps, member.organizationId, appId(request));
+      await deleteOAuthApplication(
+        deps,
+        { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+        member.credential,
+        member.organizationId,
+        appId(request),
+      );
       return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=deleted`, 303);
     });
   };

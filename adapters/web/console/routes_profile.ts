@@ -1,12 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { badRequest, isCoreError, notFound } from "../../../core/errors/mod.ts";
-import {
-  checkImage,
-  IMAGE_MAX_BYTES,
-  type ProfileInput,
-  setOrganizationImage,
-  updateOrganizationProfile,
-} from "../../../core/organizations/mod.ts";
+import { badRequest, isCoreError, notFound, validationFailed } from "../../../core/errors/mod.ts";
+import { updateOrganizationProfile } from "../../../core/members/mod.ts";
+import { checkImage, checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
 import { field } from "../routes_public.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
@@ -28,6 +23,7 @@ const IMAGE_NAME = /^([0-9a-f]{64})\.(png|svg)$/;
 
 export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
   const base = "/console/:org/profile";
+  const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
 
   const show = async (
     request: FastifyRequest,
@@ -67,7 +63,14 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       website_url: field(request, "website_url"),
     };
     try {
-      await updateOrganizationProfile(deps.organizations, kit.deps.clock(), member.organizationId, form);
+      const errors = checkProfile(form);
+      if (errors.length > 0) throw validationFailed("Check the profile", errors);
+      await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
+        name: form.name.trim(),
+        description: form.description.trim() === "" ? null : form.description,
+        email: form.email.trim(),
+        website_url: form.website_url.trim() === "" ? null : form.website_url.trim(),
+      });
       deps.onOrganizationChanged?.(member.organizationId);
       return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=saved`, 303);
     } catch (err) {
@@ -115,12 +118,9 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       const bytes = (file as NonNullable<Upload>).bytes;
       const name = `${deps.images.sha256(bytes)}.${checked.extension}`;
       await deps.images.store.put(name.slice(0, 64), checked.contentType, bytes, kit.deps.clock());
-      await setOrganizationImage(
-        deps.organizations,
-        kit.deps.clock(),
-        member.organizationId,
-        `${kit.urls.publicUrl}/images/${name}`,
-      );
+      await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
+        image_url: `${kit.urls.publicUrl}/images/${name}`,
+      });
       deps.onOrganizationChanged?.(member.organizationId);
       return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=image`, 303);
     });

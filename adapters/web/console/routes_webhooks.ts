@@ -103,7 +103,10 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
           webhook_url: url === "" ? null : url,
           event_types: field(request, "all_kinds") === "on" ? "all" : fieldValues(request, "event_types"),
         },
-        { allowedNetworks: deps.webhooks.allowedNetworks },
+        {
+          allowedNetworks: deps.webhooks.allowedNetworks,
+          audit: { by: member.by(request.ip), newId: deps.newId },
+        },
       );
       await deps.webhooks.onSettingsChanged?.(member.organizationId);
       return "saved";
@@ -113,7 +116,10 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   const secret = (rotate: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const member = await gate(request, reply, "developers.write");
     if (!member) return reply;
-    const value = await webhookSecret(settingsDeps, kit.deps.clock(), member.organizationId, { rotate });
+    const value = await webhookSecret(settingsDeps, kit.deps.clock(), member.organizationId, {
+      rotate,
+      audit: { by: member.by(request.ip), newId: deps.newId },
+    });
     await deps.webhooks.onSettingsChanged?.(member.organizationId);
     return show(request, reply, member, 200, {
       secret: value,
