@@ -1,7 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import t, { type Test } from "tap";
 import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
-import { makeMember } from "../support/console.ts";
 import { earnerFlows } from "../support/earner_flows.ts";
 import { basic, startLaurel, type TestLaurel, trpcMutation } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
@@ -80,25 +79,37 @@ const look = async (t: Test, page: Page, name: string) => {
 };
 
 t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Developers section", async (t) => {
-  const { organization } = await laurel.createOrganization(`Acme ${HOSTILE.img}`);
-  const org = organization.id;
+  // The operator creates the organization with its first owner's address (as the CLI's --owner-email).
+  const created = (await trpcMutation(laurel.adminOrigin, laurel.server.adminToken, "organizations.create", {
+    name: `Acme ${HOSTILE.img}`,
+    email: "issuer@example.org",
+    owner_email: "owner@example.org",
+  })) as { organization: { id: string } };
+  const org = created.organization.id;
   const dialogs: string[] = [];
   const payloadRequests: string[] = [];
   const page = await watchedPage(dialogs, payloadRequests);
 
-  // Signed out, the console's address leads to sign-in and back.
+  // Signed out, a console address leads to sign-in and back.
   await page.goto(`${laurel.origin}/console/${org}/developers/oauth_applications`);
   t.match(page.url(), /\/sign_in\?next=%2Fconsole%2F/, "signed out: to sign-in, with the way back");
-  await page.fill("#email", "owner@example.org");
+
+  // The owner follows the mailed invitation, signs in with that address and accepts.
+  const ownerLink = await flows.mailedLink(
+    "owner@example.org",
+    /https?:\/\/\S+\/console\/invitations\/[A-Za-z0-9_%-]+/,
+    0,
+  );
+  await page.goto(ownerLink);
+  await flows.click(page, "", "a.button:has-text('Sign in to accept')");
+  t.equal(await page.inputValue("#email"), "owner@example.org", "the invited address is filled in");
   const before = smtp.mails.length;
   await page.click("button:has-text('Send me a sign-in link')");
   await page.waitForSelector("h1:has-text('Check your inbox')");
-  const link = await flows.linkMailedTo("owner@example.org", before);
-  await flows.useLink(page, link);
-  t.equal(new URL(page.url()).pathname, `/console/${org}/developers/oauth_applications`, "back where it started");
-  t.match(await page.textContent("main"), /not a member of this organization/, "not a member yet: refused");
-  // The operator makes the new account the organization's owner.
-  await makeMember(laurel, org, "owner@example.org", "owner");
+  await flows.useLink(page, await flows.linkMailedTo("owner@example.org", before));
+  await flows.click(page, "Accept and open the console");
+  t.equal(new URL(page.url()).pathname, `/console/${org}`, "the owner lands in the console");
+  t.match(await page.textContent(".console-org"), /Owner/);
 
   await page.goto(`${laurel.origin}/console`);
   t.match(await page.textContent("main"), `Acme ${HOSTILE.img}`, "the organization, its name as text");
