@@ -497,9 +497,9 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
         : `select ${DELIVERY_COLUMNS} from webhook_deliveries d
            where d.organization_id = ?::uuid
              and (d.created_at, d.id) < (select c.created_at, c.id from webhook_deliveries c
-                                         where c.id = ?::uuid and c.organization_id = d.organization_id)
+                                         where c.id = ?::uuid and c.organization_id = ?::uuid)
            order by d.created_at desc, d.id desc limit ?::int`,
-      after === null ? [organizationId, limit] : [organizationId, after, limit],
+      after === null ? [organizationId, limit] : [organizationId, after, organizationId, limit],
     );
     return rows.map(deliveryRecord);
   },

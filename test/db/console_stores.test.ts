@@ -169,3 +169,46 @@ t.test("tokens revoked or replaced by id; never one stronger than the caller", a
     "once only",
   );
 });
+
+t.test("100,000 deliveries: a deep page of the log reads the index only, sorts and counts nothing", async (t) => {
+  const BIG = "0b1e6c43-53f2-4b1a-9f1d-6f0a9d0a2b13";
+  await db.run(
+    "insert into organizations (id, name, email, created_at, updated_at) values (?, 'Big', 'b@acme.test', ?, ?)",
+    [BIG, base, base],
+  );
+  await db.run(
+    `insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count, created_at)
+     select gen_random_uuid(), gen_random_uuid(), ?::uuid, 'badge.created', t, 'succeeded', 1, t
+     from (select ?::timestamptz + make_interval(secs => g) as t from generate_series(1, 100000) g) s`,
+    [BIG, base],
+  );
+  await db.run("analyze webhook_deliveries");
+  const deliveries = postgresDeliveryAdminStore(db);
+  const middle = await db.one<{ id: string }>(
+    "select id from webhook_deliveries where organization_id = ? order by created_at desc, id desc offset 50000 limit 1",
+    [BIG],
+  );
+  await deliveryLog({ deliveries }, BIG, middle?.id ?? null, 25);
+  const started = performance.now();
+  const page = await deliveryLog({ deliveries }, BIG, middle?.id ?? null, 25);
+  const ms = performance.now() - started;
+  t.equal(page.entries.length, 25);
+  t.ok(page.next, "a next page");
+  const plan = await db.all<Record<string, unknown>>(
+    `explain (format json) select d.id from webhook_deliveries d
+     where d.organization_id = ?::uuid
+       and (d.created_at, d.id) < (select c.created_at, c.id from webhook_deliveries c
+                                   where c.id = ?::uuid and c.organization_id = ?::uuid)
+     order by d.created_at desc, d.id desc limit 26`,
+    [BIG, middle?.id, BIG],
+  );
+  const text = JSON.stringify(plan);
+  t.match(text, /webhook_deliveries_org_idx/, "the (organization, created_at, id) index");
+  t.notMatch(text, /"Node Type":\s*"(Sort|Seq Scan|Aggregate)"/, "no sort, no scan of the table, no count");
+  t.match(
+    text,
+    /"Index Cond":\s*"[^"]*created_at[^"]*"/,
+    "the cursor bounds the index scan (not a filter over skipped rows)",
+  );
+  t.comment(`page 2,001 of 100,000 deliveries: ${ms.toFixed(1)} ms`);
+});
