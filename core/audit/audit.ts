@@ -20,6 +20,14 @@ export const AUDIT_ACTIONS = [
   "authorization_token.revoked",
   "webhook_settings.updated",
   "webhook_secret.rotated",
+  "badge_template.created",
+  "badge_template.updated",
+  "badge_template.archived",
+  "badge_template.unarchived",
+  "badge_template.deleted",
+  "badge.revoked",
+  "badge.replaced",
+  "badge.deleted",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

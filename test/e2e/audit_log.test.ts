@@ -2,7 +2,7 @@ import t from "tap";
 import { postgresAuditLog, postgresMemberStore } from "../../adapters/db/mod.ts";
 import { auditRecord, readAuditLog } from "../../core/audit/mod.ts";
 import { startRetention } from "../../workers/mod.ts";
-import { eventually, trpc } from "../support/badges.ts";
+import { apiClient, createTemplate, eventually, issueBody, organization, trpc } from "../support/badges.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 
 /**
@@ -178,4 +178,42 @@ t.test("retention: the worker job removes rows past 400 days, and only those", a
     return days.length === 1 ? days : undefined;
   });
   t.same(left, [399]);
+});
+
+t.test("template changes and the organization's badge revocations, replacements and deletions over REST", async (t) => {
+  const org = await organization(laurel, "Templates");
+  const api = apiClient(laurel);
+  const template = await createTemplate(laurel, org, { name: "Go" });
+  t.equal((await api("PUT", `${org.templates}/${template.id}`, org.auth, { name: "Go 2" })).status, 200);
+  t.equal((await api("PUT", `${org.templates}/${template.id}/archive`, org.auth)).status, 200);
+  t.equal((await api("PUT", `${org.templates}/${template.id}/unarchive`, org.auth)).status, 200);
+  const spare = await createTemplate(laurel, org, { name: "Spare" });
+  t.equal((await api("DELETE", `${org.templates}/${spare.id}`, org.auth)).status, 204);
+  const issue = async (email: string) =>
+    (await api("POST", org.badges, org.auth, issueBody(template.id, { recipient_email: email }))).body.data
+      .id as string;
+  const [a, b, c] = [await issue("a@example.org"), await issue("b@example.org"), await issue("c@example.org")];
+  t.equal((await api("PUT", `${org.badges}/${a}/revoke`, org.auth, { reason: "mistake" })).status, 200);
+  t.equal(
+    (await api("POST", `${org.badges}/${b}/replace`, org.auth, { issued_at: new Date().toISOString() })).status,
+    201,
+  );
+  t.equal((await api("DELETE", `${org.badges}/${c}`, org.auth)).status, 204);
+  const audit = (await rows(org.id)).filter((r) => r.actor_kind === "authorization_token");
+  t.same(
+    audit.map((r) => [r.action, r.target]),
+    [
+      ["badge_template.created", `badge_template:${template.id}`],
+      ["badge_template.updated", `badge_template:${template.id}`],
+      ["badge_template.archived", `badge_template:${template.id}`],
+      ["badge_template.unarchived", `badge_template:${template.id}`],
+      ["badge_template.created", `badge_template:${spare.id}`],
+      ["badge_template.deleted", `badge_template:${spare.id}`],
+      ["badge.revoked", `badge:${a}`],
+      ["badge.replaced", `badge:${b}`],
+      ["badge.deleted", `badge:${c}`],
+    ],
+    "issuing itself is recorded by its events, not here",
+  );
+  for (const r of audit) t.ok(r.client_address, `${r.action}: the client's address`);
 });

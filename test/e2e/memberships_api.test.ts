@@ -86,6 +86,12 @@ t.test("invite, accept, list, change roles, remove; credentials leave owners alo
   const bad = await call("POST", `${base}/invitations`, full, { email: "not an address", role: "viewer" });
   t.ok([400, 422].includes(bad.status), `a bad address: ${bad.status}`);
   t.equal((await call("POST", `${base}/invitations`, full, { email: "a@example.org", role: "king" })).status, 422);
+  for (const email of ["nul\u0000@example.org", "\ud800@example.org", `${"x".repeat(400)}@example.org`]) {
+    const odd = await call("POST", `${base}/invitations`, full, { email, role: "viewer" });
+    t.ok(odd.status >= 400 && odd.status < 500, `an unstorable or oversized address: ${odd.status}`);
+  }
+  const oddPath = await call("GET", `${base}/memberships/not-a-uuid`, readOnly);
+  t.equal(oddPath.status, 400, "a malformed id in the path");
 
   // Invite, re-invite: one pending invitation, the first link dead.
   const first = await call("POST", `${base}/invitations`, full, { email: "Ada@Example.org", role: "viewer" });
@@ -268,4 +274,41 @@ t.test("the last owner cannot be demoted; invitations expire after seven days", 
   await acceptInvitation(deps, ctx, lu?.user_id as string, token, null);
   const list = await call("GET", `${base}/memberships`, full);
   t.equal(list.body.metadata.total_count, 2);
+});
+
+t.test("merging accounts moves memberships; the survivor keeps the stronger role", async (t) => {
+  const a = await laurel.createOrganization("Merged");
+  const other = await laurel.createOrganization("Only the source");
+  const full = basic(a.authorization_token.token);
+  const base = `${laurel.baseUrl}/organizations/${a.organization.id}`;
+  const keeper = httpEarner(laurel.origin, smtp);
+  await keeper.signIn("keeper@example.org");
+  await httpEarner(laurel.origin, smtp).signIn("merged.owner@example.org");
+  const idOf = async (email: string) =>
+    (await laurel.db.all<{ user_id: string }>("select user_id from user_emails where email_key = ?", [email]))[0]
+      ?.user_id as string;
+  const keeperId = await idOf("keeper@example.org");
+  const sourceId = await idOf("merged.owner@example.org");
+  const add = (org: string, user: string, role: string) =>
+    laurel.db.run(
+      "insert into memberships (id, organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, now(), now())",
+      [crypto.randomUUID(), org, user, role],
+    );
+  await add(a.organization.id, keeperId, "viewer");
+  await add(a.organization.id, sourceId, "owner");
+  await add(other.organization.id, sourceId, "issuer");
+
+  await keeper.mergeIn("merged.owner@example.org");
+
+  const list = await call("GET", `${base}/memberships`, full);
+  t.same(
+    list.body.data.map((m: { user: { id: string }; role: string }) => [m.user.id, m.role]),
+    [[keeperId, "owner"]],
+    "one membership, the owner's role, on the surviving account",
+  );
+  const moved = await laurel.db.all<{ user_id: string; role: string }>(
+    "select user_id, role from memberships where organization_id = ?",
+    [other.organization.id],
+  );
+  t.same(moved, [{ user_id: keeperId, role: "issuer" }], "a membership only the source held moves");
 });

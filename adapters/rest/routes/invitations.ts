@@ -14,7 +14,7 @@ import { contextOf, type RestDeps } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
-import { credentialActor } from "./memberships.ts";
+import { requestActor } from "./memberships.ts";
 
 const InvitationParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
@@ -47,7 +47,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
     handler: async (request) => {
       const { organization_id } = request.params as { organization_id: string };
       const req = pageRequest((request.query as { page?: number }).page);
-      const page = await listInvitations(deps.members, contextOf(deps), credentialActor(request), organization_id, req);
+      const page = await listInvitations(deps.members, contextOf(deps), requestActor(request), organization_id, req);
       return many(
         page.items.map(invitationJson),
         pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
@@ -68,13 +68,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
       const p = request.params as { organization_id: string; invitation_id: string };
       return one(
         invitationJson(
-          await getInvitation(
-            deps.members,
-            contextOf(deps),
-            credentialActor(request),
-            p.organization_id,
-            p.invitation_id,
-          ),
+          await getInvitation(deps.members, contextOf(deps), requestActor(request), p.organization_id, p.invitation_id),
         ),
       );
     },
@@ -95,7 +89,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
       const { invitation } = await invite(
         deps.members,
         contextOf(deps),
-        credentialActor(request),
+        requestActor(request),
         request.ip,
         organization_id,
         request.body as CreateInvitationInput,
@@ -121,7 +115,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
       await cancelInvitation(
         deps.members,
         contextOf(deps),
-        credentialActor(request),
+        requestActor(request),
         request.ip,
         p.organization_id,
         p.invitation_id,

@@ -26,7 +26,7 @@ const tags = ["Memberships"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
 /** The credential of the request, acting as its organization (not as a member). */
-export const credentialActor = (request: Parameters<typeof callerOf>[0]): MemberActor => ({
+export const requestActor = (request: Parameters<typeof callerOf>[0]): MemberActor => ({
   kind: "credential",
   credential: callerOf(request).credential,
 });
@@ -52,7 +52,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
     handler: async (request) => {
       const { organization_id } = request.params as { organization_id: string };
       const req = pageRequest((request.query as { page?: number }).page);
-      const page = await listMembers(deps.members, credentialActor(request), organization_id, req);
+      const page = await listMembers(deps.members, requestActor(request), organization_id, req);
       return many(
         page.items.map(membershipJson),
         pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
@@ -72,7 +72,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
     handler: async (request) => {
       const p = request.params as { organization_id: string; membership_id: string };
       return one(
-        membershipJson(await getMember(deps.members, credentialActor(request), p.organization_id, p.membership_id)),
+        membershipJson(await getMember(deps.members, requestActor(request), p.organization_id, p.membership_id)),
       );
     },
   });
@@ -93,7 +93,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
       const updated = await changeRole(
         deps.members,
         contextOf(deps),
-        credentialActor(request),
+        requestActor(request),
         request.ip,
         p.organization_id,
         p.membership_id,
@@ -117,7 +117,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
       await removeMember(
         deps.members,
         contextOf(deps),
-        credentialActor(request),
+        requestActor(request),
         request.ip,
         p.organization_id,
         p.membership_id,
