@@ -140,3 +140,16 @@ t.test("every console route × role × signed in or not", async (t) => {
     "every row is a route of the app",
   );
 });
+
+t.test("open signup: a signed-in account creates an organization with a confirmed address and owns it", async (t) => {
+  const maker = await signedInMember(laurel, smtp, "", "maker@example.org", null);
+  await maker.get("/console");
+  const refused = await maker.submit("/console/organizations", { name: "Elsewhere", email: "other@example.org" });
+  t.equal(refused.status, 422, "an address the account has not confirmed is refused");
+  const made = await maker.submit("/console/organizations", { name: "Maker Co", email: "maker@example.org" });
+  t.equal(made.status, 303);
+  const home = await maker.get(made.location ?? "");
+  t.equal(home.status, 200);
+  t.match(home.text, /Maker Co/);
+  t.match(home.text, /Owner/, "its owner");
+});
