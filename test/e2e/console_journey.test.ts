@@ -188,6 +188,22 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
     headers: { authorization: basic(tokenValue) },
   });
   t.equal(afterRevoke.status, 401, "the revoked token no longer works");
+  // Rotating gives a new value, shown once; the old one stops at once.
+  await page.fill("#token-description", "Nightly");
+  await flows.click(page, "Create token");
+  const nightly = await page.inputValue("#new-token");
+  await page.goto(page.url());
+  await flows.click(page, "", "button[aria-label='Rotate Nightly']");
+  const rotated = await page.inputValue("#new-token");
+  t.not(rotated, nightly, "a new value");
+  const statusWith = async (value: string) =>
+    (
+      await fetch(`${laurel.baseUrl}/organizations/${org}/badge_templates`, {
+        headers: { authorization: basic(value) },
+      })
+    ).status;
+  t.equal(await statusWith(nightly), 401, "the rotated value no longer works");
+  t.equal(await statusWith(rotated), 200, "the new one does");
 
   // Webhooks: an address the API would refuse is refused here too.
   await page.click("a.console-link:has-text('Webhooks')");
