@@ -14,11 +14,13 @@ import { accessTokenKeys, loadServerKeys, nodeSecretBox, uuidv7 } from "../adapt
 import {
   type Database,
   isDatabaseUnavailable,
+  postgresAuditLog,
   postgresAuthorizationTokenStore,
   postgresConnectionStore,
   postgresConnectStore,
   postgresEarnerStore,
   postgresEmployeeStore,
+  postgresImageStore,
   postgresInvitationStore,
   postgresMailOutbox,
   postgresMemberStore,
@@ -31,7 +33,7 @@ import {
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
-import { webPlugin } from "../adapters/web/mod.ts";
+import { consoleMembers, webPlugin } from "../adapters/web/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
@@ -208,6 +210,24 @@ export const buildApiServer = async (
       authPath: new URL(config.authUrl).pathname.replace(/\/$/, ""),
       application: (clientId) => authenticator.application(clientId),
       organizationName: async (id) => (await organizations.get(id))?.name ?? null,
+    },
+    console: {
+      ...consoleMembers(postgresMemberStore(db), organizations),
+      members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
+      audit: postgresAuditLog(db),
+      signup: config.organizationSignup,
+      images: {
+        store: postgresImageStore(db),
+        sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
+      },
+      onOrganizationChanged: (id: string) => badgeWiring.badges.hosted.invalidate("issuer", id),
+      organizations,
+      apps,
+      tokens,
+      secrets,
+      revocations,
+      newId,
+      webhooks: deps.webhooks,
     },
   });
   const app = await buildRestApp(

@@ -244,6 +244,13 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
     const row = await db.one(`select ${TOKEN_COLUMNS} from authorization_tokens where token_digest = ?`, [digest]);
     return row ? tokenRecord(row) : null;
   },
+  async get(organizationId, id) {
+    const row = await db.one(
+      `select ${TOKEN_COLUMNS} from authorization_tokens where organization_id = ?::uuid and id = ?::uuid`,
+      [organizationId, id],
+    );
+    return row ? tokenRecord(row) : null;
+  },
   insert: (token: AuthorizationTokenRecord, audit) =>
     db.transaction(async (q) => {
       await insertToken(q, token);

@@ -486,6 +486,35 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
     );
     return rows.map(attemptRecord);
   },
+  async listAfter(organizationId, after, limit) {
+    // The cursor is a delivery id; its own (created_at, id) is the bound, so no timestamp is
+    // rounded through JavaScript on the way. The (organization_id, created_at desc, id desc) index
+    // serves both the first page and every later one.
+    const rows = await db.all<DeliveryRow>(
+      after === null
+        ? `select ${DELIVERY_COLUMNS} from webhook_deliveries d where d.organization_id = ?::uuid
+           order by d.created_at desc, d.id desc limit ?::int`
+        : `select ${DELIVERY_COLUMNS} from webhook_deliveries d
+           where d.organization_id = ?::uuid
+             and (d.created_at, d.id) < (select c.created_at, c.id from webhook_deliveries c
+                                         where c.id = ?::uuid and c.organization_id = ?::uuid)
+           order by d.created_at desc, d.id desc limit ?::int`,
+      after === null ? [organizationId, limit] : [organizationId, after, organizationId, limit],
+    );
+    return rows.map(deliveryRecord);
+  },
+  async attemptsOf(organizationId, deliveryIds) {
+    if (deliveryIds.length === 0) return [];
+    const rows = await db.all<AttemptRow>(
+      `select a.id, a.delivery_id, a.attempt_number, a.started_at, a.duration_ms, a.status_code, a.error,
+         a.response_excerpt, a.outcome
+       from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+       where d.organization_id = ?::uuid and a.delivery_id in (${placeholders(deliveryIds.length, "?::uuid")})
+       order by a.started_at desc, a.attempt_number desc`,
+      [organizationId, ...deliveryIds],
+    );
+    return rows.map(attemptRecord);
+  },
   async latestForEvent(organizationId, eventId) {
     const rows = await db.all<DeliveryRow>(
       `select ${DELIVERY_COLUMNS} from webhook_deliveries d where d.organization_id = ?::uuid and d.event_id = ?::uuid

@@ -107,6 +107,7 @@ export const revokeAuthorizationToken = async (
   tokenId: string,
 ): Promise<void> => {
   if (!UUID.test(tokenId)) throw notFound("Authorization token");
+  if (caller) await manageableToken(deps, { ...caller, organizationId }, tokenId);
   const audit = auditRecord(
     ctx,
     auditByOf(ctx, caller),
@@ -199,3 +200,38 @@ export const tokenCredential = (token: AuthorizationTokenRecord): Credential => 
   write_enabled: token.write_enabled,
   delete_enabled: token.delete_enabled,
 });
+
+/** One of the caller's organization's live tokens that the caller could have made itself (404 or 403 otherwise). */
+const manageableToken = async (
+  deps: Pick<AuthorizationTokenDeps, "tokens">,
+  caller: Credential,
+  id: string,
+): Promise<AuthorizationTokenRecord> => {
+  const token = await deps.tokens.get(caller.organizationId, id);
+  if (!token || token.revoked_at !== null) throw notFound("Authorization token");
+  // A token stronger than the caller is out of its reach: managing it would be climbing through it.
+  const held = newTokenFlags(caller, token);
+  if (isCoreError(held)) throw held;
+  return token;
+};
+
+/**
+ * Replaces one of the organization's tokens by id with a new value of the same permissions and a
+ * fresh lifetime; the old value stops working at once. Unlike `rotateAuthorizationToken`, the
+ * caller need not be the token itself (a member managing the organization's tokens).
+ */
+export const replaceAuthorizationToken = async (
+  deps: AuthorizationTokenDeps,
+  ctx: Context,
+  caller: Credential,
+  id: string,
+): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
+  const current = await manageableToken(deps, caller, id);
+  const minted = mint(deps, ctx, current.organization_id, current, current.description);
+  const audit = tokenAudit(ctx, auditByOf(ctx, caller), "authorization_token.rotated", current, {
+    replacement_id: minted.token.id,
+  });
+  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now, audit))) throw notFound("Authorization token");
+  await deps.revocations.tokenRevoked(current.token_digest);
+  return minted;
+};

@@ -7,6 +7,7 @@ export {
   createInitialAuthorizationToken,
   findUsableToken,
   listAuthorizationTokens,
+  replaceAuthorizationToken,
   revokeAuthorizationToken,
   rotateAuthorizationToken,
   tokenCredential,

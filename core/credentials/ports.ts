@@ -47,6 +47,8 @@ export interface AuthorizationTokenStore {
     filter: { readOnly: boolean },
   ): Promise<Page<AuthorizationTokenRecord>>;
   findByDigest(digest: string): Promise<AuthorizationTokenRecord | null>;
+  /** One of the organization's tokens, revoked or not. */
+  get(organizationId: string, id: string): Promise<AuthorizationTokenRecord | null>;
   /** Each write records its audit row in its own transaction. */
   insert(token: AuthorizationTokenRecord, audit: AuditRecord): Promise<void>;
   /** Atomically revokes `oldId` (if still unrevoked) and inserts `replacement`; false if it was already revoked. */

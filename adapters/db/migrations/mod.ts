@@ -17,6 +17,7 @@ import { M20261126015EmployeeListKeys } from "./m20261126_015_employee_list_keys
 import { M20261127017BadgeAcceptTokens } from "./m20261127_017_badge_accept_tokens.ts";
 import { M20261127019MailNotify } from "./m20261127_019_mail_notify.ts";
 import { M20261127020Members } from "./m20261127_020_members.ts";
+import { M20261127021Images } from "./m20261127_021_images.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261127_017_badge_accept_tokens", class: M20261127017BadgeAcceptTokens },
   { name: "m20261127_019_mail_notify", class: M20261127019MailNotify },
   { name: "m20261127_020_members", class: M20261127020Members },
+  { name: "m20261127_021_images", class: M20261127021Images },
 ];
