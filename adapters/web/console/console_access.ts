@@ -27,13 +27,13 @@ const ACTION_TEXT: Partial<Record<MemberAction, string>> = {
 export const consoleGate =
   (kit: WebKit, deps: ConsoleDeps) =>
   async (request: FastifyRequest, reply: FastifyReply, action: MemberAction): Promise<ConsoleMember | null> => {
-    const organizationId = uuidParam(request, "org");
     if (!request.earner) {
       // A form cannot be sent again after sign-in: come back to the page it was on.
       const back = request.method === "GET" ? request.url : backPage(request.url);
       void reply.redirect(`/sign_in?next=${encodeURIComponent(back)}`, 303);
       return null;
     }
+    const organizationId = uuidParam(request, "org");
     const member = await deps.membership(request.earner.user.id, organizationId);
     if (!member) {
       if (!(await deps.organizations.get(organizationId))) throw notFound("Organization");
