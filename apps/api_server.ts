@@ -14,13 +14,16 @@ import { accessTokenKeys, loadServerKeys, nodeSecretBox, uuidv7 } from "../adapt
 import {
   type Database,
   isDatabaseUnavailable,
+  postgresAuditLog,
   postgresAuthorizationTokenStore,
   postgresConnectionStore,
   postgresConnectStore,
   postgresEarnerStore,
   postgresEmployeeStore,
+  postgresImageStore,
   postgresInvitationStore,
   postgresMailOutbox,
+  postgresMemberStore,
   postgresOAuthApplicationStore,
   postgresOrganizationStore,
   postgresRateCounter,
@@ -30,7 +33,7 @@ import {
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
-import { webPlugin } from "../adapters/web/mod.ts";
+import { consoleMembers, webPlugin } from "../adapters/web/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
@@ -132,6 +135,8 @@ export const buildApiServer = async (
   const mailOutbox = postgresMailOutbox(db);
   const registry = metrics ?? metricsRegistry();
   if (!metrics) registerDatabaseFigures(registry, db);
+  // One budget for every invitation mail of an organization: employees and members alike.
+  const invitationBudget = { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() };
   const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
   const deps = {
     baseUrl: config.baseUrl,
@@ -159,11 +164,12 @@ export const buildApiServer = async (
         outbox: mailOutbox,
         newId: uuidv7,
         publicUrl: config.publicUrl,
-        budget: { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() },
+        budget: invitationBudget,
         ...postgresInvitationStore(db),
       },
       externalBadges: externalBadges.deps.store,
     },
+    members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl, budget: invitationBudget },
     connect: {
       store: connectStore,
       s256: (verifier: string) => createHash("sha256").update(verifier, "ascii").digest("base64url"),
@@ -204,6 +210,24 @@ export const buildApiServer = async (
       authPath: new URL(config.authUrl).pathname.replace(/\/$/, ""),
       application: (clientId) => authenticator.application(clientId),
       organizationName: async (id) => (await organizations.get(id))?.name ?? null,
+    },
+    console: {
+      ...consoleMembers(postgresMemberStore(db), organizations),
+      members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
+      audit: postgresAuditLog(db),
+      signup: config.organizationSignup,
+      images: {
+        store: postgresImageStore(db),
+        sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
+      },
+      onOrganizationChanged: (id: string) => badgeWiring.badges.hosted.invalidate("issuer", id),
+      organizations,
+      apps,
+      tokens,
+      secrets,
+      revocations,
+      newId,
+      webhooks: deps.webhooks,
     },
   });
   const app = await buildRestApp(

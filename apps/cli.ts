@@ -5,6 +5,7 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../adapters/trpc/mod.ts";
 import { BADGE_HANDLERS, BADGE_OPTIONS, BADGE_USAGE } from "./cli_badges.ts";
 import { EMPLOYEE_HANDLERS, EMPLOYEE_OPTIONS, EMPLOYEE_USAGE } from "./cli_employees.ts";
+import { MEMBER_HANDLERS, MEMBER_OPTIONS, MEMBER_USAGE } from "./cli_members.ts";
 import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
 import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_workforce.ts";
 
@@ -15,8 +16,9 @@ import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_wo
  */
 const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
 
-  organizations create --name <name> --email <contact e-mail> [--description <text>] [--website-url <url>]
+  organizations create --name <name> --email <contact e-mail> [--owner-email <first owner>] [--description <text>] [--website-url <url>]
   organizations list [--page <n>]
+${MEMBER_USAGE}
 ${BADGE_USAGE}
 ${WEBHOOK_USAGE}
 ${WORKFORCE_USAGE}
@@ -66,11 +68,15 @@ const HANDLERS: Record<string, Handler> = {
       email: o.email,
       ...(typeof o.description === "string" ? { description: o.description } : {}),
       ...(typeof o["website-url"] === "string" ? { website_url: o["website-url"] } : {}),
+      ...(typeof o["owner-email"] === "string" ? { owner_email: o["owner-email"] } : {}),
     });
     const t = result.authorization_token;
+    const owner = result.owner_invitation
+      ? `\nOwner invitation mailed to ${result.owner_invitation.email} (expires ${result.owner_invitation.expires_at}).`
+      : "";
     return {
       json: result,
-      text: `Organization ${result.organization.name} (${result.organization.id})\nAuthorization token (read, write, delete; expires ${t.expires_at}):\n  ${t.token}\nUse it as the HTTP Basic username with an empty password.`,
+      text: `Organization ${result.organization.name} (${result.organization.id})\nAuthorization token (read, write, delete; expires ${t.expires_at}):\n  ${t.token}\nUse it as the HTTP Basic username with an empty password.${owner}`,
     };
   },
   "organizations list": async (client, o) => {
@@ -81,6 +87,7 @@ const HANDLERS: Record<string, Handler> = {
   ...WEBHOOK_HANDLERS,
   ...WORKFORCE_HANDLERS,
   ...EMPLOYEE_HANDLERS,
+  ...MEMBER_HANDLERS,
 };
 
 const OPTIONS = {
@@ -90,11 +97,13 @@ const OPTIONS = {
   description: { type: "string" },
   email: { type: "string" },
   "website-url": { type: "string" },
+  "owner-email": { type: "string" },
   page: { type: "string" },
   ...BADGE_OPTIONS,
   ...WEBHOOK_OPTIONS,
   ...WORKFORCE_OPTIONS,
   ...EMPLOYEE_OPTIONS,
+  ...MEMBER_OPTIONS,
 } as const;
 
 export const main = async (

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { OrganizationSignup } from "../core/members/mod.ts";
 import { type LimitsConfig, readLimitsConfig } from "./limits_config.ts";
 import { readWebhookConfig, type WebhookConfig } from "./webhook_config.ts";
 
@@ -28,8 +29,10 @@ export interface Config {
   mailFrom: string;
   /** The contact e-mail given at start-up to organizations that have none (ISSUER_DEFAULT_EMAIL). */
   issuerDefaultEmail: string | undefined;
-  /** Employee invitation e-mails an organization may send per hour (per API process). */
+  /** Invitation e-mails (employees and members) an organization may send per hour (per API process). */
   invitationsPerHour: number;
+  /** ORGANIZATION_SIGNUP: `open` lets a signed-in account create an organization and own it; `closed` (default) leaves it to the operator. */
+  organizationSignup: OrganizationSignup;
   /** The mail outbox's sender: MAIL_POLL_INTERVAL_MS (1000), MAIL_RETRY_BASE_MS (30000, doubling). */
   mail: { pollIntervalMs: number; retryBaseMs: number };
   /** Webhook delivery: WEBHOOK_* variables. */
@@ -43,6 +46,12 @@ const positive = (value: string | undefined, fallback: number, name: string): nu
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${value}`);
   return n;
+};
+
+const organizationSignupOf = (value: string | undefined): OrganizationSignup => {
+  if (value === undefined || value === "" || value === "closed") return "closed";
+  if (value === "open") return "open";
+  throw new Error(`ORGANIZATION_SIGNUP must be open or closed, not ${value}`);
 };
 
 const trimSlash = (s: string): string => s.replace(/\/+$/, "");
@@ -93,6 +102,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     mailFrom: env.MAIL_FROM || "Laurel <no-reply@localhost>",
     issuerDefaultEmail: env.ISSUER_DEFAULT_EMAIL || undefined,
     invitationsPerHour,
+    organizationSignup: organizationSignupOf(env.ORGANIZATION_SIGNUP),
     mail: {
       pollIntervalMs: positive(env.MAIL_POLL_INTERVAL_MS, 1000, "MAIL_POLL_INTERVAL_MS"),
       retryBaseMs: positive(env.MAIL_RETRY_BASE_MS, 30_000, "MAIL_RETRY_BASE_MS"),

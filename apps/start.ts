@@ -8,6 +8,7 @@ import { readConfig } from "./config.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
+import { startRetentionJob } from "./retention_wiring.ts";
 import { onShutdown } from "./shutdown.ts";
 import {
   metricsRegistry,
@@ -54,9 +55,11 @@ const server = await orRefuse(
 let pipeline: WebhookPipeline | undefined;
 let mail: MailPipeline | undefined;
 let reverification: { stop(): Promise<void> } | undefined;
+let retention: { stop(): Promise<void> } | undefined;
 if (config.webhooks.inProcessWorkers) {
   mail = await startMailPipeline(config, db, server.app.log, metrics);
   reverification = startExternalReverification(config, db, server.app.log);
+  retention = startRetentionJob(db, server.app.log);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
@@ -75,6 +78,7 @@ onShutdown(async () => {
   await pipeline?.stop();
   await mail?.stop();
   await reverification?.stop();
+  await retention?.stop();
   await server.close();
   await nc.drain();
   await db.close();

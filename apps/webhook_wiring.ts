@@ -191,6 +191,9 @@ export const startWebhookPipeline = async (
         { deliveries, publisher: jetstreamDispatchPublisher(nc), clock, metrics: deps.metrics, log: deps.log },
         {
           intervalMs: overrides.schedulerIntervalMs ?? webhooks.schedulerIntervalMs,
+          // While nothing is due the wait grows to 8 intervals: a retry comes a few seconds late
+          // after a quiet spell (waits are 5 s and up), and an idle process asks rarely.
+          idleMaxMs: 8 * (overrides.schedulerIntervalMs ?? webhooks.schedulerIntervalMs),
           batch: 1_000,
           redispatchAfterMs: 2 * bus.ackWaitMs,
         },

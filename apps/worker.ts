@@ -8,6 +8,7 @@ import { startExternalReverification } from "./external_badge_wiring.ts";
 import { healthOf, serveOperational } from "./health.ts";
 import { loggerOptions, logUncaught } from "./logger.ts";
 import { startMailPipeline } from "./mail_wiring.ts";
+import { startRetentionJob } from "./retention_wiring.ts";
 import { onShutdown } from "./shutdown.ts";
 import { metricsRegistry, pipelineMetrics, registerDatabaseFigures, startWebhookPipeline } from "./webhook_wiring.ts";
 
@@ -43,6 +44,7 @@ const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
 
 const mail = await startMailPipeline(config, db, log, registry);
 const reverification = startExternalReverification(config, db, log);
+const retention = startRetentionJob(db, log);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);
 health.setAccepting(true);
 const metricsServer = config.webhooks.metricsPort
@@ -60,6 +62,7 @@ onShutdown(async () => {
   await pipeline.stop();
   await mail.stop();
   await reverification.stop();
+  await retention.stop();
   metricsServer?.close();
   await nc.drain();
   await db.close();

@@ -4,6 +4,8 @@ export type { MailSender, MailSenderDeps, MailSenderOptions } from "./mail_sende
 export { startMailSender } from "./mail_sender.ts";
 export type { OutboxRelay, OutboxRelayDeps, OutboxRelayOptions } from "./outbox_relay.ts";
 export { DEFAULT_RELAY_OPTIONS, startOutboxRelay } from "./outbox_relay.ts";
+export type { RetentionDeps, RetentionOptions } from "./retention.ts";
+export { startRetention } from "./retention.ts";
 export type { RetryScheduler, RetrySchedulerDeps, RetrySchedulerOptions } from "./retry_scheduler.ts";
 export { startRetryScheduler } from "./retry_scheduler.ts";
 export type { Log, PipelineMetrics } from "./runtime.ts";

@@ -3,6 +3,8 @@
  * one row, execute, transaction, prepared statement, LISTEN, on `pg` and PGlite's public APIs);
  * MikroORM only runs the migrations (adapters/db/database.ts).
  */
+
+export { appendAudit } from "./audit_rows.ts";
 export { isDatabaseUnavailable } from "./connection_errors.ts";
 export type { Database, DatabaseLog } from "./database.ts";
 export { openDatabase } from "./database.ts";
@@ -20,9 +22,11 @@ export { postgresEmployeeStore, postgresInvitationStore } from "./postgres_emplo
 export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
+export { type ImageStore, postgresImageStore } from "./postgres_image_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
+export { postgresAuditLog, postgresMemberStore } from "./postgres_member_store.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";
 export { postgresStatusLists } from "./postgres_status_lists.ts";

@@ -1,4 +1,5 @@
 import type { BadgeTx, IssueLookup } from "../../core/issuing/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
 import {
   BADGE_FROM,
   badgeInsertValues,
@@ -182,5 +183,6 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   insertUser: (user, emailKeys) => insertUser(q, user, emailKeys),
   linkBadges: (userId, emailKeys, now) => linkBadges(q, userId, emailKeys, now),
   appendEvents: (events) => appendEvents(q, events),
+  appendAudit: (entries) => appendAudit(q, entries),
   employment: connectionTx(q),
 });

@@ -8,6 +8,7 @@ import type {
 } from "../../core/credentials/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import type { PageRequest } from "../../core/shared/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { insertRow, type Queryable, toDate, toDateOrNull, toNumber } from "./sql.ts";
 
@@ -16,7 +17,7 @@ import { insertRow, type Queryable, toDate, toDateOrNull, toNumber } from "./sql
  * hottest reads, and entity hydration cost three times the query itself. A page past the end has
  * no row to carry the total, so that case counts separately.
  */
-const page = async <T>(
+export const page = async <T>(
   db: Database,
   sql: { select: string; from: string; where: string; orderBy: string },
   params: unknown[],
@@ -36,7 +37,7 @@ const page = async <T>(
   return { total: toNumber(first.page_total), items: rows.map(toRecord) };
 };
 
-const ORGANIZATION_FIELDS = [
+export const ORGANIZATION_FIELDS = [
   "id",
   "name",
   "description",
@@ -46,8 +47,8 @@ const ORGANIZATION_FIELDS = [
   "created_at",
   "updated_at",
 ];
-const ORGANIZATION_COLUMNS = ORGANIZATION_FIELDS.join(", ");
-const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => ({
+export const ORGANIZATION_COLUMNS = ORGANIZATION_FIELDS.join(", ");
+export const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => ({
   id: r.id as string,
   name: r.name as string,
   description: r.description as string | null,
@@ -194,22 +195,35 @@ export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationSto
     const row = await db.one(`select ${APPLICATION_COLUMNS} from oauth_applications where uid = ?`, [uid]);
     return row ? applicationRecord(row) : null;
   },
-  async insert(app) {
-    const [row] = await insertRow<{ id: unknown }>(db, "oauth_applications", APPLICATION_FIELDS, app, "id");
-    return { ...app, id: toNumber(row?.id) };
-  },
-  async update(app) {
-    await db.run(
-      `update oauth_applications set ${APPLICATION_UPDATED.map((c) => `${c} = ?`).join(", ")}
-       where id = ? and organization_id = ?`,
-      [...APPLICATION_UPDATED.map((c) => (app as unknown as Record<string, unknown>)[c]), app.id, app.organization_id],
-    );
-  },
-  async remove(organizationId, id) {
-    return (
-      (await db.run("delete from oauth_applications where id = ? and organization_id = ?", [id, organizationId])) > 0
-    );
-  },
+  insert: (app, audit) =>
+    db.transaction(async (q) => {
+      const [row] = await insertRow<{ id: unknown }>(q, "oauth_applications", APPLICATION_FIELDS, app, "id");
+      const id = toNumber(row?.id);
+      await appendAudit(q, [audit(id)]);
+      return { ...app, id };
+    }),
+  update: (app, audit) =>
+    db.transaction(async (q) => {
+      await q.run(
+        `update oauth_applications set ${APPLICATION_UPDATED.map((c) => `${c} = ?`).join(", ")}
+         where id = ? and organization_id = ?`,
+        [
+          ...APPLICATION_UPDATED.map((c) => (app as unknown as Record<string, unknown>)[c]),
+          app.id,
+          app.organization_id,
+        ],
+      );
+      await appendAudit(q, [audit]);
+    }),
+  remove: (organizationId, id, audit) =>
+    db.transaction(async (q) => {
+      const removed = await q.run("delete from oauth_applications where id = ? and organization_id = ?", [
+        id,
+        organizationId,
+      ]);
+      if (removed > 0) await appendAudit(q, [audit]);
+      return removed > 0;
+    }),
 });
 
 export const postgresAuthorizationTokenStore = (db: Database): AuthorizationTokenStore => ({
@@ -230,10 +244,19 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
     const row = await db.one(`select ${TOKEN_COLUMNS} from authorization_tokens where token_digest = ?`, [digest]);
     return row ? tokenRecord(row) : null;
   },
-  async insert(token: AuthorizationTokenRecord) {
-    await insertToken(db, token);
+  async get(organizationId, id) {
+    const row = await db.one(
+      `select ${TOKEN_COLUMNS} from authorization_tokens where organization_id = ?::uuid and id = ?::uuid`,
+      [organizationId, id],
+    );
+    return row ? tokenRecord(row) : null;
   },
-  async rotate(oldId, replacement, now) {
+  insert: (token: AuthorizationTokenRecord, audit) =>
+    db.transaction(async (q) => {
+      await insertToken(q, token);
+      await appendAudit(q, [audit]);
+    }),
+  async rotate(oldId, replacement, now, audit) {
     return db.transaction(async (q) => {
       const revoked = await q.run(
         "update authorization_tokens set revoked_at = ? where id = ? and revoked_at is null",
@@ -241,9 +264,21 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
       );
       if (revoked === 0) return false;
       await insertToken(q, replacement);
+      await appendAudit(q, [audit]);
       return true;
     });
   },
+  revoke: (organizationId, id, now, audit) =>
+    db.transaction(async (q) => {
+      const [row] = await q.all<{ token_digest: string }>(
+        `update authorization_tokens set revoked_at = ? where id = ? and organization_id = ? and revoked_at is null
+         returning token_digest`,
+        [now, id, organizationId],
+      );
+      if (!row) return null;
+      await appendAudit(q, [audit]);
+      return row.token_digest;
+    }),
 });
 
 /** Records a credential's use; the caller coalesces these writes. */

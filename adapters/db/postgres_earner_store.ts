@@ -1,4 +1,5 @@
 import type { EarnerAccount, EarnerLink, EarnerSession, EarnerStore, EarnerTx } from "../../core/earners/mod.ts";
+import { ROLES } from "../../core/members/mod.ts";
 import {
   BADGE_FROM,
   badgeViewOf,
@@ -116,6 +117,21 @@ const earnerTx = (q: Queryable): EarnerTx => ({
       [destinationId, sourceId, destinationId],
     );
     await q.run("delete from external_badges where user_id = ?", [sourceId]);
+    // Memberships follow the account; where both were members, the survivor keeps the stronger role
+    // (ROLES is strongest first), so an organization whose owner merged into a viewer keeps its owner.
+    await q.run(
+      `update memberships d set role = s.role, updated_at = ?
+       from memberships s
+       where s.user_id = ? and d.user_id = ? and d.organization_id = s.organization_id
+         and array_position(?::text[], s.role) < array_position(?::text[], d.role)`,
+      [now, sourceId, destinationId, ROLES, ROLES],
+    );
+    await q.run(
+      `update memberships x set user_id = ?, updated_at = ? where x.user_id = ?
+         and not exists (select 1 from memberships y where y.user_id = ? and y.organization_id = x.organization_id)`,
+      [destinationId, now, sourceId, destinationId],
+    );
+    await q.run("delete from memberships where user_id = ?", [sourceId]);
     await q.run("update users set closed_at = ?, merged_into_user_id = ?, updated_at = ? where id = ?", [
       now,
       destinationId,

@@ -14,6 +14,7 @@ import type {
   WebhookSettingsRecord,
   WebhookSettingsStore,
 } from "../../core/webhooks/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { placeholders, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
@@ -124,25 +125,27 @@ export const postgresWebhookSettingsStore = (db: Database): WebhookSettingsStore
       updated_at: toDate(r.updated_at),
     };
   },
-  async save(r) {
-    await db.run(
-      `insert into webhook_settings (organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
+  save: (r, audit) =>
+    db.transaction(async (q) => {
+      await q.run(
+        `insert into webhook_settings (organization_id, webhook_url, event_types, secret_sealed, previous_secret_sealed,
          previous_secret_expires_at, updated_at)
        values (?::uuid, ?, ?::jsonb, ?, ?, ?, ?)
        on conflict (organization_id) do update set webhook_url = excluded.webhook_url, event_types = excluded.event_types,
          secret_sealed = excluded.secret_sealed, previous_secret_sealed = excluded.previous_secret_sealed,
          previous_secret_expires_at = excluded.previous_secret_expires_at, updated_at = excluded.updated_at`,
-      [
-        r.organization_id,
-        r.webhook_url,
-        JSON.stringify(r.event_types),
-        r.secret_sealed,
-        r.previous_secret_sealed,
-        r.previous_secret_expires_at,
-        r.updated_at,
-      ],
-    );
-  },
+        [
+          r.organization_id,
+          r.webhook_url,
+          JSON.stringify(r.event_types),
+          r.secret_sealed,
+          r.previous_secret_sealed,
+          r.previous_secret_expires_at,
+          r.updated_at,
+        ],
+      );
+      await appendAudit(q, [audit]);
+    }),
 });
 
 /** Settings and the data-services condition of a delivery in one round trip. */
@@ -480,6 +483,35 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
        from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
        where ${where.join(" and ")} order by a.started_at desc, a.attempt_number desc limit ?::int`,
       [...params, limit],
+    );
+    return rows.map(attemptRecord);
+  },
+  async listAfter(organizationId, after, limit) {
+    // The cursor is a delivery id; its own (created_at, id) is the bound, so no timestamp is
+    // rounded through JavaScript on the way. The (organization_id, created_at desc, id desc) index
+    // serves both the first page and every later one.
+    const rows = await db.all<DeliveryRow>(
+      after === null
+        ? `select ${DELIVERY_COLUMNS} from webhook_deliveries d where d.organization_id = ?::uuid
+           order by d.created_at desc, d.id desc limit ?::int`
+        : `select ${DELIVERY_COLUMNS} from webhook_deliveries d
+           where d.organization_id = ?::uuid
+             and (d.created_at, d.id) < (select c.created_at, c.id from webhook_deliveries c
+                                         where c.id = ?::uuid and c.organization_id = ?::uuid)
+           order by d.created_at desc, d.id desc limit ?::int`,
+      after === null ? [organizationId, limit] : [organizationId, after, organizationId, limit],
+    );
+    return rows.map(deliveryRecord);
+  },
+  async attemptsOf(organizationId, deliveryIds) {
+    if (deliveryIds.length === 0) return [];
+    const rows = await db.all<AttemptRow>(
+      `select a.id, a.delivery_id, a.attempt_number, a.started_at, a.duration_ms, a.status_code, a.error,
+         a.response_excerpt, a.outcome
+       from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+       where d.organization_id = ?::uuid and a.delivery_id in (${placeholders(deliveryIds.length, "?::uuid")})
+       order by a.started_at desc, a.attempt_number desc`,
+      [organizationId, ...deliveryIds],
     );
     return rows.map(attemptRecord);
   },

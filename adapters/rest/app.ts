@@ -25,7 +25,9 @@ import { badgeRoutes } from "./routes/badges.ts";
 import { connectMetadataRoutes } from "./routes/connect_metadata.ts";
 import { employeeRoutes } from "./routes/employees.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { invitationRoutes } from "./routes/invitations.ts";
 import { meRoutes } from "./routes/me.ts";
+import { membershipRoutes } from "./routes/memberships.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
 import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { operationalRoutes } from "./routes/operational.ts";
@@ -329,6 +331,8 @@ export const buildRestApp = async (
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(employeeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(membershipRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(invitationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   if (deps.connect) await app.register(meRoutes(deps, deps.connect, apiBase.origin), { prefix: apiPrefix });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());

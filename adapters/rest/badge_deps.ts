@@ -1,3 +1,5 @@
+import type { FastifyRequest } from "fastify";
+import { byCredential } from "../../core/audit/mod.ts";
 import type { IssuingContext, IssuingDeps } from "../../core/issuing/mod.ts";
 import type { StatusListStore } from "../../core/obi/mod.ts";
 import type { HostedRecordCache } from "./obi/mod.ts";
@@ -27,9 +29,14 @@ export interface BadgeRestDeps {
   sha256Hex(input: string): string;
 }
 
-export const issuingContext = (deps: { clock: () => Date; badges: BadgeRestDeps }): IssuingContext => ({
+/** With the request, its credential and client address are who the audit log names. */
+export const issuingContext = (
+  deps: { clock: () => Date; badges: BadgeRestDeps },
+  request?: FastifyRequest,
+): IssuingContext => ({
   now: deps.clock(),
   newId: deps.badges.newId,
   newEventId: deps.badges.newEventId,
   newSalt: deps.badges.newSalt,
+  ...(request?.auth ? { by: byCredential(request.auth.credential, request.ip) } : {}),
 });

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { byCredential } from "../../core/audit/mod.ts";
 import type { ConnectStore } from "../../core/connect/mod.ts";
 import type {
   AccessTokenClaims,
@@ -12,6 +13,7 @@ import type {
 } from "../../core/credentials/mod.ts";
 import type { EarnerStore } from "../../core/earners/mod.ts";
 import type { EventStore } from "../../core/events/mod.ts";
+import type { MemberDeps } from "../../core/members/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
@@ -45,6 +47,8 @@ export interface RestDeps {
   events: EventStore;
   /** Employee records and their invitations. */
   employees: EmployeeRestDeps;
+  /** Memberships and invitations of the organization's people. */
+  members: MemberDeps;
   /** Earners' grants to applications (authorization code flow, the user API); absent: not offered. */
   connect?: ConnectRestDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */
@@ -65,6 +69,12 @@ export interface RestDeps {
 export const contextOf = (deps: Pick<RestDeps, "clock" | "newId">): Context => ({
   now: deps.clock(),
   newId: deps.newId,
+});
+
+/** The context of an authenticated request: its credential and client address are who the audit log names. */
+export const requestContext = (deps: Pick<RestDeps, "clock" | "newId">, request: FastifyRequest): Context => ({
+  ...contextOf(deps),
+  ...(request.auth ? { by: byCredential(request.auth.credential, request.ip) } : {}),
 });
 
 export const urlsOf = (deps: Pick<RestDeps, "baseUrl">): Urls => ({ api: deps.baseUrl });

@@ -1,5 +1,6 @@
 import { router } from "./context.ts";
 import { earnerBadgesRouter, usersRouter } from "./earners_router.ts";
+import { membersRouter } from "./members_router.ts";
 import { organizationsRouter } from "./organizations_router.ts";
 import { oauthApplicationsRouter, webhooksRouter } from "./webhooks_router.ts";
 import { workforceRouter } from "./workforce_router.ts";
@@ -7,6 +8,7 @@ import { workforceRouter } from "./workforce_router.ts";
 /** All internal procedures; internal tools import `AppRouter` for their client types. */
 export const appRouter = router({
   organizations: organizationsRouter,
+  members: membersRouter,
   users: usersRouter,
   badges: earnerBadgesRouter,
   webhooks: webhooksRouter,

@@ -9,6 +9,7 @@ import type {
 } from "../../core/credentials/mod.ts";
 import { type CoreErrorCode, isCoreError } from "../../core/errors/mod.ts";
 import type { IssuingDeps } from "../../core/issuing/mod.ts";
+import type { MemberDeps } from "../../core/members/mod.ts";
 import type { EmployeeStore, WorkforceDeps } from "../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "./webhooks_router.ts";
 
@@ -24,6 +25,8 @@ export interface TrpcDeps {
   revocations: RevocationBroadcast;
   /** Earners and their badges: the issuing ports and the event id source (UUIDv7). */
   badges: { issuing: IssuingDeps; newEventId: () => string; newSalt: () => string };
+  /** Memberships and invitations. */
+  members: MemberDeps;
   /** Webhook settings, deliveries and redeliveries. */
   webhooks: WebhookAdminDeps;
   /** Workforce authorization, employment events and employee records (the CLI's import). */

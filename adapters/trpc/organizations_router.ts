@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { authorizationTokenJson, createInitialAuthorizationToken } from "../../core/credentials/mod.ts";
-import { CreateOrganizationInput, newOrganization, organizationJson } from "../../core/organizations/mod.ts";
+import { createOrganizationByOperator, invitationJson } from "../../core/members/mod.ts";
+import { CreateOrganizationInput, organizationJson } from "../../core/organizations/mod.ts";
 import { pageMetadata, pageRequest } from "../../core/shared/mod.ts";
 import { adminProcedure, router } from "./context.ts";
 import { standard } from "./standard_schema.ts";
@@ -10,13 +11,27 @@ const ListInput = Type.Object(
   { additionalProperties: false },
 );
 
+const CreateInput = Type.Object(
+  {
+    ...CreateOrganizationInput.properties,
+    /** The first owner: an invitation to this address goes out with the organization. */
+    owner_email: Type.Optional(Type.String({ format: "email", maxLength: 320 })),
+  },
+  { additionalProperties: false },
+);
+
 export const organizationsRouter = router({
-  /** Creates an organization and its first authorization token (read, write and delete). */
-  create: adminProcedure.input(standard(CreateOrganizationInput)).mutation(async ({ ctx, input }) => {
+  /** Creates an organization, its first authorization token (read, write and delete) and its first owner's invitation. */
+  create: adminProcedure.input(standard(CreateInput)).mutation(async ({ ctx, input }) => {
     const { deps } = ctx;
     const now = deps.clock();
-    const org = newOrganization(input, deps.newId(), now);
-    await deps.organizations.insert(org);
+    const { owner_email, ...fields } = input;
+    const { organization: org, invitation } = await createOrganizationByOperator(
+      deps.members,
+      { now, newId: deps.newId },
+      fields,
+      owner_email ?? null,
+    );
     const { token, value } = await createInitialAuthorizationToken(
       deps,
       { now, newId: deps.newId },
@@ -27,6 +42,7 @@ export const organizationsRouter = router({
     return {
       organization: organizationJson(org, urls),
       authorization_token: authorizationTokenJson(token, value, org, urls),
+      owner_invitation: invitation ? invitationJson(invitation) : null,
     };
   }),
   list: adminProcedure.input(standard(ListInput)).query(async ({ ctx, input }) => {

@@ -1,4 +1,5 @@
 import { Type } from "typebox";
+import { OPERATOR } from "../../core/audit/mod.ts";
 import { notFound, validationFailed } from "../../core/errors/mod.ts";
 import type { EventStore } from "../../core/events/mod.ts";
 import { pageMetadata, pageRequest } from "../../core/shared/mod.ts";
@@ -85,6 +86,7 @@ export const webhooksRouter = router({
       const { organization_id, ...change } = input;
       const settings = await updateWebhookSettings(settingsDeps(ctx.deps), ctx.deps.clock(), organization_id, change, {
         allowedNetworks: ctx.deps.webhooks.allowedNetworks,
+        audit: { by: OPERATOR, newId: ctx.deps.newId },
       });
       await ctx.deps.webhooks.onSettingsChanged?.(organization_id);
       return settings;
@@ -96,6 +98,7 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) => {
       const secret = await webhookSecret(settingsDeps(ctx.deps), ctx.deps.clock(), input.organization_id, {
         rotate: input.rotate === true,
+        audit: { by: OPERATOR, newId: ctx.deps.newId },
       });
       await ctx.deps.webhooks.onSettingsChanged?.(input.organization_id);
       return secret;
@@ -194,6 +197,7 @@ export const oauthApplicationsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const app = await setDataServices(
         { apps: ctx.deps.apps },
+        { now: ctx.deps.clock(), newId: ctx.deps.newId },
         input.organization_id,
         input.application_id,
         input.enabled,

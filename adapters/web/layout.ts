@@ -32,6 +32,7 @@ const nav = (frame: Frame): VNode =>
   frame.viewer
     ? html`<nav aria-label="Account">
         <a href="/wallet">Wallet</a>
+        <a href="/console">Console</a>
         <a href="/account">Account</a>
         <form method="post" action="/sign_out" class="inline">
           <input type="hidden" name="_csrf" value=${frame.csrf ?? ""} />

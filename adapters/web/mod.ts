@@ -1,3 +1,4 @@
+export { consoleMembers } from "./console/members_port.ts";
 export { renderPage, safeUrl } from "./html.ts";
 export { badgePage } from "./pages/badge_page.ts";
 export { SESSION_COOKIE, webPlugin } from "./plugin.ts";

@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
 import { isCoreError } from "../../core/errors/mod.ts";
 import { errorBody, STATUS_FOR_CODE } from "../rest/mod.ts";
+import { consoleRoutes } from "./console/routes_console.ts";
 import { earnerMail } from "./earner_mail.ts";
 import { employerRoutes } from "./employer_pages.ts";
 import { PAGE_FOR_CODE } from "./errors.ts";
@@ -182,6 +183,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   await app.register(accountRoutes(kit));
   await app.register(employerRoutes(kit));
   if (deps.connect) await app.register(connectRoutes(kit, deps.connect));
+  if (deps.console) await app.register(consoleRoutes(kit, deps.console));
 
   // Any other GET: the common 404 page for browsers, the API's error body for everyone else.
   app.get(CATCH_ALL, (request, reply) => {

@@ -5,6 +5,7 @@ import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/m
 import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
+import type { ConsoleDeps } from "./console/console_deps.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
 import type { PageCache } from "./page_cache.ts";
@@ -29,6 +30,8 @@ export interface WebDeps {
   externalBadges?: ExternalBadgeDeps;
   /** The authorization endpoint and connected applications; absent: not offered. */
   connect?: WebConnectDeps;
+  /** The organization console; absent: not offered. */
+  console?: ConsoleDeps;
   /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */
   onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
 }

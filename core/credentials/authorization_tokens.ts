@@ -1,3 +1,4 @@
+import { type AuditBy, type AuditRecord, auditRecord, OPERATOR } from "../audit/mod.ts";
 import {
   authorizationTokenExpiry,
   type Credential,
@@ -6,9 +7,10 @@ import {
   seesOnlyReadOnlyTokens,
   tokenUsable,
 } from "../auth/mod.ts";
-import { isCoreError, unauthenticated } from "../errors/mod.ts";
+import { isCoreError, notFound, unauthenticated } from "../errors/mod.ts";
 import { type OrganizationRecord, organizationUrl, type Urls } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
+import { auditByOf } from "./oauth_applications.ts";
 import type { AuthorizationTokenStore, Context, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
 import type { AuthorizationTokenRecord } from "./records.ts";
 import type { AuthorizationToken, CreateAuthorizationTokenInput, RotateAuthorizationTokenInput } from "./shapes.ts";
@@ -76,6 +78,48 @@ const mint = (
   };
 };
 
+const tokenAudit = (
+  ctx: Context,
+  by: AuditBy,
+  action: "authorization_token.created" | "authorization_token.rotated" | "authorization_token.revoked",
+  token: AuthorizationTokenRecord,
+  more: Record<string, unknown> = {},
+): AuditRecord =>
+  auditRecord(ctx, by, token.organization_id, action, `authorization_token:${token.id}`, {
+    description: token.description,
+    read_enabled: token.read_enabled,
+    write_enabled: token.write_enabled,
+    delete_enabled: token.delete_enabled,
+    ...more,
+  });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Revokes one of the organization's tokens (the console's Developers section): it stops working
+ * at once, on every process.
+ */
+export const revokeAuthorizationToken = async (
+  deps: AuthorizationTokenDeps,
+  ctx: Context,
+  caller: Credential | null,
+  organizationId: string,
+  tokenId: string,
+): Promise<void> => {
+  if (!UUID.test(tokenId)) throw notFound("Authorization token");
+  if (caller) await manageableToken(deps, { ...caller, organizationId }, tokenId);
+  const audit = auditRecord(
+    ctx,
+    auditByOf(ctx, caller),
+    organizationId,
+    "authorization_token.revoked",
+    `authorization_token:${tokenId}`,
+  );
+  const digest = await deps.tokens.revoke(organizationId, tokenId, ctx.now, audit);
+  if (digest === null) throw notFound("Authorization token");
+  await deps.revocations.tokenRevoked(digest);
+};
+
 /** Creates a token no stronger than its creator (403 otherwise); the creator is unaffected. */
 export const createAuthorizationToken = async (
   deps: Pick<AuthorizationTokenDeps, "tokens" | "secrets">,
@@ -86,7 +130,10 @@ export const createAuthorizationToken = async (
   const flags = newTokenFlags(caller, input);
   if (isCoreError(flags)) throw flags;
   const minted = mint(deps, ctx, caller.organizationId, flags, input.description ?? "");
-  await deps.tokens.insert(minted.token);
+  await deps.tokens.insert(
+    minted.token,
+    tokenAudit(ctx, auditByOf(ctx, caller), "authorization_token.created", minted.token),
+  );
   return minted;
 };
 
@@ -104,7 +151,10 @@ export const createInitialAuthorizationToken = async (
     { read_enabled: true, write_enabled: true, delete_enabled: true },
     description,
   );
-  await deps.tokens.insert(minted.token);
+  await deps.tokens.insert(
+    minted.token,
+    tokenAudit(ctx, ctx.by ?? OPERATOR, "authorization_token.created", minted.token),
+  );
   return minted;
 };
 
@@ -122,7 +172,10 @@ export const rotateAuthorizationToken = async (
   const who = rotationCaller(caller);
   if (isCoreError(who)) throw who;
   const minted = mint(deps, ctx, current.organization_id, current, input.description ?? current.description);
-  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now))) {
+  const audit = tokenAudit(ctx, auditByOf(ctx, caller), "authorization_token.rotated", current, {
+    replacement_id: minted.token.id,
+  });
+  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now, audit))) {
     throw unauthenticated("This authorization token has already been rotated");
   }
   await deps.revocations.tokenRevoked(current.token_digest);
@@ -147,3 +200,38 @@ export const tokenCredential = (token: AuthorizationTokenRecord): Credential => 
   write_enabled: token.write_enabled,
   delete_enabled: token.delete_enabled,
 });
+
+/** One of the caller's organization's live tokens that the caller could have made itself (404 or 403 otherwise). */
+const manageableToken = async (
+  deps: Pick<AuthorizationTokenDeps, "tokens">,
+  caller: Credential,
+  id: string,
+): Promise<AuthorizationTokenRecord> => {
+  const token = await deps.tokens.get(caller.organizationId, id);
+  if (!token || token.revoked_at !== null) throw notFound("Authorization token");
+  // A token stronger than the caller is out of its reach: managing it would be climbing through it.
+  const held = newTokenFlags(caller, token);
+  if (isCoreError(held)) throw held;
+  return token;
+};
+
+/**
+ * Replaces one of the organization's tokens by id with a new value of the same permissions and a
+ * fresh lifetime; the old value stops working at once. Unlike `rotateAuthorizationToken`, the
+ * caller need not be the token itself (a member managing the organization's tokens).
+ */
+export const replaceAuthorizationToken = async (
+  deps: AuthorizationTokenDeps,
+  ctx: Context,
+  caller: Credential,
+  id: string,
+): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
+  const current = await manageableToken(deps, caller, id);
+  const minted = mint(deps, ctx, current.organization_id, current, current.description);
+  const audit = tokenAudit(ctx, auditByOf(ctx, caller), "authorization_token.rotated", current, {
+    replacement_id: minted.token.id,
+  });
+  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now, audit))) throw notFound("Authorization token");
+  await deps.revocations.tokenRevoked(current.token_digest);
+  return minted;
+};

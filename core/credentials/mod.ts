@@ -7,6 +7,8 @@ export {
   createInitialAuthorizationToken,
   findUsableToken,
   listAuthorizationTokens,
+  replaceAuthorizationToken,
+  revokeAuthorizationToken,
   rotateAuthorizationToken,
   tokenCredential,
 } from "./authorization_tokens.ts";
@@ -14,6 +16,7 @@ export type { OAuthApplicationDeps } from "./oauth_applications.ts";
 export {
   applicationCeiling,
   applicationScopes,
+  auditByOf,
   createOAuthApplication,
   deleteOAuthApplication,
   getOAuthApplication,

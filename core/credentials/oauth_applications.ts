@@ -1,3 +1,4 @@
+import { type AuditBy, auditRecord, byCredential, OPERATOR } from "../audit/mod.ts";
 import {
   allowedScopes,
   type Ceiling,
@@ -7,6 +8,7 @@ import {
   formatScopes,
   isScope,
   type Scope,
+  scopesWithinCeiling,
 } from "../auth/mod.ts";
 import { isCoreError, notFound } from "../errors/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
@@ -15,6 +17,10 @@ import type { Context, OAuthApplicationStore, Page, RevocationBroadcast, SecretB
 import type { OAuthApplicationRecord } from "./records.ts";
 import { checkRedirectUris, redirectUriList } from "./redirect_uris.ts";
 import type { CreateOAuthApplicationInput, OAuthApplication, UpdateOAuthApplicationInput } from "./shapes.ts";
+
+/** Who the audit log names for a change: the context's actor, else the calling credential. */
+export const auditByOf = (ctx: Pick<Context, "by">, caller: Credential | null): AuditBy =>
+  ctx.by ?? (caller ? byCredential(caller, null) : OPERATOR);
 
 const scopeList = (stored: string | null): Scope[] | null =>
   stored === null ? null : stored.split(" ").filter(isScope);
@@ -104,27 +110,35 @@ export const createOAuthApplication = async (
   const scopes = checkedScopes(input.scopes, ceiling, creator);
   const redirectUris = checkedRedirectUris(input.redirect_uris) ?? "";
   const secret = deps.secrets.newSecret();
-  const app = await deps.apps.insert({
-    organization_id: org.id,
-    name: input.name.trim(),
-    description: input.description ?? null,
-    uid: deps.secrets.newSecret(),
-    secret_digest: deps.secrets.digest(secret),
-    created_by_id: org.id,
-    created_by_type: "Organization",
-    created_by_name: org.name,
-    data_services_enabled: false,
-    ceiling_read_enabled: ceiling.flags.read_enabled,
-    ceiling_write_enabled: ceiling.flags.write_enabled,
-    ceiling_delete_enabled: ceiling.flags.delete_enabled,
-    ceiling_scopes: ceiling.scopes === null ? null : formatScopes(ceiling.scopes),
-    scopes,
-    redirect_uris: redirectUris,
-    created_at: ctx.now,
-    updated_at: ctx.now,
-    last_used_at: null,
-    last_successfully_used_at: null,
-  });
+  const name = input.name.trim();
+  const app = await deps.apps.insert(
+    {
+      organization_id: org.id,
+      name,
+      description: input.description ?? null,
+      uid: deps.secrets.newSecret(),
+      secret_digest: deps.secrets.digest(secret),
+      created_by_id: org.id,
+      created_by_type: "Organization",
+      created_by_name: org.name,
+      data_services_enabled: false,
+      ceiling_read_enabled: ceiling.flags.read_enabled,
+      ceiling_write_enabled: ceiling.flags.write_enabled,
+      ceiling_delete_enabled: ceiling.flags.delete_enabled,
+      ceiling_scopes: ceiling.scopes === null ? null : formatScopes(ceiling.scopes),
+      scopes,
+      redirect_uris: redirectUris,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+      last_used_at: null,
+      last_successfully_used_at: null,
+    },
+    (id) =>
+      auditRecord(ctx, auditByOf(ctx, creator), org.id, "oauth_application.created", `oauth_application:${id}`, {
+        name,
+        scopes: scopes ?? formatScopes(scopesWithinCeiling(ceiling)),
+      }),
+  );
   return { app, secret };
 };
 
@@ -146,17 +160,41 @@ export const updateOAuthApplication = async (
     description: input.description === undefined ? app.description : input.description,
     updated_at: ctx.now,
   };
-  await deps.apps.update(next);
+  const changed = (["name", "description", "scopes", "redirect_uris"] as const).filter((k) => next[k] !== app[k]);
+  await deps.apps.update(
+    next,
+    auditRecord(
+      ctx,
+      auditByOf(ctx, caller),
+      app.organization_id,
+      "oauth_application.updated",
+      `oauth_application:${app.id}`,
+      {
+        changed,
+        name: next.name,
+      },
+    ),
+  );
   return next;
 };
 
 /** Deleting an application revokes its live access tokens on every API process. */
 export const deleteOAuthApplication = async (
   deps: Pick<OAuthApplicationDeps, "apps" | "revocations">,
+  ctx: Context,
+  caller: Credential | null,
   organizationId: string,
   id: number,
 ): Promise<void> => {
   const app = await getOAuthApplication(deps, organizationId, id);
-  if (!(await deps.apps.remove(organizationId, id))) throw notFound("OAuth application");
+  const audit = auditRecord(
+    ctx,
+    auditByOf(ctx, caller),
+    organizationId,
+    "oauth_application.deleted",
+    `oauth_application:${id}`,
+    { name: app.name },
+  );
+  if (!(await deps.apps.remove(organizationId, id, audit))) throw notFound("OAuth application");
   await deps.revocations.applicationRevoked(app.uid);
 };

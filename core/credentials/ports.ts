@@ -1,3 +1,4 @@
+import type { AuditBy, AuditRecord } from "../audit/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { AuthorizationTokenRecord, OAuthApplicationRecord } from "./records.ts";
@@ -33,9 +34,10 @@ export interface OAuthApplicationStore {
   list(organizationId: string, page: PageRequest): Promise<Page<OAuthApplicationRecord>>;
   get(organizationId: string, id: number): Promise<OAuthApplicationRecord | null>;
   findByUid(uid: string): Promise<OAuthApplicationRecord | null>;
-  insert(app: Omit<OAuthApplicationRecord, "id">): Promise<OAuthApplicationRecord>;
-  update(app: OAuthApplicationRecord): Promise<void>;
-  remove(organizationId: string, id: number): Promise<boolean>;
+  /** Each write records its audit row in its own transaction (`audit` gets the new application's id). */
+  insert(app: Omit<OAuthApplicationRecord, "id">, audit: (id: number) => AuditRecord): Promise<OAuthApplicationRecord>;
+  update(app: OAuthApplicationRecord, audit: AuditRecord): Promise<void>;
+  remove(organizationId: string, id: number, audit: AuditRecord): Promise<boolean>;
 }
 
 export interface AuthorizationTokenStore {
@@ -45,9 +47,14 @@ export interface AuthorizationTokenStore {
     filter: { readOnly: boolean },
   ): Promise<Page<AuthorizationTokenRecord>>;
   findByDigest(digest: string): Promise<AuthorizationTokenRecord | null>;
-  insert(token: AuthorizationTokenRecord): Promise<void>;
+  /** One of the organization's tokens, revoked or not. */
+  get(organizationId: string, id: string): Promise<AuthorizationTokenRecord | null>;
+  /** Each write records its audit row in its own transaction. */
+  insert(token: AuthorizationTokenRecord, audit: AuditRecord): Promise<void>;
   /** Atomically revokes `oldId` (if still unrevoked) and inserts `replacement`; false if it was already revoked. */
-  rotate(oldId: string, replacement: AuthorizationTokenRecord, now: Date): Promise<boolean>;
+  rotate(oldId: string, replacement: AuthorizationTokenRecord, now: Date, audit: AuditRecord): Promise<boolean>;
+  /** Revokes the organization's token `id`; null when there is no such unrevoked token, else its digest. */
+  revoke(organizationId: string, id: string, now: Date, audit: AuditRecord): Promise<string | null>;
 }
 
 /** Claims of an access token. */
@@ -77,4 +84,9 @@ export interface RevocationBroadcast {
 export interface Context {
   now: Date;
   newId: () => string;
+  /**
+   * Who acts and from where, for the audit log: a member in the console, or the request's
+   * credential and client address. Absent, a use case names the credential it was given.
+   */
+  by?: AuditBy;
 }

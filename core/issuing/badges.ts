@@ -1,3 +1,4 @@
+import type { AuditRecord } from "../audit/mod.ts";
 import {
   applyBadgeAction,
   type BadgeAction,
@@ -24,7 +25,7 @@ import { CoreError, forbidden, isCoreError, notFound, validationFailed } from ".
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { followBadgeChange } from "../workforce/mod.ts";
-import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
+import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import { pendingBadgeMail } from "./notifications.ts";
 import type { BadgeTx, BadgeView, Earner, IssueWrites } from "./ports.ts";
 
@@ -212,7 +213,9 @@ const changeBadge = (
   ctx: IssuingContext,
   organizationId: string | null,
   id: string,
-  change: (view: BadgeView) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[] } | CoreError | null,
+  change: (
+    view: BadgeView,
+  ) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[]; audit?: AuditRecord[] } | CoreError | null,
 ): Promise<BadgeView> =>
   deps.store.transaction(async (tx) => {
     const view = await tx.lockBadge(organizationId, id);
@@ -223,6 +226,7 @@ const changeBadge = (
     const next: BadgeView = { ...view, badge: result.badge };
     await tx.updateBadge(result.badge);
     await tx.appendEvents([...result.events(next), ...(await connectedEvents(tx, deps, ctx, view, next))]);
+    if (result.audit) await tx.appendAudit(result.audit);
     await follow(tx, deps, ctx, view, next);
     return next;
   });
@@ -240,7 +244,14 @@ const transition = (
     if (refused) return refused;
     const badge = applyBadgeAction(view.badge, action, ctx.now);
     if (isCoreError(badge)) return badge;
-    return { badge, events: (next) => [badgeEventOf("badge.state.changed", next, deps, ctx)] };
+    const audit =
+      action.type === "revoke"
+        ? auditOf(ctx, view.badge.organization_id, "badge.revoked", `badge:${view.badge.id}`, {
+            reason: action.reason,
+            recipient_email: view.badge.recipient_email,
+          })
+        : [];
+    return { badge, events: (next) => [badgeEventOf("badge.state.changed", next, deps, ctx)], audit };
   });
 
 export const revokeBadge = (
@@ -312,6 +323,12 @@ export const replaceBadge = async (
       replaces_badge_id: old.badge.id,
       mailAllowed,
     });
+    await tx.appendAudit(
+      auditOf(ctx, organizationId, "badge.replaced", `badge:${old.badge.id}`, {
+        replacement_id: newId,
+        recipient_email: old.badge.recipient_email,
+      }),
+    );
     return { replaced, issued };
   });
 };
@@ -330,5 +347,8 @@ export const deleteBadge = (
       badgeEventOf("badge.deleted", view, deps, ctx),
       ...(await connectedEvents(tx, deps, ctx, view, null)),
     ]);
+    await tx.appendAudit(
+      auditOf(ctx, organizationId, "badge.deleted", `badge:${id}`, { recipient_email: view.badge.recipient_email }),
+    );
     await follow(tx, deps, ctx, view, null);
   });

@@ -1,3 +1,4 @@
+import { type AuditAction, type AuditBy, type AuditRecord, auditRecord } from "../audit/mod.ts";
 import type { ShapeUrls } from "../badges/mod.ts";
 import type { EventContext } from "../events/mod.ts";
 import type { MailBudget } from "../mail/mod.ts";
@@ -31,6 +32,12 @@ export interface IssuingContext {
   newId: () => string;
   newEventId: () => string;
   newSalt: () => string;
+  /**
+   * Who acts on the organization's behalf (a credential or a member) and from where: their
+   * template changes and badge revocations, replacements and deletions go to the audit log.
+   * Absent for an earner's own actions, which are no organization's change.
+   */
+  by?: AuditBy;
 }
 
 export const eventContext = (ctx: IssuingContext, organizationId: string): EventContext => ({
@@ -38,3 +45,12 @@ export const eventContext = (ctx: IssuingContext, organizationId: string): Event
   organization_id: organizationId,
   occurred_at: ctx.now,
 });
+
+/** The audit row of an organization's change, when someone acts for the organization; none otherwise. */
+export const auditOf = (
+  ctx: IssuingContext,
+  organizationId: string,
+  action: AuditAction,
+  target: string,
+  details: Record<string, unknown>,
+): AuditRecord[] => (ctx.by ? [auditRecord(ctx, ctx.by, organizationId, action, target, details)] : []);

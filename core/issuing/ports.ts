@@ -1,3 +1,4 @@
+import type { AuditRecord } from "../audit/mod.ts";
 import type {
   BadgeListQuery,
   BadgeRecord,
@@ -79,6 +80,7 @@ export interface BadgeTx extends IssueWrites {
   lockBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
   updateBadge(badge: BadgeRecord): Promise<void>;
   deleteBadge(id: string): Promise<void>;
+  appendAudit(entries: AuditRecord[]): Promise<void>;
   insertTemplate(template: BadgeTemplateRecord): Promise<"inserted" | "slug_taken">;
   lockTemplate(organizationId: string, id: string): Promise<TemplateView | null>;
   updateTemplate(template: BadgeTemplateRecord): Promise<"updated" | "slug_taken">;

@@ -19,7 +19,7 @@ import type { Page } from "../credentials/mod.ts";
 import { type CoreError, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeTemplateEventType, badgeTemplateEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
-import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
+import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import type { TemplateView } from "./ports.ts";
 
 const slugTaken = (): CoreError =>
@@ -58,6 +58,9 @@ export const createTemplate = async (
   await deps.store.transaction(async (tx) => {
     if ((await tx.insertTemplate(template)) === "slug_taken") throw slugTaken();
     await tx.appendEvents([templateEvent(deps, ctx, "badge_template.created", template, owner)]);
+    await tx.appendAudit(
+      auditOf(ctx, owner.id, "badge_template.created", `badge_template:${template.id}`, { name: template.name }),
+    );
   });
   return { template, owner };
 };
@@ -82,6 +85,7 @@ const changeTemplate = (
   ctx: IssuingContext,
   organizationId: string,
   id: string,
+  action: "badge_template.updated" | "badge_template.archived" | "badge_template.unarchived",
   change: (current: BadgeTemplateRecord) => BadgeTemplateRecord | CoreError,
 ): Promise<TemplateView> =>
   deps.store.transaction(async (tx) => {
@@ -102,6 +106,7 @@ const changeTemplate = (
       templateEvent(deps, ctx, "badge_template.changed", next, view.owner),
       ...templateChangeEvents(retemplated, ctx),
     ]);
+    await tx.appendAudit(auditOf(ctx, organizationId, action, `badge_template:${id}`, { name: next.name }));
     return { template: next, owner: view.owner };
   });
 
@@ -114,7 +119,9 @@ export const updateTemplate = (
 ): Promise<TemplateView> => {
   const blank = blankName(body.name);
   if (blank) return Promise.reject(blank);
-  return changeTemplate(deps, ctx, organizationId, id, (t) => applyTemplateUpdate(t, body, ctx.now));
+  return changeTemplate(deps, ctx, organizationId, id, "badge_template.updated", (t) =>
+    applyTemplateUpdate(t, body, ctx.now),
+  );
 };
 
 export const templateAction = (
@@ -124,7 +131,9 @@ export const templateAction = (
   id: string,
   action: Extract<TemplateAction, "archive" | "unarchive">,
 ): Promise<TemplateView> =>
-  changeTemplate(deps, ctx, organizationId, id, (t) => applyTemplateAction(t, action, ctx.now));
+  changeTemplate(deps, ctx, organizationId, id, `badge_template.${action}d`, (t) =>
+    applyTemplateAction(t, action, ctx.now),
+  );
 
 export const deleteTemplate = (
   deps: IssuingDeps,
@@ -139,4 +148,7 @@ export const deleteTemplate = (
     if (refused) throw refused;
     await tx.deleteTemplate(id);
     await tx.appendEvents([templateEvent(deps, ctx, "badge_template.deleted", view.template, view.owner)]);
+    await tx.appendAudit(
+      auditOf(ctx, organizationId, "badge_template.deleted", `badge_template:${id}`, { name: view.template.name }),
+    );
   });

@@ -36,8 +36,15 @@ export {
 } from "./delivery.ts";
 export { DESTINATION_POLICY, type DestinationPolicy, destinationIsFailing, putOffSeconds } from "./destination.ts";
 export { RESPONSE_EXCERPT_BYTES, responseExcerpt } from "./excerpt.ts";
-export type { OperatorDeps } from "./operator.ts";
-export { listAttempts, listDeliveries, redeliverEvent, redeliverFailed } from "./operator.ts";
+export type { DeliveryLogEntry, OperatorDeps } from "./operator.ts";
+export {
+  deliveryLog,
+  listAttempts,
+  listDeliveries,
+  redeliverEvent,
+  redeliverFailed,
+  sendTestEvent,
+} from "./operator.ts";
 export type {
   ClaimedDelivery,
   DeliveryAdminStore,
@@ -103,6 +110,7 @@ export {
   notDeliveredReason,
   parseEventTypeList,
   shouldDeliver,
+  TEST_EVENT_TYPE,
 } from "./subscription.ts";
 export type { WebhookUrlParts } from "./url.ts";
 export {

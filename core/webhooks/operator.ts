@@ -5,7 +5,7 @@ import { webhookAttemptJson, webhookDeliveryJson } from "./attempt.ts";
 import { newDeliveryProgress } from "./delivery.ts";
 import type { DeliveryAdminStore, DeliveryFilter, DeliveryTargets } from "./ports.ts";
 import type { WebhookAttempt, WebhookDelivery } from "./shapes.ts";
-import { type NotDeliveredReason, notDeliveredReason } from "./subscription.ts";
+import { type NotDeliveredReason, notDeliveredReason, TEST_EVENT_TYPE } from "./subscription.ts";
 
 export interface OperatorDeps {
   deliveries: DeliveryAdminStore;
@@ -46,9 +46,14 @@ export const redeliverEvent = async (
   organizationId: string,
   eventId: string,
 ): Promise<WebhookDelivery> => {
-  const event = await deps.events.get(organizationId, eventId);
-  if (!event) throw notFound("Event");
   const latest = await deps.deliveries.latestForEvent(organizationId, eventId);
+  // A test delivery has no event row: its own record names what to post again.
+  const event =
+    (await deps.events.get(organizationId, eventId)) ??
+    (latest?.event_type === TEST_EVENT_TYPE
+      ? { id: latest.event_id, event_type: latest.event_type, occurred_at: latest.occurred_at }
+      : null);
+  if (!event) throw notFound("Event");
   if (latest && (latest.progress.status === "pending" || latest.progress.status === "delivering")) {
     throw validationFailed("A delivery of this event is still under way", [
       { field: "event_id", message: `delivery ${latest.id} is ${latest.progress.status}` },
@@ -98,4 +103,69 @@ export const redeliverFailed = async (
     ctx.newId,
   );
   return { redelivered };
+};
+
+/** One line of the delivery log: the delivery and its attempts, newest first. */
+export interface DeliveryLogEntry {
+  delivery: WebhookDelivery;
+  attempts: WebhookAttempt[];
+}
+
+/**
+ * A keyset page of the organization's delivery log, newest first, after the delivery `after`;
+ * `next` is the cursor of the following page, null on the last. Nothing is counted, so a page
+ * costs the same however many deliveries the organization has.
+ */
+export const deliveryLog = async (
+  deps: Pick<OperatorDeps, "deliveries">,
+  organizationId: string,
+  after: string | null,
+  limit: number,
+): Promise<{ entries: DeliveryLogEntry[]; next: string | null }> => {
+  const rows = await deps.deliveries.listAfter(organizationId, after, limit + 1);
+  const page = rows.slice(0, limit);
+  const attempts = await deps.deliveries.attemptsOf(
+    organizationId,
+    page.map((d) => d.id),
+  );
+  return {
+    entries: page.map((d) => ({
+      delivery: webhookDeliveryJson(d),
+      attempts: attempts.filter((a) => a.delivery_id === d.id).map(webhookAttemptJson),
+    })),
+    next: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
+  };
+};
+
+/**
+ * A test delivery the organization asks for: a delivery of kind `webhook.test` due at once, posted
+ * by the workers like any other (signed, retried, listed in the delivery log). Refused, as a
+ * redelivery is, when the organization would not be posted anything now.
+ */
+export const sendTestEvent = async (
+  deps: Pick<OperatorDeps, "deliveries" | "targets">,
+  ctx: { now: Date; newId: () => string },
+  organizationId: string,
+): Promise<WebhookDelivery> => {
+  const target = await deps.targets.target(organizationId);
+  const reason = notDeliveredReason({
+    webhookUrl: target.webhookUrl,
+    subscribedEventTypes: target.eventTypes,
+    eventType: TEST_EVENT_TYPE,
+    hasDataServicesApplication: target.hasDataServicesApplication,
+  });
+  if (reason)
+    throw validationFailed(`No test sent: ${REASON_TEXT[reason]}`, [{ field: "organization_id", message: reason }]);
+  const eventId = ctx.newId();
+  const record = {
+    id: eventId,
+    event_id: eventId,
+    organization_id: organizationId,
+    event_type: TEST_EVENT_TYPE,
+    occurred_at: ctx.now,
+    created_at: ctx.now,
+    progress: newDeliveryProgress(ctx.now),
+  };
+  await deps.deliveries.insert(record);
+  return webhookDeliveryJson(record);
 };

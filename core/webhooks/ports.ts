@@ -1,3 +1,4 @@
+import type { AuditRecord } from "../audit/mod.ts";
 import type { DueDelivery } from "../messages/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { DeliveryProgress, DeliveryStatus } from "./delivery.ts";
@@ -9,7 +10,8 @@ export type { DueDelivery };
 
 export interface WebhookSettingsStore {
   get(organizationId: string): Promise<WebhookSettingsRecord | null>;
-  save(record: WebhookSettingsRecord): Promise<void>;
+  /** Saves the settings and their audit row in one transaction. */
+  save(record: WebhookSettingsRecord, audit: AuditRecord): Promise<void>;
 }
 
 /** Key material and HMAC, filled by the crypto adapter. */
@@ -134,6 +136,14 @@ export interface DeliveryAdminStore {
     filter: { organizationId: string; eventId?: string | undefined; deliveryId?: string | undefined },
     limit: number,
   ): Promise<WebhookAttemptRecord[]>;
+  /**
+   * Up to `limit` of the organization's deliveries, newest first, after the delivery `after` in that
+   * order (from the newest when null). A keyset page: its cost does not grow with how far back it
+   * reads, and nothing is counted.
+   */
+  listAfter(organizationId: string, after: string | null, limit: number): Promise<WebhookDeliveryRecord[]>;
+  /** The attempts of these deliveries of the organization, newest first. */
+  attemptsOf(organizationId: string, deliveryIds: readonly string[]): Promise<WebhookAttemptRecord[]>;
   latestForEvent(organizationId: string, eventId: string): Promise<WebhookDeliveryRecord | null>;
   insert(record: WebhookDeliveryRecord): Promise<void>;
   /**

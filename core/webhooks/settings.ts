@@ -1,3 +1,4 @@
+import { type AuditBy, auditRecord, OPERATOR } from "../audit/mod.ts";
 import type { OAuthApplicationStore, OrganizationStore, SecretBox } from "../credentials/mod.ts";
 import { type FieldError, notFound, validationFailed } from "../errors/mod.ts";
 import { EVENT_TYPES } from "../events/mod.ts";
@@ -15,6 +16,12 @@ export interface WebhookSettingsDeps {
   settings: WebhookSettingsStore;
   secrets: Pick<SecretBox, "seal" | "open">;
   crypto: Pick<WebhookCrypto, "newKey">;
+}
+
+/** Who changes a setting, for the audit log, and the id source of its row. */
+export interface SettingsAudit {
+  by: AuditBy;
+  newId: () => string;
 }
 
 /** An organization that never set anything: no URL, no kinds, no secret. */
@@ -61,7 +68,7 @@ export const updateWebhookSettings = async (
   now: Date,
   organizationId: string,
   input: WebhookSettingsInput,
-  options: { allowedNetworks: readonly Cidr[] },
+  options: { allowedNetworks: readonly Cidr[]; audit: SettingsAudit },
 ): Promise<WebhookSettings> => {
   const current = await load(deps, organizationId, now);
   const errors: FieldError[] = [];
@@ -82,7 +89,21 @@ export const updateWebhookSettings = async (
     updated_at: now,
   };
   if (next.webhook_url && !next.secret_sealed) next.secret_sealed = deps.secrets.seal(newSecret(deps));
-  await deps.settings.save(next);
+  await deps.settings.save(
+    next,
+    auditRecord(
+      { now, newId: options.audit.newId },
+      options.audit.by,
+      organizationId,
+      "webhook_settings.updated",
+      "webhook_settings",
+      {
+        webhook_url: next.webhook_url,
+        event_types: next.event_types,
+        ...(current.webhook_url !== next.webhook_url ? { previous_webhook_url: current.webhook_url } : {}),
+      },
+    ),
+  );
   return webhookSettingsJson(next);
 };
 
@@ -94,7 +115,7 @@ export const webhookSecret = async (
   deps: WebhookSettingsDeps,
   now: Date,
   organizationId: string,
-  options: { rotate: boolean },
+  options: { rotate: boolean; audit: SettingsAudit },
 ): Promise<WebhookSecret> => {
   let record = await load(deps, organizationId, now);
   const current = record.secret_sealed ? deps.secrets.open(record.secret_sealed) : null;
@@ -107,7 +128,17 @@ export const webhookSecret = async (
       previous_secret_expires_at: rotated.previousExpiresAt,
       updated_at: now,
     };
-    await deps.settings.save(record);
+    await deps.settings.save(
+      record,
+      auditRecord(
+        { now, newId: options.audit.newId },
+        options.audit.by,
+        organizationId,
+        "webhook_secret.rotated",
+        "webhook_settings",
+        { rotated: options.rotate, previous_kept_until: record.previous_secret_expires_at?.toISOString() ?? null },
+      ),
+    );
   }
   const signing = activeSecrets({ ...openSecrets(deps, record), now });
   const [secret, previous] = signing as [string, string | undefined];
@@ -136,12 +167,20 @@ export const openSecrets = (
  */
 export const setDataServices = async (
   deps: { apps: Pick<OAuthApplicationStore, "get" | "update"> },
+  ctx: { now: Date; newId: () => string },
   organizationId: string,
   applicationId: number,
   enabled: boolean,
 ): Promise<DataServicesSetting> => {
   const app = await deps.apps.get(organizationId, applicationId);
   if (!app) throw notFound("OAuth application");
-  if (app.data_services_enabled !== enabled) await deps.apps.update({ ...app, data_services_enabled: enabled });
+  if (app.data_services_enabled !== enabled)
+    await deps.apps.update(
+      { ...app, data_services_enabled: enabled },
+      auditRecord(ctx, OPERATOR, organizationId, "oauth_application.updated", `oauth_application:${app.id}`, {
+        changed: ["data_services_enabled"],
+        data_services_enabled: enabled,
+      }),
+    );
   return { organization_id: organizationId, application_id: app.id, name: app.name, data_services_enabled: enabled };
 };

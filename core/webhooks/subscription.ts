@@ -19,10 +19,19 @@ export interface DeliveryRuleInput {
   hasDataServicesApplication: boolean;
 }
 
+/**
+ * The kind of a test delivery a member asks for from the console. It is none of the recorded event
+ * kinds (nothing happened, so the events feed does not list it), and it is posted whichever kinds
+ * the organization chose: asking for it is the choice.
+ */
+export const TEST_EVENT_TYPE = "webhook.test";
+
 /** Why an event is not posted, or null when it is. The event is recorded and listed either way. */
 export const notDeliveredReason = (r: DeliveryRuleInput): NotDeliveredReason | null => {
   if (!r.webhookUrl) return "no_webhook_url";
-  if (r.subscribedEventTypes !== "all" && !r.subscribedEventTypes.includes(r.eventType)) return "not_subscribed";
+  const chosen =
+    r.eventType === TEST_EVENT_TYPE || r.subscribedEventTypes === "all" || r.subscribedEventTypes.includes(r.eventType);
+  if (!chosen) return "not_subscribed";
   if (!r.hasDataServicesApplication) return "no_data_services";
   return null;
 };

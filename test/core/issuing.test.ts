@@ -1,4 +1,5 @@
 import t from "tap";
+import type { AuditRecord } from "../../core/audit/mod.ts";
 import {
   type BadgeRecord,
   type BadgeTemplateRecord,
@@ -14,6 +15,7 @@ import type { EventRecord } from "../../core/events/mod.ts";
 import {
   type BadgeStore,
   type BadgeTx,
+  deleteBadge,
   type Earner,
   earnerDecision,
   type IssueLookup,
@@ -24,6 +26,7 @@ import {
   notificationKind,
   pendingBadgeMessage,
   replaceBadge,
+  revokeBadge,
   userJson,
 } from "../../core/issuing/mod.ts";
 import type { OutboxMail } from "../../core/mail/mod.ts";
@@ -70,6 +73,7 @@ const fakeStore = (
   const badges = new Map<string, BadgeRecord>();
   const events: EventRecord[] = [];
   const outbox: OutboxMail[] = [];
+  const audits: AuditRecord[] = [];
   const tx: BadgeTx = {
     issueLookup: async () => ({ template, issuer: org, earner: null, hasLiveBadge: false, ...lookup }),
     insertBadge: async (b, _key, _exclusive, written, mails = []) => {
@@ -99,6 +103,9 @@ const fakeStore = (
     connectedHolders: async () => [],
     appendEvents: async (e) => {
       events.push(...e);
+    },
+    appendAudit: async (a) => {
+      audits.push(...a);
     },
     // Nobody is an employee here: no employer follows these badges.
     employment: {
@@ -143,7 +150,7 @@ const fakeStore = (
     urls: { publicBase: "https://laurel.example" },
     acceptTokens: fakeAcceptTokens(),
   };
-  return { deps, badges, events, outbox };
+  return { deps, badges, events, outbox, audits };
 };
 
 const body = {
@@ -308,3 +315,32 @@ t.test("earner accounts: addresses de-duplicated, JSON shape", (t) => {
   });
   t.end();
 });
+
+t.test(
+  "audit: revoke, replace and delete for the organization are recorded; issuing and earners' own actions are not",
+  async (t) => {
+    const { deps, audits } = fakeStore({});
+    const by = { actor: { kind: "authorization_token", id: "tok-1" }, client_address: "192.0.2.3" } as const;
+    const acting = (): IssuingContext => ({ ...ctx(), by });
+    const a = await issueBadge(deps, acting(), org.id, body);
+    const b = await issueBadge(deps, acting(), org.id, { ...body, recipient_email: "b@example.org" });
+    const c = await issueBadge(deps, acting(), org.id, { ...body, recipient_email: "c@example.org" });
+    t.equal(audits.length, 0, "issuing records events, not audit rows");
+    await revokeBadge(deps, acting(), org.id, a.view.badge.id, { reason: "mistake" });
+    await replaceBadge(deps, acting(), org.id, b.view.badge.id, { issued_at: "2024-05-02T00:00:00Z" });
+    await deleteBadge(deps, acting(), org.id, c.view.badge.id);
+    t.same(
+      audits.map((x) => [x.action, x.target, x.actor.id, x.client_address]),
+      [
+        ["badge.revoked", `badge:${a.view.badge.id}`, "tok-1", "192.0.2.3"],
+        ["badge.replaced", `badge:${b.view.badge.id}`, "tok-1", "192.0.2.3"],
+        ["badge.deleted", `badge:${c.view.badge.id}`, "tok-1", "192.0.2.3"],
+      ],
+    );
+    t.equal(audits[0]?.details.reason, "mistake");
+    const quiet = fakeStore({});
+    const d = await issueBadge(quiet.deps, ctx(), org.id, body);
+    await revokeBadge(quiet.deps, ctx(), org.id, d.view.badge.id, { reason: "no actor" });
+    t.equal(quiet.audits.length, 0, "without an actor (an earner's own action) nothing is recorded");
+  },
+);

@@ -135,6 +135,11 @@ t.test("delivery rule: webhook_url x subscription x data services", (t) => {
     [null, "all", "badge.created", true, "no_webhook_url"],
     ["", "all", "badge.created", true, "no_webhook_url"],
     [null, ["badge.deleted"], "badge.created", false, "no_webhook_url"],
+    // A test the organization asks for is posted whichever kinds it chose, on the other conditions.
+    [URL, [], "webhook.test", true, null],
+    [URL, ["badge.created"], "webhook.test", true, null],
+    [URL, [], "webhook.test", false, "no_data_services"],
+    [null, "all", "webhook.test", true, "no_webhook_url"],
   ];
   for (const [webhookUrl, subscribedEventTypes, eventType, hasDataServicesApplication, reason] of cases) {
     const input = { webhookUrl, subscribedEventTypes, eventType, hasDataServicesApplication };

@@ -1,4 +1,5 @@
 import t, { type Test } from "tap";
+import type { AuditRecord } from "../../core/audit/mod.ts";
 import type { OAuthApplicationRecord } from "../../core/credentials/mod.ts";
 import { isCoreError } from "../../core/errors/mod.ts";
 import { type EventRecord, type EventStore, getEvent, listEvents } from "../../core/events/mod.ts";
@@ -33,6 +34,8 @@ const rejects = async (t: Test, p: Promise<unknown>, code: string, field?: strin
   }
 };
 
+const AUDIT = { by: { actor: { kind: "operator", id: null }, client_address: null }, newId: () => "audit-id" } as const;
+
 const fakes = () => {
   const org: OrganizationRecord = {
     id: ORG,
@@ -45,14 +48,19 @@ const fakes = () => {
     updated_at: T0,
   };
   const saved = new Map<string, WebhookSettingsRecord>();
+  const audits: AuditRecord[] = [];
   let keys = 0;
   return {
     saved,
+    audits,
     deps: {
       organizations: { get: async (id: string) => (id === ORG ? org : null) },
       settings: {
         get: async (id: string) => saved.get(id) ?? null,
-        save: async (r: WebhookSettingsRecord) => void saved.set(r.organization_id, r),
+        save: async (r: WebhookSettingsRecord, audit: AuditRecord) => {
+          saved.set(r.organization_id, r);
+          audits.push(audit);
+        },
       },
       // "Sealing" that is visible in the test, so we can see nothing is stored in plaintext.
       secrets: { seal: (s: string) => `sealed(${s})`, open: (s: string) => s.slice(7, -1) },
@@ -63,7 +71,7 @@ const fakes = () => {
 
 t.test("settings: HTTPS only, kinds checked, a secret on the first URL, absent fields kept", async (t) => {
   const { deps, saved } = fakes();
-  const opts = { allowedNetworks: [] };
+  const opts = { allowedNetworks: [], audit: AUDIT };
   t.same(await getWebhookSettings(deps, ORG, T0), { organization_id: ORG, webhook_url: null, event_types: [] });
   await rejects(
     t,
@@ -112,30 +120,45 @@ t.test("settings: HTTPS only, kinds checked, a secret on the first URL, absent f
     { webhook_url: "https://10.1.2.3/" },
     {
       allowedNetworks: [parseCidr("10.0.0.0/8") as NonNullable<ReturnType<typeof parseCidr>>],
+      audit: AUDIT,
     },
   );
   t.equal(allowed.webhook_url, "https://10.1.2.3/", "an allowlisted private address is accepted");
 });
 
 t.test("the signing secret: created once, shown again, rotated with a 24-hour overlap", async (t) => {
-  const { deps, saved } = fakes();
-  const first = await webhookSecret(deps, T0, ORG, { rotate: false });
+  const { deps, saved, audits } = fakes();
+  const first = await webhookSecret(deps, T0, ORG, { rotate: false, audit: AUDIT });
   t.same(first, { secret: `whsec_${"1".repeat(43)}=` });
-  t.same(await webhookSecret(deps, later(5), ORG, { rotate: false }), first, "asking again shows the same one");
-  const rotated = await webhookSecret(deps, later(10), ORG, { rotate: true });
+  t.same(
+    await webhookSecret(deps, later(5), ORG, { rotate: false, audit: AUDIT }),
+    first,
+    "asking again shows the same one",
+  );
+  const rotated = await webhookSecret(deps, later(10), ORG, { rotate: true, audit: AUDIT });
   t.same(rotated, {
     secret: `whsec_${"2".repeat(43)}=`,
     previous_secret: first.secret,
     previous_secret_expires_at: later(10 + 86_400).toISOString(),
   });
   t.same(
-    await webhookSecret(deps, later(10 + 86_400), ORG, { rotate: false }),
+    await webhookSecret(deps, later(10 + 86_400), ORG, { rotate: false, audit: AUDIT }),
     { secret: rotated.secret },
     "the old one is gone after 24 hours",
   );
-  const again = await webhookSecret(deps, later(20), ORG, { rotate: true });
+  const again = await webhookSecret(deps, later(20), ORG, { rotate: true, audit: AUDIT });
   t.equal(again.previous_secret, rotated.secret, "a rotation during the overlap keeps only the latest previous");
   t.notOk(JSON.stringify([...saved.values()]).includes(`"whsec_`), "no secret stored in plaintext");
+  t.same(
+    audits.map((x) => [x.action, x.details.rotated]),
+    [
+      ["webhook_secret.rotated", false],
+      ["webhook_secret.rotated", true],
+      ["webhook_secret.rotated", true],
+    ],
+    "each saved secret change is audited, and no secret is in the audit row",
+  );
+  t.notOk(JSON.stringify(audits).includes("whsec_"));
 });
 
 t.test("data services on an OAuth application", async (t) => {
@@ -148,16 +171,23 @@ t.test("data services on an OAuth application", async (t) => {
       update: async (a: OAuthApplicationRecord) => void apps.set(a.id, a),
     },
   };
-  t.same(await setDataServices(deps, ORG, 7, true), {
+  t.same(await setDataServices(deps, { now: T0, newId: () => "audit-id" }, ORG, 7, true), {
     organization_id: ORG,
     application_id: 7,
     name: "Sync",
     data_services_enabled: true,
   });
   t.equal(apps.get(7)?.data_services_enabled, true);
-  t.equal((await setDataServices(deps, ORG, 7, false)).data_services_enabled, false);
-  await rejects(t, setDataServices(deps, ORG, 8, true), "not_found");
-  await rejects(t, setDataServices(deps, "22222222-2222-4222-8222-222222222222", 7, true), "not_found");
+  t.equal(
+    (await setDataServices(deps, { now: T0, newId: () => "audit-id" }, ORG, 7, false)).data_services_enabled,
+    false,
+  );
+  await rejects(t, setDataServices(deps, { now: T0, newId: () => "audit-id" }, ORG, 8, true), "not_found");
+  await rejects(
+    t,
+    setDataServices(deps, { now: T0, newId: () => "audit-id" }, "22222222-2222-4222-8222-222222222222", 7, true),
+    "not_found",
+  );
 });
 
 const EVENT: EventRecord = {

@@ -90,6 +90,14 @@ const TABLE: Record<string, Row> = {
   [`PUT ${ORG}/employees/:employee_id`]: WRITE,
   [`DELETE ${ORG}/employees/:employee_id`]: DELETE,
   [`GET ${ORG}/employees/:employee_id/external_badges`]: WORKFORCE_READ,
+  [`GET ${ORG}/memberships`]: READ,
+  [`GET ${ORG}/memberships/:membership_id`]: READ,
+  [`PUT ${ORG}/memberships/:membership_id`]: WRITE,
+  [`DELETE ${ORG}/memberships/:membership_id`]: DELETE,
+  [`GET ${ORG}/invitations`]: READ,
+  [`POST ${ORG}/invitations`]: WRITE,
+  [`GET ${ORG}/invitations/:invitation_id`]: READ,
+  [`DELETE ${ORG}/invitations/:invitation_id`]: DELETE,
   [`GET ${ORG}/events`]: READ,
   [`GET ${ORG}/events/:event_id`]: READ,
   "GET /": PUBLIC,
@@ -125,6 +133,40 @@ const TABLE: Record<string, Row> = {
   "POST /account/emails/remove": NOBODY,
   "POST /account/profile": NOBODY,
   "POST /account/merge": NOBODY,
+  /** The organization console: a member's session only (its own table: console_authorization.test.ts). */
+  "GET /console": SESSION,
+  "GET /console/:org": SESSION,
+  "GET /console/:org/audit": SESSION,
+  "GET /console/:org/developers/authorization_tokens": SESSION,
+  "GET /console/:org/developers/oauth_applications": SESSION,
+  "GET /console/:org/developers/oauth_applications/:id": SESSION,
+  "GET /console/:org/developers/webhooks": SESSION,
+  "GET /console/:org/members": SESSION,
+  "GET /console/:org/profile": SESSION,
+  /** An invitation link's page: the link is the key (an unknown one is a plain 404 page). */
+  "GET /console/invitations/:token": PUBLIC,
+  "POST /console/:org/developers/authorization_tokens": NOBODY,
+  "POST /console/:org/developers/authorization_tokens/:id/revoke": NOBODY,
+  "POST /console/:org/developers/authorization_tokens/:id/rotate": NOBODY,
+  "POST /console/:org/developers/oauth_applications": NOBODY,
+  "POST /console/:org/developers/oauth_applications/:id": NOBODY,
+  "POST /console/:org/developers/oauth_applications/:id/delete": NOBODY,
+  "POST /console/:org/developers/webhooks": NOBODY,
+  "POST /console/:org/developers/webhooks/redeliver": NOBODY,
+  "POST /console/:org/developers/webhooks/redeliver_failed": NOBODY,
+  "POST /console/:org/developers/webhooks/secret": NOBODY,
+  "POST /console/:org/developers/webhooks/secret/rotate": NOBODY,
+  "POST /console/:org/developers/webhooks/test": NOBODY,
+  "POST /console/:org/members/:id/remove": NOBODY,
+  "POST /console/:org/members/:id/role": NOBODY,
+  "POST /console/:org/members/invitations": NOBODY,
+  "POST /console/:org/members/invitations/:id/cancel": NOBODY,
+  "POST /console/:org/members/invitations/:id/resend": NOBODY,
+  "POST /console/:org/profile": NOBODY,
+  "POST /console/:org/profile/image": NOBODY,
+  "POST /console/invitations/:token": NOBODY,
+  /** Stored images (issuer and template images), content-addressed. */
+  "GET /images/:name": PUBLIC,
   /** Earners' tokens only: no organization credential reaches them. */
   "GET /v1/me": NOBODY,
   "GET /v1/me/badges": NOBODY,
@@ -287,7 +329,7 @@ t.test("every route x every credential kind", async (t) => {
       path
         .replace(":organization_id", organizationId)
         .replace(":oauth_application_id", "2147483000")
-        .replace(/:(badge_template_id|badge_id|event_id|employee_id|id)\b/, probe)
+        .replace(/:(badge_template_id|badge_id|event_id|employee_id|membership_id|invitation_id|id)\b/, probe)
         .replace(":who", "probe")
         .replace(":grant_id", probe)
         .replace(":thumbprint", "probe")

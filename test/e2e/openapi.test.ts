@@ -5,6 +5,7 @@ import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { badgeScenarios } from "../support/openapi_badge_scenarios.ts";
 import { connectScenarios } from "../support/openapi_connect_scenarios.ts";
 import { employeeScenarios } from "../support/openapi_employee_scenarios.ts";
+import { memberScenarios } from "../support/openapi_member_scenarios.ts";
 
 /**
  * The OpenAPI 3.1 document at /openapi.json names every route the server has, and
@@ -33,7 +34,7 @@ const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch"
 
 /** The earners' web pages (HTML, not API), at the root of PUBLIC_URL. */
 const WEB_PAGES =
-  /^\/(badges|organizations|users|sign_in|sign_out|sign_out_everywhere|wallet|account|assets)(\/|$)|^\*$|^\/\*?$/;
+  /^\/(badges|organizations|users|sign_in|sign_out|sign_out_everywhere|wallet|account|assets|console|images)(\/|$)|^\*$|^\/\*?$/;
 
 /** Routes that are not part of the public API and need not be documented. */
 const undocumented = (path: string): boolean =>
@@ -331,10 +332,12 @@ t.test("real answers validate against the document, for every documented operati
   const badgeOperations = await badgeScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const employeeOperations = await employeeScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const connectOperations = await connectScenarios({ laurel, call, organizationId: a.organization.id, admin });
+  const memberOperations = await memberScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const SCENARIOS: Record<string, Scenario[]> = {
     ...badgeOperations,
     ...connectOperations,
     ...employeeOperations,
+    ...memberOperations,
     "GET /v1/organizations/{organization_id}/events/{event_id}": [
       {
         // The badge scenarios' setup recorded events; fetch the newest by its id.

@@ -2,35 +2,26 @@ import { createHash } from "node:crypto";
 import t from "tap";
 import { apiClient, createTemplate, issueBody, organization } from "../support/badges.ts";
 import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { startLaurel } from "../support/laurel.ts";
+import { laurelWithMailSink } from "../support/smtp_sink.ts";
 
 /**
  * The pending-badge mail's accept link, signed out: only with the mail's token does the page name
  * the recipient, the badge and its issuer. Without it (badge ids are discoverable), or with any
  * other token, the page is the same for every id. Only a keyed digest of the token is stored.
  */
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-});
-t.teardown(async () => {
-  await laurel?.close();
-  await smtp?.close();
-});
+const mailed = laurelWithMailSink(t, (env) => startLaurel({ env }));
 
 const page = async (path: string) => {
-  const res = await fetch(`${laurel.origin}${path}`, { headers: { accept: "text/html" }, redirect: "manual" });
+  const res = await fetch(`${mailed.laurel.origin}${path}`, { headers: { accept: "text/html" }, redirect: "manual" });
   return { status: res.status, text: await res.text(), cacheControl: res.headers.get("cache-control") };
 };
 
 t.test("the accept page names nobody without the mail's token", async (t) => {
-  const org = await organization(laurel, "Hidden Issuer");
-  const template = await createTemplate(laurel, org, { name: "Secret Skill" });
-  const before = smtp.mails.length;
-  const issued = await apiClient(laurel)(
+  const org = await organization(mailed.laurel, "Hidden Issuer");
+  const template = await createTemplate(mailed.laurel, org, { name: "Secret Skill" });
+  const before = mailed.smtp.mails.length;
+  const issued = await apiClient(mailed.laurel)(
     "POST",
     org.badges,
     org.auth,
@@ -53,7 +44,7 @@ t.test("the accept page names nobody without the mail's token", async (t) => {
   const unknown = await page("/badges/0190a0d8-0000-7000-8000-000000000000/accept");
   t.equal(unknown.status, 200);
 
-  const link = await earnerFlows(() => ({ origin: laurel.origin, smtp })).mailedLink(
+  const link = await earnerFlows(() => ({ origin: mailed.laurel.origin, smtp: mailed.smtp })).mailedLink(
     "rita@example.org",
     /https?:\/\/\S+\/badges\/[0-9a-f-]+\/accept\?token=[A-Za-z0-9_-]+/,
     before,
@@ -68,7 +59,7 @@ t.test("the accept page names nobody without the mail's token", async (t) => {
   t.match(withToken.text, /Hidden Issuer sent you the badge “Secret Skill”/);
   t.equal(withToken.cacheControl, "no-store", "and is not kept by caches");
 
-  const [row] = (await laurel.db.all("select accept_token_digest from badges where id = ?", [id])) as {
+  const [row] = (await mailed.laurel.db.all("select accept_token_digest from badges where id = ?", [id])) as {
     accept_token_digest: string | null;
   }[];
   const stored = row?.accept_token_digest ?? "";
@@ -78,6 +69,6 @@ t.test("the accept page names nobody without the mail's token", async (t) => {
   t.not(stored, createHash("sha256").update(token).digest("hex"));
 
   // Once decided, even the mail's link names nobody.
-  await laurel.db.run("update badges set state = 'rejected' where id = ?", [id]);
+  await mailed.laurel.db.run("update badges set state = 'rejected' where id = ?", [id]);
   t.notMatch((await page(`${url.pathname}${url.search}`)).text, /rita@example\.org/, "not pending: nothing personal");
 });

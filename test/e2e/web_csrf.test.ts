@@ -1,8 +1,8 @@
 import t from "tap";
 import { httpEarner } from "../support/earner_http.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { startLaurel } from "../support/laurel.ts";
 import { routesOf } from "../support/routes.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { laurelWithMailSink } from "../support/smtp_sink.ts";
 
 /**
  * Every state-changing route of the app, read from Fastify's route tree, sent four ways: signed in
@@ -49,6 +49,27 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /sign_in/link": FORM(404, 404),
   "POST /sign_out": FORM(303),
   "POST /sign_out_everywhere": FORM(303),
+  // An organization that does not exist: 404 once signed in and the token checked.
+  "POST /console/invitations/:token": FORM(404),
+  "POST /console/:org/profile": FORM(404),
+  "POST /console/:org/profile/image": FORM(404),
+  "POST /console/:org/members/invitations": FORM(404),
+  "POST /console/:org/members/invitations/:id/resend": FORM(404),
+  "POST /console/:org/members/invitations/:id/cancel": FORM(404),
+  "POST /console/:org/members/:id/role": FORM(404),
+  "POST /console/:org/members/:id/remove": FORM(404),
+  "POST /console/:org/developers/oauth_applications": FORM(404),
+  "POST /console/:org/developers/oauth_applications/:id": FORM(404),
+  "POST /console/:org/developers/oauth_applications/:id/delete": FORM(404),
+  "POST /console/:org/developers/authorization_tokens": FORM(404),
+  "POST /console/:org/developers/authorization_tokens/:id/rotate": FORM(404),
+  "POST /console/:org/developers/authorization_tokens/:id/revoke": FORM(404),
+  "POST /console/:org/developers/webhooks": FORM(404),
+  "POST /console/:org/developers/webhooks/secret": FORM(404),
+  "POST /console/:org/developers/webhooks/secret/rotate": FORM(404),
+  "POST /console/:org/developers/webhooks/test": FORM(404),
+  "POST /console/:org/developers/webhooks/redeliver": FORM(404),
+  "POST /console/:org/developers/webhooks/redeliver_failed": FORM(404),
   "POST /oauth/token": API,
   "POST /v1/organizations/:organization_id/oauth_applications": API,
   "PUT /v1/organizations/:organization_id/oauth_applications/:oauth_application_id": API,
@@ -70,25 +91,20 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /v1/organizations/:organization_id/employees/send_invitations": API,
   "PUT /v1/organizations/:organization_id/employees/:employee_id": API,
   "DELETE /v1/organizations/:organization_id/employees/:employee_id": API,
+  "PUT /v1/organizations/:organization_id/memberships/:membership_id": API,
+  "DELETE /v1/organizations/:organization_id/memberships/:membership_id": API,
+  "POST /v1/organizations/:organization_id/invitations": API,
+  "DELETE /v1/organizations/:organization_id/invitations/:invitation_id": API,
 };
 /** Sign-out routes end the session they are sent with: the earner signs in again after them. */
 const ENDS_SESSION = new Set(["POST /sign_out", "POST /sign_out_everywhere"]);
 
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-});
-t.teardown(async () => {
-  await laurel?.close();
-  await smtp?.close();
-});
+const mailed = laurelWithMailSink(t, (env) => startLaurel({ env }));
 
 t.test("every state-changing route with and without the CSRF token, from another site, signed out", async (t) => {
-  const earner = httpEarner(laurel.origin, smtp);
+  const earner = httpEarner(mailed.laurel.origin, mailed.smtp);
   await earner.signIn("csrf@example.org");
-  const routes = routesOf(laurel.server.app.printRoutes({ commonPrefix: false })).filter(
+  const routes = routesOf(mailed.laurel.server.app.printRoutes({ commonPrefix: false })).filter(
     (r) => r.method !== "GET" && r.path !== "/trpc/:path",
   );
   t.ok(routes.length > 30, `state-changing routes read from the app (${routes.length})`);
@@ -100,14 +116,14 @@ t.test("every state-changing route with and without the CSRF token, from another
     const jar = earner.cookies();
     if (c === "signed_out") jar.delete("laurel_session");
     const form = new URLSearchParams(c === "no_token" ? {} : { _csrf: earner.csrfToken() ?? "" });
-    const res = await laurel.server.app.inject({
+    const res = await mailed.laurel.server.app.inject({
       method: "POST",
       url: c === "no_token" ? `${url}?x=/verify_email` : url,
       headers: {
         "content-type": "application/x-www-form-urlencoded",
         ...(c === "cross_site"
           ? { "sec-fetch-site": "cross-site" }
-          : { origin: c === "other_origin" ? "https://elsewhere.example" : laurel.origin }),
+          : { origin: c === "other_origin" ? "https://elsewhere.example" : mailed.laurel.origin }),
         cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
       },
       payload: form.toString(),
@@ -123,7 +139,7 @@ t.test("every state-changing route with and without the CSRF token, from another
       continue;
     }
     if (row === API) continue;
-    const url = path.replace(/:(id|grant_id)\b/, PROBE);
+    const url = path.replace(/:(id|grant_id|org)\b/g, PROBE);
     for (const c of ["no_token", "other_origin", "cross_site", "signed_out", "token"] as const) {
       t.equal(await send(url, c), row[c], `${key}, ${c.replace("_", " ")}`);
     }

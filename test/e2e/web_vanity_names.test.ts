@@ -1,25 +1,16 @@
 import t from "tap";
 import { httpEarner } from "../support/earner_http.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { startLaurel } from "../support/laurel.ts";
+import { laurelWithMailSink } from "../support/smtp_sink.ts";
 
 /**
  * A vanity name never takes the shape of an account id, and `/users/<x>` reads an id-shaped `x`
  * as an id only: no account can answer at another account's id.
  */
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-});
-t.teardown(async () => {
-  await laurel?.close();
-  await smtp?.close();
-});
+const mailed = laurelWithMailSink(t, (env) => startLaurel({ env }));
 
 const idOf = async (email: string): Promise<string> => {
-  const [row] = (await laurel.db.all("select user_id from user_emails where email_key = ?", [email])) as {
+  const [row] = (await mailed.laurel.db.all("select user_id from user_emails where email_key = ?", [email])) as {
     user_id: string;
   }[];
   return row?.user_id as string;
@@ -28,15 +19,15 @@ const idOf = async (email: string): Promise<string> => {
 t.test("a vanity name shaped like an id is refused; ids and names are separate namespaces", async (t) => {
   // An id that starts with a letter fits the name pattern; imported accounts (UUIDv4) may have one.
   const victimId = "c0ffee00-1234-4abc-8def-0123456789ab";
-  await laurel.db.run(
+  await mailed.laurel.db.run(
     `insert into users (id, first_name, last_name, created_at, updated_at, public_profile)
      values (?, 'Vic', 'Tim', now(), now(), true)`,
     [victimId],
   );
-  const visitor = httpEarner(laurel.origin, smtp);
+  const visitor = httpEarner(mailed.laurel.origin, mailed.smtp);
   t.equal((await visitor.get(`/users/${victimId}`)).status, 200, "the victim's profile at their id");
 
-  const attacker = httpEarner(laurel.origin, smtp);
+  const attacker = httpEarner(mailed.laurel.origin, mailed.smtp);
   await attacker.signIn("attacker@example.org");
   await attacker.get("/account");
   for (const name of [victimId, victimId.toUpperCase(), victimId.replaceAll("-", "")]) {
@@ -45,11 +36,15 @@ t.test("a vanity name shaped like an id is refused; ids and names are separate n
       .catch((err: Error) => err.message);
     t.match(answer, /^POST \/account\/profile: 422/, `${name} is refused as a vanity name`);
   }
-  t.equal((await laurel.db.all("select 1 from users where vanity_name is not null")).length, 0, "none was saved");
+  t.equal(
+    (await mailed.laurel.db.all("select 1 from users where vanity_name is not null")).length,
+    0,
+    "none was saved",
+  );
 
   // A name saved before the rule (written here directly) is never reached: an id-shaped path is an id.
   const dashless = "abcdef0123454789abcdef0123456789";
-  await laurel.db.run("update users set public_profile = true, vanity_name = ? where id = ?", [
+  await mailed.laurel.db.run("update users set public_profile = true, vanity_name = ? where id = ?", [
     dashless,
     await idOf("attacker@example.org"),
   ]);

@@ -78,3 +78,23 @@ export const startSmtpSink = async (
       }),
   };
 };
+
+/**
+ * A Laurel sending its mail to an SMTP sink, started before the file's tests and stopped after them:
+ * `mailed.laurel` and `mailed.smtp` are set once the tests run.
+ */
+export const laurelWithMailSink = <L extends { close(): Promise<void> }>(
+  tap: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void },
+  start: (env: Record<string, string>) => Promise<L>,
+) => {
+  const mailed = {} as { laurel: L; smtp: Awaited<ReturnType<typeof startSmtpSink>> };
+  tap.before(async () => {
+    mailed.smtp = await startSmtpSink();
+    mailed.laurel = await start({ SMTP_URL: mailed.smtp.url });
+  });
+  tap.teardown(async () => {
+    await mailed.laurel?.close();
+    await mailed.smtp?.close();
+  });
+  return mailed;
+};

@@ -16,6 +16,8 @@ import { M20261126014ExternalBadges } from "./m20261126_014_external_badges.ts";
 import { M20261126015EmployeeListKeys } from "./m20261126_015_employee_list_keys.ts";
 import { M20261127017BadgeAcceptTokens } from "./m20261127_017_badge_accept_tokens.ts";
 import { M20261127019MailNotify } from "./m20261127_019_mail_notify.ts";
+import { M20261127020Members } from "./m20261127_020_members.ts";
+import { M20261127021Images } from "./m20261127_021_images.ts";
 import { M20261127022StatusLists } from "./m20261127_022_status_lists.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
@@ -37,5 +39,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261126_015_employee_list_keys", class: M20261126015EmployeeListKeys },
   { name: "m20261127_017_badge_accept_tokens", class: M20261127017BadgeAcceptTokens },
   { name: "m20261127_019_mail_notify", class: M20261127019MailNotify },
+  { name: "m20261127_020_members", class: M20261127020Members },
+  { name: "m20261127_021_images", class: M20261127021Images },
   { name: "m20261127_022_status_lists", class: M20261127022StatusLists },
 ];

@@ -11,7 +11,7 @@ import {
 } from "../../../core/credentials/mod.ts";
 import { forbidden, notFound } from "../../../core/errors/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
-import { contextOf, type RestDeps, urlsOf } from "../deps.ts";
+import { type RestDeps, requestContext, urlsOf } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, optionalBody, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
@@ -84,7 +84,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
       const org = await organization(caller.organizationId);
       const { token, value } = await createAuthorizationToken(
         deps,
-        contextOf(deps),
+        requestContext(deps, request),
         caller,
         (request.body ?? {}) as CreateAuthorizationTokenInput,
       );
@@ -110,7 +110,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
       const org = await organization(auth.credential.organizationId);
       const { token, value } = await rotateAuthorizationToken(
         deps,
-        contextOf(deps),
+        requestContext(deps, request),
         auth.credential,
         auth.token,
         (request.body ?? {}) as RotateAuthorizationTokenInput,

@@ -61,7 +61,12 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       const { organization_id } = request.params as { organization_id: string };
       const owner = await deps.organizations.get(organization_id);
       if (!owner) throw notFound("Organization");
-      const view = await createTemplate(issuing, issuingContext(deps), owner, request.body as TemplateCreateBody);
+      const view = await createTemplate(
+        issuing,
+        issuingContext(deps, request),
+        owner,
+        request.body as TemplateCreateBody,
+      );
       reply
         .code(201)
         .header("location", `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`);
@@ -125,7 +130,9 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       const p = ids(request);
       const body = (request.body ?? {}) as TemplateUpdateBody;
       return one(
-        json(await updateTemplate(issuing, issuingContext(deps), p.organization_id, p.badge_template_id, body)),
+        json(
+          await updateTemplate(issuing, issuingContext(deps, request), p.organization_id, p.badge_template_id, body),
+        ),
       );
     },
   });
@@ -142,7 +149,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       },
       handler: async (request) => {
         const p = ids(request);
-        const ctx = issuingContext(deps);
+        const ctx = issuingContext(deps, request);
         return one(json(await templateAction(issuing, ctx, p.organization_id, p.badge_template_id, action)));
       },
     });
@@ -159,7 +166,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
     },
     handler: async (request, reply) => {
       const p = ids(request);
-      await deleteTemplate(issuing, issuingContext(deps), p.organization_id, p.badge_template_id);
+      await deleteTemplate(issuing, issuingContext(deps, request), p.organization_id, p.badge_template_id);
       return reply.code(204).send();
     },
   });

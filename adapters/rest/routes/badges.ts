@@ -77,7 +77,12 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     },
     handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
-      const issued = await issueBadge(issuing, issuingContext(deps), organization_id, request.body as BadgeIssueBody);
+      const issued = await issueBadge(
+        issuing,
+        issuingContext(deps, request),
+        organization_id,
+        request.body as BadgeIssueBody,
+      );
       reply.code(201).header("location", location(issued.view));
       return one(json(issued.view));
     },
@@ -103,7 +108,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     handler: async (request, reply) => {
       const { organization_id } = request.params as { organization_id: string };
       const items = (request.body as BadgeBatchEnvelope).badges;
-      const results = await issueBatch(issuing, issuingContext(deps), organization_id, items);
+      const results = await issueBatch(issuing, issuingContext(deps, request), organization_id, items);
       const issued = results.filter((r) => r.ok);
       if (issued.length === 0) {
         throw validationFailed(
@@ -182,7 +187,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     handler: async (request) => {
       const p = ids(request);
       const body = request.body as BadgeRevokeBody;
-      return one(json(await revokeBadge(issuing, issuingContext(deps), p.organization_id, p.badge_id, body)));
+      return one(json(await revokeBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id, body)));
     },
   });
 
@@ -199,7 +204,13 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     handler: async (request, reply) => {
       const p = ids(request);
       const body = request.body as BadgeReplaceBody;
-      const { issued } = await replaceBadge(issuing, issuingContext(deps), p.organization_id, p.badge_id, body);
+      const { issued } = await replaceBadge(
+        issuing,
+        issuingContext(deps, request),
+        p.organization_id,
+        p.badge_id,
+        body,
+      );
       reply.code(201).header("location", location(issued.view));
       return one(json(issued.view));
     },
@@ -216,7 +227,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     },
     handler: async (request, reply) => {
       const p = ids(request);
-      await deleteBadge(issuing, issuingContext(deps), p.organization_id, p.badge_id);
+      await deleteBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id);
       return reply.code(204).send();
     },
   });

@@ -13,7 +13,7 @@ import {
 } from "../../../core/credentials/mod.ts";
 import { notFound } from "../../../core/errors/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
-import { contextOf, type RestDeps } from "../deps.ts";
+import { type RestDeps, requestContext } from "../deps.ts";
 import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
@@ -89,7 +89,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       if (!org) throw notFound("Organization");
       const { app: created, secret } = await createOAuthApplication(
         deps,
-        contextOf(deps),
+        requestContext(deps, request),
         org,
         callerOf(request).credential,
         request.body as CreateOAuthApplicationInput,
@@ -115,7 +115,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       const p = request.params as { organization_id: string; oauth_application_id: number };
       const updated = await updateOAuthApplication(
         deps,
-        contextOf(deps),
+        requestContext(deps, request),
         callerOf(request).credential,
         p.oauth_application_id,
         (request.body ?? {}) as UpdateOAuthApplicationInput,
@@ -135,7 +135,13 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
     },
     handler: async (request, reply) => {
       const p = request.params as { organization_id: string; oauth_application_id: number };
-      await deleteOAuthApplication(deps, p.organization_id, p.oauth_application_id);
+      await deleteOAuthApplication(
+        deps,
+        requestContext(deps, request),
+        callerOf(request).credential,
+        p.organization_id,
+        p.oauth_application_id,
+      );
       return reply.code(204).send();
     },
   });

@@ -1,0 +1,128 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import {
+  changeRole,
+  getMember,
+  listMembers,
+  type MemberActor,
+  Membership,
+  membershipJson,
+  removeMember,
+  UpdateMembershipInput,
+} from "../../../core/members/mod.ts";
+import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { contextOf, type RestDeps } from "../deps.ts";
+import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
+import { ErrorBody } from "../errors.ts";
+import { callerOf, guard } from "../guard.ts";
+
+const MembershipParams = Type.Object({
+  organization_id: Type.String({ format: "uuid" }),
+  membership_id: Type.String({ format: "uuid" }),
+});
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+const tags = ["Memberships"];
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+
+/** The credential of the request, acting as its organization (not as a member). */
+export const requestActor = (request: Parameters<typeof callerOf>[0]): MemberActor => ({
+  kind: "credential",
+  credential: callerOf(request).credential,
+});
+
+/**
+ * The organization's members (Laurel accounts with a role), scope `memberships`. A credential may
+ * change and remove members but not owners: ownership changes need an owner in the console.
+ */
+export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+  const onRequest = guard(deps.authenticator, deps.clock, "memberships");
+  const base = "/organizations/:organization_id/memberships";
+
+  app.get(base, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "List the organization's members and their roles",
+      params: OrganizationParams,
+      querystring: PageQuery,
+      response: { 200: Many(Membership), ...errors },
+    },
+    handler: async (request) => {
+      const { organization_id } = request.params as { organization_id: string };
+      const req = pageRequest((request.query as { page?: number }).page);
+      const page = await listMembers(deps.members, requestActor(request), organization_id, req);
+      return many(
+        page.items.map(membershipJson),
+        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+      );
+    },
+  });
+
+  app.get(`${base}/:membership_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Get a membership",
+      params: MembershipParams,
+      response: { 200: One(Membership), ...errors },
+    },
+    handler: async (request) => {
+      const p = request.params as { organization_id: string; membership_id: string };
+      return one(
+        membershipJson(await getMember(deps.members, requestActor(request), p.organization_id, p.membership_id)),
+      );
+    },
+  });
+
+  app.put(`${base}/:membership_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Change a member's role (not to or from owner; the last owner stays)",
+      params: MembershipParams,
+      body: UpdateMembershipInput,
+      response: { 200: One(Membership), ...errors, 413: ErrorBody, 415: ErrorBody },
+    },
+    handler: async (request) => {
+      const p = request.params as { organization_id: string; membership_id: string };
+      const body = request.body as UpdateMembershipInput;
+      const updated = await changeRole(
+        deps.members,
+        contextOf(deps),
+        requestActor(request),
+        request.ip,
+        p.organization_id,
+        p.membership_id,
+        body.role,
+      );
+      return one(membershipJson(updated));
+    },
+  });
+
+  app.delete(`${base}/:membership_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "Remove a member from the organization (not an owner)",
+      params: MembershipParams,
+      response: { 204: Type.Null(), ...errors },
+    },
+    handler: async (request, reply) => {
+      const p = request.params as { organization_id: string; membership_id: string };
+      await removeMember(
+        deps.members,
+        contextOf(deps),
+        requestActor(request),
+        request.ip,
+        p.organization_id,
+        p.membership_id,
+      );
+      return reply.code(204).send();
+    },
+  });
+};

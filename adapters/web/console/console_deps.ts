@@ -1,0 +1,72 @@
+import type { AuditBy, AuditLog } from "../../../core/audit/mod.ts";
+import type { Credential } from "../../../core/auth/mod.ts";
+import type {
+  AuthorizationTokenStore,
+  OAuthApplicationStore,
+  OrganizationStore,
+  RevocationBroadcast,
+  SecretBox,
+} from "../../../core/credentials/mod.ts";
+import type { EventStore } from "../../../core/events/mod.ts";
+import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
+import type {
+  Cidr,
+  DeliveryAdminStore,
+  DeliveryTargets,
+  WebhookCrypto,
+  WebhookSettingsStore,
+} from "../../../core/webhooks/mod.ts";
+
+/** The signed-in account's place in one organization, as core's membership rules see it. */
+export interface ConsoleMember {
+  organizationId: string;
+  organizationName: string;
+  role: Role;
+  /** The credential the member acts with in credential use cases: their role's ceiling. */
+  credential: Credential;
+  allowed(action: MemberAction): boolean;
+  /** Who the member use cases see acting. */
+  actor: MemberActor;
+  /** Who the audit log names for a change the member makes from `clientAddress`. */
+  by(clientAddress: string | null): AuditBy;
+}
+
+/** What the app hands the console pages: the same stores and use-case parts REST and tRPC use. */
+export interface ConsoleDeps {
+  /** The account's membership of the organization, or null. */
+  membership(accountId: string, organizationId: string): Promise<ConsoleMember | null>;
+  /** The organizations the account belongs to, with its role in each. */
+  organizationsOf(accountId: string): Promise<Array<{ id: string; name: string; role: Role }>>;
+  organizations: Pick<OrganizationStore, "get">;
+  /** Uploaded images, stored by the SHA-256 of their bytes. */
+  images: {
+    store: {
+      put(sha256: string, contentType: string, bytes: Uint8Array, now: Date): Promise<void>;
+      get(sha256: string): Promise<{ contentType: string; bytes: Buffer } | null>;
+    };
+    /** Hex SHA-256 of the bytes. */
+    sha256(bytes: Uint8Array): string;
+  };
+  /** The organization's profile changed: cached issuer records and pages are dropped. */
+  onOrganizationChanged?: (organizationId: string) => void;
+  /** Memberships and invitations: core's member use cases and their store. */
+  members: MemberDeps;
+  audit: Pick<AuditLog, "page">;
+  /** `ORGANIZATION_SIGNUP`: whether a signed-in account may create an organization here. */
+  signup: OrganizationSignup;
+  apps: OAuthApplicationStore;
+  tokens: AuthorizationTokenStore;
+  secrets: SecretBox;
+  revocations: RevocationBroadcast;
+  newId(): string;
+  webhooks: {
+    settings: WebhookSettingsStore;
+    targets: DeliveryTargets;
+    deliveries: DeliveryAdminStore;
+    events: Pick<EventStore, "get">;
+    crypto: Pick<WebhookCrypto, "newKey">;
+    allowedNetworks: readonly Cidr[];
+    /** Workers drop the delivery settings they cached for the organization. */
+    onSettingsChanged?: (organizationId: string) => Promise<void>;
+  };
+}

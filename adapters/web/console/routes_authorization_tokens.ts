@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { flagsOf } from "../../../core/auth/mod.ts";
+import {
+  CreateAuthorizationTokenInput,
+  createAuthorizationToken,
+  listAuthorizationTokens,
+  replaceAuthorizationToken,
+  revokeAuthorizationToken,
+} from "../../../core/credentials/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
+import { html } from "../html.ts";
+import { field, uuidParam } from "../routes_public.ts";
+import type { WebKit } from "../web_deps.ts";
+import { tokensPage } from "./authorization_token_pages.ts";
+import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import { consolePath } from "./console_layout.ts";
+import { checked, formProblem } from "./form_fields.ts";
+import type { ConsoleGate } from "./routes_console.ts";
+
+const NOTICES: Record<string, string> = { revoked: "Token revoked: it no longer works." };
+
+/** Developers > Authorization tokens: the same core use cases as `/organizations/<org>/authorization_tokens`. */
+export const authorizationTokenRoutes =
+  (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
+    const base = "/console/:org/developers/authorization_tokens";
+    const ctx = (member: ConsoleMember, request: FastifyRequest) => ({
+      now: kit.deps.clock(),
+      newId: deps.newId,
+      by: member.by(request.ip),
+    });
+
+    const show = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      member: ConsoleMember,
+      status: number,
+      extra: { error?: string | null; created?: { description: string; value: string } | null } = {},
+    ) => {
+      const pageNo = Number((request.query as { page?: string }).page ?? "1");
+      const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
+      const page = await listAuthorizationTokens(deps, member.credential, req);
+      const more =
+        page.total > req.offset + page.items.length
+          ? html`<p><a href=${`${consolePath(member.organizationId, "authorization_tokens")}?page=${req.page + 1}`}>More tokens</a></p>`
+          : null;
+      if (extra.created) reply.header("cache-control", "no-store");
+      return kit.page(
+        reply,
+        status,
+        tokensPage(kit.frame(request, reply, "Authorization tokens"), member, {
+          tokens: page.items,
+          now: kit.deps.clock(),
+          ceiling: flagsOf(member.credential, "authorization_tokens"),
+          notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+          error: extra.error ?? null,
+          created: extra.created ?? null,
+          more,
+        }),
+      );
+    };
+
+    app.get(base, async (request, reply) => {
+      const member = await gate(request, reply, "developers.read");
+      if (!member) return reply;
+      return show(request, reply, member, 200);
+    });
+
+    app.post(base, async (request, reply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      try {
+        // An unticked box is a flag asked to be off: the token never inherits more than was chosen.
+        const input = checked<CreateAuthorizationTokenInput>(
+          CreateAuthorizationTokenInput,
+          {
+            description: field(request, "description"),
+            read_enabled: field(request, "read_enabled") === "on",
+            write_enabled: field(request, "write_enabled") === "on",
+            delete_enabled: field(request, "delete_enabled") === "on",
+          },
+          "token",
+        );
+        const { token, value } = await createAuthorizationToken(deps, ctx(member, request), member.credential, input);
+        return show(request, reply, member, 201, { created: { description: token.description, value } });
+      } catch (err) {
+        const error = formProblem(err);
+        if (!error) throw err;
+        return show(request, reply, member, 422, { error });
+      }
+    });
+
+    app.post(`${base}/:id/rotate`, async (request, reply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      const { token, value } = await replaceAuthorizationToken(
+        deps,
+        ctx(member, request),
+        member.credential,
+        uuidParam(request),
+      );
+      return show(request, reply, member, 201, { created: { description: token.description, value } });
+    });
+
+    app.post(`${base}/:id/revoke`, async (request, reply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      await revokeAuthorizationToken(
+        deps,
+        ctx(member, request),
+        member.credential,
+        member.organizationId,
+        uuidParam(request),
+      );
+      return reply.redirect(`${consolePath(member.organizationId, "authorization_tokens")}?done=revoked`, 303);
+    });
+  };

@@ -1,0 +1,189 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ceilingOf, isScope, type Scope, scopesWithinCeiling } from "../../../core/auth/mod.ts";
+import {
+  CreateOAuthApplicationInput,
+  createOAuthApplication,
+  deleteOAuthApplication,
+  getOAuthApplication,
+  listOAuthApplications,
+  oauthApplicationJson,
+  UpdateOAuthApplicationInput,
+  updateOAuthApplication,
+} from "../../../core/credentials/mod.ts";
+import { notFound } from "../../../core/errors/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
+import { html } from "../html.ts";
+import { field } from "../routes_public.ts";
+import type { WebKit } from "../web_deps.ts";
+import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import { consolePath } from "./console_layout.ts";
+import { checked, fieldValues, formProblem } from "./form_fields.ts";
+import { applicationEditPage, applicationsPage } from "./oauth_application_pages.ts";
+import type { ConsoleGate } from "./routes_console.ts";
+
+const NOTICES: Record<string, string> = {
+  saved: "Application saved.",
+  deleted: "Application deleted: its access tokens no longer work.",
+};
+
+const appId = (request: FastifyRequest): number => {
+  const raw = (request.params as { id?: string }).id ?? "";
+  const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : 0;
+  if (id < 1 || id > 2_147_483_647) throw notFound("OAuth application");
+  return id;
+};
+
+/** Developers > OAuth applications: the same core use cases as `/organizations/<org>/oauth_applications`. */
+export const oauthApplicationRoutes =
+  (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
+    const base = "/console/:org/developers/oauth_applications";
+    const offered = (member: ConsoleMember): Scope[] => scopesWithinCeiling(ceilingOf(member.credential));
+    const scopesOf = (request: FastifyRequest): Scope[] => fieldValues(request, "scopes").filter(isScope);
+
+    const showList = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      member: ConsoleMember,
+      status: number,
+      extra: {
+        error?: string | null;
+        created?: { name: string; uid: string; secret: string } | null;
+        form?: { name: string; description: string; scopes: readonly string[] };
+      } = {},
+    ) => {
+      const pageNo = Number((request.query as { page?: string }).page ?? "1");
+      const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
+      const page = await listOAuthApplications(deps, member.organizationId, req);
+      const path = consolePath(member.organizationId, "oauth_applications");
+      const more =
+        page.total > req.offset + page.items.length
+          ? html`<p><a href=${`${path}?page=${req.page + 1}`}>More applications</a></p>`
+          : null;
+      const done = (request.query as { done?: string }).done ?? "";
+      if (extra.created) reply.header("cache-control", "no-store");
+      return kit.page(
+        reply,
+        status,
+        applicationsPage(kit.frame(request, reply, "OAuth applications"), member, {
+          rows: page.items.map((a) => ({ app: oauthApplicationJson(a), dataServices: a.data_services_enabled })),
+          offered: offered(member),
+          notice: NOTICES[done] ?? null,
+          error: extra.error ?? null,
+          created: extra.created ?? null,
+          form: extra.form ?? { name: "", description: "", scopes: offered(member) },
+          more,
+        }),
+      );
+    };
+
+    app.get(base, async (request, reply) => {
+      const member = await gate(request, reply, "developers.read");
+      if (!member) return reply;
+      return showList(request, reply, member, 200);
+    });
+
+    app.post(base, async (request, reply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      const form = {
+        name: field(request, "name"),
+        description: field(request, "description"),
+        scopes: scopesOf(request),
+      };
+      try {
+        const input = checked<CreateOAuthApplicationInput>(
+          CreateOAuthApplicationInput,
+          {
+            name: form.name,
+            ...(form.description.trim() ? { description: form.description } : {}),
+            scopes: form.scopes,
+          },
+          "application",
+        );
+        const org = await deps.organizations.get(member.organizationId);
+        if (!org) throw notFound("Organization");
+        const { app: created, secret } = await createOAuthApplication(
+          deps,
+          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+          org,
+          member.credential,
+          input,
+        );
+        // The secret is in this answer only: never in a URL, never stored.
+        return showList(request, reply, member, 201, { created: { name: created.name, uid: created.uid, secret } });
+      } catch (err) {
+        const error = formProblem(err);
+        if (!error) throw err;
+        return showList(request, reply, member, 422, { error, form });
+      }
+    });
+
+    const showEdit = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      member: ConsoleMember,
+      status: number,
+      error: string | null,
+    ) => {
+      const record = await getOAuthApplication(deps, member.organizationId, appId(request));
+      return kit.page(
+        reply,
+        status,
+        applicationEditPage(kit.frame(request, reply, record.name), member, {
+          app: oauthApplicationJson(record),
+          dataServices: record.data_services_enabled,
+          offered: offered(member),
+          error,
+        }),
+      );
+    };
+
+    app.get(`${base}/:id`, async (request, reply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      return showEdit(request, reply, member, 200, null);
+    });
+
+    app.post(`${base}/:id`, async (request, reply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      const id = appId(request);
+      try {
+        const description = field(request, "description");
+        const input = checked<UpdateOAuthApplicationInput>(
+          UpdateOAuthApplicationInput,
+          {
+            name: field(request, "name"),
+            description: description.trim() ? description : null,
+            scopes: scopesOf(request),
+          },
+          "application",
+        );
+        await updateOAuthApplication(
+          deps,
+          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+          member.credential,
+          id,
+          input,
+        );
+        return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=saved`, 303);
+      } catch (err) {
+        const error = formProblem(err);
+        if (!error) throw err;
+        return showEdit(request, reply, member, 422, error);
+      }
+    });
+
+    app.post(`${base}/:id/delete`, async (request, reply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      await deleteOAuthApplication(
+        deps,
+        { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+        member.credential,
+        member.organizationId,
+        appId(request),
+      );
+      return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=deleted`, 303);
+    });
+  };

@@ -1,0 +1,144 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { badRequest, isCoreError, notFound, validationFailed } from "../../../core/errors/mod.ts";
+import { updateOrganizationProfile } from "../../../core/members/mod.ts";
+import { checkImage, checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
+import { field } from "../routes_public.ts";
+import type { WebKit } from "../web_deps.ts";
+import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import { consolePath } from "./console_layout.ts";
+import { formProblem } from "./form_fields.ts";
+import { profilePage } from "./other_pages.ts";
+import type { ConsoleGate } from "./routes_console.ts";
+
+const NOTICES: Record<string, string> = { saved: "Profile saved.", image: "Image saved." };
+
+/** The uploaded file of a multipart form, kept off the enumerable body the text checks walk. */
+const FILE = Symbol("uploaded file");
+type Upload = { bytes: Uint8Array; text: string } | null;
+const uploadOf = (request: FastifyRequest): Upload =>
+  ((request.body as Record<symbol, Upload> | undefined)?.[FILE] ?? null) as Upload;
+
+/** `images/<sha256>.<png|svg>`: the stable, content-addressed address of a stored image. */
+const IMAGE_NAME = /^([0-9a-f]{64})\.(png|svg)$/;
+
+export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
+  const base = "/console/:org/profile";
+  const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
+
+  const show = async (
+    request: FastifyRequest,
+    reply: Parameters<typeof kit.page>[0],
+    member: ConsoleMember,
+    status: number,
+    error: string | null,
+    form: ProfileInput | null = null,
+  ) => {
+    const org = await deps.organizations.get(member.organizationId);
+    if (!org) throw notFound("Organization");
+    return kit.page(
+      reply,
+      status,
+      profilePage(kit.frame(request, reply, "Profile"), member, org, {
+        publicPage: kit.urls.organizationPage(org.id),
+        notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+        error,
+        form,
+      }),
+    );
+  };
+
+  app.get(base, async (request, reply) => {
+    const member = await gate(request, reply, "profile.read");
+    if (!member) return reply;
+    return show(request, reply, member, 200, null);
+  });
+
+  app.post(base, async (request, reply) => {
+    const member = await gate(request, reply, "profile.update");
+    if (!member) return reply;
+    const form = {
+      name: field(request, "name"),
+      description: field(request, "description"),
+      email: field(request, "email"),
+      website_url: field(request, "website_url"),
+    };
+    try {
+      const errors = checkProfile(form);
+      if (errors.length > 0) throw validationFailed("Check the profile", errors);
+      await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
+        name: form.name.trim(),
+        description: form.description.trim() === "" ? null : form.description,
+        email: form.email.trim(),
+        website_url: form.website_url.trim() === "" ? null : form.website_url.trim(),
+      });
+      deps.onOrganizationChanged?.(member.organizationId);
+      return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=saved`, 303);
+    } catch (err) {
+      const error = formProblem(err);
+      if (!error) throw err;
+      return show(request, reply, member, 422, error, form);
+    }
+  });
+
+  // The image form is multipart, read by the platform's own parser (the fetch API's FormData).
+  await app.register(async (upload) => {
+    upload.addContentTypeParser(
+      "multipart/form-data",
+      { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
+      (request, body, done) => {
+        new Request("http://upload.invalid/", {
+          method: "POST",
+          headers: { "content-type": request.headers["content-type"] ?? "" },
+          body: new Uint8Array(body as Buffer),
+        })
+          .formData()
+          .then(async (form) => {
+            const csrf = form.get("_csrf");
+            const file = form.get("image");
+            const parsed: Record<string | symbol, unknown> = { _csrf: typeof csrf === "string" ? csrf : "" };
+            if (file && typeof file !== "string") {
+              const bytes = new Uint8Array(await file.arrayBuffer());
+              parsed[FILE] = { bytes, text: new TextDecoder().decode(bytes) };
+            }
+            done(null, parsed);
+          })
+          .catch(() => done(badRequest("The upload could not be read"), undefined));
+      },
+    );
+
+    upload.post(`${base}/image`, async (request, reply) => {
+      const member = await gate(request, reply, "profile.update");
+      if (!member) return reply;
+      const file = uploadOf(request);
+      const checked = file ? checkImage(file.bytes, file.text) : badRequest("Choose an image file");
+      if (isCoreError(checked)) {
+        const error = formProblem(checked) ?? checked.message;
+        return show(request, reply, member, checked.code === "validation_failed" ? 422 : 400, `Image: ${error}`);
+      }
+      const bytes = (file as NonNullable<Upload>).bytes;
+      const name = `${deps.images.sha256(bytes)}.${checked.extension}`;
+      await deps.images.store.put(name.slice(0, 64), checked.contentType, bytes, kit.deps.clock());
+      await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
+        image_url: `${kit.urls.publicUrl}/images/${name}`,
+      });
+      deps.onOrganizationChanged?.(member.organizationId);
+      return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=image`, 303);
+    });
+  });
+
+  // Public, and never changing: the name is the content's hash.
+  app.get("/images/:name", async (request, reply) => {
+    const m = IMAGE_NAME.exec((request.params as { name?: string }).name ?? "");
+    const image = m ? await deps.images.store.get(m[1] as string) : null;
+    if (!image || !m || (m[2] === "svg") !== (image.contentType === "image/svg+xml")) throw notFound("Image");
+    return (
+      reply
+        .header("cache-control", "public, max-age=31536000, immutable")
+        .header("x-content-type-options", "nosniff")
+        // An SVG opened on its own runs nothing and loads nothing, whatever got past the check.
+        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+        .type(image.contentType)
+        .send(image.bytes)
+    );
+  });
+};

@@ -1,0 +1,164 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { validationFailed } from "../../../core/errors/mod.ts";
+import {
+  deliveryLog,
+  getWebhookSettings,
+  redeliverEvent,
+  redeliverFailed,
+  sendTestEvent,
+  updateWebhookSettings,
+  type WebhookSecret,
+  webhookSecret,
+} from "../../../core/webhooks/mod.ts";
+import { field } from "../routes_public.ts";
+import type { WebKit } from "../web_deps.ts";
+import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import { consolePath } from "./console_layout.ts";
+import { fieldValues, formProblem } from "./form_fields.ts";
+import type { ConsoleGate } from "./routes_console.ts";
+import { webhooksPage } from "./webhook_pages.ts";
+
+const LOG_PAGE = 25;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const NOTICES: Record<string, string> = {
+  saved: "Webhook settings saved.",
+  test: "Test event sent: it appears in the delivery log as soon as it is attempted.",
+  redelivered: "Redelivery queued.",
+  none_failed: "No failed delivery since that time: nothing to redeliver.",
+};
+
+/** Developers > Webhooks: the settings, secret and redelivery use cases the operator tools use too. */
+export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
+  const base = "/console/:org/developers/webhooks";
+  const settingsDeps = {
+    organizations: deps.organizations,
+    settings: deps.webhooks.settings,
+    secrets: deps.secrets,
+    crypto: deps.webhooks.crypto,
+  };
+  const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
+
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: ConsoleMember,
+    status: number,
+    extra: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string } = {},
+  ) => {
+    const q = request.query as { after?: string; done?: string };
+    const after = typeof q.after === "string" && UUID.test(q.after) ? q.after.toLowerCase() : null;
+    const [settings, log, target] = await Promise.all([
+      getWebhookSettings(settingsDeps, member.organizationId, kit.deps.clock()),
+      deliveryLog(deps.webhooks, member.organizationId, after, LOG_PAGE),
+      deps.webhooks.targets.target(member.organizationId),
+    ]);
+    if (extra.secret) reply.header("cache-control", "no-store");
+    return kit.page(
+      reply,
+      status,
+      webhooksPage(kit.frame(request, reply, "Webhooks"), member, {
+        settings,
+        secret: extra.secret ?? null,
+        dataServices: target.hasDataServicesApplication,
+        log: { ...log, first: after === null },
+        notice: extra.notice ?? NOTICES[q.done ?? ""] ?? null,
+        error: extra.error ?? null,
+        form: extra.form ?? null,
+      }),
+    );
+  };
+
+  /** Runs a change; a refusal core explains is shown on the page, anything else goes to the error page. */
+  const change =
+    (work: (member: ConsoleMember, request: FastifyRequest) => Promise<string>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const member = await gate(request, reply, "developers.write");
+      if (!member) return reply;
+      try {
+        const done = await work(member, request);
+        return reply.redirect(`${consolePath(member.organizationId, "webhooks")}?done=${done}`, 303);
+      } catch (err) {
+        const error = formProblem(err);
+        if (!error) throw err;
+        return show(request, reply, member, 422, { error, form: { webhook_url: field(request, "webhook_url") } });
+      }
+    };
+
+  app.get(base, async (request, reply) => {
+    const member = await gate(request, reply, "developers.read");
+    if (!member) return reply;
+    return show(request, reply, member, 200);
+  });
+
+  app.post(
+    base,
+    change(async (member, request) => {
+      const url = field(request, "webhook_url").trim();
+      await updateWebhookSettings(
+        settingsDeps,
+        kit.deps.clock(),
+        member.organizationId,
+        {
+          webhook_url: url === "" ? null : url,
+          event_types: field(request, "all_kinds") === "on" ? "all" : fieldValues(request, "event_types"),
+        },
+        {
+          allowedNetworks: deps.webhooks.allowedNetworks,
+          audit: { by: member.by(request.ip), newId: deps.newId },
+        },
+      );
+      await deps.webhooks.onSettingsChanged?.(member.organizationId);
+      return "saved";
+    }),
+  );
+
+  const secret = (rotate: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const member = await gate(request, reply, "developers.write");
+    if (!member) return reply;
+    const value = await webhookSecret(settingsDeps, kit.deps.clock(), member.organizationId, {
+      rotate,
+      audit: { by: member.by(request.ip), newId: deps.newId },
+    });
+    await deps.webhooks.onSettingsChanged?.(member.organizationId);
+    return show(request, reply, member, 200, {
+      secret: value,
+      ...(rotate ? { notice: "Secret rotated. The previous one keeps signing for 24 hours." } : {}),
+    });
+  };
+  // Revealing is a POST: it may create the secret, and the value stays out of URLs and history.
+  app.post(`${base}/secret`, secret(false));
+  app.post(`${base}/secret/rotate`, secret(true));
+
+  app.post(
+    `${base}/test`,
+    change(async (member) => {
+      await sendTestEvent(deps.webhooks, ctx(), member.organizationId);
+      return "test";
+    }),
+  );
+
+  app.post(
+    `${base}/redeliver`,
+    change(async (member, request) => {
+      const eventId = field(request, "event_id");
+      if (!UUID.test(eventId))
+        throw validationFailed("Unknown event", [{ field: "event_id", message: "is not an event id" }]);
+      await redeliverEvent(deps.webhooks, ctx(), member.organizationId, eventId.toLowerCase());
+      return "redelivered";
+    }),
+  );
+
+  app.post(
+    `${base}/redeliver_failed`,
+    change(async (member, request) => {
+      // The form's datetime-local carries no zone: the page says it is UTC.
+      const raw = field(request, "since").trim();
+      const since = new Date(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(raw) ? `${raw}Z` : "invalid");
+      if (Number.isNaN(since.getTime()))
+        throw validationFailed("Invalid time", [{ field: "since", message: "must be a date and time" }]);
+      const { redelivered } = await redeliverFailed(deps.webhooks, ctx(), member.organizationId, since);
+      return redelivered > 0 ? "redelivered" : "none_failed";
+    }),
+  );
+};

@@ -1,0 +1,37 @@
+export type { MemberDeps, OrganizationSignup } from "./members.ts";
+export {
+  acceptInvitation,
+  auditByOf,
+  cancelInvitation,
+  changeRole,
+  createOrganizationByOperator,
+  createOrganizationBySignup,
+  getInvitation,
+  getMember,
+  INVITATION_TTL_MS,
+  invitationForToken,
+  invitationMessage,
+  invitationUrl,
+  invite,
+  listInvitations,
+  listMembers,
+  membershipOf,
+  organizationsOf,
+  removeMember,
+} from "./members.ts";
+export type { MemberAccount, MemberStore, MemberTx } from "./ports.ts";
+export { UpdateOrganizationInput, updateOrganizationProfile } from "./profile.ts";
+export type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";
+export type { MemberAction, Role } from "./roles.ts";
+export { allowed, isRole, MEMBER_ACTIONS, PERMISSIONS, ROLES, roleCeiling, withinRoleCeiling } from "./roles.ts";
+export type { MemberActor } from "./rules.ts";
+export { actorMay, LAST_OWNER_MESSAGE, mayChangeRole, mayInvite, mayRemove } from "./rules.ts";
+export {
+  CreateInvitationInput,
+  Invitation,
+  invitationJson,
+  Membership,
+  membershipJson,
+  RoleSchema,
+  UpdateMembershipInput,
+} from "./shapes.ts";

@@ -1,0 +1,90 @@
+import type { Credential } from "../auth/mod.ts";
+import { type CoreError, forbidden, validationFailed } from "../errors/mod.ts";
+import { allowed, type MemberAction, type Role } from "./roles.ts";
+
+/**
+ * Who asks: a member signed in to the console (with their role in the organization at hand), a
+ * credential of the API (it acts as the organization, not as a member), or an operator's tool.
+ */
+export type MemberActor =
+  | { kind: "member"; accountId: string; organizationId: string; role: Role }
+  | { kind: "credential"; credential: Credential }
+  | { kind: "operator" };
+
+/**
+ * A credential may do what an admin may: everything but ownership changes, so a leaked token
+ * cannot make its holder an owner or lock the owners out. An operator may do everything.
+ */
+const CREDENTIAL_ROLE: Role = "admin";
+
+const roleOf = (actor: MemberActor): Role => {
+  switch (actor.kind) {
+    case "member":
+      return actor.role;
+    case "credential":
+      return CREDENTIAL_ROLE;
+    case "operator":
+      return "owner";
+  }
+};
+
+/** May `actor` do `action` in `organizationId`? A member or credential of another organization: 403. */
+export const actorMay = (actor: MemberActor, organizationId: string, action: MemberAction): CoreError | null => {
+  if (actor.kind === "member" && actor.organizationId !== organizationId)
+    return forbidden("You are not a member of this organization");
+  if (actor.kind === "credential" && actor.credential.organizationId !== organizationId)
+    return forbidden("This credential belongs to another organization");
+  if (allowed(roleOf(actor), action)) return null;
+  if (action === "ownership.change")
+    return forbidden(
+      actor.kind === "credential"
+        ? "Owners are made, changed and removed only by an owner in the console"
+        : "Only an owner may make, change or remove owners",
+    );
+  return forbidden(`Your role does not allow ${action}`);
+};
+
+export const LAST_OWNER_MESSAGE = "The last owner cannot leave or be demoted; make another member owner first";
+
+const lastOwner = (): CoreError =>
+  validationFailed(LAST_OWNER_MESSAGE, [{ field: "role", message: "the organization needs an owner" }]);
+
+/** Inviting an address with `role`: an owner's invitation needs ownership rights. */
+export const mayInvite = (actor: MemberActor, organizationId: string, role: Role): CoreError | null =>
+  actorMay(actor, organizationId, role === "owner" ? "ownership.change" : "members.invite");
+
+/** Changing a member's role from `from` to `to`, with `owners` owners in the organization now. */
+export const mayChangeRole = (
+  actor: MemberActor,
+  organizationId: string,
+  change: { from: Role; to: Role; owners: number },
+): CoreError | null => {
+  const refused = actorMay(
+    actor,
+    organizationId,
+    change.from === "owner" || change.to === "owner" ? "ownership.change" : "members.change_role",
+  );
+  if (refused) return refused;
+  if (change.from === "owner" && change.to !== "owner" && change.owners <= 1) return lastOwner();
+  return null;
+};
+
+/**
+ * Removing the membership of `target` (of role `role`). A member may always leave, save the last
+ * owner; removing someone else needs `members.remove`, or ownership rights for an owner.
+ */
+export const mayRemove = (
+  actor: MemberActor,
+  organizationId: string,
+  target: { accountId: string; role: Role; owners: number },
+): CoreError | null => {
+  const leaving = actor.kind === "member" && actor.accountId === target.accountId;
+  if (!leaving) {
+    const refused = actorMay(actor, organizationId, target.role === "owner" ? "ownership.change" : "members.remove");
+    if (refused) return refused;
+  } else if (actor.organizationId !== organizationId) {
+    return forbidden("You are not a member of this organization");
+  }
+  if (target.role === "owner" && target.owners <= 1) return lastOwner();
+  return null;
+};

@@ -1,0 +1,67 @@
+import { type CoreError, validationFailed } from "../errors/mod.ts";
+
+/** The most an uploaded image may weigh. */
+export const IMAGE_MAX_BYTES = 1024 * 1024;
+/** The largest side of a PNG: beyond this a "logo" is a decompression bomb. */
+export const IMAGE_MAX_SIDE = 4096;
+
+export interface CheckedImage {
+  contentType: "image/png" | "image/svg+xml";
+  extension: "png" | "svg";
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+const u32 = (b: Uint8Array, at: number): number =>
+  (((b[at] ?? 0) << 24) | ((b[at + 1] ?? 0) << 16) | ((b[at + 2] ?? 0) << 8) | (b[at + 3] ?? 0)) >>> 0;
+
+const refused = (message: string): CoreError => validationFailed(message, [{ field: "image", message }]);
+
+/** A PNG: the signature, then an IHDR chunk first with dimensions in range. */
+const checkPng = (bytes: Uint8Array): CheckedImage | CoreError => {
+  const ihdr = String.fromCharCode(...bytes.subarray(12, 16));
+  if (bytes.length < 33 || u32(bytes, 8) !== 13 || ihdr !== "IHDR") return refused("is not a readable PNG");
+  const width = u32(bytes, 16);
+  const height = u32(bytes, 20);
+  if (width < 1 || height < 1 || width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE) {
+    return refused(`must be between 1 and ${IMAGE_MAX_SIDE} pixels on each side`);
+  }
+  return { contentType: "image/png", extension: "png" };
+};
+
+/**
+ * What makes an SVG active or leak its viewers: script, event-handler attributes, embedded
+ * documents, entity declarations, and any reference outside the file itself (a link, an image,
+ * a stylesheet or font loaded from elsewhere, including `data:` documents). Only in-file
+ * references (`#id`) are kept. Such a file is refused, not cleaned: what it was meant to show is
+ * then unclear.
+ */
+const SVG_HAZARDS: ReadonlyArray<[RegExp, string]> = [
+  [/<\s*script/i, "script"],
+  [/\son[a-z]+\s*=/i, "event-handler attributes"],
+  [/<\s*(foreignObject|iframe|embed|object)\b/i, "embedded documents"],
+  [/<!\s*(ENTITY|DOCTYPE)/i, "entity declarations"],
+  [/(?:^|[\s:])(?:href|src)\s*=\s*["']?(?!\s*["']?#)/i, "external references"],
+  [/url\s*\(\s*["']?(?!\s*#)/i, "external references"],
+  [/@import/i, "external references"],
+  [/javascript\s*:/i, "script"],
+];
+
+const checkSvg = (text: string): CheckedImage | CoreError => {
+  if (!/<svg[\s>]/i.test(text)) return refused("is not an SVG image");
+  for (const [pattern, what] of SVG_HAZARDS) {
+    if (pattern.test(text)) return refused(`is an SVG with ${what}, which Laurel does not accept`);
+  }
+  return { contentType: "image/svg+xml", extension: "svg" };
+};
+
+/**
+ * An uploaded issuer image, judged by its content (never by its name or declared type): a PNG
+ * with a valid header, or an inert SVG, at most 1 MiB. `text` is the bytes read as UTF-8.
+ */
+export const checkImage = (bytes: Uint8Array, text: string): CheckedImage | CoreError => {
+  if (bytes.length === 0) return refused("is empty");
+  if (bytes.length > IMAGE_MAX_BYTES) return refused("is larger than 1 MiB");
+  if (PNG_SIGNATURE.every((b, i) => bytes[i] === b)) return checkPng(bytes);
+  return checkSvg(text);
+};

@@ -1,0 +1,59 @@
+import t from "tap";
+import { checkImage, IMAGE_MAX_BYTES } from "../../core/organizations/mod.ts";
+
+const PNG = Uint8Array.from(
+  atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="),
+  (c) => c.charCodeAt(0),
+);
+const svg = (inner: string, attrs = ""): [Uint8Array, string] => {
+  const text = `<svg xmlns="http://www.w3.org/2000/svg"${attrs}>${inner}</svg>`;
+  return [new TextEncoder().encode(text), text];
+};
+const code = (r: ReturnType<typeof checkImage>): string => ("code" in r ? r.code : r.contentType);
+
+t.test("images judged by their content: PNG header and size, SVG without script or outside references", (t) => {
+  t.equal(code(checkImage(PNG, "")), "image/png");
+  const huge = PNG.slice();
+  huge.set([0, 0, 0x20, 0], 16);
+  t.equal(code(checkImage(huge, "")), "validation_failed", "a PNG wider than 4096 px");
+  const zero = PNG.slice();
+  zero.set([0, 0, 0, 0], 20);
+  t.equal(code(checkImage(zero, "")), "validation_failed", "a PNG of no height");
+  t.equal(code(checkImage(PNG.slice(0, 20), "")), "validation_failed", "a cut PNG");
+  t.equal(code(checkImage(new Uint8Array(IMAGE_MAX_BYTES + 1), "")), "validation_failed", "over 1 MiB");
+  t.equal(code(checkImage(new Uint8Array(0), "")), "validation_failed", "empty");
+  t.equal(
+    code(checkImage(...svg('<circle r="4" fill="url(#g)"/><use href="#c"/>'))),
+    "image/svg+xml",
+    "in-file references",
+  );
+  const hostile: Array<[string, string, string]> = [
+    ["<script>alert(1)</script>", "", "script"],
+    ["", ' onload="alert(1)"', "onload"],
+    ['<rect onclick="x()"/>', "", "onclick"],
+    ['<image href="https://tracker.example/x.png"/>', "", "outside image"],
+    ['<a xlink:href="javascript:alert(1)"><text>x</text></a>', "", "javascript: link"],
+    ['<image href="data:image/svg+xml;base64,PHN2Zz4="/>', "", "data: document"],
+    ["<style>@import url(https://x.example/a.css)</style>", "", "@import"],
+    ['<rect style="fill:url(https://x.example/p)"/>', "", "url() elsewhere"],
+    ["<foreignObject><div>x</div></foreignObject>", "", "foreignObject"],
+  ];
+  for (const [inner, attrs, what] of hostile) {
+    t.equal(code(checkImage(...svg(inner, attrs))), "validation_failed", `SVG with ${what} refused`);
+  }
+  const dtd = '<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg>&x;</svg>';
+  t.equal(code(checkImage(new TextEncoder().encode(dtd), dtd)), "validation_failed", "entity declarations refused");
+  t.equal(
+    code(
+      checkImage(
+        ...(() => {
+          const s = "GIF89a";
+          return [new TextEncoder().encode(s), s] as [Uint8Array, string];
+        })(),
+      ),
+    ),
+    "validation_failed",
+    "anything else refused",
+  );
+  t.end();
+});

@@ -1,0 +1,38 @@
+import { type AuditLog, pruneAuditLog } from "../core/audit/mod.ts";
+import type { MemberStore } from "../core/members/mod.ts";
+import { type Log, pollLoop } from "./runtime.ts";
+
+export interface RetentionOptions {
+  /** How often old rows are looked for: they age by the day, so rarely. */
+  intervalMs: number;
+  /** Rows removed per statement: small batches keep each transaction short. */
+  batch: number;
+}
+
+export interface RetentionDeps {
+  audit: Pick<AuditLog, "prune">;
+  invitations: Pick<MemberStore, "pruneInvitations">;
+  clock: () => Date;
+  log: Log;
+}
+
+/**
+ * Removes audit rows past their retention and expired invitations, in small batches by an index
+ * on their age, in any number of worker processes (each skips rows another is removing). A round
+ * that filled a batch runs again at once; otherwise the next waits `intervalMs`.
+ */
+export const startRetention = (
+  deps: RetentionDeps,
+  options: RetentionOptions,
+): { wake(): void; stop(): Promise<void> } =>
+  pollLoop(
+    async () => {
+      const now = deps.clock();
+      const audits = await pruneAuditLog(deps.audit, now, options.batch);
+      const invitations = await deps.invitations.pruneInvitations(now, options.batch);
+      const full = audits >= options.batch || invitations >= options.batch;
+      return { full, found: audits + invitations > 0 };
+    },
+    { intervalMs: options.intervalMs },
+    (err) => deps.log.warn({ err }, "removing old audit rows and invitations failed; retrying"),
+  );
