@@ -176,6 +176,7 @@ const TABLE: Record<string, Row> = {
   "GET /v1/obi/v2/images/default_badge.svg": PUBLIC,
   "GET /v1/obi/v3/credentials/:id": PUBLIC,
   "GET /v1/obi/v3/keys/:thumbprint": PUBLIC,
+  "GET /v1/obi/v3/status_lists/:organization_id/:list": PUBLIC,
 };
 /** The admin API answers every method, all of them for the admin token only. */
 const TRPC = "/trpc/:path";
