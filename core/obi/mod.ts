@@ -10,9 +10,11 @@ export { recipientHashInput, recipientIdentity } from "./recipient.ts";
 export type { StatusListCredentialPayload, StatusListEntry, StatusListStore } from "./status_list.ts";
 export {
   STATUS_LIST_SIZE,
+  STATUS_LISTS_MAX,
   statusListBits,
   statusListCredentialPayload,
   statusListEntry,
+  statusListNumber,
   statusListUrl,
 } from "./status_list.ts";
 export type { BadgeClassOptions, ObiUrls } from "./v2_documents.ts";

@@ -7,6 +7,16 @@ import { issuerUrl, VC_V2_CONTEXT } from "./context.ts";
  */
 export const STATUS_LIST_SIZE = 131_072;
 
+/** Lists an organization can have: every index fits a 32-bit signed integer. */
+export const STATUS_LISTS_MAX = 2 ** 31 / STATUS_LIST_SIZE;
+
+/** The list number of a path segment (`0`, `1`, ... in decimal, no leading zeros), or null. */
+export const statusListNumber = (segment: string): number | null => {
+  if (!/^(0|[1-9][0-9]{0,4})$/.test(segment)) return null;
+  const n = Number(segment);
+  return n < STATUS_LISTS_MAX ? n : null;
+};
+
 export const statusListUrl = (v3Base: string, organizationId: string, list: number): string =>
   `${v3Base}/status_lists/${organizationId}/${list}`;
 

@@ -1,5 +1,11 @@
 import t from "tap";
-import { STATUS_LIST_SIZE, statusListBits, statusListCredentialPayload, statusListEntry } from "../../core/obi/mod.ts";
+import {
+  STATUS_LIST_SIZE,
+  statusListBits,
+  statusListCredentialPayload,
+  statusListEntry,
+  statusListNumber,
+} from "../../core/obi/mod.ts";
 
 const v3Base = "https://laurel.example/v1/obi/v3";
 const obiBase = "https://laurel.example/v1/obi/v2";
@@ -51,5 +57,12 @@ t.test("the list credential: the organization's issuer id, its address as id and
     iss: `${obiBase}/issuers/${org}`,
     jti: `${v3Base}/status_lists/${org}/2`,
   });
+  t.end();
+});
+
+t.test("list numbers: decimal, no leading zero, every index within 32 bits", (t) => {
+  t.equal(statusListNumber("0"), 0);
+  t.equal(statusListNumber("16383"), 16383);
+  for (const bad of ["16384", "999999", "01", "-1", "1e3", "", "x"]) t.equal(statusListNumber(bad), null, bad);
   t.end();
 });

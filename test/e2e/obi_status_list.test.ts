@@ -111,7 +111,14 @@ t.test("indexes are spread over the list, not handed out in issue order", async 
 });
 
 t.test("unknown lists and malformed addresses are 404", async (t) => {
-  for (const path of [`${org.id}/7`, `${org.id}/x`, "not-a-uuid/0", `00000000-0000-4000-8000-000000000000/0`]) {
+  for (const path of [
+    `${org.id}/7`,
+    `${org.id}/999999`,
+    `${org.id}/01`,
+    `${org.id}/x`,
+    "not-a-uuid/0",
+    `00000000-0000-4000-8000-000000000000/0`,
+  ]) {
     const res = await fetch(`${laurel.baseUrl}/obi/v3/status_lists/${path}`);
     t.equal(res.status, 404, path);
     t.match(await res.json(), { data: { code: "not_found" } });

@@ -21,6 +21,7 @@ import {
   revokedAssertionDocument,
   statusListBits,
   statusListCredentialPayload,
+  statusListNumber,
 } from "../../../core/obi/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
@@ -229,8 +230,8 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
   const recordId = (kind: HostedKind, params: Record<string, string>): string | null => {
     if (kind !== "status_list") return UUID.test(params.id ?? "") ? (params.id ?? "").toLowerCase() : null;
     const org = params.organization_id ?? "";
-    const list = params.list ?? "";
-    return UUID.test(org) && /^(0|[1-9][0-9]{0,5})$/.test(list) ? `${org.toLowerCase()}/${list}` : null;
+    const list = statusListNumber(params.list ?? "");
+    return UUID.test(org) && list !== null ? `${org.toLowerCase()}/${list}` : null;
   };
 
   const serve = (kind: HostedKind) => async (request: FastifyRequest, reply: FastifyReply) => {
