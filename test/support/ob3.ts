@@ -23,7 +23,8 @@ const seconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
  * What an OB 3.0 verifier refuses in a VC-JWT credential: the payload against the official
  * JSON Schema, the header (`alg`, `typ`, `kid`), and the registered claims against the credential
  * they repeat (`iss` = issuer id, `jti` = id, `nbf`/`exp` = validFrom/validUntil, `sub` =
- * credentialSubject.id, present exactly when it is). Empty when it passes.
+ * credentialSubject.id, present exactly when it is), and its revocation status entry. Empty when
+ * it passes.
  */
 export const checkOpenBadgeCredentialJwt = (jwt: string, payload: Doc): string[] => {
   const errors: string[] = [];
@@ -40,6 +41,14 @@ export const checkOpenBadgeCredentialJwt = (jwt: string, payload: Doc): string[]
   if (payload.validUntil === undefined ? payload.exp !== undefined : payload.exp !== seconds(payload.validUntil))
     errors.push("claims: exp is not validUntil");
   if (payload.sub !== payload.credentialSubject?.id) errors.push("claims: sub is not credentialSubject.id");
+  const status = payload.credentialStatus;
+  if (
+    status?.type !== "BitstringStatusListEntry" ||
+    status.statusPurpose !== "revocation" ||
+    !/^(0|[1-9][0-9]*)$/.test(status.statusListIndex ?? "") ||
+    typeof status.statusListCredential !== "string"
+  )
+    errors.push("credentialStatus: not a revocation BitstringStatusListEntry");
   return errors;
 };
 
