@@ -23,6 +23,6 @@ export const credentialSigner = async (
   return {
     kid,
     publicJwk: { ...jwk, kid, alg: "EdDSA", use: "sig" },
-    sign: async (payload) => signEd25519Jws({ alg: "EdDSA", typ: "vc+jwt", kid }, payload, keys.signingKey),
+    sign: (payload) => signEd25519Jws({ alg: "EdDSA", typ: "vc+jwt", kid }, payload, keys.signingKey),
   };
 };

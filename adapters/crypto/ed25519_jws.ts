@@ -14,9 +14,14 @@ export const signEd25519Jws = (
   header: Record<string, unknown>,
   payload: Record<string, unknown>,
   key: KeyObject,
-): string => {
+): Promise<string> => {
   const input = `${base64url(header)}.${base64url(payload)}`;
-  return `${input}.${sign(null, Buffer.from(input), key).toString("base64url")}`;
+  // The callback form signs on libuv's thread pool: the main thread stays free for requests.
+  return new Promise((resolve, reject) =>
+    sign(null, Buffer.from(input), key, (err, signature) =>
+      err ? reject(err) : resolve(`${input}.${signature.toString("base64url")}`),
+    ),
+  );
 };
 
 const base64url = (value: Record<string, unknown>): string => Buffer.from(JSON.stringify(value)).toString("base64url");

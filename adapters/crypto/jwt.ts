@@ -21,7 +21,7 @@ export const accessTokenKeys = async (
   return {
     jwks: { keys: [publicJwk] },
     signer: {
-      sign: async (claims) =>
+      sign: (claims) =>
         signEd25519Jws(
           { alg: "EdDSA", typ: "at+jwt", kid },
           {

@@ -9,7 +9,7 @@ const { privateKey, publicKey } = generateKeyPairSync("ed25519");
 t.test("the same bytes as jose's SignJWT, and jose verifies them", async (t) => {
   const header = { alg: "EdDSA", typ: "vc+jwt", kid: "https://laurel.example/keys/abc" };
   const payload = { iss: "https://laurel.example", sub: "urn:x", nbf: 1_700_000_000, vc: { name: "Ünïcode ✓" } };
-  const ours = signEd25519Jws(header, payload, privateKey);
+  const ours = await signEd25519Jws(header, payload, privateKey);
   const jose = await new SignJWT(payload).setProtectedHeader(header).sign(privateKey);
   t.equal(ours, jose, "Ed25519 is deterministic: one header and payload, one token");
   const verified = await compactVerify(ours, publicKey);
