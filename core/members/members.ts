@@ -7,7 +7,7 @@ import { escapeHtml, type MailMessage } from "../issuing/mod.ts";
 import { type CreateOrganizationInput, newOrganization, type OrganizationRecord } from "../organizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { type InvitationBudget, takeInvitations } from "../workforce/mod.ts";
-import type { MemberStore } from "./ports.ts";
+import type { MemberStore, MemberTx } from "./ports.ts";
 import type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";
 import type { Role } from "./roles.ts";
 import { actorMay, type MemberActor, mayChangeRole, mayInvite, mayRemove } from "./rules.ts";
@@ -78,6 +78,17 @@ export const getMember = async (
   return found;
 };
 
+/**
+ * A membership read under its organization's lock, so the owner count a rule checks cannot change
+ * before the write.
+ */
+const lockedMembership = async (tx: MemberTx, organizationId: string, membershipId: string) => {
+  if (!(await tx.lockOrganization(organizationId))) throw notFound("Organization");
+  const m = await tx.getMembership(organizationId, membershipId);
+  if (!m) throw notFound("Membership");
+  return m;
+};
+
 /** Gives a member another role; owners are made and unmade only with ownership rights, and one always stays. */
 export const changeRole = async (
   deps: Pick<MemberDeps, "members">,
@@ -90,9 +101,7 @@ export const changeRole = async (
 ): Promise<MemberView> => {
   check(actorMay(actor, organizationId, "members.read"));
   await deps.members.transaction(async (tx) => {
-    if (!(await tx.lockOrganization(organizationId))) throw notFound("Organization");
-    const m = await tx.getMembership(organizationId, membershipId);
-    if (!m) throw notFound("Membership");
+    const m = await lockedMembership(tx, organizationId, membershipId);
     check(
       mayChangeRole(actor, organizationId, { from: m.role, to: role, owners: await tx.countOwners(organizationId) }),
     );
@@ -127,9 +136,7 @@ export const removeMember = async (
 ): Promise<void> => {
   check(actorMay(actor, organizationId, "members.read"));
   await deps.members.transaction(async (tx) => {
-    if (!(await tx.lockOrganization(organizationId))) throw notFound("Organization");
-    const m = await tx.getMembership(organizationId, membershipId);
-    if (!m) throw notFound("Membership");
+    const m = await lockedMembership(tx, organizationId, membershipId);
     check(
       mayRemove(actor, organizationId, {
         accountId: m.user_id,
