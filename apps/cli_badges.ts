@@ -1,4 +1,5 @@
 import type { Handler } from "./cli.ts";
+import { usage } from "./cli_args.ts";
 
 /** Earners and their badges: the CLI side of the `users` and `badges` tRPC routers. */
 export const BADGE_USAGE = `  users create --email <e> --first-name <f> --last-name <l> [--confirmed]
@@ -16,11 +17,6 @@ export const BADGE_OPTIONS = {
 } as const;
 
 /** A usage mistake: reported like the CLI's own, exit code 2. */
-const usage = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-};
-
 const badgeText = (b: {
   id: string;
   state: string;

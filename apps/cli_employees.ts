@@ -11,6 +11,7 @@ import {
   tableRowItem,
 } from "../core/workforce/employee_fields.ts";
 import type { Handler } from "./cli.ts";
+import { usage } from "./cli_args.ts";
 
 /** Employee records from an HR system's CSV export, sent in batches of the REST batch's upsert. */
 export const EMPLOYEE_USAGE = `  employees import --organization <id> --file <people.csv>
@@ -22,11 +23,6 @@ export const EMPLOYEE_OPTIONS = { file: { type: "string" } } as const;
 const MAX_BATCH_BYTES = 700_000;
 /** Batches sent at a time: the server reads and builds one while PostgreSQL writes the other. */
 const IN_FLIGHT = 2;
-
-const usage = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-};
 
 interface Row {
   line: number;

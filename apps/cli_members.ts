@@ -1,4 +1,5 @@
 import type { Handler } from "./cli.ts";
+import { type Options, required, usage } from "./cli_args.ts";
 
 /** Members: the CLI side of the `members` tRPC router. */
 export const MEMBER_USAGE = `  members list --organization <id> [--page <n>]
@@ -9,18 +10,6 @@ export const MEMBER_OPTIONS = {
   role: { type: "string" },
   membership: { type: "string" },
 } as const;
-
-type Options = Record<string, string | boolean | undefined>;
-
-const usage = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-};
-
-const required = (o: Options, name: string, command: string): string => {
-  const v = o[name];
-  return typeof v === "string" ? v : usage(`${command} needs --${name}`);
-};
 
 const ROLES = ["owner", "admin", "issuer", "viewer"] as const;
 const roleOf = (o: Options): (typeof ROLES)[number] => {

@@ -1,4 +1,5 @@
 import type { Handler } from "./cli.ts";
+import { type Options, usage } from "./cli_args.ts";
 
 /** Webhooks: the CLI side of the `webhooks` and `oauthApplications` tRPC routers. */
 export const WEBHOOK_USAGE = `  webhooks show --organization <id>
@@ -25,13 +26,6 @@ export const WEBHOOK_OPTIONS = {
   since: { type: "string" },
   limit: { type: "string" },
 } as const;
-
-type Options = Record<string, string | boolean | undefined>;
-
-const usage = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-};
 
 const organization = (o: Options, command: string): string =>
   typeof o.organization === "string" ? o.organization : usage(`${command} needs --organization <id>`);

@@ -1,4 +1,5 @@
 import type { Handler } from "./cli.ts";
+import { required } from "./cli_args.ts";
 
 /** Workforce: the CLI side of the `workforce` tRPC router. */
 export const WORKFORCE_USAGE = `  workforce authorize --organization <id> [--revoke]`;
@@ -6,18 +7,6 @@ export const WORKFORCE_USAGE = `  workforce authorize --organization <id> [--rev
 export const WORKFORCE_OPTIONS = {
   revoke: { type: "boolean" },
 } as const;
-
-type Options = Record<string, string | boolean | undefined>;
-
-const usage = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-};
-
-const required = (o: Options, name: string, command: string): string => {
-  const v = o[name];
-  return typeof v === "string" ? v : usage(`${command} needs --${name}`);
-};
 
 export const WORKFORCE_HANDLERS: Record<string, Handler> = {
   "workforce authorize": async (client, o) => {
