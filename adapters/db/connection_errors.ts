@@ -9,6 +9,9 @@ const UNAVAILABLE_SQLSTATES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now: starting up or shutting down
   "53300", // too_many_connections
+  // read_only_sql_transaction: a write reached a server that is a standby now (its primary was
+  // demoted in a failover); the adapter looks for the new primary for the next statement.
+  "25006",
 ]);
 
 const UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTCONN"]);

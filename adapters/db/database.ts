@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pgliteSql, postgresSql, type Sql } from "./sql.ts";
+import { findServer, parseHostList, pgliteSql, postgresSql, type Sql } from "./sql.ts";
 
 /** The database of a process: its statements (`Sql`), a health check and closing. */
 export interface Database extends Sql {
@@ -52,7 +52,12 @@ export const openDatabase = async (opts: {
   let sql: Sql;
   let release = async (): Promise<void> => {};
   if (opts.databaseUrl) {
-    if (opts.migrate !== false) await migrateInProcess(opts.databaseUrl);
+    if (opts.migrate !== false) {
+      // The migrations' driver reads one server: the one the pool will follow, found now.
+      const { servers, readWrite } = parseHostList(opts.databaseUrl);
+      const follows = servers.length > 1 || readWrite;
+      await migrateInProcess(follows ? await findServer(opts.databaseUrl) : opts.databaseUrl);
+    }
     sql = postgresSql({ url: opts.databaseUrl, max: opts.pool?.max ?? 10, ...(opts.log ? { log: opts.log } : {}) });
   } else {
     const dir = join(opts.dataDir, "pglite");

@@ -1,6 +1,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { boundedCache, keyBytes } from "../cache/mod.ts";
+import { isDatabaseUnavailable } from "./connection_errors.ts";
 
 /** A row as the driver hands it over: timestamptz as `Date`, jsonb parsed, int8 as text or number. */
 export type Row = Record<string, unknown>;
@@ -88,33 +89,164 @@ export interface SqlLog {
   warn(obj: object, msg: string): void;
 }
 
+/** One server of a connection string's host list. */
+export interface PostgresHost {
+  host: string;
+  port: number;
+}
+
+/**
+ * libpq's host list, which `pg` does not read: `postgres://u:p@h1:5432,h2:5433/db?target_session_attrs=read-write`.
+ * Each server gets a connection string of its own (pg's syntax); `readWrite` is whether only a
+ * server that accepts writes will do (`read-write` or `primary`), as libpq's target_session_attrs.
+ */
+export const parseHostList = (url: string): { servers: Array<PostgresHost & { url: string }>; readWrite: boolean } => {
+  const m = /^(postgres(?:ql)?:\/\/)((?:[^@/?#]*@)?)([^/?#]*)(.*)$/.exec(url);
+  if (!m) return { servers: [], readWrite: false };
+  const [, scheme, auth, hostPart, rest] = m as unknown as [string, string, string, string, string];
+  const query = rest.indexOf("?");
+  const path = query < 0 ? rest : rest.slice(0, query);
+  const params = new URLSearchParams(query < 0 ? "" : rest.slice(query + 1));
+  const attrs = params.get("target_session_attrs") ?? "any";
+  params.delete("target_session_attrs");
+  const search = params.size > 0 ? `?${params}` : "";
+  const servers = hostPart.split(",").map((entry) => {
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+    const plain = /^([^:]*)(?::(\d+))?$/.exec(entry);
+    const host = (bracketed?.[1] ?? plain?.[1] ?? entry) || "localhost";
+    const port = Number((bracketed?.[2] ?? plain?.[2]) || 5432);
+    const shown = host.includes(":") ? `[${host}]` : host;
+    return { host, port, url: `${scheme}${auth}${shown}:${port}${path}${search}` };
+  });
+  return { servers, readWrite: attrs === "read-write" || attrs === "primary" };
+};
+
+/** What a connection error carries when no server of the list will do: class 08, answered 503. */
+const noServer = (hosts: PostgresHost[], readWrite: boolean, cause: unknown): Error =>
+  Object.assign(
+    new Error(
+      `no ${readWrite ? "read-write " : ""}PostgreSQL server among ${hosts.map((h) => `${h.host}:${h.port}`).join(", ")}`,
+      { cause },
+    ),
+    { code: "08001" },
+  );
+
+/**
+ * The first server of the list that answers and, when `readWrite`, accepts writes (not in
+ * recovery, transaction_read_only off): its own connection string. Each probe is a connection of
+ * its own, closed again.
+ */
+export const findServer = async (url: string, timeoutMs = 3_000): Promise<string> => {
+  const { servers, readWrite } = parseHostList(url);
+  let last: unknown;
+  for (const server of servers) {
+    const client = new pg.Client({ connectionString: server.url, connectionTimeoutMillis: timeoutMs });
+    // A server cut during the probe emits an error no query awaits.
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      if (!readWrite) return server.url;
+      const { rows } = await client.query<{ writable: boolean }>(
+        "select not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off' as writable",
+      );
+      if (rows[0]?.writable) return server.url;
+      last = new Error(`${server.host}:${server.port} is read-only`);
+    } catch (err) {
+      last = err;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  throw noServer(servers, readWrite, last);
+};
+
+/**
+ * Errors after which the pool's server may no longer be the one to use: it went away, or it
+ * became read-only (a primary demoted to a standby answers 25006 to a write).
+ */
+const serverLost = (err: unknown): boolean =>
+  isDatabaseUnavailable(err) || (err as { code?: unknown } | null)?.code === "25006";
+
 /**
  * PostgreSQL through `pg`'s pool. timestamptz comes back as `Date` (pg's default), as from PGlite.
  * JIT compilation is off: Laurel's statements are short, and a misestimate easily passes
  * `jit_above_cost` (10 ms of compiling a 0.5 ms statement).
+ *
+ * A URL with a host list or `target_session_attrs=read-write` follows the primary: the pool is
+ * opened on the first server of the list that will do (findServer), and an error saying that
+ * server went away or turned read-only sends the next statement looking again from the start of
+ * the list. The pool left behind is not ended while statements may still be on their way to it:
+ * its idle connections close by themselves (pg's idle timeout), and `end()` ends it.
  */
 export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): Sql => {
-  const pool = new pg.Pool({
-    connectionString: opts.url,
-    max: opts.max,
-    options: "-c jit=off",
-    connectionTimeoutMillis: 10_000,
-  });
-  // An idle connection the server cut (a restart) is dropped by the pool; without a listener the
-  // error would end the process.
-  pool.on("error", (err) => opts.log?.warn({ err: err.message }, "database connection lost"));
-  const over = (client: pg.Pool | pg.PoolClient) =>
+  const { servers, readWrite } = parseHostList(opts.url);
+  const follows = servers.length > 1 || readWrite;
+  const pools = new Set<pg.Pool>();
+  const open = (url: string): pg.Pool => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max,
+      options: "-c jit=off",
+      connectionTimeoutMillis: 10_000,
+    });
+    // An idle connection the server cut (a restart) is dropped by the pool; without a listener the
+    // error would end the process.
+    pool.on("error", (err) => opts.log?.warn({ err: err.message }, "database connection lost"));
+    pools.add(pool);
+    return pool;
+  };
+  let current: pg.Pool | undefined = follows ? undefined : open(opts.url);
+  let finding: Promise<pg.Pool> | undefined;
+  const acquire = (): Promise<pg.Pool> => {
+    if (current) return Promise.resolve(current);
+    finding ??= findServer(opts.url)
+      .then((url) => {
+        const pool = open(url);
+        current = pool;
+        const { host, port } = parseHostList(url).servers[0] as PostgresHost;
+        opts.log?.warn({ host, port }, "database server chosen");
+        return pool;
+      })
+      .finally(() => {
+        finding = undefined;
+      });
+    return finding;
+  };
+  const lost = (pool: pg.Pool, err: unknown): void => {
+    if (!follows || current !== pool || !serverLost(err)) return;
+    current = undefined;
+    opts.log?.warn({ err: (err as Error).message }, "database server lost: looking for the primary again");
+  };
+  const over = (client: pg.PoolClient) =>
     queryable(async (text, values, name) => {
       const r = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
       return { rows: r.rows, count: r.rowCount ?? 0 };
     });
   // A named statement lives on one connection; the pool's query picks any, which prepares it there.
-  const outside = over(pool);
+  const outside = queryable(async (text, values, name) => {
+    const pool = await acquire();
+    try {
+      const r = await pool.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
+      return { rows: r.rows, count: r.rowCount ?? 0 };
+    } catch (err) {
+      lost(pool, err);
+      throw err;
+    }
+  });
+  const connect = async (): Promise<{ pool: pg.Pool; client: pg.PoolClient }> => {
+    const pool = await acquire();
+    try {
+      return { pool, client: await pool.connect() };
+    } catch (err) {
+      lost(pool, err);
+      throw err;
+    }
+  };
   return {
     kind: "postgresql",
     ...outside,
     async transaction(work) {
-      const client = await pool.connect();
+      const { pool, client } = await connect();
       let broken: Error | undefined;
       // The pool listens for errors on idle connections only. One the server cuts while the work
       // awaits something else (the bus, say) emits an error no query is there to receive, which
@@ -137,15 +269,19 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
           });
           throw err;
         }
+      } catch (err) {
+        lost(pool, err);
+        throw err;
       } finally {
         client.off("error", onConnectionError);
         client.release(broken);
       }
     },
     async listen(channel, onNotify, onError) {
+      let pool: pg.Pool;
       let client: pg.PoolClient;
       try {
-        client = await pool.connect();
+        ({ pool, client } = await connect());
       } catch (err) {
         onError(err);
         return null;
@@ -153,6 +289,7 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
       let alive = true;
       const onConnectionError = (err: Error): void => {
         alive = false;
+        lost(pool, err);
         onError(err);
       };
       const onNotification = (message: pg.Notification): void => onNotify(message.payload ?? "");
@@ -173,7 +310,9 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
         },
       };
     },
-    end: () => pool.end(),
+    end: async () => {
+      await Promise.all([...pools].map((pool) => pool.end()));
+    },
   };
 };
 
