@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { jetstreamManager } from "@nats-io/jetstream";
 import pg from "pg";
 import { connectNats, EVENTS_STREAM } from "../adapters/bus/mod.ts";
+import { findServer } from "../adapters/db/sql.ts";
 import {
   ADMIN_URL,
   BALANCER_URL,
@@ -12,6 +13,7 @@ import {
   clusterPostgres,
   natsNodes,
   pidOf,
+  ports,
   startApi,
   startNatsNode,
   startWorker,
@@ -21,17 +23,21 @@ import { loopbackCa } from "./cluster/loopback_ca.ts";
 import { clusterUrl } from "./cluster/nats_config.ts";
 
 /**
- * `npm run soak -- [--duration 180] [--rate 200] [--json] [--faults worker,nats,postgres,receiver,api]
- * [--postgres-down 10]`: issues badges through the balancer of `npm run cluster` (started if
- * needed) while, on a schedule, it SIGKILLs a worker, the NATS node leading the events stream and an
- * API server (each restarted), stops the cluster's own PostgreSQL for `--postgres-down` seconds and
- * starts it again, and makes the receiver answer 503 for a while; then it waits for the deliveries
- * and reports recorded, delivered, lost (must be 0) and duplicates, the lag and the end-to-end p99
- * per phase, what clients saw, and each process's memory. `--faults` picks some of the faults.
- * Loopback only. Exit code 1 when an event was lost, a client saw a 5xx other than a 503 with
- * Retry-After, an event came with another event's webhook-id, or a process ended by itself.
+ * `npm run soak -- [--duration 180] [--rate 200] [--json]
+ * [--faults worker,nats,postgres,postgres-primary,receiver,api] [--postgres-down 10]`: issues badges
+ * through the balancer of `npm run cluster` (started if needed) while, on a schedule, it SIGKILLs a
+ * worker, the NATS node leading the events stream and an API server (each restarted), stops the
+ * cluster's PostgreSQL nodes for `--postgres-down` seconds and starts them again, SIGKILLs the
+ * PostgreSQL primary (keeper and server) so that the standby takes over, then brings it back as the
+ * new standby, and makes the receiver answer 503 for a while; then it waits for the deliveries and
+ * reports recorded, delivered, lost (must be 0) and duplicates, every badge acknowledged with a 2xx
+ * that is missing afterwards (must be none), the seconds from the primary's loss to the first
+ * issue accepted again (`postgres_failover_s`), the lag and the end-to-end p99 per phase, what
+ * clients saw, and each process's memory. `--faults` picks some of the faults. Loopback only.
+ * Exit code 1 when an event or an acknowledged badge was lost, a client saw a 5xx other than a 503
+ * with Retry-After, an event came with another event's webhook-id, or a process ended by itself.
  */
-const FAULTS = ["worker", "nats", "postgres", "receiver", "api"] as const;
+const FAULTS = ["worker", "nats", "postgres", "postgres-primary", "receiver", "api"] as const;
 const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "180" },
@@ -170,6 +176,25 @@ const leaderName = async (): Promise<string | undefined> => {
 const D = durationS * 1000;
 // When the database was down, and what clients saw then (the phase of a request is when it left).
 const outage = { down_ms: 0, stopped_at_s: 0 };
+// The primary's loss: when it was killed, when the monitor named the standby primary, and when an
+// issue sent after the kill was first accepted.
+const failover = {
+  node: "",
+  killed_at_s: 0,
+  promoted_after_s: null as number | null,
+  first_accepted_after_s: null as number | null,
+  rejoined_as_standby_after_s: null as number | null,
+};
+let killedAt = 0;
+let firstAcceptedAt = 0;
+const waitUntil = async (check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<boolean> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) return false;
+    await sleep(100);
+  }
+  return true;
+};
 const faults: Array<{ fault: (typeof FAULTS)[number]; at: number; run: () => Promise<void> }> = [
   {
     fault: "worker",
@@ -202,11 +227,47 @@ const faults: Array<{ fault: (typeof FAULTS)[number]; at: number; run: () => Pro
       enter("PostgreSQL down");
       const stoppedAt = Date.now();
       outage.stopped_at_s = (stoppedAt - startedAt) / 1000;
-      await clusterPostgres.stop();
+      await clusterPostgres.stopNodes();
       await sleep(postgresDownS * 1000);
-      await clusterPostgres.start();
+      await clusterPostgres.startNodes();
       outage.down_ms = Date.now() - stoppedAt;
       enter("PostgreSQL back");
+    },
+  },
+  {
+    // The primary's keeper and server SIGKILLed at once (the machine lost): pg_auto_failover's
+    // monitor promotes the standby, the API servers' pools find it; the old primary, started
+    // again, rejoins as the standby.
+    fault: "postgres-primary",
+    at: 0.52 * D,
+    run: async () => {
+      const primary = (await clusterPostgres.nodes()).find((n) => n.reported === "primary");
+      const i = ports.postgres.indexOf(primary?.port ?? -1);
+      failover.node = primary?.name ?? "?";
+      enter(`PostgreSQL primary ${failover.node} killed`);
+      if (i < 0) return;
+      killedAt = Date.now();
+      failover.killed_at_s = (killedAt - startedAt) / 1000;
+      clusterPostgres.killNode(i);
+      const since = (): number => (Date.now() - killedAt) / 1000;
+      const promoted = await waitUntil(
+        async () =>
+          (await clusterPostgres.nodes()).some(
+            (n) => n.port !== primary?.port && (n.reported === "primary" || n.reported === "wait_primary"),
+          ),
+        120_000,
+      );
+      if (promoted) failover.promoted_after_s = since();
+      enter("PostgreSQL standby promoted");
+      await waitUntil(() => firstAcceptedAt > 0 || Date.now() - startedAt > D, 120_000);
+      if (firstAcceptedAt > 0) failover.first_accepted_after_s = (firstAcceptedAt - killedAt) / 1000;
+      await clusterPostgres.startNodes();
+      const rejoined = await waitUntil(
+        async () => (await clusterPostgres.nodes()).some((n) => n.port === primary?.port && n.reported === "secondary"),
+        120_000,
+      );
+      if (rejoined) failover.rejoined_as_standby_after_s = since();
+      enter("old primary back as standby");
     },
   },
   {
@@ -235,9 +296,12 @@ const faults: Array<{ fault: (typeof FAULTS)[number]; at: number; run: () => Pro
 // Issuing at `rate` a second through the balancer, for `duration`.
 const clients = new Map<string, number>(); // "201", "503 with Retry-After", "500"...
 let issued = 0;
+// Every badge a client was told was issued: each must exist afterwards.
+const acknowledged: string[] = [];
 const inFlight = new Set<Promise<void>>();
 const issueOne = async (): Promise<void> => {
   let key: string;
+  const sentAt = Date.now();
   try {
     const res = await fetch(`${BALANCER_URL}/v1/organizations/${orgId}/badges`, {
       method: "POST",
@@ -251,7 +315,11 @@ const issueOne = async (): Promise<void> => {
       }),
       signal: AbortSignal.timeout(30_000),
     });
-    await res.arrayBuffer();
+    const text = await res.text();
+    if (res.ok) {
+      acknowledged.push((JSON.parse(text) as { data: { id: string } }).data.id);
+      if (killedAt > 0 && sentAt > killedAt && firstAcceptedAt === 0) firstAcceptedAt = Date.now();
+    }
     key = res.status === 503 && res.headers.get("retry-after") ? "503 with Retry-After" : String(res.status);
   } catch (err) {
     key = `network error (${(err as Error).name})`;
@@ -283,7 +351,8 @@ await Promise.all(faultRuns);
 enter("draining");
 
 // The ground truth: every event the organization recorded.
-const db = new pg.Client({ connectionString: databaseUrl });
+// The server that is primary now (the URL is a host list, which pg does not read).
+const db = new pg.Client({ connectionString: await findServer(databaseUrl) });
 await db.connect();
 const recordedIds = async (): Promise<Map<string, number>> => {
   const { rows } = await db.query<{ id: string; at: Date }>(
@@ -309,10 +378,17 @@ while (Date.now() < drainDeadline && [...recorded.keys()].some((id) => !received
   recorded = await recordedIds();
   awaitingRetry = await retrying();
 }
+const { rows: found } = await db.query<{ id: string }>("select id::text from badges where id = any($1::uuid[])", [
+  acknowledged,
+]);
+const acknowledgedMissing = acknowledged.length - new Set(found.map((r) => r.id)).size;
 await db.end();
 const memoryAtEnd = Object.fromEntries(processes.map((p) => [p, rss(p)]));
 // Every fault the soak makes it also repairs: a process not running now ended by itself.
-const downAtEnd = processes.filter((p) => memoryAtEnd[p] === null);
+const downAtEnd = [
+  ...processes.filter((p) => memoryAtEnd[p] === null),
+  ...ports.postgres.flatMap((port, i) => (clusterPostgres.running(i) ? [] : [`postgres :${port}`])),
+];
 await nc.close();
 receiver.close();
 
@@ -355,6 +431,8 @@ const report = {
   delivered,
   awaiting_retry: waiting,
   lost: recorded.size - delivered - waiting,
+  acknowledged: acknowledged.length,
+  acknowledged_missing: acknowledgedMissing,
   duplicates,
   duplicates_with_another_webhook_id: foreignIds,
   server_errors: serverErrors,
@@ -366,6 +444,14 @@ const report = {
   postgres_outage: faultsOn.has("postgres")
     ? { ...outage, answers_while_down: answersIn("PostgreSQL down"), answers_after: answersIn("PostgreSQL back") }
     : null,
+  postgres_failover_s: faultsOn.has("postgres-primary") ? failover.first_accepted_after_s : null,
+  postgres_failover: faultsOn.has("postgres-primary")
+    ? {
+        ...failover,
+        answers_while_failing_over: answersIn(`PostgreSQL primary ${failover.node} killed`),
+        answers_after_promotion: answersIn("PostgreSQL standby promoted"),
+      }
+    : null,
 };
 if (values.json) {
   console.log(JSON.stringify(report));
@@ -373,6 +459,8 @@ if (values.json) {
   console.log(
     `recorded ${report.recorded}, delivered ${delivered}, awaiting a scheduled retry ${waiting}, lost ${report.lost}, duplicates ${duplicates} (${foreignIds} with another webhook-id)`,
   );
+  console.log(`acknowledged with a 2xx ${acknowledged.length}, missing afterwards ${acknowledgedMissing}`);
+  if (report.postgres_failover) console.log(`PostgreSQL failover: ${JSON.stringify(report.postgres_failover)}`);
   if (downAtEnd.length > 0) console.log(`not running at the end: ${downAtEnd.join(", ")}`);
   console.log("\nphase (by event time)                      events   p99 ms   max lag ms");
   for (const [p, v] of Object.entries(perPhase)) {
@@ -386,4 +474,8 @@ if (values.json) {
   for (const p of processes)
     console.log(`  ${p.padEnd(14)} ${String(memoryAtStart[p]).padStart(7)} ${String(memoryAtEnd[p]).padStart(7)}`);
 }
-process.exit(report.lost === 0 && serverErrors === 0 && foreignIds === 0 && downAtEnd.length === 0 ? 0 : 1);
+process.exit(
+  report.lost === 0 && acknowledgedMissing === 0 && serverErrors === 0 && foreignIds === 0 && downAtEnd.length === 0
+    ? 0
+    : 1,
+);

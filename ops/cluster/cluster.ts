@@ -1,17 +1,17 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import pg from "pg";
 import { errorBody, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../../adapters/rest/mod.ts";
 import { loopbackCa } from "./loopback_ca.ts";
 import { clusterUrl, type NatsNodeSpec, natsNodeConfig } from "./nats_config.ts";
-import { localPostgres } from "./postgres.ts";
+import { failoverPostgres, postgresBin } from "./postgres.ts";
 
 /**
  * `npm run cluster -- up | down | status`: Laurel as a multi-process deployment on this machine,
  * the reference for a real one (the same configuration files, other host names): a three-node NATS
- * JetStream cluster, a PostgreSQL cluster of its own (so that the soak may stop it without touching
- * the machine's server), two API servers behind haproxy and two webhook workers. Idempotent:
+ * JetStream cluster, PostgreSQL of its own with automatic failover (pg_auto_failover: a monitor, a
+ * primary and a synchronous hot standby; the soak may stop or kill it without touching the
+ * machine's server), two API servers behind haproxy and two webhook workers. Idempotent:
  * `up` starts only what is not running. Everything lives under CLUSTER_DIR (default ./data/cluster):
  * configuration, pid files, logs, stream storage, the shared keys.
  */
@@ -26,7 +26,9 @@ export const ports = {
   /** Each API server's admin listener (tRPC, /metrics), on loopback. */
   admin: [BASE + 21, BASE + 22],
   workerMetrics: [BASE + 11, BASE + 12],
-  postgres: BASE + 50,
+  /** pg_auto_failover's monitor, and its two data nodes (a primary and a hot standby). */
+  postgresMonitor: BASE + 50,
+  postgres: [BASE + 51, BASE + 52],
 };
 export const natsNodes: NatsNodeSpec[] = [1, 2, 3].map((i) => ({
   name: `nats-${i}`,
@@ -116,25 +118,21 @@ const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs 
   }
 };
 
-/** The cluster's own PostgreSQL (Debian's binaries, pg_ctl), its data under CLUSTER_DIR/postgres. */
-export const clusterPostgres = localPostgres({ dir: join(CLUSTER_DIR, "postgres"), port: ports.postgres });
+/** The cluster's own PostgreSQL with failover, its data under CLUSTER_DIR/postgres. */
+export const clusterPostgres = failoverPostgres({
+  dir: join(CLUSTER_DIR, "postgres"),
+  monitorPort: ports.postgresMonitor,
+  nodePorts: ports.postgres,
+  database: "laurel_cluster",
+});
 
-/** PostgreSQL started (created on the first `up`), and the cluster's database on it. */
+/** PostgreSQL with its failover started (created on the first `up`); its host list for Laurel. */
 const ensureDatabase = async (): Promise<string> => {
   if (!existsSync("/usr/lib/postgresql")) ensurePackage("pg_ctlcluster", "postgresql");
-  if (!(await clusterPostgres.running())) say(`starting PostgreSQL on ${ports.postgres}`);
+  ensurePackage("pg_autoctl", `postgresql-${postgresBin().split("/").at(-2)}-auto-failover`);
+  say(`PostgreSQL: monitor on ${ports.postgresMonitor}, nodes on ${ports.postgres.join(" and ")}`);
   await clusterPostgres.start();
-  const client = new pg.Client({ connectionString: clusterPostgres.url });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query("select 1 from pg_database where datname = 'laurel_cluster'");
-    if (!rowCount) await client.query("create database laurel_cluster");
-  } finally {
-    await client.end();
-  }
-  const url = new URL(clusterPostgres.url);
-  url.pathname = "/laurel_cluster";
-  return url.toString();
+  return clusterPostgres.url;
 };
 
 /**
@@ -291,14 +289,6 @@ export const down = async (): Promise<void> => {
   say("down (the data stays in CLUSTER_DIR)");
 };
 
-const postgresPid = (): number | null => {
-  try {
-    return Number(readFileSync(join(CLUSTER_DIR, "postgres/data/postmaster.pid"), "utf8").split("\n")[0]) || null;
-  } catch {
-    return null;
-  }
-};
-
 export const status = async (): Promise<Array<{ part: string; pid: number | null; healthy: boolean }>> => {
   const rows: Array<{ part: string; pid: number | null; healthy: boolean }> = [];
   for (const n of natsNodes) {
@@ -308,20 +298,16 @@ export const status = async (): Promise<Array<{ part: string; pid: number | null
       healthy: await httpOk(`http://127.0.0.1:${n.monitorPort}/healthz`),
     });
   }
-  let postgres = false;
-  if (existsSync(join(CLUSTER_DIR, "database-url"))) {
-    const client = new pg.Client({ connectionString: readFileSync(join(CLUSTER_DIR, "database-url"), "utf8").trim() });
-    try {
-      await client.connect();
-      await client.query("select 1");
-      postgres = true;
-    } catch {
-      postgres = false;
-    } finally {
-      await client.end().catch(() => {});
-    }
+  const monitored = await clusterPostgres.nodes();
+  rows.push({ part: `pg monitor :${ports.postgresMonitor}`, pid: null, healthy: monitored.length > 0 });
+  for (const [i, port] of ports.postgres.entries()) {
+    const n = monitored.find((m) => m.port === port);
+    rows.push({
+      part: `pg ${n?.reported ?? "node"} :${port}`,
+      pid: null,
+      healthy: clusterPostgres.running(i) && (n?.reported === "primary" || n?.reported === "secondary"),
+    });
   }
-  rows.push({ part: `postgresql :${ports.postgres}`, pid: postgresPid(), healthy: postgres });
   for (const [i, p] of ports.api.entries()) {
     rows.push({
       part: `api-${i + 1} :${p}`,
