@@ -1,31 +1,11 @@
 import { execFile } from "node:child_process";
 import { chmodSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { promisify } from "node:util";
 import t from "tap";
+import { freeClusterPortBase } from "../support/cluster_ports.ts";
 import { tempDir } from "../support/services.ts";
 
 const run = promisify(execFile);
-
-/**
- * A base port whose block (the cluster uses base .. base+250) is free now, in 10000-18150: below
- * the ports `freePort` gives other tests (12,000 below the kernel's ephemeral range, 20768-32767
- * here) and below that range, where an outgoing connection could take a port of the block before a
- * process of the cluster binds it (or while PostgreSQL is stopped).
- */
-const freeBlock = async (): Promise<number> => {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const s = createServer()
-        .once("error", () => resolve(false))
-        .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-    });
-  for (;;) {
-    const base = 10_000 + Math.floor(Math.random() * 80) * 100;
-    const used = [0, 1, 2, 11, 12, 21, 22, 50, 51, 52, 99, 221, 222, 223, 231, 232, 233, 241, 242, 243];
-    if ((await Promise.all(used.map((o) => free(base + o)))).every(Boolean)) return base;
-  }
-};
 
 /**
  * `npm run soak` at a small scale with only its PostgreSQL step: the whole deployment of
@@ -37,7 +17,7 @@ t.test("the soak's PostgreSQL stop: 503 with Retry-After only, every event deliv
   const dir = tempDir();
   // As root, the database's directory inside belongs to `postgres`, who must reach it.
   chmodSync(dir.path, 0o755);
-  const env = { ...process.env, CLUSTER_DIR: dir.path, CLUSTER_PORT_BASE: String(await freeBlock()) };
+  const env = { ...process.env, CLUSTER_DIR: dir.path, CLUSTER_PORT_BASE: String(await freeClusterPortBase()) };
   t.teardown(async () => {
     await run(process.execPath, ["ops/cluster/cluster.ts", "down"], { env }).catch(() => undefined);
     dir.remove();
