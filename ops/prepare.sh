@@ -2,6 +2,8 @@
 # Installs and starts what Laurel needs on a Debian machine, idempotently.
 #   ops/prepare.sh start   -> npm packages + nats-server (npm start uses PGlite unless DATABASE_URL is set)
 #   ops/prepare.sh test    -> the above + chromium (browser tests) + a running PostgreSQL with a `laurel` role allowed to create databases
+#   ops/prepare.sh cluster -> the above's packages for `npm run cluster`: nats-server, haproxy, PostgreSQL and pg_auto_failover
+#                             (`npm run cluster` installs them too when missing; it starts its own servers)
 # Only Debian's packages and the npm registry are used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,9 +75,19 @@ SQL
   echo "postgres://laurel:laurel@127.0.0.1:${port}/laurel"
 }
 
+ensure_cluster_packages() {
+  command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || { say "installing Debian's haproxy"; apt_install haproxy; }
+  if [ -z "$(pg_version)" ]; then say "installing Debian's postgresql"; apt_install postgresql; fi
+  if ! command -v pg_autoctl >/dev/null; then
+    say "installing Debian's postgresql-$(pg_version)-auto-failover (pg_autoctl)"
+    apt_install "postgresql-$(pg_version)-auto-failover"
+  fi
+}
+
 case "$mode" in
   start) ensure_node_modules; ensure_nats_server ;;
   test) ensure_node_modules; ensure_nats_server; ensure_chromium; ensure_postgres ;;
   postgres) ensure_postgres ;;
-  *) say "usage: ops/prepare.sh start|test|postgres"; exit 2 ;;
+  cluster) ensure_node_modules; ensure_nats_server; ensure_cluster_packages ;;
+  *) say "usage: ops/prepare.sh start|test|postgres|cluster"; exit 2 ;;
 esac
