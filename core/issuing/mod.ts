@@ -19,12 +19,19 @@ export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
 export { notificationKind, pendingBadgeMail, pendingBadgeMessage } from "./notifications.ts";
 export type {
+  BadgeChanges,
+  BadgeChangeTx,
   BadgeStore,
   BadgeTx,
   BadgeView,
+  ChangeRecords,
+  ConnectedHolders,
   Earner,
+  EarnerChanges,
   IssueLookup,
   IssueWrites,
+  TemplateChanges,
+  TemplateChangeTx,
   TemplateView,
 } from "./ports.ts";
 export {
