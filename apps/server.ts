@@ -38,4 +38,4 @@ onShutdown(async () => {
   await nc.drain();
   await db.close();
   stdout.flush();
-});
+}, config.shutdownTimeoutMs);

@@ -29,7 +29,8 @@ logUncaught(log, stdout.flush);
 // The database first: it refuses a second process on the same DATA_DIR before anything starts.
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
 let localNats: LocalNats | undefined;
-if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
+if (!config.natsUrl)
+  localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats"), binary: config.nats.serverBin });
 const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
 const nc = await connectNats(natsUrl, "laurel-all-in-one", localNats ? {} : config.nats);
 const metrics = metricsRegistry();
@@ -84,4 +85,4 @@ onShutdown(async () => {
   await db.close();
   stdout.flush();
   await localNats?.stop();
-});
+}, config.shutdownTimeoutMs);

@@ -66,4 +66,4 @@ onShutdown(async () => {
   metricsServer?.close();
   await nc.drain();
   await db.close();
-});
+}, config.shutdownTimeoutMs);
