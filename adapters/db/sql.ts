@@ -91,7 +91,8 @@ export interface SqlLog {
 /**
  * PostgreSQL through `pg`'s pool. timestamptz comes back as `Date` (pg's default), as from PGlite.
  * JIT compilation is off: Laurel's statements are short, and a misestimate easily passes
- * `jit_above_cost` (10 ms of compiling a 0.5 ms statement).
+ * `jit_above_cost`, and compiling then costs many times the statement itself (docs/benchmarks.md,
+ * figures behind the code).
  */
 export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): Sql => {
   const pool = new pg.Pool({
