@@ -21,6 +21,7 @@ export { notificationKind, pendingBadgeMail, pendingBadgeMessage } from "./notif
 export type {
   BadgeChanges,
   BadgeChangeTx,
+  BadgeReads,
   BadgeStore,
   BadgeTx,
   BadgeView,
@@ -32,6 +33,7 @@ export type {
   IssueWrites,
   TemplateChanges,
   TemplateChangeTx,
+  TemplateReads,
   TemplateView,
 } from "./ports.ts";
 export {

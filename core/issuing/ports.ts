@@ -133,12 +133,15 @@ export interface BadgeTx
     ChangeRecords,
     ConnectedHolders {}
 
-/** Badges, templates and earners, read outside a transaction or changed inside one. */
-export interface BadgeStore extends IssueWrites {
-  transaction<T>(work: (tx: BadgeTx) => Promise<T>): Promise<T>;
+/** Templates as the API, the console and the hosted badge class read them. */
+export interface TemplateReads {
   listTemplates(organizationId: string, query: TemplateListQuery, page: PageRequest): Promise<Page<TemplateView>>;
   /** `organizationId` null: any organization (the hosted badge class). */
   getTemplate(organizationId: string | null, id: string): Promise<TemplateView | null>;
+}
+
+/** Badges as the API, the console and the hosted assertion read them. */
+export interface BadgeReads {
   listBadges(organizationId: string, query: BadgeListQuery, page: PageRequest): Promise<Page<BadgeView>>;
   /**
    * Up to `limit` badges matching the filters with ids above `afterId` (null: from the first), in
@@ -152,6 +155,15 @@ export interface BadgeStore extends IssueWrites {
   ): Promise<BadgeView[]>;
   /** `organizationId` null: any organization (the hosted assertion). */
   getBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
+}
+
+/**
+ * Badges, templates and earners, read outside a transaction or changed inside one. It combines
+ * the read ports and issuing's writes because one store serves them on one database; a use case
+ * takes the part it needs (`Pick<IssuingDeps, "store">` reads, `issueWith` takes `IssueWrites`).
+ */
+export interface BadgeStore extends IssueWrites, TemplateReads, BadgeReads {
+  transaction<T>(work: (tx: BadgeTx) => Promise<T>): Promise<T>;
   getUser(id: string): Promise<UserRecord | null>;
   /** Appends events in a transaction of their own (a notification, recorded once it went out). */
   appendEvents(events: EventRecord[]): Promise<void>;
