@@ -92,3 +92,13 @@ export const readConfig = (raw: Readonly<Record<string, string | undefined>> = p
     limits: readLimitsConfig(env),
   };
 };
+
+/** `readConfig` for a process's start: a refused value ends the process with its message alone. */
+export const readConfigOrExit = (): Config => {
+  try {
+    return readConfig();
+  } catch (err) {
+    console.error(`configuration: ${(err as Error).message}`);
+    return process.exit(2);
+  }
+};

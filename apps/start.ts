@@ -4,7 +4,7 @@ import { connectNats, type LocalNats, startLocalNats } from "../adapters/bus/mod
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
-import { readConfig } from "./config.ts";
+import { readConfigOrExit } from "./config.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
@@ -22,7 +22,7 @@ import {
  * `npm start`: everything in one process. Embedded PGlite in DATA_DIR when DATABASE_URL is unset,
  * and a local JetStream server (Debian's nats-server) when NATS_URL is unset.
  */
-const config = readConfig();
+const config = readConfigOrExit();
 const stdout = asyncStdout();
 const log = pino(loggerOptions(config.logLevel), stdout.stream);
 logUncaught(log, stdout.flush);

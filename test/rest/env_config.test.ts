@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
@@ -46,6 +47,17 @@ t.test("a bad value stops the start with a message naming the variable", async (
     [{ WEBHOOK_TIMEOUT_MS: "60000", WEBHOOK_ACK_WAIT_MS: "60000" }, /^WEBHOOK_ACK_WAIT_MS \(60000\) must exceed/],
   ];
   for (const [env, message] of refused) t.throws(() => readConfig(env), message, JSON.stringify(env));
+});
+
+t.test("a process started with a bad value stops before anything starts, naming the variable", async (t) => {
+  // The three apps start the same way (`readConfigOrExit`); the API server stands for them.
+  const run = spawnSync(process.execPath, [join(ROOT, "apps/server.ts")], {
+    env: { PATH: process.env.PATH, DB_POOL_MAX: "ten", DATA_DIR: "/nonexistent/laurel" },
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  t.equal(run.status, 2);
+  t.equal(run.stderr.trim(), "configuration: DB_POOL_MAX must be a positive integer, not ten");
 });
 
 t.test("only apps/ reads the environment; everything else is given plain values", async (t) => {
