@@ -232,7 +232,7 @@ export const buildApiServer = async (
   });
   const app = await buildRestApp(
     { ...deps, plugins: [web] },
-    { logger, http: config.limits.http, trustProxy: config.limits.trustProxy },
+    { logger, http: config.limits.http, trustProxy: config.limits.trustProxy, logRequests: config.logRequests },
   );
   const admin = await buildAdminApp(deps, [trpcPlugin(deps, adminToken)], { logger, http: config.limits.http });
   log = app.log;

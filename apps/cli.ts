@@ -8,6 +8,7 @@ import { EMPLOYEE_HANDLERS, EMPLOYEE_OPTIONS, EMPLOYEE_USAGE } from "./cli_emplo
 import { MEMBER_HANDLERS, MEMBER_OPTIONS, MEMBER_USAGE } from "./cli_members.ts";
 import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
 import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_workforce.ts";
+import type { Env } from "./env_schema.ts";
 
 /**
  * The admin CLI: a tRPC client of a running server's admin listener (LAUREL_URL; default
@@ -38,9 +39,9 @@ const unreachable = (err: unknown): string => {
   return e?.code ?? e?.message ?? String(err);
 };
 
-const adminToken = (): string => {
-  if (process.env.LAUREL_ADMIN_TOKEN) return process.env.LAUREL_ADMIN_TOKEN;
-  const path = join(resolve(process.env.DATA_DIR ?? "./data"), "admin-token");
+const adminToken = (env: Env): string => {
+  if (env.LAUREL_ADMIN_TOKEN) return env.LAUREL_ADMIN_TOKEN;
+  const path = join(resolve(env.DATA_DIR), "admin-token");
   try {
     return readFileSync(path, "utf8").trim();
   } catch {
@@ -120,12 +121,17 @@ export const main = async (
   const [resource, action] = parsed.positionals;
   const handler = { ...HANDLERS, ...extra }[`${resource} ${action}`];
   if (parsed.values.help || !handler) return fail(USAGE, parsed.values.help ? 0 : 2);
-  // config.ts only when needed: its webhook settings load core (TypeBox, ~0.4 s of the CLI's start).
-  const url = (
-    process.env.LAUREL_URL || `http://localhost:${(await import("./config.ts")).adminPortOf(process.env)}`
-  ).replace(/\/+$/, "");
+  // The environment's schema only when a command runs: usage and --help need no TypeBox.
+  const { adminPortOf, readEnv } = await import("./env_schema.ts");
+  let env: Env;
+  try {
+    env = readEnv(process.env);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  const url = (env.LAUREL_URL ?? `http://localhost:${adminPortOf(env)}`).replace(/\/+$/, "");
   const client = createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${adminToken()}` }) })],
+    links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${adminToken(env)}` }) })],
   });
   try {
     const out = await handler(client, parsed.values as Record<string, string | boolean | undefined>);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
-// Not through core/workforce/mod.ts: that brings TypeBox and every schema of core, ~0.4 s of CPU
-// at each start of the CLI (docs/benchmarks.md, employees). This module imports nothing.
+// Not through core/workforce/mod.ts: that brings TypeBox and every schema of core into each start
+// of the CLI (docs/benchmarks.md, figures behind the code). This module imports nothing.
 import {
   EMPLOYEE_BATCH_MAX,
   NULLABLE_FIELDS,

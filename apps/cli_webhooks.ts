@@ -54,7 +54,8 @@ export const WEBHOOK_HANDLERS: Record<string, Handler> = {
     if (o.url === undefined && !o["clear-url"] && o.events === undefined) {
       usage("webhooks set needs --url, --clear-url or --events");
     }
-    // Loaded here, not at the CLI's start: core's modules bring TypeBox and its schemas (~0.4 s).
+    // Loaded here, not at the CLI's start: core's modules bring TypeBox and its schemas
+    // (docs/benchmarks.md, figures behind the code).
     const { parseEventTypeList } = await import("../core/webhooks/mod.ts");
     const s = await client.webhooks.update.mutate({
       organization_id,

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import type { Env } from "./env_schema.ts";
 
 /** Server timeouts, connection and rate limits from the environment (README, "Configuration"). */
 export interface LimitsConfig {
@@ -47,14 +48,6 @@ export interface RateLimits {
   issuePerMinute: number;
 }
 
-const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${raw}`);
-  return n;
-};
-
 /** An IPv4 or IPv6 address, with or without a prefix length (`10.0.0.0/8`, `fd00::/8`). */
 const isAddressOrCidr = (entry: string): boolean => {
   const [address = "", prefix, ...rest] = entry.split("/");
@@ -78,30 +71,28 @@ export const readTrustProxy = (raw: string | undefined): string[] => {
   return entries;
 };
 
-export const readLimitsConfig = (env: NodeJS.ProcessEnv = process.env): LimitsConfig => {
-  const requestTimeoutMs = positive(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000);
-  return {
-    trustProxy: readTrustProxy(env.TRUST_PROXY),
-    http: {
-      requestTimeoutMs,
-      headersTimeoutMs: Math.min(requestTimeoutMs, positive(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000)),
-      keepAliveTimeoutMs: positive(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 72_000),
-      maxConnections: positive(env, "HTTP_MAX_CONNECTIONS", 10_000),
-    },
-    rate:
-      env.RATE_LIMITS === "off"
-        ? null
-        : {
-            tokenPerMinute: positive(env, "RATE_LIMIT_TOKEN_PER_MINUTE", 600),
-            authFailuresPerMinute: positive(env, "RATE_LIMIT_AUTH_FAILURES_PER_MINUTE", 30),
-            adminPerMinute: positive(env, "RATE_LIMIT_ADMIN_PER_MINUTE", 600),
-            issuePerMinute: positive(env, "RATE_LIMIT_ISSUE_PER_MINUTE", 1_200),
-          },
-    mailPerOrganizationPerHour: positive(env, "MAIL_PER_ORGANIZATION_PER_HOUR", 1_000),
-    smtpMaxConnections: positive(env, "SMTP_MAX_CONNECTIONS", 5),
-    externalBadgeChecks: {
-      perAccountPerHour: positive(env, "EXTERNAL_BADGE_CHECKS_PER_ACCOUNT_PER_HOUR", 60),
-      perHostPerHour: positive(env, "EXTERNAL_BADGE_CHECKS_PER_HOST_PER_HOUR", 600),
-    },
-  };
-};
+/** The limits, from the parsed environment (`apps/env_schema.ts`). */
+export const readLimitsConfig = (env: Env): LimitsConfig => ({
+  trustProxy: readTrustProxy(env.TRUST_PROXY),
+  http: {
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: Math.min(env.HTTP_REQUEST_TIMEOUT_MS, env.HTTP_HEADERS_TIMEOUT_MS),
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: env.HTTP_MAX_CONNECTIONS,
+  },
+  rate:
+    env.RATE_LIMITS === "off"
+      ? null
+      : {
+          tokenPerMinute: env.RATE_LIMIT_TOKEN_PER_MINUTE,
+          authFailuresPerMinute: env.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+          adminPerMinute: env.RATE_LIMIT_ADMIN_PER_MINUTE,
+          issuePerMinute: env.RATE_LIMIT_ISSUE_PER_MINUTE,
+        },
+  mailPerOrganizationPerHour: env.MAIL_PER_ORGANIZATION_PER_HOUR,
+  smtpMaxConnections: env.SMTP_MAX_CONNECTIONS,
+  externalBadgeChecks: {
+    perAccountPerHour: env.EXTERNAL_BADGE_CHECKS_PER_ACCOUNT_PER_HOUR,
+    perHostPerHour: env.EXTERNAL_BADGE_CHECKS_PER_HOST_PER_HOUR,
+  },
+});

@@ -2,12 +2,12 @@ import pino from "pino";
 import { connectNats } from "../adapters/bus/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
-import { readConfig } from "./config.ts";
+import { readConfigOrExit } from "./config.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { onShutdown } from "./shutdown.ts";
 
 /** The API process for production: PostgreSQL (DATABASE_URL) and NATS (NATS_URL) are required. */
-const config = readConfig();
+const config = readConfigOrExit();
 if (!config.databaseUrl || !config.natsUrl) {
   console.error("apps/server needs DATABASE_URL and NATS_URL; for a single self-contained process use `npm start`.");
   process.exit(2);
@@ -38,4 +38,4 @@ onShutdown(async () => {
   await nc.drain();
   await db.close();
   stdout.flush();
-});
+}, config.shutdownTimeoutMs);

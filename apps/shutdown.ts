@@ -3,7 +3,7 @@
  * that outlasts `SHUTDOWN_TIMEOUT_MS` (default 30 s: more than a webhook attempt's timeout, less
  * than a process manager's own patience).
  */
-export const onShutdown = (stop: () => Promise<void>, timeoutMs = shutdownTimeoutMs()): void => {
+export const onShutdown = (stop: () => Promise<void>, timeoutMs: number): void => {
   let stopping = false;
   const handler = (signal: NodeJS.Signals): void => {
     if (stopping) process.exit(1);
@@ -21,9 +21,4 @@ export const onShutdown = (stop: () => Promise<void>, timeoutMs = shutdownTimeou
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
-};
-
-const shutdownTimeoutMs = (): number => {
-  const n = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 30_000);
-  return Number.isInteger(n) && n > 0 ? n : 30_000;
 };

@@ -4,7 +4,7 @@ import { connectNats, type LocalNats, startLocalNats } from "../adapters/bus/mod
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
-import { readConfig } from "./config.ts";
+import { readConfigOrExit } from "./config.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
@@ -22,14 +22,15 @@ import {
  * `npm start`: everything in one process. Embedded PGlite in DATA_DIR when DATABASE_URL is unset,
  * and a local JetStream server (Debian's nats-server) when NATS_URL is unset.
  */
-const config = readConfig();
+const config = readConfigOrExit();
 const stdout = asyncStdout();
 const log = pino(loggerOptions(config.logLevel), stdout.stream);
 logUncaught(log, stdout.flush);
 // The database first: it refuses a second process on the same DATA_DIR before anything starts.
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
 let localNats: LocalNats | undefined;
-if (!config.natsUrl) localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats") });
+if (!config.natsUrl)
+  localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats"), binary: config.nats.serverBin });
 const natsUrl = config.natsUrl ?? (localNats as LocalNats).url;
 const nc = await connectNats(natsUrl, "laurel-all-in-one", localNats ? {} : config.nats);
 const metrics = metricsRegistry();
@@ -84,4 +85,4 @@ onShutdown(async () => {
   await db.close();
   stdout.flush();
   await localNats?.stop();
-});
+}, config.shutdownTimeoutMs);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { type Cidr, DEFAULT_MAX_CONCURRENT_PER_DESTINATION, parseAllowedNetworks } from "../core/webhooks/mod.ts";
+import { type Cidr, parseAllowedNetworks } from "../core/webhooks/mod.ts";
+import type { Env } from "./env_schema.ts";
 
 /** Webhook delivery settings from the environment (README, "Configuration"). */
 export interface WebhookConfig {
@@ -29,38 +30,30 @@ export interface WebhookConfig {
   streamReplicas: number;
 }
 
-const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${raw}`);
-  return n;
-};
-
-export const readWebhookConfig = (env: NodeJS.ProcessEnv = process.env): WebhookConfig => {
+/** Webhook delivery settings, from the parsed environment (`apps/env_schema.ts`). */
+export const readWebhookConfig = (env: Env): WebhookConfig => {
   const { networks, errors } = parseAllowedNetworks(env.WEBHOOK_ALLOWED_NETWORKS);
   if (errors.length > 0) throw new Error(errors.map((e) => `${e.field}: ${e.message}`).join("; "));
-  const caFile = env.WEBHOOK_CA_FILE || undefined;
+  const caFile = env.WEBHOOK_CA_FILE;
   if (caFile && !existsSync(caFile)) throw new Error(`WEBHOOK_CA_FILE ${caFile} does not exist`);
-  const timeoutMs = positive(env, "WEBHOOK_TIMEOUT_MS", 15_000);
-  const ackWaitMs = positive(env, "WEBHOOK_ACK_WAIT_MS", Math.max(60_000, timeoutMs * 2 + 10_000));
+  const timeoutMs = env.WEBHOOK_TIMEOUT_MS;
+  const ackWaitMs = env.WEBHOOK_ACK_WAIT_MS ?? Math.max(60_000, timeoutMs * 2 + 10_000);
   // A message must not come back while its attempt may still be running.
   if (ackWaitMs <= timeoutMs + 1_000) {
     throw new Error(
       `WEBHOOK_ACK_WAIT_MS (${ackWaitMs}) must exceed WEBHOOK_TIMEOUT_MS (${timeoutMs}) by more than a second`,
     );
   }
-  const metricsPort = env.METRICS_PORT ? positive(env, "METRICS_PORT", 0) : undefined;
   return {
     allowedNetworks: networks,
     caFile,
     timeoutMs,
     ackWaitMs,
-    concurrency: positive(env, "WEBHOOK_CONCURRENCY", 256),
-    perDestination: positive(env, "WEBHOOK_MAX_PER_DESTINATION", DEFAULT_MAX_CONCURRENT_PER_DESTINATION),
-    schedulerIntervalMs: positive(env, "WEBHOOK_SCHEDULER_INTERVAL_MS", 1_000),
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    perDestination: env.WEBHOOK_MAX_PER_DESTINATION,
+    schedulerIntervalMs: env.WEBHOOK_SCHEDULER_INTERVAL_MS,
     inProcessWorkers: env.WEBHOOK_WORKERS !== "0",
-    metricsPort,
-    streamReplicas: positive(env, "NATS_STREAM_REPLICAS", 1),
+    metricsPort: env.METRICS_PORT,
+    streamReplicas: env.NATS_STREAM_REPLICAS,
   };
 };

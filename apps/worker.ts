@@ -3,7 +3,7 @@ import pino from "pino";
 import { connectNats, natsHealthy } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
-import { readConfig } from "./config.ts";
+import { readConfigOrExit } from "./config.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { healthOf, serveOperational } from "./health.ts";
 import { loggerOptions, logUncaught } from "./logger.ts";
@@ -19,7 +19,7 @@ import { metricsRegistry, pipelineMetrics, registerDatabaseFigures, startWebhook
  * are required; DATA_DIR or LAUREL_SECRET_KEY must give the same keys as the API servers (the
  * signing secrets are sealed with them). METRICS_PORT serves /metrics, /healthz and /readyz.
  */
-const config = readConfig();
+const config = readConfigOrExit();
 if (!config.databaseUrl || !config.natsUrl) {
   console.error("apps/worker needs DATABASE_URL and NATS_URL; for a single self-contained process use `npm start`.");
   process.exit(2);
@@ -66,4 +66,4 @@ onShutdown(async () => {
   metricsServer?.close();
   await nc.drain();
   await db.close();
-});
+}, config.shutdownTimeoutMs);

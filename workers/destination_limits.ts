@@ -141,8 +141,8 @@ export const destinationLimits = (
       const expectedWaitMs = (d.waiters.length + 1) * paceMs(d);
       if (expectedWaitMs > policy.maxWaitSeconds * 1000) return false;
       // No timer per waiter: the queue is in arrival order, so one timer per destination, set for
-      // the oldest waiter's deadline, drops those that waited too long (a few µs per message saved
-      // when a burst waits for a busy destination's slots).
+      // the oldest waiter's deadline, drops those that waited too long (a burst waiting for a busy
+      // destination's slots then costs no timer per message).
       return new Promise<boolean>((resolve) => {
         d.waiters.push({ grant: resolve, until: now() + waitLimitMs });
         if (!d.expiry) armExpiry(d);

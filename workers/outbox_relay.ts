@@ -1,5 +1,5 @@
 import type { EventPublisher, Outbox } from "../core/events/mod.ts";
-import { idleBackoff, type Log, type PipelineMetrics, wakeableSleep } from "./runtime.ts";
+import { failureLog, idleBackoff, type Log, type PipelineMetrics, wakeableSleep } from "./runtime.ts";
 
 export interface OutboxRelayDeps {
   outbox: Outbox;
@@ -83,7 +83,7 @@ export const startOutboxRelay = async (
     listener = await deps.listen(onNotify);
     if (listener?.alive()) deps.log.info({}, "event notifications restored");
   };
-  let failures = 0;
+  const failures = failureLog((err) => deps.log.warn({ err }, "event relay could not publish; retrying"));
   const loop = async (): Promise<void> => {
     while (!stopped) {
       const all = everyone || !listener?.alive();
@@ -106,14 +106,12 @@ export const startOutboxRelay = async (
           } else if (all) {
             pollWaitMs = backoff.next();
           }
-          if (failures > 0) deps.log.info({ failures }, "event relay recovered");
-          failures = 0;
+          const failed = failures.succeeded();
+          if (failed > 0) deps.log.info({ failures: failed }, "event relay recovered");
         } catch (err) {
-          // Logged on the first failure and then every 20th, so an outage does not flood the log.
-          if (failures % 20 === 0) deps.log.warn({ err }, "event relay could not publish; retrying");
-          failures++;
+          failures.failed(err);
           everyone = true;
-          await sleep(Math.min(250 * failures, 2_000));
+          await sleep(Math.min(250 * failures.count(), 2_000));
           continue;
         }
       }

@@ -91,17 +91,16 @@ export const pollLoop = (
   const { sleep, wake } = wakeableSleep();
   const backoff = idleBackoff(options.intervalMs, options.idleMaxMs ?? options.intervalMs);
   let stopped = false;
-  let failures = 0;
+  const failures = failureLog(onError);
   const loop = async (): Promise<void> => {
     while (!stopped) {
       let full = false;
       let found = false;
       try {
         ({ full, found } = await round());
-        failures = 0;
+        failures.succeeded();
       } catch (err) {
-        if (failures % 20 === 0) onError(err);
-        failures++;
+        failures.failed(err);
         found = true;
       }
       if (found) backoff.reset();
@@ -146,5 +145,27 @@ export const semaphore = (size: number) => {
       else free++;
     },
     inUse: (): number => size - free,
+  };
+};
+
+/**
+ * Counts a run of failures and reports the first of it and every 20th after it, so an outage
+ * neither floods the log nor goes unheard.
+ */
+export const failureLog = (report: (err: unknown, failures: number) => void) => {
+  let failures = 0;
+  return {
+    failed(err: unknown): void {
+      if (failures % 20 === 0) report(err, failures + 1);
+      failures++;
+    },
+    /** Ends the run; returns how many failures it had. */
+    succeeded(): number {
+      const run = failures;
+      failures = 0;
+      return run;
+    },
+    /** Failures in the current run. */
+    count: (): number => failures,
   };
 };

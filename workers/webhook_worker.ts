@@ -1,34 +1,25 @@
-import { batcher } from "../adapters/batch/mod.ts";
-import { boundedCache } from "../adapters/cache/mod.ts";
 import type { SecretBox } from "../core/credentials/mod.ts";
 import type { DueDelivery, EventMessage } from "../core/messages/mod.ts";
 import {
-  type AttemptClassification,
   type AttemptRequest,
-  buildAttemptRequest,
   type ClaimedDelivery,
-  concludeAttempt,
   type DeliveryClaim,
   type DeliveryEvent,
   type DeliveryProgress,
-  type DeliveryStore,
   type DeliveryTargets,
-  destinationKey,
-  type EventTypeSelection,
   type NotDeliveredReason,
   newDeliveryProgress,
   notDeliveredReason,
-  openSecrets,
   type PostResult,
-  type RecordedAttempt,
-  type RecordedFirstAttempt,
   type RetrySchedule,
-  type SigningSecrets,
-  type WebhookAttemptRecord,
   type WebhookCrypto,
 } from "../core/webhooks/mod.ts";
 import { destinationLimits } from "./destination_limits.ts";
-import { type Log, type PipelineMetrics, semaphore } from "./runtime.ts";
+import { failureLog, type Log, type PipelineMetrics } from "./runtime.ts";
+import { type BookkeepingStore, webhookBookkeeping } from "./webhook_bookkeeping.ts";
+import { type Concluded, postAttempt } from "./webhook_post.ts";
+import { type Target, webhookTargets } from "./webhook_targets.ts";
+import { WorkSlot, type WorkSlots, workSlots } from "./work_slots.ts";
 
 /** A message of one of the two work queues, its body checked by the bus adapter. */
 export interface WorkMessage<T> {
@@ -51,10 +42,7 @@ export type Subscribe<T> = (
 ) => { stop(): Promise<void> };
 
 export interface WebhookWorkerDeps {
-  deliveries: Pick<
-    DeliveryStore,
-    "events" | "existing" | "recordFirst" | "claim" | "defer" | "record" | "abandon" | "releasePutOff"
-  >;
+  deliveries: BookkeepingStore;
   targets: DeliveryTargets;
   secrets: Pick<SecretBox, "open">;
   crypto: Pick<WebhookCrypto, "sign">;
@@ -102,195 +90,18 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-interface Target {
-  webhookUrl: string | null;
-  destination: string | null;
-  eventTypes: EventTypeSelection;
-  hasDataServicesApplication: boolean;
-  secrets: SigningSecrets;
-}
-
-/** Attempts recorded per statement at most, and how long a batch that is not full may wait. */
-const RECORD_BATCH = 1_000;
-const RECORD_LINGER_MS = 20;
-
-/**
- * A queue's slots: `work` for messages before and during their POST (the concurrency), `tail` for
- * every message taken and not yet settled, bookkeeping included; a message needs both to be taken.
- */
-const workSlots = (concurrency: number) => {
-  const work = semaphore(concurrency);
-  const tail = semaphore(4 * concurrency);
-  const acquireSlowly = async (): Promise<void> => {
-    await tail.acquire();
-    await work.acquire();
-  };
-  return {
-    work,
-    tail,
-    /** Resolved at once (no promise per message) while both are free, as they mostly are. */
-    acquire(): Promise<void> | undefined {
-      if (!tail.tryAcquire()) return acquireSlowly();
-      if (!work.tryAcquire()) return work.acquire();
-      return undefined;
-    },
-  };
-};
-
-/** What `post` returns: the attempt, the delivery's new state, and when the attempt ended. */
-interface Concluded {
-  attempt: WebhookAttemptRecord;
-  progress: DeliveryProgress;
-  classification: AttemptClassification;
-  now: Date;
-}
-
-/** A message's work slot, released once (when its POST is over, or at the latest when settled). */
-class WorkSlot {
-  private held = true;
-  private readonly work: { release(): void };
-  constructor(work: { release(): void }) {
-    this.work = work;
-  }
-  release(): void {
-    if (!this.held) return;
-    this.held = false;
-    this.work.release();
-  }
-}
-
-/**
- * Delivers webhooks from the two shared work queues. For each message: the organization's target
- * (`notDeliveredReason` decides whether to post at all), a per-destination slot (or the delivery
- * is put off), the signed POST, and the attempt recorded with the delivery's next state in one
- * statement; only then is the message acknowledged. An event's first delivery needs no claim:
- * JetStream hands its message to one worker at a time, and a message that comes back finds the
- * delivery recorded.
- * Retries and redeliveries (the scheduler's dispatches) are claimed in PostgreSQL first, so a
- * duplicate message or a second worker never attempts one twice at once. A worker killed at any
- * point loses nothing: the message comes back after AckWait, or the scheduler re-dispatches the
- * delivery when its lease ends; the receiver may then see the same `webhook-id` again.
- */
 export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWorkerOptions): WebhookWorker => {
   // First deliveries and the scheduler's dispatches (retries) have slots of their own: a wave of
   // retries to a dead receiver cannot keep other organizations' new events waiting.
   const firstSlots = workSlots(options.concurrency);
   const dispatchSlots = workSlots(options.concurrency);
   const limits = destinationLimits(options.perDestination);
-  const rowRefused = deps.isRowRefusal ?? (() => false);
-  // One entry per organization with deliveries under way; the settings-change message drops one.
-  const targetCache = boundedCache<{ target: Promise<Target>; value?: Target }>({
-    maxEntries: 10_000,
-    maxBytes: 32 * 1024 * 1024,
-    ttlMs: options.targetCacheMs,
-  });
+  const targets = webhookTargets(deps, options.targetCacheMs);
+  const books = webhookBookkeeping(deps, options.leaseMs);
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
-  const loadTarget = async (organizationId: string): Promise<Target> => {
-    const t = await deps.targets.target(organizationId);
-    let destination: string | null = null;
-    try {
-      destination = t.webhookUrl ? destinationKey(t.webhookUrl) : null;
-    } catch {
-      destination = null;
-    }
-    return {
-      webhookUrl: t.webhookUrl,
-      destination,
-      eventTypes: t.eventTypes,
-      hasDataServicesApplication: t.hasDataServicesApplication,
-      secrets: openSecrets(deps, {
-        secret_sealed: t.secretSealed,
-        previous_secret_sealed: t.previousSecretSealed,
-        previous_secret_expires_at: t.previousSecretExpiresAt,
-      }),
-    };
-  };
-  /** The organization's target when the cache holds it loaded and fresh (no promise to await). */
-  const cachedTarget = (organizationId: string): Target | undefined => {
-    return targetCache.get(organizationId)?.value;
-  };
-  const targetOf = (organizationId: string): Promise<Target> => {
-    const hit = targetCache.get(organizationId);
-    if (hit) return hit.target;
-    const target = loadTarget(organizationId);
-    if (options.targetCacheMs > 0) {
-      const entry: { target: Promise<Target>; value?: Target } = { target };
-      targetCache.set(organizationId, entry);
-      target.then(
-        (value) => {
-          entry.value = value;
-        },
-        () => {
-          if (targetCache.get(organizationId) === entry) targetCache.delete(organizationId);
-        },
-      );
-    }
-    return target;
-  };
-
-  const claim = batcher<DeliveryClaim, ClaimedDelivery | undefined>(
-    async (claims) => {
-      const now = deps.clock();
-      const claimed = await deps.deliveries.claim(claims, deps.newId(), now, new Date(now.getTime() + options.leaseMs));
-      // A delivery asked for twice in one batch is attempted once.
-      const seen = new Set<string>();
-      return claims.map((c) => {
-        if (seen.has(c.deliveryId)) return undefined;
-        seen.add(c.deliveryId);
-        return claimed.get(c.deliveryId);
-      });
-    },
-    { maxItems: 500, maxInFlight: 2 },
-  );
-  // Recording comes after the POST, off the latency path (the receiver has the event already;
-  // only the acknowledgement waits): some milliseconds of waiting buy larger batches, so fewer
-  // statements and commits for PostgreSQL under load.
-  const record = batcher<RecordedAttempt, void>(
-    async (attempts) => {
-      await deps.deliveries.record(attempts);
-      return attempts.map(() => undefined);
-    },
-    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS, isolateFailures: rowRefused },
-  );
-  const defer = batcher<{ claim: DeliveryClaim; until: Date }, void>(
-    async (items) => {
-      await deps.deliveries.defer(items, deps.clock());
-      return items.map(() => undefined);
-    },
-    { maxItems: 500, maxInFlight: 1 },
-  );
-
-  const eventRow = batcher<string, DeliveryEvent | undefined>(
-    async (ids) => {
-      const found = await deps.deliveries.events(ids);
-      return ids.map((id) => found.get(id));
-    },
-    { maxItems: 500, maxInFlight: 2 },
-  );
-  const existing = batcher<string, boolean>(
-    async (ids) => {
-      const found = await deps.deliveries.existing(ids);
-      return ids.map((id) => found.has(id));
-    },
-    { maxItems: 500, maxInFlight: 2 },
-  );
-  const recordFirst = batcher<RecordedFirstAttempt, void>(
-    async (attempts) => {
-      // A message that came twice in one batch: its delivery is recorded once.
-      const seen = new Set<string>();
-      const once = attempts.filter((a) => !seen.has(a.event.event_id) && seen.add(a.event.event_id));
-      await deps.deliveries.recordFirst(once, deps.clock());
-      return attempts.map(() => undefined);
-    },
-    { maxItems: RECORD_BATCH, maxInFlight: 2, lingerMs: RECORD_LINGER_MS, isolateFailures: rowRefused },
-  );
-
-  /**
-   * Signs and posts one attempt of delivery `deliveryId` of `event`; the delivery's new state, or
-   * null when nothing could sign it.
-   */
+  /** Posts one attempt, and tells the destination's limits how it went. */
   const post = async (
     event: DeliveryEvent,
     deliveryId: string,
@@ -298,40 +109,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     target: Target,
     webhookUrl: string,
   ): Promise<Concluded | null> => {
-    const startedAt = deps.clock();
-    const request = buildAttemptRequest({
-      event,
-      webhookUrl,
-      secrets: target.secrets,
-      now: startedAt,
-      crypto: deps.crypto,
-    });
-    if (!request) {
-      deps.log.error({ organization_id: event.organization_id }, "no signing secret: nothing posted");
-      return null;
+    const done = await postAttempt(deps, event, deliveryId, progress, target.secrets, webhookUrl);
+    if (done && target.destination) {
+      const released = limits.observe(target.destination, done.result.durationMs, done.classification.succeeded);
+      if (released.length > 0) releaseHeldBack(target.destination, released, done.now);
     }
-    const result = await deps.post(request);
-    const now = deps.clock();
-    const concluded = concludeAttempt({
-      attemptId: deps.newId(),
-      deliveryId,
-      progress,
-      result,
-      startedAt,
-      now,
-      random: deps.random,
-      schedule: deps.schedule,
-    });
-    if (target.destination) {
-      const released = limits.observe(target.destination, result.durationMs, concluded.classification.succeeded);
-      if (released.length > 0) releaseHeldBack(target.destination, released, now);
-    }
-    return {
-      attempt: concluded.attempt,
-      progress: concluded.progress,
-      classification: concluded.classification,
-      now,
-    };
+    return done;
   };
 
   /** The destination answered again: its held-back deliveries become due (the scheduler sends them). */
@@ -376,12 +159,13 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   /**
    * Takes a slot of the destination, or puts the delivery off: a short wait stays in JetStream (a
    * delayed NAK), a long one (a slow receiver's backlog) goes to the database, where it holds no
-   * consumer capacity. Returns false when put off (the message is settled).
+   * consumer capacity. True when the slot is taken; false when put off (the message is settled).
+   * The claim for a put-off is built only when needed.
    */
   const slotFor = (
     destination: string,
     organizationId: string,
-    request: DeliveryClaim,
+    request: () => DeliveryClaim,
     m: WorkMessage<unknown>,
   ): true | Promise<boolean> => {
     const got = limits.acquire(destination);
@@ -392,7 +176,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     got: boolean | Promise<boolean>,
     destination: string,
     organizationId: string,
-    request: DeliveryClaim,
+    request: () => DeliveryClaim,
     m: WorkMessage<unknown>,
   ): Promise<boolean> => {
     if (await got) return true;
@@ -403,7 +187,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     } else {
       limits.heldBack(destination, organizationId);
       const recoveries = limits.recoveries(destination);
-      await defer({ claim: request, until: new Date(deps.clock().getTime() + delayMs) });
+      await books.defer({ claim: request(), until: new Date(deps.clock().getTime() + delayMs) });
       if (limits.recoveries(destination) !== recoveries) releaseLate(destination, organizationId);
       m.ack();
     }
@@ -417,22 +201,18 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const deliverFirst = async (
     event: DeliveryEvent,
     target: Target,
+    destination: string,
     webhookUrl: string,
     m: WorkMessage<unknown>,
     slot: WorkSlot,
   ) => {
-    const destination = target.destination as string;
-    // (slotFor, with the claim for a put-off built only when needed)
-    const got = limits.acquire(destination);
-    const putOff = { deliveryId: event.event_id, create: event };
-    if (got !== true && !(await putOffUnless(got, destination, event.organization_id, putOff, m))) {
-      return;
-    }
+    const got = slotFor(destination, event.organization_id, () => ({ deliveryId: event.event_id, create: event }), m);
+    if (got !== true && !(await got)) return;
     let done: Concluded | null;
     try {
       // Only a message that came back can find its delivery made (a relay publishing an event
       // twice is dropped by JetStream's msgID window).
-      if (m.deliveryCount > 1 && (await existing(event.event_id))) return m.ack();
+      if (m.deliveryCount > 1 && (await books.existing(event.event_id))) return m.ack();
       // A new delivery (its id is the event's); recordFirst stores it with its first attempt.
       done = await post(event, event.event_id, newDeliveryProgress(deps.clock()), target, webhookUrl);
     } finally {
@@ -442,7 +222,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       slot.release();
     }
     if (done) {
-      await recordFirst({ event, attempt: done.attempt, progress: done.progress });
+      await books.recordFirst({ event, attempt: done.attempt, progress: done.progress });
       count(event, done);
     }
     m.ack();
@@ -455,17 +235,17 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     m: WorkMessage<unknown>,
     slot: WorkSlot,
   ): Promise<void> => {
-    const target = await targetOf(organizationId);
+    const target = await targets.of(organizationId);
     const destination = target.destination;
     if (destination) {
-      const got = slotFor(destination, organizationId, request, m);
+      const got = slotFor(destination, organizationId, () => request, m);
       if (got !== true && !(await got)) return;
     }
     let held: ClaimedDelivery | undefined;
     let reason: NotDeliveredReason | null = null;
     let done: Concluded | null = null;
     try {
-      held = await claim(request);
+      held = await books.claim(request);
       if (!held) return m.ack();
       if (held.record.organization_id !== organizationId) {
         // A forged or garbled dispatch: nothing is posted with another organization's settings.
@@ -491,12 +271,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     }
     if (!done) {
       // The organization stopped wanting it while it waited (or nothing can sign it).
-      await deps.deliveries.abandon([{ deliveryId: held.record.id, claimToken: held.claimToken }], deps.clock());
+      await books.abandon(held.record.id, held.claimToken);
       if (reason) deps.metrics.notPosted(reason);
       deps.metrics.failed();
       return m.ack();
     }
-    await record({
+    await books.record({
       deliveryId: held.record.id,
       claimToken: held.claimToken,
       attempt: done.attempt,
@@ -512,12 +292,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
    */
   const onEvent = async (m: WorkMessage<EventMessage>, slot: WorkSlot): Promise<void> => {
     const eventId = m.body.id;
-    const event = await eventRow(eventId);
+    const event = await books.event(eventId);
     if (!event) {
       deps.log.warn({ event_id: eventId }, "message for an event that is not recorded dropped");
       return m.ack();
     }
-    const target = cachedTarget(event.organization_id) ?? (await targetOf(event.organization_id));
+    const target = targets.cached(event.organization_id) ?? (await targets.of(event.organization_id));
     const reason = notDeliveredReason({
       webhookUrl: target.webhookUrl,
       subscribedEventTypes: target.eventTypes,
@@ -528,7 +308,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       deps.metrics.notPosted(reason ?? "no_webhook_url");
       return m.ack();
     }
-    await deliverFirst(event, target, target.webhookUrl, m, slot);
+    await deliverFirst(event, target, target.destination, target.webhookUrl, m, slot);
   };
 
   /** The dispatch's organization is a hint, checked against the delivery it claims. */
@@ -536,11 +316,8 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     await deliverClaimed({ deliveryId: m.body.delivery_id }, m.body.organization_id, m, slot);
   };
 
-  let failures = 0;
-  const run = <T>(
-    handler: (m: WorkMessage<T>, slot: WorkSlot) => Promise<void>,
-    slots: ReturnType<typeof workSlots>,
-  ) => {
+  const failures = failureLog((err) => deps.log.error({ err }, "webhook delivery failed; the message will come back"));
+  const run = <T>(handler: (m: WorkMessage<T>, slot: WorkSlot) => Promise<void>, slots: WorkSlots) => {
     const settled = (slot: WorkSlot): void => {
       inFlight--;
       slot.release();
@@ -552,13 +329,12 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       const slot = new WorkSlot(slots.work);
       handler(m, slot).then(
         () => {
-          failures = 0;
+          failures.succeeded();
           settled(slot);
         },
         (err: unknown) => {
           try {
-            if (failures % 20 === 0) deps.log.error({ err }, "webhook delivery failed; the message will come back");
-            failures++;
+            failures.failed(err);
             // The claim (if any) lapses with its lease; the message comes back after a pause.
             m.nak(1_000);
           } finally {
@@ -574,9 +350,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     deps.dispatches(dispatchSlots.acquire, run(onDispatch, dispatchSlots)),
   ];
   return {
-    forget: (organizationId) => {
-      targetCache.delete(organizationId);
-    },
+    forget: targets.forget,
     stop: async () => {
       await Promise.all(subscriptions.map((s) => s.stop()));
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));

@@ -64,7 +64,7 @@ interface LocalNatsOptions {
 export const startLocalNats = async (opts: LocalNatsOptions): Promise<LocalNats> => {
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
-  const binary = opts.binary ?? process.env.NATS_SERVER_BIN ?? "nats-server";
+  const binary = opts.binary ?? "nats-server";
   // A small shell keeps watch on its stdin, which only this process holds: when this process ends
   // in any way (even SIGKILL) the pipe closes and the shell stops the server, so none is orphaned.
   const watchdog =

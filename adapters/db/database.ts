@@ -25,15 +25,17 @@ const migrateInProcess = (url: string): Promise<void> =>
       import.meta.url.endsWith(".ts") ? "./migrate_process.ts" : "./migrate_process.js",
       import.meta.url,
     );
-    execFile(
+    const child = execFile(
       process.execPath,
       [fileURLToPath(file)],
-      { env: { ...process.env, LAUREL_MIGRATE_DATABASE_URL: url }, maxBuffer: 1024 * 1024 },
+      { maxBuffer: 1024 * 1024 },
       (err, _stdout, stderr) => {
         if (err) reject(new Error(`database migrations failed: ${stderr.trim() || err.message}`, { cause: err }));
         else resolve();
       },
     );
+    // The address goes on stdin: arguments are readable by any local user.
+    child.stdin?.end(url);
   });
 
 /**

@@ -14,7 +14,7 @@ import { insertRow, type Queryable, toDate, toDateOrNull, toNumber } from "./sql
 
 /**
  * One page and the total in one round trip (`count(*) over ()`), as plain rows: lists are the API's
- * hottest reads, and entity hydration cost three times the query itself. A page past the end has
+ * hottest reads, and building entities from rows would cost more than the query itself. A page past the end has
  * no row to carry the total, so that case counts separately.
  */
 export const page = async <T>(

@@ -102,15 +102,16 @@ export const postgresEventStore = (db: Database): EventStore => ({
 export const postgresOutbox = (db: Database): Outbox => ({
   relayBatch: (limit, publish, organizations) =>
     db.transaction(async (tx) => {
-      // Every organization's counter and cursor are read when no names are given: ~9 ms per 10,000
-      // organizations, so the relay names those its notifications named and looks at all only now and then.
+      // Every organization's counter and cursor are read when no names are given, a cost that grows
+      // with the organizations, so the relay names those its notifications named and looks at all
+      // only now and then (docs/benchmarks.md, figures behind the code).
       // `seq` is dense, so an organization's next events are the seq range just above its cursor.
       // Each of the k organizations locked gets a window of limit/k + 1 of them, bounded by range
       // (`upto`, an index condition), so a batch reads at most limit + k rows whatever the
       // statistics say. The LIMIT inside keeps the lateral one index scan per organization: without
       // it, once the planner expected 500 organizations it chose a hash join over the whole events
       // table; with an ORDER BY ... LIMIT alone and stale statistics, it read and sorted every
-      // pending event of the organization for each batch (10 ms per 500 taken from a 20,000 backlog).
+      // pending event of the organization for each batch, a cost that grows with the backlog.
       const only = organizations
         ? "and r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))"
         : "";

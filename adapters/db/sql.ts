@@ -170,7 +170,8 @@ const serverLost = (err: unknown): boolean =>
 /**
  * PostgreSQL through `pg`'s pool. timestamptz comes back as `Date` (pg's default), as from PGlite.
  * JIT compilation is off: Laurel's statements are short, and a misestimate easily passes
- * `jit_above_cost` (10 ms of compiling a 0.5 ms statement).
+ * `jit_above_cost`, and compiling then costs many times the statement itself (docs/benchmarks.md,
+ * figures behind the code).
  *
  * A URL with a host list or `target_session_attrs=read-write` follows the primary: the pool is
  * opened on the first server of the list that will do (findServer), and an error saying that

@@ -178,14 +178,15 @@ export const buildRestApp = async (
     http?: HttpLimits;
     /** Balancers (addresses or CIDRs) whose `X-Forwarded-For` names the client; none: the peer is. */
     trustProxy?: readonly string[];
+    /** A log line per request (then every request goes through Fastify). */
+    logRequests?: boolean;
   } = {},
 ): Promise<FastifyInstance> => {
   const httpLimits = options.http ?? DEFAULT_HTTP_LIMITS;
   const trustProxy = options.trustProxy ?? [];
   // Conditional GETs of cached hosted records are answered before Fastify (routes/obi.ts); with
   // per-request logging on, every request goes through Fastify so that each is logged.
-  const notModified =
-    process.env.LOG_REQUESTS === "1" ? null : cachedNotModified(deps.badges.hosted, pathPrefix(deps.baseUrl));
+  const notModified = options.logRequests ? null : cachedNotModified(deps.badges.hosted, pathPrefix(deps.baseUrl));
   const app: FastifyInstance = Fastify({
     logger: options.logger ?? false,
     // Fastify's own HTTP/1 server (same settings), with the early answer in front of its handler.
@@ -197,7 +198,7 @@ export const buildRestApp = async (
     bodyLimit: BODY_LIMIT,
     // Left unset without balancers: `request.ip` is then the socket's address, with no header parsed.
     ...(trustProxy.length > 0 ? { trustProxy: [...trustProxy] } : {}),
-    logController: new LogController({ disableRequestLogging: process.env.LOG_REQUESTS !== "1" }),
+    logController: new LogController({ disableRequestLogging: !options.logRequests }),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     requestIdHeader: "x-request-id",

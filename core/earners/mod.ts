@@ -11,7 +11,21 @@ export {
   walletBadges,
 } from "./account.ts";
 export type { EarnerContext, EarnerDeps } from "./context.ts";
-export type { EarnerAccount, EarnerLink, EarnerSession, EarnerStore, EarnerTx, LinkPurpose } from "./ports.ts";
+export type {
+  AccountMerge,
+  AccountStore,
+  AddressChanges,
+  EarnerAccount,
+  EarnerLink,
+  EarnerPageReads,
+  EarnerSession,
+  EarnerStore,
+  EarnerTx,
+  LinkChanges,
+  LinkPurpose,
+  SessionChanges,
+  SignInStore,
+} from "./ports.ts";
 export type { BadgeStatus, LinkCheck, VerifyCheck } from "./rules.ts";
 export {
   badgePageVisible,

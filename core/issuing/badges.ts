@@ -27,11 +27,16 @@ import type { PageRequest } from "../shared/mod.ts";
 import { followBadgeChange } from "../workforce/mod.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import { pendingBadgeMail } from "./notifications.ts";
-import type { BadgeTx, BadgeView, Earner, IssueWrites } from "./ports.ts";
+import type { BadgeChangeTx, BadgeView, ConnectedHolders, Earner, IssueWrites } from "./ports.ts";
 
 /** Employers who see the badge's holder's badges follow the change (the rule is workforce's). */
-const follow = (tx: BadgeTx, deps: IssuingDeps, ctx: IssuingContext, before: BadgeView, after: BadgeView | null) =>
-  followBadgeChange(tx.employment, ctx, deps.urls, before, after);
+const follow = (
+  tx: Pick<ConnectedHolders, "employment">,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  before: BadgeView,
+  after: BadgeView | null,
+) => followBadgeChange(tx.employment, ctx, deps.urls, before, after);
 
 /** A badge just issued, with the account its address belonged to then (for the notification). */
 export interface IssuedBadge {
@@ -193,7 +198,7 @@ const checkEarner = (badge: BadgeRecord, userId: string | undefined): CoreError 
 /** Locks the badge, applies `change`, writes it with the events it returns (none: nothing to write). */
 /** `user.public_badges.*` for the organizations the earner connected, when the badge's visibility to them changes. */
 const connectedEvents = async (
-  tx: Pick<BadgeTx, "connectedOrganizations">,
+  tx: Pick<ConnectedHolders, "connectedOrganizations">,
   deps: IssuingDeps,
   ctx: IssuingContext,
   before: BadgeView,
@@ -217,7 +222,7 @@ const changeBadge = (
     view: BadgeView,
   ) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[]; audit?: AuditRecord[] } | CoreError | null,
 ): Promise<BadgeView> =>
-  deps.store.transaction(async (tx) => {
+  deps.store.transaction(async (tx: BadgeChangeTx) => {
     const view = await tx.lockBadge(organizationId, id);
     if (!view) throw notFound("Badge");
     const result = change(view);
@@ -303,7 +308,7 @@ export const replaceBadge = async (
 ): Promise<{ replaced: BadgeView; issued: IssuedBadge }> => {
   const mailAllowed =
     body.suppress_badge_notification_email || !deps.mailBudget ? true : await deps.mailBudget.take(organizationId);
-  return deps.store.transaction(async (tx) => {
+  return deps.store.transaction(async (tx: BadgeChangeTx & IssueWrites) => {
     const old = await tx.lockBadge(organizationId, id);
     if (!old) throw notFound("Badge");
     const n = normalized(replacementIssue(old.badge, body), ctx.now);
@@ -339,7 +344,7 @@ export const deleteBadge = (
   organizationId: string,
   id: string,
 ): Promise<void> =>
-  deps.store.transaction(async (tx) => {
+  deps.store.transaction(async (tx: BadgeChangeTx) => {
     const view = await tx.lockBadge(organizationId, id);
     if (!view) throw notFound("Badge");
     await tx.deleteBadge(id);

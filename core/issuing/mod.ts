@@ -17,14 +17,23 @@ export type { AcceptTokens, IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
-export { escapeHtml, notificationKind, pendingBadgeMail, pendingBadgeMessage } from "./notifications.ts";
+export { notificationKind, pendingBadgeMail, pendingBadgeMessage } from "./notifications.ts";
 export type {
+  BadgeChanges,
+  BadgeChangeTx,
+  BadgeReads,
   BadgeStore,
   BadgeTx,
   BadgeView,
+  ChangeRecords,
+  ConnectedHolders,
   Earner,
+  EarnerChanges,
   IssueLookup,
   IssueWrites,
+  TemplateChanges,
+  TemplateChangeTx,
+  TemplateReads,
   TemplateView,
 } from "./ports.ts";
 export {

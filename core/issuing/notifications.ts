@@ -1,6 +1,7 @@
 import { acceptBadgeUrl, badgeStandardShape, fullName, type ShapeUrls } from "../badges/mod.ts";
 import { type PendingNotificationEventType, pendingBadgeNotificationEvent } from "../events/mod.ts";
 import type { MailMessage, OutboxMail } from "../mail/mod.ts";
+import { escapeHtml } from "../shared/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import type { BadgeView, Earner } from "./ports.ts";
 
@@ -11,9 +12,6 @@ export const notificationKind = (earner: Earner | null): PendingNotificationEven
     ? "pending_badge_notification.sent"
     : "pending_badge_notification.unconfirmed_email.sent";
 };
-
-export const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 const NEXT_STEP: Record<PendingNotificationEventType, string> = {
   "pending_badge_notification.sent": "Accept it to make it part of your record:",

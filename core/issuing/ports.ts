@@ -70,25 +70,37 @@ export interface IssueWrites {
   ): Promise<"inserted" | "duplicate" | "template_gone">;
 }
 
-/**
- * One database transaction. Everything written through it, events included, commits together
- * or not at all; throwing from the unit of work rolls it back. `lock*` reads take a
- * row lock, so a read-decide-write sequence cannot interleave with another on the same row.
- */
-export interface BadgeTx extends IssueWrites {
+/** A badge's lifecycle inside a transaction: read it locked, then change or remove it. */
+export interface BadgeChanges {
   /** `organizationId` null: any organization (earner actions go by badge id alone). */
   lockBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
   updateBadge(badge: BadgeRecord): Promise<void>;
   deleteBadge(id: string): Promise<void>;
-  appendAudit(entries: AuditRecord[]): Promise<void>;
+}
+
+/** A template's lifecycle inside a transaction. */
+export interface TemplateChanges {
   insertTemplate(template: BadgeTemplateRecord): Promise<"inserted" | "slug_taken">;
   lockTemplate(organizationId: string, id: string): Promise<TemplateView | null>;
   updateTemplate(template: BadgeTemplateRecord): Promise<"updated" | "slug_taken">;
   deleteTemplate(id: string): Promise<void>;
+}
+
+/** A new earner account and the badges already sent to its addresses. */
+export interface EarnerChanges {
   insertUser(user: UserRecord, emailKeys: string[]): Promise<"inserted" | "email_taken">;
   /** Links badges sent to these e-mails (and not linked yet) to the user; returns how many. */
   linkBadges(userId: string, emailKeys: string[], now: Date): Promise<number>;
+}
+
+/** What every change leaves behind: its events (for webhooks and feeds) and its audit entries. */
+export interface ChangeRecords {
   appendEvents(events: EventRecord[]): Promise<void>;
+  appendAudit(entries: AuditRecord[]): Promise<void>;
+}
+
+/** Who follows a badge's holder: the employers connected to them, and their connect grants. */
+export interface ConnectedHolders {
   /** The employers connected to the badge's holder follow its changes in this transaction. */
   employment: ConnectionTx;
   /** Organizations holding an active connect grant from any of these earners. */
@@ -100,12 +112,36 @@ export interface BadgeTx extends IssueWrites {
   connectedHolders(templateId: string): Promise<Array<{ badge: BadgeRecord; organizations: string[] }>>;
 }
 
-/** Badges, templates and earners, read outside a transaction or changed inside one. */
-export interface BadgeStore extends IssueWrites {
-  transaction<T>(work: (tx: BadgeTx) => Promise<T>): Promise<T>;
+/** A change of one badge: the badge, what it records, and who follows its holder. */
+export type BadgeChangeTx = BadgeChanges & ChangeRecords & ConnectedHolders;
+
+/** A change of one template: the template, what it records, and the holders who follow it. */
+export type TemplateChangeTx = TemplateChanges & ChangeRecords & Pick<ConnectedHolders, "connectedHolders">;
+
+/**
+ * One database transaction. Everything written through it, events included, commits together
+ * or not at all; throwing from the unit of work rolls it back. `lock*` reads take a row lock, so a
+ * read-decide-write sequence cannot interleave with another on the same row.
+ * It offers every port above because the store opens one kind of transaction for all of them; each
+ * use case names the ports it uses (`BadgeChangeTx`, `TemplateChangeTx`, `EarnerChanges`).
+ */
+export interface BadgeTx
+  extends IssueWrites,
+    BadgeChanges,
+    TemplateChanges,
+    EarnerChanges,
+    ChangeRecords,
+    ConnectedHolders {}
+
+/** Templates as the API, the console and the hosted badge class read them. */
+export interface TemplateReads {
   listTemplates(organizationId: string, query: TemplateListQuery, page: PageRequest): Promise<Page<TemplateView>>;
   /** `organizationId` null: any organization (the hosted badge class). */
   getTemplate(organizationId: string | null, id: string): Promise<TemplateView | null>;
+}
+
+/** Badges as the API, the console and the hosted assertion read them. */
+export interface BadgeReads {
   listBadges(organizationId: string, query: BadgeListQuery, page: PageRequest): Promise<Page<BadgeView>>;
   /**
    * Up to `limit` badges matching the filters with ids above `afterId` (null: from the first), in
@@ -119,6 +155,15 @@ export interface BadgeStore extends IssueWrites {
   ): Promise<BadgeView[]>;
   /** `organizationId` null: any organization (the hosted assertion). */
   getBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
+}
+
+/**
+ * Badges, templates and earners, read outside a transaction or changed inside one. It combines
+ * the read ports and issuing's writes because one store serves them on one database; a use case
+ * takes the part it needs (`Pick<IssuingDeps, "store">` reads, `issueWith` takes `IssueWrites`).
+ */
+export interface BadgeStore extends IssueWrites, TemplateReads, BadgeReads {
+  transaction<T>(work: (tx: BadgeTx) => Promise<T>): Promise<T>;
   getUser(id: string): Promise<UserRecord | null>;
   /** Appends events in a transaction of their own (a notification, recorded once it went out). */
   appendEvents(events: EventRecord[]): Promise<void>;

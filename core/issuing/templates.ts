@@ -20,7 +20,7 @@ import { type CoreError, isCoreError, notFound, validationFailed } from "../erro
 import { type BadgeTemplateEventType, badgeTemplateEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
-import type { TemplateView } from "./ports.ts";
+import type { TemplateChangeTx, TemplateView } from "./ports.ts";
 
 const slugTaken = (): CoreError =>
   validationFailed("Validation failed", [
@@ -55,7 +55,7 @@ export const createTemplate = async (
   const blank = blankName(body.name);
   if (blank) throw blank;
   const template = newTemplateRecord(body, { id: ctx.newId(), organization_id: owner.id, now: ctx.now });
-  await deps.store.transaction(async (tx) => {
+  await deps.store.transaction(async (tx: TemplateChangeTx) => {
     if ((await tx.insertTemplate(template)) === "slug_taken") throw slugTaken();
     await tx.appendEvents([templateEvent(deps, ctx, "badge_template.created", template, owner)]);
     await tx.appendAudit(
@@ -88,7 +88,7 @@ const changeTemplate = (
   action: "badge_template.updated" | "badge_template.archived" | "badge_template.unarchived",
   change: (current: BadgeTemplateRecord) => BadgeTemplateRecord | CoreError,
 ): Promise<TemplateView> =>
-  deps.store.transaction(async (tx) => {
+  deps.store.transaction(async (tx: TemplateChangeTx) => {
     const view = await tx.lockTemplate(organizationId, id);
     if (!view) throw notFound("Badge template");
     const next = orThrow(change(view.template));
@@ -141,7 +141,7 @@ export const deleteTemplate = (
   organizationId: string,
   id: string,
 ): Promise<void> =>
-  deps.store.transaction(async (tx) => {
+  deps.store.transaction(async (tx: TemplateChangeTx) => {
     const view = await tx.lockTemplate(organizationId, id);
     if (!view) throw notFound("Badge template");
     const refused = checkTemplateDeletable(view.template);

@@ -1,6 +1,7 @@
 import { validationFailed } from "../errors/mod.ts";
 import type { IssuingContext, IssuingDeps } from "./context.ts";
 import { newUserRecord, type UserCreateInput, type UserRecord, userEmailKeys } from "./earners.ts";
+import type { EarnerChanges } from "./ports.ts";
 
 /**
  * Creates an earner account. Its addresses must belong to no other account; badges already sent
@@ -20,7 +21,7 @@ export const createUser = async (
   }
   const user = newUserRecord(input, { id: ctx.newId(), now: ctx.now });
   const keys = userEmailKeys(user);
-  return deps.store.transaction(async (tx) => {
+  return deps.store.transaction(async (tx: EarnerChanges) => {
     if ((await tx.insertUser(user, keys)) === "email_taken") {
       throw validationFailed("An account already owns this e-mail address", [
         { field: "email", message: "already belongs to an account" },

@@ -1,3 +1,4 @@
+export { escapeHtml } from "./html.ts";
 export { originOf } from "./origin.ts";
 export type { PageRequest } from "./pagination.ts";
 export { MAX_PAGE, PAGE_SIZE, PageMetadata, pageMetadata, pageRequest } from "./pagination.ts";

@@ -1,7 +1,7 @@
 /**
  * The fields an organization supplies for an employee record, and how a table of them (the CLI's
  * CSV import) becomes batch items. Plain values with no import: the CLI reads them without loading
- * TypeBox and the schemas, which would cost its start ~0.4 s of CPU (docs/benchmarks.md, employees).
+ * TypeBox and the schemas, which would weigh on every start (docs/benchmarks.md, figures behind the code).
  */
 
 /** Fields that are strings on the wire (empty when not given). */

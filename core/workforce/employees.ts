@@ -237,7 +237,10 @@ export const deleteEmployee = (
     await tx.appendEvents([event("employment.deleted", view as EmployeeView, ctx)]);
   });
 
-/** Most items of a sync are valid: a compiled check passes them ~100x faster than collecting errors. */
+/**
+ * Most items of a sync are valid: a compiled check passes them for far less than collecting errors
+ * costs (docs/benchmarks.md, figures behind the code).
+ */
 let validBody: ((item: unknown) => boolean) | null = null;
 const isValidBody = (item: unknown): boolean => {
   if (!validBody) {

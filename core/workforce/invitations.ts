@@ -1,6 +1,6 @@
 import { CoreError, notFound } from "../errors/mod.ts";
-import { escapeHtml, type MailMessage } from "../issuing/mod.ts";
-import type { MailOutbox } from "../mail/mod.ts";
+import type { MailMessage, MailOutbox } from "../mail/mod.ts";
+import { escapeHtml } from "../shared/mod.ts";
 import type { EmployeeRecord, Employer } from "./employee_records.ts";
 import type { SendInvitationsBody } from "./employee_schemas.ts";
 

@@ -8,7 +8,7 @@ import {
   ensureWebhookStreams,
   WEBHOOK_CONSUMER,
 } from "../../adapters/bus/mod.ts";
-import { readWebhookConfig } from "../../apps/webhook_config.ts";
+import { readConfig } from "../../apps/config.ts";
 import { startTestNatsCluster, type TestNatsCluster } from "../support/nats_cluster.ts";
 import { waitFor } from "../support/webhooks.ts";
 
@@ -20,9 +20,9 @@ t.before(async () => {
 t.teardown(() => cluster.stop());
 
 t.test("NATS_STREAM_REPLICAS is 1 by default, a positive integer otherwise", async (t) => {
-  t.equal(readWebhookConfig({}).streamReplicas, 1);
-  t.equal(readWebhookConfig({ NATS_STREAM_REPLICAS: "3" }).streamReplicas, 3);
-  t.throws(() => readWebhookConfig({ NATS_STREAM_REPLICAS: "0" }), /NATS_STREAM_REPLICAS/);
+  t.equal(readConfig({}).webhooks.streamReplicas, 1);
+  t.equal(readConfig({ NATS_STREAM_REPLICAS: "3" }).webhooks.streamReplicas, 3);
+  t.throws(() => readConfig({ NATS_STREAM_REPLICAS: "0" }).webhooks, /NATS_STREAM_REPLICAS/);
 });
 
 t.test("streams made with one replica are raised to three, with their consumers", async (t) => {

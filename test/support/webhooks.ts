@@ -9,7 +9,7 @@ import type { NatsConnection } from "../../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox, uuidv7 } from "../../adapters/crypto/mod.ts";
 import { appendEvents, type Database } from "../../adapters/db/mod.ts";
 import { metricsRegistry } from "../../adapters/metrics/mod.ts";
-import { readWebhookConfig } from "../../apps/webhook_config.ts";
+import { readConfig } from "../../apps/config.ts";
 import {
   type PipelineOverrides,
   pipelineMetrics,
@@ -342,7 +342,7 @@ export const startTestPipeline = async (
   const pipeline = await startWebhookPipeline(
     laurel.db,
     laurel.nc,
-    readWebhookConfig(env),
+    readConfig(env).webhooks,
     { secrets: nodeSecretBox(keys), log: quietLog, metrics: pipelineMetrics(registry) },
     { targetCacheMs: 0, relay: { fastPollMs: 20, pollMs: 200 }, ...overrides },
   );
