@@ -1,0 +1,1 @@
+export { readCsvFile, resultFileLines } from "./csv_file.ts";

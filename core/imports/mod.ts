@@ -1,0 +1,30 @@
+export type { CheckedRow, ImportInputRow, ImportKind } from "./columns.ts";
+export { COLUMNS, checkRows, headerProblems, IMPORT_KINDS, isImportKind } from "./columns.ts";
+export type {
+  ImportContext,
+  ImportPreview,
+  ImportRecord,
+  ImportRow,
+  ImportState,
+  ImportStore,
+  ImportTx,
+  ImportWorkContext,
+  ImportWorkDeps,
+  RowOutcome,
+  RowProblem,
+  RowStatus,
+} from "./imports.ts";
+export {
+  CHUNK_ROWS,
+  createImport,
+  endState,
+  getImport,
+  IMPORT_LIMITS,
+  IMPORT_STATES,
+  importProgress,
+  previewImport,
+  repeatedFile,
+  startImport,
+  workImportChunk,
+} from "./imports.ts";
+export { csvLine, neutralizeCell, RESULT_HEADER, resultLine } from "./result_file.ts";
