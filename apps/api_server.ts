@@ -217,6 +217,7 @@ export const buildApiServer = async (
       ...consoleMembers(postgresMemberStore(db), organizations),
       members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
       audit: postgresAuditLog(db),
+      imports: deps.imports,
       signup: config.organizationSignup,
       images: {
         store: postgresImageStore(db),

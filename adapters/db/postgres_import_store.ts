@@ -181,7 +181,8 @@ export const postgresImportStore = (db: Database): ImportStore => {
       db.transaction(async (q) => {
         const [row] = await q.all(
           `update imports i set state = case when i.invalid_count >= i.row_count then 'failed' else 'running' end,
-             started_at = ?, finished_at = case when i.invalid_count >= i.row_count then ? else null end
+             started_at = ?::timestamptz,
+             finished_at = case when i.invalid_count >= i.row_count then ?::timestamptz else null end
            where i.id = ? and i.organization_id = ? and i.state = 'ready' returning ${SELECT}`,
           [now, now, id, organizationId],
         );
