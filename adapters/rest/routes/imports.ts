@@ -218,7 +218,6 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (app: Fa
       description:
         "One line per row of the uploaded file. Cells starting with =, +, -, @, a tab or a carriage return are prefixed with an apostrophe, so a spreadsheet shows them as text.",
       params: ImportParams,
-      produces: ["text/csv"],
       response: { 200: { content: { "text/csv": { schema: Type.String() } } }, ...errors },
     },
     handler: async (request, reply) => {
