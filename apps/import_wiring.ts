@@ -29,6 +29,7 @@ export const startImportJob = async (
       isRowRefusal,
       log,
     },
-    { intervalMs: 200, idleMaxMs: 2000 },
+    // An idle worker looks once a second (one indexed query): an import starts within a second.
+    { intervalMs: 200, idleMaxMs: 1000 },
   );
 };
