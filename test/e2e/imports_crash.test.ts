@@ -100,3 +100,70 @@ t.test("a killed worker's import resumes with every row issued exactly once", as
   );
   t.equal(linked?.n, ROWS, "each row's outcome is the badge issued for it");
 });
+
+t.test("a killed worker's employee import resumes: every record created once, no event twice", async (t) => {
+  const PEOPLE = 10_000;
+  const laurel = await startLaurel();
+  t.teardown(() => laurel.close());
+  const org = await organization(laurel, "Crash Employer");
+  const csv = [
+    "external_id,email,first_name,last_name,department",
+    ...Array.from({ length: PEOPLE }, (_, i) => `E-${i + 1},e${i + 1}@example.org,Emp,${i + 1},Sales`),
+  ].join("\n");
+  const res = await fetch(`${laurel.baseUrl}/organizations/${org.id}/employees/imports`, {
+    method: "POST",
+    headers: { authorization: org.auth, "content-type": "text/csv" },
+    body: csv,
+  });
+  t.equal(res.status, 201);
+  const id = ((await res.json()) as { data: { id: string } }).data.id;
+  const status = async () =>
+    (
+      (await (
+        await fetch(`${laurel.baseUrl}/organizations/${org.id}/employees/imports/${id}`, {
+          headers: { authorization: org.auth },
+        })
+      ).json()) as { data: { state: string; done_count: number; failed_count: number } }
+    ).data;
+  const env = {
+    DATABASE_URL: laurel.database?.url as string,
+    NATS_URL: laurel.nats.url,
+    DATA_DIR: laurel.dataDir,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+  };
+  const ready = (out: string) => out.includes("webhook worker ready");
+  const first = await startTs("apps/worker.ts", env, ready);
+  await eventually(async () => ((await status()).done_count >= 2000 ? true : undefined), 60_000);
+  await first.stop("SIGKILL");
+  const afterKill = await status();
+  t.ok(afterKill.done_count < PEOPLE, `killed in the middle (${afterKill.done_count} of ${PEOPLE} written)`);
+  const second = await startTs("apps/worker.ts", env, ready);
+  t.teardown(() => second.stop());
+  const end = await eventually(async () => {
+    const s = await status();
+    return s.state === "finished" ? s : undefined;
+  }, 120_000);
+  t.match(end, { state: "finished", done_count: PEOPLE, failed_count: 0 });
+  const [records] = await laurel.db.all<{ n: number }>(
+    "select count(*)::int as n from employees where organization_id = ?",
+    [org.id],
+  );
+  t.equal(records?.n, PEOPLE, "a record for every row");
+  const created = await laurel.db.all<{ external_id: string; n: number }>(
+    `select detail->'employment'->>'external_id' as external_id, count(*)::int as n from events
+     where organization_id = ? and event_type = 'employment.created' group by 1`,
+    [org.id],
+  );
+  t.equal(created.length, PEOPLE, "an employment.created event for every row");
+  t.same(
+    created.filter((c) => c.n !== 1),
+    [],
+    "none twice",
+  );
+  const [details] = await laurel.db.all<{ n: number }>(
+    "select count(*)::int as n from import_rows where import_id = ? and detail = 'created'",
+    [id],
+  );
+  t.equal(details?.n, PEOPLE, "every row's outcome says created (none was written before its outcome)");
+});
