@@ -1,1 +1,1 @@
-export { readCsvFile, resultFileLines } from "./csv_file.ts";
+export { checkCsvFile, resultFileLines } from "./csv_file.ts";

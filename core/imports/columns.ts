@@ -113,36 +113,33 @@ const cellCount = (columns: readonly string[], r: ImportInputRow): FieldError[] 
     : [{ field: "row", message: `has ${r.cells.length} cells where the header has ${columns.length}` }];
 
 /**
- * Every row checked with the batch endpoints' rules and messages, each problem named by its
- * column. A badge's `issued_at` in the future is checked against `now` as the endpoints do; a
- * repeated employee `external_id` is refused as a batch refuses it, since the later row would
- * silently overwrite the earlier one.
+ * A checker of one file's rows, one at a time (a large file is checked as it is read, never held
+ * as cells and items at once): each row with the batch endpoints' rules and messages, each
+ * problem named by its column. A badge's `issued_at` in the future is checked against `now` as
+ * the endpoints do; a repeated employee `external_id` is refused as a batch refuses it, since the
+ * later row would silently overwrite the earlier one.
  */
-export const checkRows = (
+export const rowChecker = (
   kind: ImportKind,
   columns: readonly string[],
-  rows: readonly ImportInputRow[],
   now: Date,
-): CheckedRow[] => {
-  if (kind === "badges") {
-    const built = rows.map((r) => badgeItem(columns, r.cells));
-    const checks = checkBatchItems(built.map((b) => b.item));
-    return rows.map((r, i) => {
-      const check = checks[i];
-      const errors = [...cellCount(columns, r), ...(built[i]?.errors ?? [])];
-      const prefix = `badges.${i}.`;
+): ((r: ImportInputRow) => CheckedRow) => {
+  if (kind === "badges")
+    return (r) => {
+      const built = badgeItem(columns, r.cells);
+      const check = checkBatchItems([built.item])[0];
+      const errors = [...cellCount(columns, r), ...built.errors];
       if (check && !check.ok) {
         for (const e of check.error.errors)
-          errors.push({ field: badgeColumnOf(e.field.replace(prefix, "")), message: e.message });
+          errors.push({ field: badgeColumnOf(e.field.replace("badges.0.", "")), message: e.message });
       } else if (check?.ok) {
         const future = checkIssuedAtNotFuture(check.value, now, "");
         if (future) errors.push(...future.errors.map((e) => ({ field: badgeColumnOf(e.field), message: e.message })));
       }
-      return { row: r.row, item: built[i]?.item as Record<string, unknown>, errors };
-    });
-  }
+      return { row: r.row, item: built.item as Record<string, unknown>, errors };
+    };
   const seen = new Set<string>();
-  return rows.map((r) => {
+  return (r) => {
     const item = tableRowItem(columns, r.cells);
     const errors = [
       ...cellCount(columns, r),
@@ -154,5 +151,13 @@ export const checkRows = (
       seen.add(id);
     }
     return { row: r.row, item, errors };
-  });
+  };
 };
+
+/** Every row checked (`rowChecker` over a table already read). */
+export const checkRows = (
+  kind: ImportKind,
+  columns: readonly string[],
+  rows: readonly ImportInputRow[],
+  now: Date,
+): CheckedRow[] => rows.map(rowChecker(kind, columns, now));

@@ -131,22 +131,22 @@ const tooLarge = (kind: ImportKind): CoreError =>
     { field: "file", message: `has more than ${IMPORT_LIMITS[kind].rows} rows` },
   ]);
 
-/**
- * Checks a parsed file: its header (unknown, missing or repeated columns refuse the whole file),
- * its size, then every row with the batch endpoints' rules. Nothing is stored.
- */
-export const previewImport = (
-  kind: ImportKind,
-  columns: string[],
-  rows: readonly ImportInputRow[],
-  now: Date,
-): ImportPreview => {
+/** The header's problems refuse the whole file (unknown, missing or repeated columns). */
+export const checkHeader = (kind: ImportKind, columns: readonly string[]): void => {
   const header = headerProblems(kind, columns);
   if (header.length > 0) throw validationFailed("The file's header row does not name this import's columns", header);
-  if (rows.length === 0)
+};
+
+/** Refuses a file past its kind's row limit; called as rows are read, so a huge file stops early. */
+export const checkRowCount = (kind: ImportKind, rows: number): void => {
+  if (rows > IMPORT_LIMITS[kind].rows) throw tooLarge(kind);
+};
+
+/** The preview of rows checked one by one (`rowChecker`): counts and problems; none stored. */
+export const previewChecked = (kind: ImportKind, columns: string[], checked: CheckedRow[]): ImportPreview => {
+  if (checked.length === 0)
     throw validationFailed("The file has no rows under its header", [{ field: "file", message: "has no rows" }]);
-  if (rows.length > IMPORT_LIMITS[kind].rows) throw tooLarge(kind);
-  const checked = checkRows(kind, columns, rows, now);
+  checkRowCount(kind, checked.length);
   const problems: RowProblem[] = [];
   let invalid = 0;
   for (const r of checked) {
@@ -163,6 +163,21 @@ export const previewImport = (
     invalid_count: invalid,
     problems,
   };
+};
+
+/**
+ * Checks a parsed file: its header, its size, then every row with the batch endpoints' rules.
+ * Nothing is stored.
+ */
+export const previewImport = (
+  kind: ImportKind,
+  columns: string[],
+  rows: readonly ImportInputRow[],
+  now: Date,
+): ImportPreview => {
+  checkHeader(kind, columns);
+  checkRowCount(kind, rows.length);
+  return previewChecked(kind, columns, checkRows(kind, columns, rows, now));
 };
 
 export interface ImportContext {

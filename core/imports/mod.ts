@@ -1,5 +1,5 @@
 export type { CheckedRow, ImportInputRow, ImportKind } from "./columns.ts";
-export { COLUMNS, checkRows, headerProblems, IMPORT_KINDS, isImportKind } from "./columns.ts";
+export { COLUMNS, checkRows, headerProblems, IMPORT_KINDS, isImportKind, rowChecker } from "./columns.ts";
 export type {
   ImportContext,
   ImportPreview,
@@ -16,12 +16,15 @@ export type {
 } from "./imports.ts";
 export {
   CHUNK_ROWS,
+  checkHeader,
+  checkRowCount,
   createImport,
   endState,
   getImport,
   IMPORT_LIMITS,
   IMPORT_STATES,
   importProgress,
+  previewChecked,
   previewImport,
   repeatedFile,
   startImport,

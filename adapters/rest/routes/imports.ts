@@ -14,10 +14,9 @@ import {
   type ImportPreview,
   type ImportRecord,
   type ImportStore,
-  previewImport,
   type RowProblem,
 } from "../../../core/imports/mod.ts";
-import { readCsvFile, resultFileLines } from "../../csv/mod.ts";
+import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { One, OrganizationParams, one } from "../envelope.ts";
 import { ErrorBody } from "../errors.ts";
@@ -85,10 +84,8 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /** The checked file from a request body (raw bytes): refused as a whole when it is not a CSV of this kind. */
-export const previewOf = (kind: ImportKind, bytes: Uint8Array, now: Date): ImportPreview => {
-  const { columns, rows } = readCsvFile(bytes);
-  return previewImport(kind, columns, rows, now);
-};
+export const previewOf = (kind: ImportKind, bytes: Uint8Array, now: Date): ImportPreview =>
+  checkCsvFile(kind, bytes, now);
 
 /**
  * CSV imports of badges (`/badges/imports`, scope `issued_badges`) or employee records

@@ -9,11 +9,10 @@ import {
   type ImportRecord,
   importProgress,
   isImportKind,
-  previewImport,
   startImport,
 } from "../../../core/imports/mod.ts";
 import type { MemberAction } from "../../../core/members/mod.ts";
-import { readCsvFile, resultFileLines } from "../../csv/mod.ts";
+import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
 import { uuidParam } from "../routes_public.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
@@ -140,8 +139,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         );
       try {
         const now = kit.deps.clock();
-        const { columns, rows } = readCsvFile(file.bytes);
-        const preview = previewImport(kind, columns, rows, now);
+        const preview = checkCsvFile(kind, file.bytes, now);
         const record = await createImport(
           store,
           ctx(member, request),
