@@ -177,6 +177,17 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   await again.goto(`${laurel.origin}/console/${org.id}/imports`);
   t.match(await again.textContent("main"), HOSTILE, "the list shows the name as text");
   await look(t, again, "list");
+  // The same file again: said so on the check, above the button, before anything is issued.
+  await again.setInputFiles("#import-file", { name: "again.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await flows.click(again, "Check the file");
+  t.match(await again.textContent("[role=alert]"), /same file as an import uploaded/, "a repeated file is named");
+  t.match(await again.textContent("[role=alert]"), /same badges twice/);
+  const [after] = await laurel.db.all<{ n: number }>(
+    "select count(*)::int as n from badges where organization_id = ?",
+    [org.id],
+  );
+  t.equal(after?.n, 497, "nothing more issued");
+  await look(t, again, "repeated");
   t.same(dialogs, [], "no script ran from the file's content");
   t.ok(polls.length > 0, "the progress bar followed the status without reloading the page");
   await context.close();
