@@ -21,6 +21,7 @@ import {
   postgresEarnerStore,
   postgresEmployeeStore,
   postgresImageStore,
+  postgresImportStore,
   postgresInvitationStore,
   postgresMailOutbox,
   postgresMemberStore,
@@ -170,6 +171,7 @@ export const buildApiServer = async (
       externalBadges: externalBadges.deps.store,
     },
     members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl, budget: invitationBudget },
+    imports: postgresImportStore(db),
     connect: {
       store: connectStore,
       s256: (verifier: string) => createHash("sha256").update(verifier, "ascii").digest("base64url"),
@@ -215,6 +217,7 @@ export const buildApiServer = async (
       ...consoleMembers(postgresMemberStore(db), organizations),
       members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
       audit: postgresAuditLog(db),
+      imports: deps.imports,
       signup: config.organizationSignup,
       images: {
         store: postgresImageStore(db),

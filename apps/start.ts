@@ -6,6 +6,7 @@ import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfigOrExit } from "./config.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
+import { startImportJob } from "./import_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
 import { startRetentionJob } from "./retention_wiring.ts";
@@ -57,11 +58,13 @@ let pipeline: WebhookPipeline | undefined;
 let mail: MailPipeline | undefined;
 let reverification: { stop(): Promise<void> } | undefined;
 let retention: { stop(): Promise<void> } | undefined;
+let imports: { stop(): Promise<void> } | undefined;
 if (config.webhooks.inProcessWorkers) {
   mail = await startMailPipeline(config, db, server.app.log, metrics);
   reverification = startExternalReverification(config, db, server.app.log);
   retention = startRetentionJob(db, server.app.log);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  imports = await startImportJob(config, db, keys, server.app.log);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
     log: server.app.log,
@@ -80,6 +83,7 @@ onShutdown(async () => {
   await mail?.stop();
   await reverification?.stop();
   await retention?.stop();
+  await imports?.stop();
   await server.close();
   await nc.drain();
   await db.close();

@@ -6,6 +6,7 @@ import { openDatabase } from "../adapters/db/mod.ts";
 import { readConfigOrExit } from "./config.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { healthOf, serveOperational } from "./health.ts";
+import { startImportJob } from "./import_wiring.ts";
 import { loggerOptions, logUncaught } from "./logger.ts";
 import { startMailPipeline } from "./mail_wiring.ts";
 import { startRetentionJob } from "./retention_wiring.ts";
@@ -13,8 +14,8 @@ import { onShutdown } from "./shutdown.ts";
 import { metricsRegistry, pipelineMetrics, registerDatabaseFigures, startWebhookPipeline } from "./webhook_wiring.ts";
 
 /**
- * `npm run worker`: the event relay, the retry scheduler, a webhook delivery worker and the mail
- * outbox's sender, for running
+ * `npm run worker`: the event relay, the retry scheduler, a webhook delivery worker, the mail
+ * outbox's sender and the CSV imports' worker, for running
  * as many processes as needed beside the API servers. PostgreSQL (DATABASE_URL) and NATS (NATS_URL)
  * are required; DATA_DIR or LAUREL_SECRET_KEY must give the same keys as the API servers (the
  * signing secrets are sealed with them). METRICS_PORT serves /metrics, /healthz and /readyz.
@@ -45,6 +46,7 @@ const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
 const mail = await startMailPipeline(config, db, log, registry);
 const reverification = startExternalReverification(config, db, log);
 const retention = startRetentionJob(db, log);
+const imports = await startImportJob(config, db, keys, log);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);
 health.setAccepting(true);
 const metricsServer = config.webhooks.metricsPort
@@ -63,6 +65,7 @@ onShutdown(async () => {
   await mail.stop();
   await reverification.stop();
   await retention.stop();
+  await imports.stop();
   metricsServer?.close();
   await nc.drain();
   await db.close();

@@ -35,7 +35,7 @@ for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null &&
 export NATS_URL="nats://127.0.0.1:$nats_port"
 # A benchmark that misses a target exits non-zero; the others still run, and the run says which.
 missed=""
-for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console employees limits replication}; do
+for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console employees imports limits replication}; do
   echo "== ops/bench/$bench.ts"
   node "ops/bench/$bench.ts" || missed="$missed $bench"
 done

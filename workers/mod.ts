@@ -1,5 +1,7 @@
 export type { ExternalReverifier, ExternalReverifierOptions } from "./external_reverifier.ts";
 export { startExternalReverifier } from "./external_reverifier.ts";
+export type { ImportWorkerDeps, ImportWorkerOptions } from "./import_worker.ts";
+export { startImportWorker } from "./import_worker.ts";
 export type { MailSender, MailSenderDeps, MailSenderOptions } from "./mail_sender.ts";
 export { startMailSender } from "./mail_sender.ts";
 export type { OutboxRelay, OutboxRelayDeps, OutboxRelayOptions } from "./outbox_relay.ts";

@@ -10,10 +10,9 @@ import {
   TEMPLATE_SELECT,
   templateOf,
 } from "./badge_rows.ts";
-import type { Database } from "./database.ts";
 import { appendEventsCtes, EVENTS_RECORDSET, eventsJson } from "./postgres_event_log.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
-import { statement } from "./sql.ts";
+import { type Queryable, statement } from "./sql.ts";
 
 /** Calls per batch: one statement carries them all as a single jsonb parameter. */
 const MAX_BATCH = 200;
@@ -88,10 +87,11 @@ export interface GroupedIssueWrites extends IssueWrites {
  * Issuing outside a transaction, grouped (`batcher`): concurrent issues share one lookup
  * statement, and concurrent issues of one organization one write statement and one commit. Each
  * request still gets exactly its own answer, only once its batch committed; `single` is the
- * one-by-one path used when a batch fails.
+ * one-by-one path used when a batch fails. On a transaction's queryable (an import's chunk) the
+ * statements join that transaction and commit with it.
  */
 export const groupedIssueWrites = (
-  db: Database,
+  db: Queryable,
   single: IssueWrites & { appendEvents(events: EventRecord[]): Promise<void> },
 ): GroupedIssueWrites => {
   const lookup = batcher<LookupCall, IssueLookup>(

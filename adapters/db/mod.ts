@@ -23,6 +23,7 @@ export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
 export { type ImageStore, postgresImageStore } from "./postgres_image_store.ts";
+export { postgresImportStore } from "./postgres_import_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";

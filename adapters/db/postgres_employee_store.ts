@@ -300,3 +300,9 @@ export const postgresInvitationStore = (db: Database): Pick<InvitationDeps, "pic
     );
   },
 });
+
+/** The employee store with `transaction` running inside an open transaction `q` (an import's chunk). */
+export const employeeStoreWithin = (db: Database, q: Queryable): EmployeeStore => ({
+  ...postgresEmployeeStore(db),
+  transaction: (work) => work(employeeTx(q)),
+});

@@ -25,6 +25,7 @@ import { badgeRoutes } from "./routes/badges.ts";
 import { connectMetadataRoutes } from "./routes/connect_metadata.ts";
 import { employeeRoutes } from "./routes/employees.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { importRoutes } from "./routes/imports.ts";
 import { invitationRoutes } from "./routes/invitations.ts";
 import { meRoutes } from "./routes/me.ts";
 import { membershipRoutes } from "./routes/memberships.ts";
@@ -332,6 +333,8 @@ export const buildRestApp = async (
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(employeeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(importRoutes(deps, "badges"), { prefix: apiPrefix });
+  await app.register(importRoutes(deps, "employees"), { prefix: apiPrefix });
   await app.register(membershipRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(invitationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   if (deps.connect) await app.register(meRoutes(deps, deps.connect, apiBase.origin), { prefix: apiPrefix });

@@ -13,6 +13,7 @@ import type {
 } from "../../core/credentials/mod.ts";
 import type { EarnerStore } from "../../core/earners/mod.ts";
 import type { EventStore } from "../../core/events/mod.ts";
+import type { ImportStore } from "../../core/imports/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
@@ -49,6 +50,8 @@ export interface RestDeps {
   employees: EmployeeRestDeps;
   /** Memberships and invitations of the organization's people. */
   members: MemberDeps;
+  /** CSV imports of badges and employee records, worked by the worker processes. */
+  imports: ImportStore;
   /** Earners' grants to applications (authorization code flow, the user API); absent: not offered. */
   connect?: ConnectRestDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */

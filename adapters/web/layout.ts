@@ -12,6 +12,13 @@ export interface Frame {
   share?: { title: string; description: string; url: string; image: string | undefined };
   /** Pages behind sign-in or holding a link token are kept out of search engines. */
   noindex?: boolean;
+  /**
+   * Seconds after which the page reloads itself when scripts do not run (a progress page); with
+   * scripts its own script updates it instead.
+   */
+  refreshWithoutScript?: number;
+  /** A script of this page alone, under /assets/ (external: the CSP allows no inline script). */
+  script?: string;
 }
 
 const shareMeta = (share: NonNullable<Frame["share"]>): Node => [
@@ -49,8 +56,10 @@ export const layout = (frame: Frame, ...body: Node[]): VNode =>
       <title>${frame.title} · Laurel</title>
       ${frame.noindex ? html`<meta name="robots" content="noindex" />` : null}
       ${frame.share ? shareMeta(frame.share) : null}
+      ${frame.refreshWithoutScript ? html`<noscript><meta http-equiv="refresh" content=${String(frame.refreshWithoutScript)} /></noscript>` : null}
       <link rel="stylesheet" href="/assets/laurel.css" />
       <script src="/assets/laurel.js" defer></script>
+      ${frame.script ? html`<script src=${`/assets/${frame.script}`} defer></script>` : null}
     </head>
     <body>
       <a class="skip" href="#main">Skip to content</a>

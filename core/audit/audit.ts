@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   "badge.revoked",
   "badge.replaced",
   "badge.deleted",
+  "import.started",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -177,6 +177,40 @@ export const issueBatch = async (
   return results;
 };
 
+export type CheckedIssueResult = { ok: true; issued: IssuedBadge } | { ok: false; error: CoreError };
+
+/** Whether the organization's mail budget lets this request's notification go (taking one). */
+export const mailAllowedFor = takeMailBudget;
+
+/**
+ * Issues requests already checked (`checkBatchItems`) through `writer` all at once, so a writer
+ * that groups calls (one transaction of an import's rows) shares its lookups and writes among
+ * them. Each gets its own answer; field paths have no prefix. `mailAllowed` comes from
+ * `mailAllowedFor`, taken before the writer's transaction.
+ */
+export const issueChecked = (
+  writer: IssueWrites,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  items: ReadonlyArray<{ value: NormalizedIssue; mailAllowed: boolean }>,
+): Promise<CheckedIssueResult[]> =>
+  Promise.all(
+    items.map(async (item): Promise<CheckedIssueResult> => {
+      try {
+        const future = checkIssuedAtNotFuture(item.value, ctx.now);
+        if (future) throw future;
+        const issued = await issueWith(writer, deps, ctx, organizationId, item.value, {
+          mailAllowed: item.mailAllowed,
+        });
+        return { ok: true, issued };
+      } catch (err) {
+        if (!isCoreError(err)) throw err;
+        return { ok: false, error: err };
+      }
+    }),
+  );
+
 /** A page of the organization's badges; `query` comes from `parseListQuery(BADGE_LIST, ...)`. */
 export const listBadges = (
   deps: IssuingDeps,

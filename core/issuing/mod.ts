@@ -1,14 +1,16 @@
 export type { MailBudget, Mailer, MailMessage } from "../mail/mod.ts";
 export type { FeedPage } from "./badge_feed.ts";
 export { FEED_PAGE_SIZE, feedCursor, searchIssuedBadges } from "./badge_feed.ts";
-export type { BatchResult, IssuedBadge } from "./badges.ts";
+export type { BatchResult, CheckedIssueResult, IssuedBadge } from "./badges.ts";
 export {
   deleteBadge,
   earnerDecision,
   getBadge,
   issueBadge,
   issueBatch,
+  issueChecked,
   listBadges,
+  mailAllowedFor,
   replaceBadge,
   revokeBadge,
   setPrivacy,

@@ -250,6 +250,10 @@ const isValidBody = (item: unknown): boolean => {
   return validBody(item);
 };
 
+/** The field errors of one batch item (none when it is a valid create body), under `prefix`. */
+export const employeeItemErrors = (item: unknown, prefix: string) =>
+  isValidBody(item) ? [] : schemaFieldErrors(EmployeeCreateBody, item, prefix);
+
 export type UpsertResult =
   | { index: number; status: "created" | "updated" | "unchanged"; id: string; external_id: string }
   | { index: number; status: "failed"; external_id: string | null; error: CoreError };
@@ -272,7 +276,7 @@ export const upsertEmployees = (
     const valid: Array<{ index: number; body: EmployeeCreateBody }> = [];
     const seen = new Set<string>();
     items.forEach((item, index) => {
-      const errors = isValidBody(item) ? [] : schemaFieldErrors(EmployeeCreateBody, item, `employees.${index}`);
+      const errors = employeeItemErrors(item, `employees.${index}`);
       const raw = (item as { external_id?: unknown } | null)?.external_id;
       const externalId = typeof raw === "string" ? raw.trim() : null;
       if (errors.length === 0 && externalId !== null && seen.has(externalId))

@@ -59,6 +59,7 @@ export type {
 export {
   createEmployee,
   deleteEmployee,
+  employeeItemErrors,
   employmentOf,
   getEmployee,
   listEmployees,

@@ -27,6 +27,8 @@ const only = (roles: readonly Role[], ok: number): Expected => ({
 const EVERY_ROLE: readonly Role[] = ["owner", "admin", "issuer", "viewer"];
 /** Owners and admins: the Developers section, the audit log, managing members. */
 const DEVELOPERS: readonly Role[] = ["owner", "admin"];
+/** Those who may issue badges: the imports section. */
+const ISSUERS: readonly Role[] = ["owner", "admin", "issuer"];
 
 const TABLE: Record<string, Expected> = {
   "GET /console": { signed_out: 303, stranger: 200, owner: 200, admin: 200, issuer: 200, viewer: 200 },
@@ -80,6 +82,15 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/developers/webhooks/test": only(DEVELOPERS, 422),
   "POST /console/:org/developers/webhooks/redeliver": only(DEVELOPERS, 422),
   "POST /console/:org/developers/webhooks/redeliver_failed": only(DEVELOPERS, 422),
+  "GET /console/:org/imports": only(ISSUERS, 200),
+  // A form without a file.
+  "POST /console/:org/imports": only(ISSUERS, 422),
+  // `:file` left as it is: no such example.
+  "GET /console/:org/imports/examples/:file": only(ISSUERS, 404),
+  "GET /console/:org/imports/:id": only(ISSUERS, 404),
+  "POST /console/:org/imports/:id/start": only(ISSUERS, 404),
+  "GET /console/:org/imports/:id/status": only(ISSUERS, 404),
+  "GET /console/:org/imports/:id/result": only(ISSUERS, 404),
 };
 
 /** Path parameters: the organization under test, ids that name nothing (so no change is made). */

@@ -2,9 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/mod.ts";
+import { loadServerKeys } from "../../adapters/crypto/mod.ts";
 import { type Database, openDatabase } from "../../adapters/db/mod.ts";
 import { type ApiServer, buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
+import { startImportJob } from "../../apps/import_wiring.ts";
 import { startMailPipeline } from "../../apps/mail_wiring.ts";
 import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
 
@@ -64,6 +66,8 @@ export const startLaurel = async (
     dataDir?: string;
     /** More configuration (SMTP_URL, PUBLIC_URL...), as environment variables. */
     env?: Record<string, string>;
+    /** Runs the CSV imports' worker in this process, as a worker process beside the API would. */
+    importWorker?: boolean;
   } = {},
 ): Promise<TestLaurel> => {
   const database = opts.database === "pglite" ? null : await createTestDatabase();
@@ -94,6 +98,14 @@ export const startLaurel = async (
   await server.listen();
   // The mail outbox's sender, as a worker beside the API would run it.
   const mail = await startMailPipeline(config, db, server.app.log, server.metrics);
+  const imports = opts.importWorker
+    ? await startImportJob(
+        config,
+        db,
+        loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir),
+        server.app.log,
+      )
+    : null;
   return {
     origin,
     adminOrigin,
@@ -111,6 +123,7 @@ export const startLaurel = async (
         email: "issuer@example.org",
       })) as OrganizationWithToken,
     close: async () => {
+      await imports?.stop();
       await mail.stop();
       await server.close();
       await nc.close();

@@ -8,6 +8,7 @@ import type {
   SecretBox,
 } from "../../../core/credentials/mod.ts";
 import type { EventStore } from "../../../core/events/mod.ts";
+import type { ImportStore } from "../../../core/imports/mod.ts";
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
 import type {
   Cidr,
@@ -52,6 +53,8 @@ export interface ConsoleDeps {
   /** Memberships and invitations: core's member use cases and their store. */
   members: MemberDeps;
   audit: Pick<AuditLog, "page">;
+  /** CSV imports of badges and employee records (the worker processes work them). */
+  imports: ImportStore;
   /** `ORGANIZATION_SIGNUP`: whether a signed-in account may create an organization here. */
   signup: OrganizationSignup;
   apps: OAuthApplicationStore;

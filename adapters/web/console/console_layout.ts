@@ -12,7 +12,8 @@ export type ConsoleSection =
   | "oauth_applications"
   | "authorization_tokens"
   | "webhooks"
-  | "audit";
+  | "audit"
+  | "imports";
 
 interface SectionLink {
   section: ConsoleSection;
@@ -26,6 +27,7 @@ const SECTIONS: readonly SectionLink[] = [
   { section: "home", label: "Overview", path: "", action: "profile.read" },
   { section: "profile", label: "Profile", path: "/profile", action: "profile.read" },
   { section: "members", label: "Members", path: "/members", action: "members.read" },
+  { section: "imports", label: "Imports", path: "/imports", action: "badges.issue" },
   {
     section: "oauth_applications",
     label: "OAuth applications",

@@ -10,6 +10,7 @@ import type { ConsoleDeps } from "./console_deps.ts";
 import { checked, formProblem } from "./form_fields.ts";
 import { organizationHomePage, organizationsPage } from "./home_pages.ts";
 import { authorizationTokenRoutes } from "./routes_authorization_tokens.ts";
+import { importRoutes } from "./routes_imports.ts";
 import { memberRoutes } from "./routes_members.ts";
 import { moreConsoleRoutes } from "./routes_more.ts";
 import { oauthApplicationRoutes } from "./routes_oauth_applications.ts";
@@ -87,6 +88,7 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   await app.register(memberRoutes(kit, deps, gate));
   await app.register(moreConsoleRoutes(kit, deps, gate));
   await app.register(profileRoutes(kit, deps, gate));
+  await app.register(importRoutes(kit, deps, gate));
 };
 
 export type ConsoleGate = ReturnType<typeof consoleGate>;

@@ -1,0 +1,1 @@
+export { checkCsvFile, resultFileLines } from "./csv_file.ts";

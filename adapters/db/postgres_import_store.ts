@@ -1,0 +1,226 @@
+import type { EventRecord } from "../../core/events/mod.ts";
+import {
+  endState,
+  type ImportKind,
+  type ImportRecord,
+  type ImportRow,
+  type ImportStore,
+  type ImportTx,
+  type RowOutcome,
+} from "../../core/imports/mod.ts";
+import type { IssueWrites } from "../../core/issuing/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
+import type { Database } from "./database.ts";
+import { groupedIssueWrites } from "./grouped_issues.ts";
+import { postgresBadgeTx } from "./postgres_badge_tx.ts";
+import { employeeStoreWithin } from "./postgres_employee_store.ts";
+import { appendEvents } from "./postgres_event_log.ts";
+import { type Queryable, type Row, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+
+const COLUMNS = [
+  "id",
+  "organization_id",
+  "kind",
+  "state",
+  "file_sha256",
+  "file_name",
+  "row_count",
+  "invalid_count",
+  "done_count",
+  "failed_count",
+  "repeat_of",
+  "created_at",
+  "started_at",
+  "finished_at",
+] as const;
+const SELECT = COLUMNS.map((c) => `i.${c}`).join(", ");
+
+const recordOf = (r: Row): ImportRecord => ({
+  id: r.id as string,
+  organization_id: r.organization_id as string,
+  kind: r.kind as ImportKind,
+  state: r.state as ImportRecord["state"],
+  file_sha256: r.file_sha256 as string,
+  file_name: r.file_name as string,
+  row_count: toNumber(r.row_count),
+  invalid_count: toNumber(r.invalid_count),
+  done_count: toNumber(r.done_count),
+  failed_count: toNumber(r.failed_count),
+  repeat_of: (r.repeat_of as string | null) ?? null,
+  created_at: toDate(r.created_at),
+  started_at: toDateOrNull(r.started_at),
+  finished_at: toDateOrNull(r.finished_at),
+});
+
+const rowOf = (r: Row): ImportRow => ({
+  row: toNumber(r.row_no),
+  status: r.status as ImportRow["status"],
+  item: toJson<Record<string, unknown>>(r.item),
+  outcome_id: (r.outcome_id as string | null) ?? null,
+  detail: (r.detail as string | null) ?? null,
+  errors: r.errors === null || r.errors === undefined ? [] : toJson(r.errors),
+});
+
+/** Rows per insert statement: a 100,000-row file goes in a few dozen statements, each a bounded parameter. */
+const INSERT_ROWS = 5000;
+
+/**
+ * Outcomes, then the import's counts; the import ends in the same statement when its counts show
+ * no row left pending (a worker's chunk and another's may finish it in either order).
+ */
+const record = async (q: Queryable, importId: string, outcomes: RowOutcome[], now: Date): Promise<void> => {
+  if (outcomes.length === 0) return;
+  await q.run(
+    `update import_rows r set status = o.status, outcome_id = o.outcome_id, detail = o.detail, errors = o.errors
+     from jsonb_to_recordset(?::jsonb) as o(row_no int, status text, outcome_id uuid, detail text, errors jsonb)
+     where r.import_id = ? and r.row_no = o.row_no and r.status = 'pending'`,
+    [
+      JSON.stringify(
+        outcomes.map((o) => ({
+          row_no: o.row,
+          status: o.status,
+          outcome_id: o.outcome_id,
+          detail: o.detail,
+          errors: o.errors.length > 0 ? o.errors : null,
+        })),
+      ),
+      importId,
+    ],
+  );
+  const done = outcomes.filter((o) => o.status === "done").length;
+  const failed = outcomes.length - done;
+  await q.run(
+    `update imports set done_count = done_count + ?, failed_count = failed_count + ?,
+       state = case when done_count + ? + failed_count + ? + invalid_count >= row_count
+         then (case when done_count + ? > 0 then ? else ? end) else state end,
+       finished_at = case when done_count + ? + failed_count + ? + invalid_count >= row_count then ? else finished_at end
+     where id = ?`,
+    [done, failed, done, failed, done, endState(1), endState(0), done, failed, now, importId],
+  );
+};
+
+/** Imports and their rows, read by the pages and the API, worked by the workers. */
+export const postgresImportStore = (db: Database): ImportStore => {
+  const txOf = (q: Queryable): ImportTx => {
+    const single: IssueWrites & { appendEvents(events: EventRecord[]): Promise<void> } = {
+      issueLookup: (o, t, k) => postgresBadgeTx(q).issueLookup(o, t, k),
+      insertBadge: (badge, key, exclusive, events, mails) =>
+        postgresBadgeTx(q).insertBadge(badge, key, exclusive, events, mails),
+      appendEvents: (events) => appendEvents(q, events),
+    };
+    return {
+      issueWrites: groupedIssueWrites(q, single),
+      employees: employeeStoreWithin(db, q),
+      record: (importId, outcomes, now) => record(q, importId, outcomes, now),
+    };
+  };
+  return {
+    async create(rec, rows, audit) {
+      await db.transaction(async (q) => {
+        await q.run(
+          `insert into imports (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})`,
+          COLUMNS.map((c) => rec[c]),
+        );
+        for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+          const slice = rows.slice(i, i + INSERT_ROWS).map((r) => ({
+            row_no: r.row,
+            status: r.errors.length > 0 ? "invalid" : "pending",
+            item: r.item,
+            errors: r.errors.length > 0 ? r.errors : null,
+          }));
+          await q.run(
+            `insert into import_rows (import_id, row_no, status, item, errors)
+             select ?, x.row_no, x.status, x.item, x.errors
+             from jsonb_to_recordset(?::jsonb) as x(row_no int, status text, item jsonb, errors jsonb)`,
+            [rec.id, JSON.stringify(slice)],
+          );
+        }
+        await appendAudit(q, audit);
+      });
+    },
+    async sameFile(organizationId, kind, sha256) {
+      const [row] = await db.all(
+        `select ${SELECT} from imports i where i.organization_id = ? and i.kind = ? and i.file_sha256 = ?
+         order by i.created_at desc limit 1`,
+        [organizationId, kind, sha256],
+      );
+      return row ? recordOf(row) : null;
+    },
+    async get(organizationId, id) {
+      const [row] = await db.all(`select ${SELECT} from imports i where i.id = ? and i.organization_id = ?`, [
+        id,
+        organizationId,
+      ]);
+      return row ? recordOf(row) : null;
+    },
+    async list(organizationId, limit) {
+      const rows = await db.all(
+        `select ${SELECT} from imports i where i.organization_id = ? order by i.created_at desc, i.id desc limit ?`,
+        [organizationId, limit],
+      );
+      return rows.map(recordOf);
+    },
+    async problems(importId, limit) {
+      const rows = await db.all<{ row_no: number; field: string; message: string }>(
+        `select r.row_no, e.field, e.message
+         from import_rows r, jsonb_to_recordset(r.errors) as e(field text, message text)
+         where r.import_id = ? and r.status in ('invalid', 'failed') order by r.row_no limit ?`,
+        [importId, limit],
+      );
+      return rows.map((r) => ({ row: toNumber(r.row_no), field: r.field, message: r.message }));
+    },
+    async rows(importId, afterRow, limit) {
+      const rows = await db.all(
+        `select row_no, status, item, outcome_id, detail, errors from import_rows
+         where import_id = ? and row_no > ? order by row_no limit ?`,
+        [importId, afterRow, limit],
+      );
+      return rows.map(rowOf);
+    },
+    start: (organizationId, id, now, audit) =>
+      db.transaction(async (q) => {
+        const [row] = await q.all(
+          `update imports i set state = case when i.invalid_count >= i.row_count then 'failed' else 'running' end,
+             started_at = ?::timestamptz,
+             finished_at = case when i.invalid_count >= i.row_count then ?::timestamptz else null end
+           where i.id = ? and i.organization_id = ? and i.state = 'ready' returning ${SELECT}`,
+          [now, now, id, organizationId],
+        );
+        if (!row) return null;
+        await appendAudit(q, audit);
+        return recordOf(row);
+      }),
+    async pending(limit) {
+      // Oldest running import first, so imports finish in the order they were started. The rows
+      // are locked only for this statement: it skips rows a worker's transaction holds now.
+      for (const imp of await db.all(
+        `select ${SELECT} from imports i where i.state = 'running' order by i.started_at, i.id limit 5`,
+      )) {
+        const rows = await db.all<{ row_no: number; item: unknown }>(
+          `select row_no, item from import_rows where import_id = ? and status = 'pending'
+           order by row_no limit ? for update skip locked`,
+          [imp.id, limit],
+        );
+        if (rows.length > 0)
+          return {
+            record: recordOf(imp),
+            rows: rows.map((r) => ({ row: toNumber(r.row_no), item: toJson<Record<string, unknown>>(r.item) })),
+          };
+      }
+      return null;
+    },
+    claim: (importId, rows, work) =>
+      db.transaction(async (q) => {
+        const claimed = await q.all<{ row_no: number; item: unknown }>(
+          `select row_no, item from import_rows where import_id = ? and row_no = any(?::int[]) and status = 'pending'
+           order by row_no for update skip locked`,
+          [importId, `{${rows.join(",")}}`],
+        );
+        return work(
+          claimed.map((r) => ({ row: toNumber(r.row_no), item: toJson<Record<string, unknown>>(r.item) })),
+          txOf(q),
+        );
+      }),
+    fail: (importId, outcome, now) => db.transaction((q) => record(q, importId, [outcome], now)),
+  };
+};

@@ -1,0 +1,229 @@
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { byCredential } from "../../../core/audit/mod.ts";
+import { CoreError, notFound } from "../../../core/errors/mod.ts";
+import {
+  COLUMNS,
+  createImport,
+  getImport,
+  IMPORT_LIMITS,
+  IMPORT_STATES,
+  type ImportKind,
+  type ImportPreview,
+  type ImportRecord,
+  type ImportStore,
+  type RowProblem,
+} from "../../../core/imports/mod.ts";
+import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
+import type { RestDeps } from "../deps.ts";
+import { One, OrganizationParams, one } from "../envelope.ts";
+import { ErrorBody } from "../errors.ts";
+import { callerOf, guard } from "../guard.ts";
+
+/** Problems listed in one answer; the result file has every row. */
+const PROBLEMS_LISTED = 1000;
+
+const Problem = Type.Object({ row: Type.Integer(), column: Type.String(), message: Type.String() });
+
+const ImportJson = Type.Object({
+  id: Type.String({ format: "uuid" }),
+  kind: Type.Union([Type.Literal("badges"), Type.Literal("employees")]),
+  state: Type.Union(IMPORT_STATES.map((s) => Type.Literal(s))),
+  file_name: Type.String(),
+  file_sha256: Type.String(),
+  row_count: Type.Integer(),
+  valid_count: Type.Integer(),
+  invalid_count: Type.Integer(),
+  done_count: Type.Integer({ description: "Rows issued (badges) or written (employees) so far" }),
+  failed_count: Type.Integer({ description: "Valid rows that could not be issued" }),
+  pending_count: Type.Integer(),
+  repeat_of: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
+  created_at: Type.String(),
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  finished_at: Type.Union([Type.String(), Type.Null()]),
+  result_url: Type.String(),
+  errors: Type.Array(Problem, { description: `Each problem by row and column (at most ${PROBLEMS_LISTED})` }),
+});
+
+const PreviewJson = Type.Object({
+  kind: Type.Union([Type.Literal("badges"), Type.Literal("employees")]),
+  dry_run: Type.Literal(true),
+  row_count: Type.Integer(),
+  valid_count: Type.Integer(),
+  invalid_count: Type.Integer(),
+  repeat_of: Type.Union([Type.String({ format: "uuid" }), Type.Null()]),
+  errors: Type.Array(Problem),
+});
+
+const ImportParams = Type.Object({
+  organization_id: Type.String({ format: "uuid" }),
+  import_id: Type.String({ format: "uuid" }),
+});
+
+const StartQuery = Type.Object(
+  {
+    dry_run: Type.Optional(Type.Boolean({ description: "Only check the file and answer the preview" })),
+    repeat: Type.Optional(Type.Boolean({ description: "Import a file already imported to the organization" })),
+    file_name: Type.Optional(Type.String({ maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+
+const problemsJson = (problems: RowProblem[]) =>
+  problems.slice(0, PROBLEMS_LISTED).map((p) => ({ row: p.row, column: p.field, message: p.message }));
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+const FAMILY = { badges: "issued_badges", employees: "workforce" } as const;
+const TAGS = { badges: ["Badges"], employees: ["Employees"] };
+const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+
+export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+/** The checked file from a request body (raw bytes): refused as a whole when it is not a CSV of this kind. */
+export const previewOf = (kind: ImportKind, bytes: Uint8Array, now: Date): ImportPreview =>
+  checkCsvFile(kind, bytes, now);
+
+/**
+ * CSV imports of badges (`/badges/imports`, scope `issued_badges`) or employee records
+ * (`/employees/imports`, scope `workforce`): the same flags as the batch endpoints (starting is a
+ * write, reading a read). Laurel's addition to the interface (docs/interface.md).
+ */
+export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (app: FastifyInstance) => {
+  const store: ImportStore = deps.imports;
+  const onRequest = guard(deps.authenticator, deps.clock, FAMILY[kind]);
+  const base = `/organizations/:organization_id/${kind}/imports`;
+  const tags = TAGS[kind];
+  const limits = IMPORT_LIMITS[kind];
+  const columns = COLUMNS[kind];
+  const json = (r: ImportRecord, problems: RowProblem[]) => ({
+    id: r.id,
+    kind: r.kind,
+    state: r.state,
+    file_name: r.file_name,
+    file_sha256: r.file_sha256,
+    row_count: r.row_count,
+    valid_count: r.row_count - r.invalid_count,
+    invalid_count: r.invalid_count,
+    done_count: r.done_count,
+    failed_count: r.failed_count,
+    pending_count: r.row_count - r.invalid_count - r.done_count - r.failed_count,
+    repeat_of: r.repeat_of,
+    created_at: r.created_at.toISOString(),
+    started_at: iso(r.started_at),
+    finished_at: iso(r.finished_at),
+    result_url: `${deps.baseUrl}/organizations/${r.organization_id}/${kind}/imports/${r.id}/result`,
+    errors: problemsJson(problems),
+  });
+  const own = async (request: FastifyRequest): Promise<ImportRecord> => {
+    const p = request.params as { organization_id: string; import_id: string };
+    const record = await getImport(store, p.organization_id, p.import_id);
+    if (record.kind !== kind) throw notFound("Import");
+    return record;
+  };
+
+  // The file arrives as bytes: its digest is the file's, and its encoding is checked, not assumed.
+  app.addContentTypeParser("text/csv", { parseAs: "buffer", bodyLimit: limits.bytes }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post(base, {
+    onRequest,
+    bodyLimit: limits.bytes,
+    schema: {
+      tags,
+      security,
+      summary: `Import ${kind} from a CSV file (text/csv); the valid rows are ${kind === "badges" ? "issued" : "written"} in the background`,
+      description: `Header row, then one row per ${kind === "badges" ? "badge" : "employee record"} (row 1 is the first under the header). Required columns: ${columns.required.join(", ")}; optional: ${columns.optional.join(", ")}. At most ${limits.rows.toLocaleString("en")} rows and ${limits.bytes / 1024 / 1024} MiB, UTF-8. Each row is checked with the batch endpoint's rules; its problems are listed by row and column and it is skipped. \`dry_run=true\` only answers the preview. A file already imported to the organization (same SHA-256) is refused (422) unless \`repeat=true\`.`,
+      params: OrganizationParams,
+      querystring: StartQuery,
+      body: Type.String({ description: "The CSV file" }),
+      consumes: ["text/csv"],
+      response: {
+        200: One(PreviewJson),
+        201: One(ImportJson),
+        ...errors,
+        413: ErrorBody,
+        415: ErrorBody,
+        422: ErrorBody,
+      },
+    },
+    validatorCompiler: ({ schema, httpPart }) => {
+      if (httpPart === "body") return (value: unknown) => ({ value });
+      return app.validatorCompiler?.({ schema, httpPart, method: "POST", url: base }) ?? (() => true);
+    },
+    handler: async (request, reply) => {
+      const p = request.params as { organization_id: string };
+      const q = request.query as { dry_run?: boolean; repeat?: boolean; file_name?: string };
+      // Only the text/csv parser hands over bytes; a body of any other type the API reads is refused.
+      if (!(request.body instanceof Buffer)) throw new CoreError("unsupported_media_type", "Send the file as text/csv");
+      const bytes = request.body;
+      const now = deps.clock();
+      const preview = previewOf(kind, bytes, now);
+      const sha = sha256Hex(bytes);
+      if (q.dry_run) {
+        const earlier = await store.sameFile(p.organization_id, kind, sha);
+        return one({
+          kind,
+          dry_run: true as const,
+          row_count: preview.row_count,
+          valid_count: preview.valid_count,
+          invalid_count: preview.invalid_count,
+          repeat_of: earlier?.id ?? null,
+          errors: problemsJson(preview.problems),
+        });
+      }
+      const record = await createImport(
+        store,
+        { now, newId: deps.newId, by: byCredential(callerOf(request).credential, request.ip) },
+        p.organization_id,
+        preview,
+        { sha256: sha, name: q.file_name ?? "" },
+        { start: true, allowRepeat: q.repeat === true },
+      );
+      reply
+        .code(201)
+        .header("location", `${deps.baseUrl}/organizations/${p.organization_id}/${kind}/imports/${record.id}`);
+      return one(json(record, preview.problems));
+    },
+  });
+
+  app.get(`${base}/:import_id`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: `Get a ${kind} import: its state, counts and every problem by row and column`,
+      params: ImportParams,
+      response: { 200: One(ImportJson), ...errors },
+    },
+    handler: async (request) => {
+      const record = await own(request);
+      return one(json(record, await store.problems(record.id, PROBLEMS_LISTED)));
+    },
+  });
+
+  app.get(`${base}/:import_id/result`, {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: `The result file of a ${kind} import (CSV: row, status, id, key, errors)`,
+      description:
+        "One line per row of the uploaded file. Cells starting with =, +, -, @, a tab or a carriage return are prefixed with an apostrophe, so a spreadsheet shows them as text.",
+      params: ImportParams,
+      response: { 200: { content: { "text/csv": { schema: Type.String() } } }, ...errors },
+    },
+    handler: async (request, reply) => {
+      const record = await own(request);
+      reply
+        .header("content-type", "text/csv; charset=utf-8")
+        .header("content-disposition", `attachment; filename="import-${record.id}-result.csv"`)
+        .header("cache-control", "no-store");
+      return reply.send(Readable.from(resultFileLines(store, record.id)));
+    },
+  });
+};

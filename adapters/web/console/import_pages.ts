@@ -1,0 +1,182 @@
+import {
+  COLUMNS,
+  IMPORT_LIMITS,
+  type ImportKind,
+  type ImportRecord,
+  importProgress,
+  type RowProblem,
+} from "../../../core/imports/mod.ts";
+import { html, type Node } from "../html.ts";
+import { csrfField, type Frame } from "../layout.ts";
+import type { ConsoleMember } from "./console_deps.ts";
+import { consoleLayout, consolePath, notice, problem, when } from "./console_layout.ts";
+
+const KIND_LABEL: Record<ImportKind, string> = { badges: "Badges", employees: "Employee records" };
+const DONE_LABEL: Record<ImportKind, string> = { badges: "issued", employees: "written" };
+const STATE_LABEL: Record<ImportRecord["state"], string> = {
+  validating: "Checking",
+  ready: "Checked, not started",
+  running: "Running",
+  finished: "Finished",
+  failed: "Failed",
+};
+
+export const importPath = (organizationId: string, id?: string): string =>
+  `${consolePath(organizationId, "imports")}${id ? `/${id}` : ""}`;
+
+/** What the member may import: badges with `badges.issue`, employee records with `employees.write`. */
+export const importKindsFor = (member: ConsoleMember): ImportKind[] => [
+  ...(member.allowed("badges.issue") ? (["badges"] as const) : []),
+  ...(member.allowed("employees.write") ? (["employees"] as const) : []),
+];
+
+const columnList = (kind: ImportKind): Node => html`<p class="small">
+    Required columns: ${COLUMNS[kind].required.map((c, i) => html`${i > 0 ? ", " : ""}<code>${c}</code>`)}.
+    Optional: ${COLUMNS[kind].optional.map((c, i) => html`${i > 0 ? ", " : ""}<code>${c}</code>`)}.
+  </p>`;
+
+const uploadForm = (frame: Frame, member: ConsoleMember, kinds: ImportKind[]): Node =>
+  html`<section class="card" aria-labelledby="upload-h"><h2 id="upload-h">Upload a CSV file</h2>
+    <p class="small">UTF-8, a header row naming the columns, then one row per ${kinds.length > 1 ? "badge or employee" : kinds[0] === "badges" ? "badge" : "employee"}; row 1 is the first line under the header.
+    Nothing is issued until you have seen the check of every row and pressed the button under it.</p>
+    ${kinds.map(
+      (k) => html`<h3>${KIND_LABEL[k]}</h3>${columnList(k)}
+        <p class="small">At most ${IMPORT_LIMITS[k].rows.toLocaleString("en")} rows. <a href=${`${importPath(member.organizationId)}/examples/${k}.csv`} download>Download an example ${k === "badges" ? "badge" : "employee"} file</a>${k === "badges" ? " (put your template's id in badge_template_id)" : ""}.</p>`,
+    )}
+    <form method="post" action=${importPath(member.organizationId)} enctype="multipart/form-data" class="stack">
+      ${csrfField(frame.csrf)}
+      ${
+        kinds.length > 1
+          ? html`<label for="import-kind">What the file holds</label>
+            <select id="import-kind" name="kind">${kinds.map((k) => html`<option value=${k}>${KIND_LABEL[k]}</option>`)}</select>`
+          : html`<input type="hidden" name="kind" value=${kinds[0]} />`
+      }
+      <label for="import-file">CSV file</label>
+      <input id="import-file" name="file" type="file" accept=".csv,text/csv" required />
+      <button type="submit">Check the file</button>
+    </form></section>`;
+
+const counts = (r: ImportRecord): string => {
+  const valid = r.row_count - r.invalid_count;
+  return `${r.row_count} rows: ${valid} valid, ${r.invalid_count} with problems`;
+};
+
+const importRow = (member: ConsoleMember, r: ImportRecord) =>
+  html`<li class="card">
+    <div class="card-head"><h3 class="card-title"><a href=${importPath(member.organizationId, r.id)}>${KIND_LABEL[r.kind]}${r.file_name ? html` · <span class="raw">${r.file_name}</span>` : null}</a></h3><span class="tag">${STATE_LABEL[r.state]}</span></div>
+    <p class="small">${counts(r)}; ${r.done_count} ${DONE_LABEL[r.kind]}, ${r.failed_count} failed</p>
+    <p class="small">Uploaded ${when(r.created_at)}</p>
+  </li>`;
+
+export const importsPage = (
+  frame: Frame,
+  member: ConsoleMember,
+  data: {
+    imports: ImportRecord[];
+    kinds: ImportKind[];
+    error: string | null;
+    problems: Array<{ field: string; message: string }>;
+  },
+) =>
+  consoleLayout(
+    frame,
+    member,
+    "imports",
+    html`<h1>Imports</h1>`,
+    problem(data.error),
+    data.problems.length > 0
+      ? html`<ul class="small">${data.problems.map((p) => html`<li><code>${p.field}</code> ${p.message}</li>`)}</ul>`
+      : null,
+    uploadForm(frame, member, data.kinds),
+    html`<section aria-labelledby="past-h"><h2 id="past-h">Past imports</h2>
+      ${
+        data.imports.length === 0
+          ? html`<p class="muted">None yet.</p>`
+          : html`<ul class="plain stack-list">${data.imports.map((r) => importRow(member, r))}</ul>`
+      }</section>`,
+  );
+
+const problemsTable = (problems: RowProblem[], total: number): Node =>
+  problems.length === 0
+    ? html`<p class="muted">No problems.</p>`
+    : html`<div class="table-wrap"><table>
+        <caption class="sr-only">Problems by row and column</caption>
+        <thead><tr><th scope="col">Row</th><th scope="col">Column</th><th scope="col">Problem</th></tr></thead>
+        <tbody>${problems.map((p) => html`<tr><td>${p.row}</td><td><code>${p.field}</code></td><td>${p.message}</td></tr>`)}</tbody>
+      </table></div>
+      ${total > problems.length ? html`<p class="small">The first ${problems.length} problems are shown; the result file lists every row.</p>` : null}`;
+
+/**
+ * One import: before it starts, the check of every row and the button to issue the valid ones;
+ * then its progress (live with import_progress.js, else the page reloads itself) and result file.
+ */
+export const importPage = (
+  frame: Frame,
+  member: ConsoleMember,
+  r: ImportRecord,
+  data: {
+    problems: RowProblem[];
+    problemCount: number;
+    repeatOf: ImportRecord | null;
+    notice: string | null;
+    error: string | null;
+  },
+) => {
+  const path = importPath(member.organizationId, r.id);
+  const progress = importProgress(r);
+  const valid = r.row_count - r.invalid_count;
+  const running = r.state === "running";
+  return consoleLayout(
+    { ...frame, ...(running ? { refreshWithoutScript: 3, script: "import_progress.js" } : {}) },
+    member,
+    "imports",
+    html`<p class="small"><a href=${importPath(member.organizationId)}>All imports</a></p>`,
+    html`<h1>${KIND_LABEL[r.kind]} import${r.file_name ? html` · <span class="raw">${r.file_name}</span>` : null}</h1>`,
+    notice(data.notice),
+    problem(data.error),
+    html`<dl class="facts">
+      <dt>State</dt><dd>${STATE_LABEL[r.state]}</dd>
+      <dt>Rows</dt><dd>${counts(r)}</dd>
+      <dt>Uploaded</dt><dd>${when(r.created_at)}</dd>
+      ${r.started_at ? html`<dt>Started</dt><dd>${when(r.started_at)}</dd>` : null}
+      ${r.finished_at ? html`<dt>Ended</dt><dd>${when(r.finished_at)}</dd>` : null}
+    </dl>`,
+    data.repeatOf
+      ? html`<p class="status warn" role="alert">This is the same file as an import uploaded ${when(data.repeatOf.created_at)} (<a href=${importPath(member.organizationId, data.repeatOf.id)}>see it</a>). ${r.state === "ready" ? "Issuing it again may give the same people the same badges twice." : ""}</p>`
+      : null,
+    r.state === "ready"
+      ? html`<section class="card" aria-labelledby="go-h"><h2 id="go-h">Nothing is issued yet</h2>
+          ${
+            valid > 0
+              ? html`<form method="post" action=${`${path}/start`} class="stack">${csrfField(frame.csrf)}
+                <button type="submit">${r.kind === "badges" ? `Issue the ${valid} valid ${valid === 1 ? "badge" : "badges"}` : `Write the ${valid} valid ${valid === 1 ? "record" : "records"}`}</button></form>
+                ${r.invalid_count > 0 ? html`<p class="small">The ${r.invalid_count} ${r.invalid_count === 1 ? "row" : "rows"} with problems will be skipped; fix them and upload them in a new file.</p>` : null}`
+              : html`<p>No row can be ${DONE_LABEL[r.kind]}: fix the file and upload it again.</p>`
+          }</section>`
+      : html`<section class="card" aria-labelledby="progress-h"><h2 id="progress-h">Progress</h2>
+          <progress class="import-progress" id="import-progress" max=${String(progress.max)} value=${String(progress.value)}
+            data-status-url=${running ? `${path}/status` : undefined} aria-describedby="import-progress-text">${progress.value} of ${progress.max}</progress>
+          <p id="import-progress-text" aria-live="polite">${r.done_count} ${DONE_LABEL[r.kind]}, ${r.failed_count} failed, ${r.invalid_count} invalid, of ${r.row_count} rows</p>
+          ${running ? html`<p class="small">You may close this page: the import goes on, and this page shows where it is whenever you come back.</p>` : null}
+          <p><a class="button" href=${`${path}/result`} download>Download the result file</a></p>
+        </section>`,
+    html`<section aria-labelledby="problems-h"><h2 id="problems-h">Problems by row and column (${data.problemCount})</h2>
+      ${problemsTable(data.problems, data.problemCount)}</section>`,
+  );
+};
+
+/** An example file of each kind: a header and two rows, the second using the optional columns. */
+export const exampleCsv = (kind: ImportKind): string =>
+  kind === "badges"
+    ? [
+        "badge_template_id,recipient_email,issued_to_first_name,issued_to_last_name,issued_at,issued_to_middle_name,expires_at,evidence_url,suppress_badge_notification_email",
+        "00000000-0000-4000-8000-000000000000,ada@example.org,Ada,Lovelace,2026-06-01T09:00:00Z,,,,false",
+        "00000000-0000-4000-8000-000000000000,grace@example.org,Grace,Hopper,2026-06-01T09:00:00Z,Brewster,2028-06-01T09:00:00Z,https://example.org/projects/compiler,true",
+        "",
+      ].join("\r\n")
+    : [
+        "external_id,email,first_name,last_name,position_title,department,team,country",
+        "E-1001,ada@example.org,Ada,Lovelace,Analyst,Research,Engines,GB",
+        "E-1002,grace@example.org,Grace,Hopper,Rear admiral,Navy,,US",
+        "",
+      ].join("\r\n");

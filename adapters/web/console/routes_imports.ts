@@ -1,0 +1,232 @@
+import { Readable } from "node:stream";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { badRequest, isCoreError, notFound } from "../../../core/errors/mod.ts";
+import {
+  createImport,
+  getImport,
+  IMPORT_LIMITS,
+  type ImportKind,
+  type ImportRecord,
+  importProgress,
+  isImportKind,
+  startImport,
+} from "../../../core/imports/mod.ts";
+import type { MemberAction } from "../../../core/members/mod.ts";
+import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
+import { uuidParam } from "../routes_public.ts";
+import type { WebKit } from "../web_deps.ts";
+import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import { exampleCsv, importKindsFor, importPage, importPath, importsPage } from "./import_pages.ts";
+import type { ConsoleGate } from "./routes_console.ts";
+
+const ACTION: Record<ImportKind, MemberAction> = { badges: "badges.issue", employees: "employees.write" };
+
+/** Problems shown on a page; the result file has every row. */
+const PROBLEMS_SHOWN = 500;
+
+/** The uploaded file of the multipart form, kept off the enumerable body the text checks walk. */
+const FILE = Symbol("uploaded file");
+type Upload = { bytes: Uint8Array; name: string } | null;
+const uploadOf = (request: FastifyRequest): Upload =>
+  ((request.body as Record<symbol, Upload> | undefined)?.[FILE] ?? null) as Upload;
+
+const NOTICES: Record<string, string> = { started: "Started: the workers are on it." };
+
+/**
+ * `/console/<org>/imports`: upload a CSV, see every row checked, then issue the valid rows, which
+ * the worker processes do in the background; the same core use cases as REST's `.../imports`.
+ */
+export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
+  const store = deps.imports;
+  const base = "/console/:org/imports";
+  const ctx = (member: ConsoleMember, request: FastifyRequest) => ({
+    now: kit.deps.clock(),
+    newId: deps.newId,
+    by: member.by(request.ip),
+  });
+
+  const listPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: ConsoleMember,
+    status: number,
+    error: string | null = null,
+    problems: Array<{ field: string; message: string }> = [],
+  ) =>
+    kit.page(
+      reply,
+      status,
+      importsPage(kit.frame(request, reply, "Imports"), member, {
+        imports: await store.list(member.organizationId, 50),
+        kinds: importKindsFor(member),
+        error,
+        problems,
+      }),
+    );
+
+  /** The import of the path, when the member may see its kind (a hidden one is not found). */
+  const found = async (request: FastifyRequest, reply: FastifyReply) => {
+    // Every role that may write employee records may issue badges: one gate for the section.
+    const member = await gate(request, reply, "badges.issue");
+    if (!member) return null;
+    const record = await getImport(store, member.organizationId, uuidParam(request, "id"));
+    if (!member.allowed(ACTION[record.kind])) {
+      const refused = await gate(request, reply, ACTION[record.kind]);
+      if (!refused) return null;
+    }
+    return { member, record };
+  };
+
+  app.get(base, async (request, reply) => {
+    const member = await gate(request, reply, "badges.issue");
+    if (!member) return reply;
+    return listPage(request, reply, member, 200);
+  });
+
+  app.get(`${base}/examples/:file`, async (request, reply) => {
+    const member = await gate(request, reply, "badges.issue");
+    if (!member) return reply;
+    const kind = /^(badges|employees)\.csv$/.exec((request.params as { file?: string }).file ?? "")?.[1];
+    if (!isImportKind(kind)) throw notFound("Example file");
+    return reply
+      .header("content-type", "text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="laurel-${kind}-example.csv"`)
+      .send(exampleCsv(kind));
+  });
+
+  // The upload is multipart, read by the platform's own parser (the fetch API's FormData).
+  await app.register(async (upload) => {
+    upload.addContentTypeParser(
+      "multipart/form-data",
+      { parseAs: "buffer", bodyLimit: Math.max(IMPORT_LIMITS.badges.bytes, IMPORT_LIMITS.employees.bytes) + 64 * 1024 },
+      (request, body, done) => {
+        new Request("http://upload.invalid/", {
+          method: "POST",
+          headers: { "content-type": request.headers["content-type"] ?? "" },
+          body: new Uint8Array(body as Buffer),
+        })
+          .formData()
+          .then(async (form) => {
+            const text = (name: string) => {
+              const v = form.get(name);
+              return typeof v === "string" ? v : "";
+            };
+            const file = form.get("file");
+            const parsed: Record<string | symbol, unknown> = { _csrf: text("_csrf"), kind: text("kind") };
+            if (file && typeof file !== "string")
+              parsed[FILE] = { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name.slice(0, 255) };
+            done(null, parsed);
+          })
+          .catch(() => done(badRequest("The upload could not be read"), undefined));
+      },
+    );
+
+    upload.post(base, async (request, reply) => {
+      const kindField = (request.body as { kind?: string } | undefined)?.kind;
+      const kind: ImportKind = isImportKind(kindField) ? kindField : "badges";
+      const member = await gate(request, reply, ACTION[kind]);
+      if (!member) return reply;
+      const file = uploadOf(request);
+      if (!file || file.bytes.length === 0)
+        return listPage(request, reply, member, 422, "Choose a CSV file to upload.");
+      if (file.bytes.length > IMPORT_LIMITS[kind].bytes)
+        return listPage(
+          request,
+          reply,
+          member,
+          413,
+          `The file is larger than ${IMPORT_LIMITS[kind].bytes / 1024 / 1024} MiB.`,
+        );
+      try {
+        const now = kit.deps.clock();
+        const preview = checkCsvFile(kind, file.bytes, now);
+        const record = await createImport(
+          store,
+          ctx(member, request),
+          member.organizationId,
+          preview,
+          { sha256: deps.images.sha256(file.bytes), name: file.name },
+          // The page shows a repeated file as such before anything is issued; the member decides.
+          { start: false, allowRepeat: true },
+        );
+        return reply.redirect(importPath(member.organizationId, record.id), 303);
+      } catch (err) {
+        if (!isCoreError(err) || err.code !== "validation_failed") throw err;
+        return listPage(request, reply, member, 422, err.message, err.errors);
+      }
+    });
+  });
+
+  app.get(`${base}/:id`, async (request, reply) => {
+    const here = await found(request, reply);
+    if (!here) return reply;
+    const { member, record } = here;
+    return showImport(request, reply, member, record, 200, null);
+  });
+
+  const showImport = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: ConsoleMember,
+    record: ImportRecord,
+    status: number,
+    error: string | null,
+  ) => {
+    const problems = await store.problems(record.id, PROBLEMS_SHOWN);
+    const repeatOf = record.repeat_of ? await store.get(member.organizationId, record.repeat_of) : null;
+    reply.header("cache-control", "no-store");
+    return kit.page(
+      reply,
+      status,
+      importPage(kit.frame(request, reply, "Import"), member, record, {
+        problems,
+        problemCount: problems.length < PROBLEMS_SHOWN ? problems.length : record.invalid_count + record.failed_count,
+        repeatOf,
+        notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+        error,
+      }),
+    );
+  };
+
+  app.post(`${base}/:id/start`, async (request, reply) => {
+    const here = await found(request, reply);
+    if (!here) return reply;
+    const { member, record } = here;
+    try {
+      await startImport(store, ctx(member, request), member.organizationId, record.id);
+    } catch (err) {
+      if (!isCoreError(err) || err.code !== "validation_failed") throw err;
+      return showImport(request, reply, member, record, 422, "This import was already started.");
+    }
+    return reply.redirect(`${importPath(member.organizationId, record.id)}?done=started`, 303);
+  });
+
+  // The progress bar's script reads this; the page itself needs none of it.
+  app.get(`${base}/:id/status`, async (request, reply) => {
+    const here = await found(request, reply);
+    if (!here) return reply;
+    const { record } = here;
+    const p = importProgress(record);
+    reply.header("cache-control", "no-store");
+    return {
+      state: record.state,
+      value: p.value,
+      max: p.max,
+      done: record.done_count,
+      done_label: record.kind === "badges" ? "issued" : "written",
+      failed: record.failed_count,
+      invalid: record.invalid_count,
+    };
+  });
+
+  app.get(`${base}/:id/result`, async (request, reply) => {
+    const here = await found(request, reply);
+    if (!here) return reply;
+    const { record } = here;
+    return reply
+      .header("content-type", "text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="import-${record.id}-result.csv"`)
+      .header("cache-control", "no-store")
+      .send(Readable.from(resultFileLines(store, record.id)));
+  });
+};

@@ -1,0 +1,401 @@
+import type { AuditBy, AuditRecord } from "../audit/mod.ts";
+import { auditRecord } from "../audit/mod.ts";
+import { checkBatchItems, type NormalizedIssue } from "../badges/mod.ts";
+import { type CoreError, type FieldError, notFound, validationFailed } from "../errors/mod.ts";
+import { type IssueWrites, type IssuingDeps, issueChecked, mailAllowedFor } from "../issuing/mod.ts";
+import { type EmployeeContext, type EmployeeStore, upsertEmployees } from "../workforce/mod.ts";
+import { type CheckedRow, checkRows, headerProblems, type ImportInputRow, type ImportKind } from "./columns.ts";
+
+/**
+ * An import's life: `validating` while its rows are read, `ready` (checked, waiting for the go),
+ * `running` (the workers issue its valid rows), then `finished`, or `failed` when not one row
+ * could be issued.
+ */
+export const IMPORT_STATES = ["validating", "ready", "running", "finished", "failed"] as const;
+export type ImportState = (typeof IMPORT_STATES)[number];
+
+/** Rows and bytes of one file: badges as ten batches of a thousand, employees as an HR system's whole export. */
+export const IMPORT_LIMITS: Record<ImportKind, { rows: number; bytes: number }> = {
+  badges: { rows: 10_000, bytes: 8 * 1024 * 1024 },
+  employees: { rows: 100_000, bytes: 48 * 1024 * 1024 },
+};
+
+/** Rows a worker takes at once: the grouped issue statement's size, and the employee batch's. */
+export const CHUNK_ROWS: Record<ImportKind, number> = { badges: 200, employees: 1000 };
+
+export interface ImportRecord {
+  id: string;
+  organization_id: string;
+  kind: ImportKind;
+  state: ImportState;
+  /** SHA-256 (hex) of the file's bytes: the same file again is recognized by it. */
+  file_sha256: string;
+  file_name: string;
+  row_count: number;
+  /** Rows refused by validation: never issued. */
+  invalid_count: number;
+  /** Rows issued (badges) or written (employees: created, updated or unchanged). */
+  done_count: number;
+  /** Valid rows that could not be issued (a duplicate badge, a template archived meanwhile). */
+  failed_count: number;
+  /** An earlier import of the same file to this organization, when there is one. */
+  repeat_of: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export type RowStatus = "invalid" | "pending" | "done" | "failed";
+
+/** One row as stored: its item, and once worked, its outcome (the id made, or its errors). */
+export interface ImportRow {
+  row: number;
+  status: RowStatus;
+  item: Record<string, unknown>;
+  /** The badge or employee record id. */
+  outcome_id: string | null;
+  /** What happened to an employee record (`created`, `updated`, `unchanged`); `issued` for a badge. */
+  detail: string | null;
+  errors: FieldError[];
+}
+
+export interface RowOutcome {
+  row: number;
+  status: "done" | "failed";
+  outcome_id: string | null;
+  detail: string | null;
+  errors: FieldError[];
+}
+
+/** A problem of one row and column, as the preview, the status and the result file show it. */
+export interface RowProblem {
+  row: number;
+  field: string;
+  message: string;
+}
+
+/** The writes of one worker's chunk, all in the transaction that holds its rows. */
+export interface ImportTx {
+  /** Issuing inside the transaction; calls made together share statements. */
+  issueWrites: IssueWrites;
+  /** Employee records, with `transaction` running inside this one. */
+  employees: EmployeeStore;
+  /** The rows' outcomes and the import's counts; the import ends when no row is left pending. */
+  record(importId: string, outcomes: RowOutcome[], now: Date): Promise<void>;
+}
+
+export interface ImportStore {
+  /** The import with every row (state `ready` or `running`), and the audit rows, in one transaction. */
+  create(record: ImportRecord, rows: CheckedRow[], audit: AuditRecord[]): Promise<void>;
+  /** The latest earlier import of a file with this digest to the organization. */
+  sameFile(organizationId: string, kind: ImportKind, sha256: string): Promise<ImportRecord | null>;
+  get(organizationId: string, id: string): Promise<ImportRecord | null>;
+  /** The organization's imports, newest first. */
+  list(organizationId: string, limit: number): Promise<ImportRecord[]>;
+  /** Problems of invalid and failed rows, in row order, at most `limit`. */
+  problems(importId: string, limit: number): Promise<RowProblem[]>;
+  /** Rows after `afterRow`, in order, at most `limit` (the result file, read page by page). */
+  rows(importId: string, afterRow: number, limit: number): Promise<ImportRow[]>;
+  /** `ready` -> `running` (or `failed` when it has no valid row), with the audit rows; null: not ready. */
+  start(organizationId: string, id: string, now: Date, audit: AuditRecord[]): Promise<ImportRecord | null>;
+  /** Up to `limit` pending rows of the oldest running import that no worker holds now. */
+  pending(
+    limit: number,
+  ): Promise<{ record: ImportRecord; rows: Array<{ row: number; item: Record<string, unknown> }> } | null>;
+  /**
+   * Runs `work` in one transaction holding those of `rows` that are still pending and held by no
+   * other worker (`for update skip locked`); their issue and their outcome commit together.
+   */
+  claim<T>(
+    importId: string,
+    rows: number[],
+    work: (claimed: Array<{ row: number; item: Record<string, unknown> }>, tx: ImportTx) => Promise<T>,
+  ): Promise<T>;
+  /** Marks one pending row failed on its own (a row whose issue fails the whole statement). */
+  fail(importId: string, outcome: RowOutcome, now: Date): Promise<void>;
+}
+
+/** The checked file: its rows with their items and problems, before anything is stored. */
+export interface ImportPreview {
+  kind: ImportKind;
+  columns: string[];
+  rows: CheckedRow[];
+  row_count: number;
+  valid_count: number;
+  invalid_count: number;
+  problems: RowProblem[];
+}
+
+const tooLarge = (kind: ImportKind): CoreError =>
+  validationFailed(`A ${kind} import holds at most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows`, [
+    { field: "file", message: `has more than ${IMPORT_LIMITS[kind].rows} rows` },
+  ]);
+
+/** The header's problems refuse the whole file (unknown, missing or repeated columns). */
+export const checkHeader = (kind: ImportKind, columns: readonly string[]): void => {
+  const header = headerProblems(kind, columns);
+  if (header.length > 0) throw validationFailed("The file's header row does not name this import's columns", header);
+};
+
+/** Refuses a file past its kind's row limit; called as rows are read, so a huge file stops early. */
+export const checkRowCount = (kind: ImportKind, rows: number): void => {
+  if (rows > IMPORT_LIMITS[kind].rows) throw tooLarge(kind);
+};
+
+/** The preview of rows checked one by one (`rowChecker`): counts and problems; none stored. */
+export const previewChecked = (kind: ImportKind, columns: string[], checked: CheckedRow[]): ImportPreview => {
+  if (checked.length === 0)
+    throw validationFailed("The file has no rows under its header", [{ field: "file", message: "has no rows" }]);
+  checkRowCount(kind, checked.length);
+  const problems: RowProblem[] = [];
+  let invalid = 0;
+  for (const r of checked) {
+    if (r.errors.length === 0) continue;
+    invalid++;
+    for (const e of r.errors) problems.push({ row: r.row, field: e.field, message: e.message });
+  }
+  return {
+    kind,
+    columns,
+    rows: checked,
+    row_count: checked.length,
+    valid_count: checked.length - invalid,
+    invalid_count: invalid,
+    problems,
+  };
+};
+
+/**
+ * Checks a parsed file: its header, its size, then every row with the batch endpoints' rules.
+ * Nothing is stored.
+ */
+export const previewImport = (
+  kind: ImportKind,
+  columns: string[],
+  rows: readonly ImportInputRow[],
+  now: Date,
+): ImportPreview => {
+  checkHeader(kind, columns);
+  checkRowCount(kind, rows.length);
+  return previewChecked(kind, columns, checkRows(kind, columns, rows, now));
+};
+
+export interface ImportContext {
+  now: Date;
+  newId: () => string;
+  by: AuditBy;
+}
+
+/**
+ * Stores a checked file as an import: `running` at once (`start`), else `ready` for a look at the
+ * preview first. The same file (by digest) already imported to the organization is refused when
+ * `allowRepeat` is false, before anything is stored; otherwise the import names the earlier one.
+ */
+export const createImport = async (
+  store: ImportStore,
+  ctx: ImportContext,
+  organizationId: string,
+  preview: ImportPreview,
+  file: { sha256: string; name: string },
+  options: { start: boolean; allowRepeat: boolean },
+): Promise<ImportRecord> => {
+  const earlier = await store.sameFile(organizationId, preview.kind, file.sha256);
+  if (earlier && !options.allowRepeat) throw repeatedFile(earlier);
+  const start = options.start;
+  const record: ImportRecord = {
+    id: ctx.newId(),
+    organization_id: organizationId,
+    kind: preview.kind,
+    state: !start ? "ready" : preview.valid_count === 0 ? "failed" : "running",
+    file_sha256: file.sha256,
+    file_name: file.name,
+    row_count: preview.row_count,
+    invalid_count: preview.invalid_count,
+    done_count: 0,
+    failed_count: 0,
+    repeat_of: earlier?.id ?? null,
+    created_at: ctx.now,
+    started_at: start ? ctx.now : null,
+    finished_at: start && preview.valid_count === 0 ? ctx.now : null,
+  };
+  await store.create(record, preview.rows, start ? [importAudit(ctx, record)] : []);
+  return record;
+};
+
+const importAudit = (ctx: ImportContext, record: ImportRecord): AuditRecord =>
+  auditRecord(ctx, ctx.by, record.organization_id, "import.started", `import:${record.id}`, {
+    kind: record.kind,
+    file_name: record.file_name,
+    file_sha256: record.file_sha256,
+    row_count: record.row_count,
+    valid_count: record.row_count - record.invalid_count,
+  });
+
+/** The refusal of a file already imported to the organization. */
+export const repeatedFile = (earlier: ImportRecord): CoreError =>
+  validationFailed("This file was already imported to this organization", [
+    {
+      field: "file",
+      message: `is the same file as import ${earlier.id} of ${earlier.created_at.toISOString()}; send it again with repeat=true to import it anyway`,
+    },
+  ]);
+
+export const getImport = async (store: ImportStore, organizationId: string, id: string): Promise<ImportRecord> => {
+  const record = await store.get(organizationId, id);
+  if (!record) throw notFound("Import");
+  return record;
+};
+
+/** The go for an import checked first: its valid rows are issued by the workers from now on. */
+export const startImport = async (
+  store: ImportStore,
+  ctx: ImportContext,
+  organizationId: string,
+  id: string,
+): Promise<ImportRecord> => {
+  const record = await getImport(store, organizationId, id);
+  const started = await store.start(organizationId, id, ctx.now, [importAudit(ctx, record)]);
+  if (!started)
+    throw validationFailed("This import was already started", [{ field: "state", message: `is ${record.state}` }]);
+  return started;
+};
+
+/** Rows worked (issued, written, or refused) out of all: the progress bar's value and maximum. */
+export const importProgress = (r: ImportRecord): { value: number; max: number } => ({
+  value: r.done_count + r.failed_count + r.invalid_count,
+  max: r.row_count,
+});
+
+/** The state an import reaches once no row is left pending. */
+export const endState = (doneCount: number): ImportState => (doneCount > 0 ? "finished" : "failed");
+
+/** What a worker needs to issue an import's rows: the issuing and employee use cases' own deps. */
+export interface ImportWorkDeps {
+  store: ImportStore;
+  issuing: IssuingDeps;
+  /** Where the badges in employments are hosted. */
+  urls: EmployeeContext["urls"];
+}
+
+export interface ImportWorkContext {
+  now: Date;
+  newId: () => string;
+  newEventId: () => string;
+  newSalt: () => string;
+}
+
+const byColumn = (errors: readonly FieldError[], prefix: string): FieldError[] =>
+  errors.map((e) => ({
+    field: e.field.startsWith(prefix) ? e.field.slice(prefix.length) : e.field,
+    message: e.message,
+  }));
+
+type PendingRow = { row: number; item: Record<string, unknown> };
+
+const badgeChunk = async (
+  deps: ImportWorkDeps,
+  ctx: ImportWorkContext,
+  record: ImportRecord,
+  candidates: PendingRow[],
+): Promise<number> => {
+  // The mail budget is a store of its own: taken before the chunk's transaction, since on a
+  // one-connection database a second connection would wait for that transaction forever.
+  const allowed = new Map<number, boolean>();
+  const checks = checkBatchItems(candidates.map((c) => c.item));
+  // One at a time: every take of an organization updates the same counter row.
+  for (const [i, c] of candidates.entries()) {
+    const check = checks[i];
+    if (check?.ok) allowed.set(c.row, await mailAllowedFor(deps.issuing, record.organization_id, check.value));
+  }
+  return deps.store.claim(
+    record.id,
+    candidates.map((c) => c.row),
+    async (claimed, tx) => {
+      const checked = checkBatchItems(claimed.map((c) => c.item));
+      const outcomes: RowOutcome[] = [];
+      const ok: Array<{ row: number; value: NormalizedIssue }> = [];
+      claimed.forEach((c, i) => {
+        const check = checked[i];
+        if (check?.ok) ok.push({ row: c.row, value: check.value });
+        else if (check)
+          outcomes.push({
+            row: c.row,
+            status: "failed",
+            outcome_id: null,
+            detail: null,
+            errors: byColumn(check.error.errors, `badges.${i}.`),
+          });
+      });
+      const results = await issueChecked(
+        tx.issueWrites,
+        deps.issuing,
+        ctx,
+        record.organization_id,
+        ok.map((o) => ({ value: o.value, mailAllowed: allowed.get(o.row) ?? false })),
+      );
+      results.forEach((r, i) => {
+        const row = (ok[i] as { row: number }).row;
+        outcomes.push(
+          r.ok
+            ? { row, status: "done", outcome_id: r.issued.view.badge.id, detail: "issued", errors: [] }
+            : { row, status: "failed", outcome_id: null, detail: null, errors: byColumn(r.error.errors, "") },
+        );
+      });
+      if (outcomes.length > 0) await tx.record(record.id, outcomes, ctx.now);
+      return claimed.length;
+    },
+  );
+};
+
+const employeeChunk = (
+  deps: ImportWorkDeps,
+  ctx: ImportWorkContext,
+  record: ImportRecord,
+  candidates: PendingRow[],
+): Promise<number> =>
+  deps.store.claim(
+    record.id,
+    candidates.map((c) => c.row),
+    async (claimed, tx) => {
+      if (claimed.length === 0) return 0;
+      const results = await upsertEmployees(
+        tx.employees,
+        { now: ctx.now, newId: ctx.newId, newEventId: ctx.newEventId, urls: deps.urls },
+        record.organization_id,
+        claimed.map((c) => c.item),
+      );
+      const outcomes = results.map((r): RowOutcome => {
+        const row = (claimed[r.index] as PendingRow).row;
+        return r.status === "failed"
+          ? {
+              row,
+              status: "failed",
+              outcome_id: null,
+              detail: null,
+              errors: byColumn(r.error.errors, `employees.${r.index}.`),
+            }
+          : { row, status: "done", outcome_id: r.id, detail: r.status, errors: [] };
+      });
+      await tx.record(record.id, outcomes, ctx.now);
+      return claimed.length;
+    },
+  );
+
+/**
+ * One step of the import workers: the next pending rows of the oldest running import, issued and
+ * recorded in one transaction. `worked` 0: nothing it could take. `size` (rows) below the kind's
+ * chunk lets a caller work a failing chunk row by row.
+ */
+export const workImportChunk = async (
+  deps: ImportWorkDeps,
+  ctx: ImportWorkContext,
+  size?: number,
+): Promise<{ worked: number; importId: string | null; rows: number[] }> => {
+  const next = await deps.store.pending(size ?? Math.max(CHUNK_ROWS.badges, CHUNK_ROWS.employees));
+  if (!next) return { worked: 0, importId: null, rows: [] };
+  const { record } = next;
+  const rows = next.rows.slice(0, size ?? CHUNK_ROWS[record.kind]);
+  const worked =
+    record.kind === "badges" ? await badgeChunk(deps, ctx, record, rows) : await employeeChunk(deps, ctx, record, rows);
+  return { worked, importId: record.id, rows: rows.map((r) => r.row) };
+};

@@ -1,0 +1,33 @@
+export type { CheckedRow, ImportInputRow, ImportKind } from "./columns.ts";
+export { COLUMNS, checkRows, headerProblems, IMPORT_KINDS, isImportKind, rowChecker } from "./columns.ts";
+export type {
+  ImportContext,
+  ImportPreview,
+  ImportRecord,
+  ImportRow,
+  ImportState,
+  ImportStore,
+  ImportTx,
+  ImportWorkContext,
+  ImportWorkDeps,
+  RowOutcome,
+  RowProblem,
+  RowStatus,
+} from "./imports.ts";
+export {
+  CHUNK_ROWS,
+  checkHeader,
+  checkRowCount,
+  createImport,
+  endState,
+  getImport,
+  IMPORT_LIMITS,
+  IMPORT_STATES,
+  importProgress,
+  previewChecked,
+  previewImport,
+  repeatedFile,
+  startImport,
+  workImportChunk,
+} from "./imports.ts";
+export { csvLine, neutralizeCell, RESULT_HEADER, resultLine } from "./result_file.ts";
