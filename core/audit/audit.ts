@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   "badge_template.archived",
   "badge_template.unarchived",
   "badge_template.deleted",
+  "badge.issued",
+  "badge.notification_resent",
   "badge.revoked",
   "badge.replaced",
   "badge.deleted",
