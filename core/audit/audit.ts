@@ -30,6 +30,11 @@ export const AUDIT_ACTIONS = [
   "badge.revoked",
   "badge.replaced",
   "badge.deleted",
+  "employee.created",
+  "employee.updated",
+  "employee.deleted",
+  /** A batch of employee records created or updated by `external_id` (one row for the batch, with its counts). */
+  "employees.upserted",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
