@@ -303,6 +303,70 @@ t.test("the dashboard's counts and weeks are what the API lists and what COUNT(*
   await look(t, page, "dashboard");
 });
 
+t.test("the counters equal COUNT(*) after concurrent issues, acceptances, revocations and replacements", async (t) => {
+  const org = await organization(laurel, "Busy Co");
+  const template = await createTemplate(laurel, org, { allow_duplicate_badges: true });
+  const body = (i: number) => ({
+    badge_template_id: template.id,
+    issued_at: new Date(Date.now() - (i % 5) * 7 * 86_400_000).toISOString(),
+    issued_to_first_name: "Busy",
+    issued_to_last_name: String(i),
+    recipient_email: `busy${i % 7}@example.org`,
+    suppress_badge_notification_email: true,
+  });
+  const batch = await api()("POST", `${org.badges}/batch`, org.auth, {
+    badges: Array.from({ length: 30 }, (_, i) => body(i)),
+  });
+  t.equal(batch.status, 201);
+  const ids = (batch.body.data as Array<{ badge: { id: string } }>).map((d) => d.badge.id);
+  const statuses = await Promise.all([
+    ...ids.map(async (id, i) => {
+      if (i % 3 === 0) return (await api()("POST", `${org.badges}/${id}/replace`, org.auth, body(i))).status;
+      if (i % 3 === 1) return (await api()("PUT", `${org.badges}/${id}/revoke`, org.auth, { reason: "x" })).status;
+      await trpc(laurel, "badges.accept", { badge_id: id });
+      return 200;
+    }),
+    ...Array.from({ length: 10 }, async (_, i) => (await api()("POST", org.badges, org.auth, body(100 + i))).status),
+  ]);
+  t.ok(
+    statuses.every((s) => s === 200 || s === 201),
+    "every change succeeded (no deadlock over the counters)",
+  );
+  const counted = await laurel.db.all<{ state: string; n: unknown }>(
+    "select state, count(*) as n from badges where organization_id = ? group by state order by state",
+    [org.id],
+  );
+  const kept = await laurel.db.all<{ state: string; n: unknown }>(
+    "select state, n from badge_state_counts where organization_id = ? and n <> 0 order by state",
+    [org.id],
+  );
+  t.same(
+    kept.map((r) => [r.state, Number(r.n)]),
+    counted.map((r) => [r.state, Number(r.n)]),
+    "state counters = COUNT(*)",
+  );
+  const weeks = (sql: string, params: unknown[]) =>
+    laurel.db
+      .all<{ week: string; issued: unknown; accepted: unknown }>(sql, params)
+      .then((rows) => rows.map((r) => [r.week, Number(r.issued), Number(r.accepted)]));
+  t.same(
+    await weeks(
+      `select to_char(week, 'YYYY-MM-DD') as week, issued, accepted from badge_week_counts
+      where organization_id = ? and (issued <> 0 or accepted <> 0) order by week`,
+      [org.id],
+    ),
+    await weeks(
+      `select to_char(w, 'YYYY-MM-DD') as week, sum(i) as issued, sum(a) as accepted from (
+        select date_trunc('week', issued_at at time zone 'UTC')::date as w, 1 as i, 0 as a from badges where organization_id = ?
+        union all
+        select date_trunc('week', state_updated_at at time zone 'UTC')::date, 0, 1 from badges
+          where organization_id = ? and state = 'accepted') x group by w order by w`,
+      [org.id, org.id],
+    ),
+    "week counters = COUNT(*)",
+  );
+});
+
 t.test("employees: the list with its filters, one record", async (t) => {
   const org = await organization(laurel, "Workforce Co");
   await trpc(laurel, "workforce.authorize", { organization_id: org.id, authorized: true });
