@@ -206,6 +206,59 @@ t.test("a viewer sees no control that changes a badge, and the routes refuse the
   t.equal((await issuer.submit(`/console/${org.id}/badges/${id}/delete`)).status, 403);
 });
 
+t.test("what a member sends is answered with a 4xx and stays text", async (t) => {
+  const org = await organization(laurel, "Hostile Co");
+  const other = await organization(laurel, "Other Co");
+  const template = await createTemplate(laurel, org);
+  const foreign = await createTemplate(laurel, other);
+  const issuer = await signedInMember(laurel, smtp, org.id, "hostile-issuer@example.org", "issuer");
+  const base = `/console/${org.id}`;
+  for (const query of ["page=abc", "issued_at_min=yesterday", "state=%3Cscript%3E", "badge_template_id=x", "sort=id"]) {
+    const answer = await issuer.get(`${base}/badges?${query}`);
+    t.equal(answer.status, 400, `badges?${query}: 400`);
+    t.notMatch(answer.text, "<script>", "the value stays text");
+  }
+  await issuer.get(`${base}/issue`);
+  const fields = {
+    issued_to_first_name: "<img src=x onerror=alert(1)>",
+    issued_to_last_name: "Hopper",
+    recipient_email: "hostile@example.org",
+    issued_at: "2026-01-05T10:00",
+  };
+  for (const id of ["x", foreign.id, ""]) {
+    const refused = await issuer.submit(`${base}/issue`, { ...fields, badge_template_id: id });
+    t.equal(refused.status, 422, `template "${id}": refused as the API refuses it`);
+    t.match(refused.text, 'id="issue-template-error"', "the error beside the template");
+    t.notMatch(refused.text, "<img src=x", "what was typed stays text");
+  }
+  const future = await issuer.submit(`${base}/issue`, {
+    ...fields,
+    badge_template_id: template.id,
+    issued_at: "2999-01-01T00:00",
+  });
+  t.equal(future.status, 422, "an issue date in the future: refused");
+  const made = await issuer.submit(`${base}/issue`, { ...fields, badge_template_id: template.id });
+  t.equal(made.status, 303);
+  const page = await issuer.get(made.location ?? "");
+  t.match(page.text, "&lt;img src=x onerror=alert(1)", "the name is escaped on the badge's page");
+  t.notMatch(page.text, "<img src=x", "no element made of it");
+  const id = /badges\/([0-9a-f-]{36})/.exec(made.location ?? "")?.[1] ?? "";
+  t.equal(
+    (await issuer.submit(`${base}/badges/${id}/replace`, { issued_at: "" })).status,
+    422,
+    "a replacement needs its date",
+  );
+  t.equal((await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Wrong" })).status, 303);
+  t.equal(
+    (await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Again" })).status,
+    422,
+    "revoked twice: refused",
+  );
+  t.equal((await issuer.submit(`${base}/badges/${id}/resend`)).status, 422, "no resend for a revoked badge");
+  const notAuthorized = await issuer.get(`${base}/employees?employee_state=accepted`);
+  t.equal(notAuthorized.status, 403, "connection states without workforce authorization: refused, as over the API");
+});
+
 t.test("the dashboard's counts and weeks are what the API lists and what COUNT(*) says", async (t) => {
   const org = await organization(laurel, "Counting Co");
   const template = await createTemplate(laurel, org);
