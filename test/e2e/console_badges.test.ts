@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import t, { type Test } from "tap";
+import { migratePostgres } from "../../adapters/db/migrate.ts";
 import { apiClient, createTemplate, eventually, type OrgFixture, organization, trpc } from "../support/badges.ts";
 import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
 import { makeMember, signedInMember } from "../support/console.ts";
@@ -447,4 +448,56 @@ t.test("employees: the list with its filters, one record", async (t) => {
   t.match(await page.textContent("main"), /E-0/);
   t.match(await page.textContent("main"), /Research/);
   await look(t, page, "employee");
+});
+
+t.test("the migration fills the counters for the badges that exist before it", async (t) => {
+  const stateCounts = () =>
+    laurel.db.all<{ organization_id: string; state: string; n: unknown }>(
+      `select organization_id, state, count(*) as n from badges group by organization_id, state
+       order by organization_id, state`,
+    );
+  const weekCounts = () =>
+    laurel.db.all<{ organization_id: string; week: string; issued: unknown; accepted: unknown }>(
+      `select organization_id, to_char(w, 'YYYY-MM-DD') as week, sum(i) as issued, sum(a) as accepted from (
+         select organization_id, date_trunc('week', issued_at at time zone 'UTC')::date as w, 1 as i, 0 as a from badges
+         union all
+         select organization_id, date_trunc('week', state_updated_at at time zone 'UTC')::date, 0, 1 from badges
+           where state = 'accepted') x group by organization_id, w order by organization_id, w`,
+    );
+  const expected = {
+    states: (await stateCounts()).map((r) => [r.organization_id, r.state, Number(r.n)]),
+    weeks: (await weekCounts()).map((r) => [r.organization_id, r.week, Number(r.issued), Number(r.accepted)]),
+  };
+  t.ok(expected.states.length > 5, "badges of several organizations exist");
+  // The database as it was before the counters: the migration is then run on these badges.
+  for (const sql of [
+    "drop trigger badge_counts_insert_delete on badges",
+    "drop trigger badge_counts_update on badges",
+    "drop function badge_counts_follow()",
+    "drop function badge_counts_add(uuid, text, timestamptz, timestamptz, integer)",
+    "drop function badge_week(timestamptz)",
+    "drop table badge_state_counts",
+    "drop table badge_week_counts",
+    "drop index events_badge_idx",
+    "delete from mikro_orm_migrations where name = 'm20261127_025_badge_counters'",
+  ])
+    await laurel.db.run(sql);
+  await migratePostgres(laurel.database?.url ?? "");
+  const states = await laurel.db.all<{ organization_id: string; state: string; n: unknown }>(
+    "select organization_id, state, n from badge_state_counts order by organization_id, state",
+  );
+  const weeks = await laurel.db.all<{ organization_id: string; week: string; issued: unknown; accepted: unknown }>(
+    `select organization_id, to_char(week, 'YYYY-MM-DD') as week, issued, accepted from badge_week_counts
+     order by organization_id, week`,
+  );
+  t.same(
+    states.map((r) => [r.organization_id, r.state, Number(r.n)]),
+    expected.states,
+    "state counters = COUNT(*)",
+  );
+  t.same(
+    weeks.map((r) => [r.organization_id, r.week, Number(r.issued), Number(r.accepted)]),
+    expected.weeks,
+    "week counters = COUNT(*)",
+  );
 });
