@@ -16,6 +16,8 @@ import {
   isDatabaseUnavailable,
   postgresAuditLog,
   postgresAuthorizationTokenStore,
+  postgresBadgeActivity,
+  postgresBadgeCounters,
   postgresConnectionStore,
   postgresConnectStore,
   postgresEarnerStore,
@@ -231,6 +233,18 @@ export const buildApiServer = async (
       revocations,
       newId,
       webhooks: deps.webhooks,
+      badges: {
+        issuing: badgeWiring.badges.issuing,
+        ids: {
+          newId: badgeWiring.badges.newId,
+          newEventId: badgeWiring.badges.newEventId,
+          newSalt: badgeWiring.badges.newSalt,
+        },
+        counters: postgresBadgeCounters(db),
+        activity: postgresBadgeActivity(db),
+        events: webhooks.events,
+      },
+      employees: employeeStore,
     },
   });
   const app = await buildRestApp(

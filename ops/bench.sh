@@ -5,7 +5,8 @@
 # (list filters and the badge feed; prints its figures, writes no docs), web.ts
 # (the public badge page against bare node:http; prints its figures only), idle.ts (npm start's
 # CPU while idle and an API process's memory after start; prints its figures), console.ts (the
-# console's webhook delivery log over 100,000 deliveries; prints its figures), employees.ts
+# console's webhook delivery log over 100,000 deliveries; prints its figures), dashboard.ts (the
+# console's dashboard of an organization with 1,000,000 badges; prints its figures), employees.ts
 # (employee lists and the CSV import; prints its figures), limits.ts
 # (request limits on and off side by side), replication.ts (R1 against R3 streams on a three-node
 # local cluster). Each full
@@ -35,7 +36,7 @@ for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null &&
 export NATS_URL="nats://127.0.0.1:$nats_port"
 # A benchmark that misses a target exits non-zero; the others still run, and the run says which.
 missed=""
-for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console employees imports limits replication}; do
+for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console dashboard employees imports limits replication}; do
   echo "== ops/bench/$bench.ts"
   node "ops/bench/$bench.ts" || missed="$missed $bench"
 done

@@ -104,6 +104,15 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
     await q.run("delete from badges where id = ?", [id]);
   },
 
+  async setAcceptToken(badgeId, digest) {
+    await q.run("update badges set accept_token_digest = ? where id = ?", [digest, badgeId]);
+  },
+
+  async enqueueMails(mails) {
+    if (mails.length === 0) return;
+    await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows(mails.map((mail) => ({ mail })))]);
+  },
+
   async connectedOrganizations(userIds) {
     if (userIds.length === 0) return [];
     const found = await q.all<{ organization_id: string }>(

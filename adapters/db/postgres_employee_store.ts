@@ -12,6 +12,7 @@ import {
   NULLABLE_FIELDS,
   TEXT_FIELDS,
 } from "../../core/workforce/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
 import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
@@ -235,6 +236,7 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
     await q.run("delete from employees where id = ?", [id]);
   },
   appendEvents: (events: EventRecord[]) => appendEvents(q, events),
+  appendAudit: (entries) => appendAudit(q, entries),
   save: (inserts, updates, events) => save(q, inserts, updates, events),
 });
 

@@ -25,10 +25,17 @@ export const AUDIT_ACTIONS = [
   "badge_template.archived",
   "badge_template.unarchived",
   "badge_template.deleted",
+  "badge.issued",
+  "badge.notification_resent",
   "badge.revoked",
   "badge.replaced",
   "badge.deleted",
   "import.started",
+  "employee.created",
+  "employee.updated",
+  "employee.deleted",
+  /** A batch of employee records created or updated by `external_id` (one row for the batch, with its counts). */
+  "employees.upserted",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

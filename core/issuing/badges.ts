@@ -134,15 +134,82 @@ const issueWith = async (
   return { view, earner: look.earner };
 };
 
+/**
+ * Issues one badge. `audit`: the issue is also an entry of the audit log (the console's issue
+ * form), written in the badge's transaction; the API's issues are told by their `badge.created`
+ * events alone, and stay one statement each.
+ */
 export const issueBadge = async (
   deps: IssuingDeps,
   ctx: IssuingContext,
   organizationId: string,
   body: BadgeIssueBody,
+  options: { audit?: boolean } = {},
 ): Promise<IssuedBadge> => {
   const n = normalized(body, ctx.now);
   const mailAllowed = await takeMailBudget(deps, organizationId, n);
-  return issueWith(deps.store, deps, ctx, organizationId, n, { mailAllowed });
+  if (!options.audit || !ctx.by) return issueWith(deps.store, deps, ctx, organizationId, n, { mailAllowed });
+  return deps.store.transaction(async (tx) => {
+    const issued = await issueWith(tx, deps, ctx, organizationId, n, { mailAllowed });
+    const { badge } = issued.view;
+    await tx.appendAudit(
+      auditOf(ctx, organizationId, "badge.issued", `badge:${badge.id}`, {
+        badge_template_id: badge.badge_template_id,
+        recipient_email: badge.recipient_email,
+      }),
+    );
+    return issued;
+  });
+};
+
+/** Why a notification cannot be sent again: only a pending badge waits for its recipient. */
+const NOT_PENDING = "Only a pending badge's notification can be sent again";
+
+/**
+ * Sends a pending badge's notification again, with a fresh link: the earlier link stops showing
+ * the recipient (its token is replaced). Refused when the badge is not pending, or when the
+ * organization's notification budget is spent (the mail would not go).
+ */
+export const resendNotification = async (
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  organizationId: string,
+  id: string,
+): Promise<BadgeView> => {
+  const current = await getBadge(deps, organizationId, id);
+  if (current.badge.state !== "pending") {
+    throw validationFailed(NOT_PENDING, [{ field: "state", message: `is ${current.badge.state}` }]);
+  }
+  if (deps.mailBudget && !(await deps.mailBudget.take(organizationId))) {
+    throw new CoreError("rate_limited", "This organization's notification budget is spent for now; try again later");
+  }
+  return deps.store.transaction(async (tx) => {
+    const view = await tx.lockBadge(organizationId, id);
+    if (!view) throw notFound("Badge");
+    if (view.badge.state !== "pending") {
+      throw validationFailed(NOT_PENDING, [{ field: "state", message: `is ${view.badge.state}` }]);
+    }
+    const look = await tx.issueLookup(
+      organizationId,
+      view.badge.badge_template_id,
+      normalizeEmail(view.badge.recipient_email),
+    );
+    const acceptToken = deps.acceptTokens.newToken();
+    // The notification goes even when the issuer suppressed it at issue: resending is asking for it.
+    const mail = pendingBadgeMail(deps, ctx, {
+      view: { ...view, badge: { ...view.badge, suppress_badge_notification_email: false } },
+      earner: look.earner,
+      acceptToken,
+    });
+    await tx.setAcceptToken(view.badge.id, deps.acceptTokens.digest(acceptToken));
+    if (mail) await tx.enqueueMails([mail]);
+    await tx.appendAudit(
+      auditOf(ctx, organizationId, "badge.notification_resent", `badge:${view.badge.id}`, {
+        recipient_email: view.badge.recipient_email,
+      }),
+    );
+    return view;
+  });
 };
 
 /**

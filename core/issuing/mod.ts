@@ -1,4 +1,6 @@
 export type { MailBudget, Mailer, MailMessage } from "../mail/mod.ts";
+export type { BadgeActivityStore, DeliveryStatus, QueuedNotification } from "./badge_activity.ts";
+export { BADGE_EVENTS_SHOWN, badgeActivity, deliveryStatus } from "./badge_activity.ts";
 export type { FeedPage } from "./badge_feed.ts";
 export { FEED_PAGE_SIZE, feedCursor, searchIssuedBadges } from "./badge_feed.ts";
 export type { BatchResult, CheckedIssueResult, IssuedBadge } from "./badges.ts";
@@ -12,11 +14,14 @@ export {
   listBadges,
   mailAllowedFor,
   replaceBadge,
+  resendNotification,
   revokeBadge,
   setPrivacy,
 } from "./badges.ts";
 export type { AcceptTokens, IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
+export type { BadgeCounters, Dashboard, StateCounts, WeekCount } from "./dashboard.ts";
+export { DASHBOARD_WEEKS, lastWeeks, readDashboard, weekOf } from "./dashboard.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
 export { notificationKind, pendingBadgeMail, pendingBadgeMessage } from "./notifications.ts";

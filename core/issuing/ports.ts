@@ -75,6 +75,10 @@ export interface BadgeChanges {
   /** `organizationId` null: any organization (earner actions go by badge id alone). */
   lockBadge(organizationId: string | null, id: string): Promise<BadgeView | null>;
   updateBadge(badge: BadgeRecord): Promise<void>;
+  /** Replaces the keyed digest of the badge's notification link token. */
+  setAcceptToken(badgeId: string, digest: string): Promise<void>;
+  /** Queues mails, sent once the transaction commits. */
+  enqueueMails(mails: OutboxMail[]): Promise<void>;
   deleteBadge(id: string): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { Compile } from "typebox/compile";
+import { type AuditBy, type AuditRecord, auditRecord } from "../audit/mod.ts";
 import type { ShapeUrls } from "../badges/mod.ts";
 import { schemaFieldErrors } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
@@ -43,6 +44,7 @@ export interface EmployeeTx extends Pick<ConnectionTx, "confirmedOwners"> {
   update(records: EmployeeRecord[]): Promise<"updated" | "external_id_taken">;
   delete(id: string): Promise<void>;
   appendEvents(events: EventRecord[]): Promise<void>;
+  appendAudit(entries: AuditRecord[]): Promise<void>;
   /**
    * New records, changed ones and the events of both, written together (one statement where the
    * store can). `external_id_taken` when a new record collides with one of the organization (one
@@ -66,6 +68,11 @@ export interface EmployeeStore {
 }
 
 export interface EmployeeContext {
+  /**
+   * Who changes the records for the organization, and from where: their changes go to the audit
+   * log in the change's transaction. Absent: no audit row (the changes' events tell them).
+   */
+  by?: AuditBy;
   now: Date;
   /** Ids of records and their employment histories (UUIDv7s). */
   newId: () => string;
@@ -140,6 +147,18 @@ const event = (
     occurred_at: ctx.now,
   });
 
+/** The audit row of a change, when someone acts for the organization; none otherwise. */
+const audited = async (
+  tx: Pick<EmployeeTx, "appendAudit">,
+  ctx: EmployeeContext,
+  organizationId: string,
+  action: "employee.created" | "employee.updated" | "employee.deleted" | "employees.upserted",
+  target: string | null,
+  details: Record<string, unknown>,
+): Promise<void> => {
+  if (ctx.by) await tx.appendAudit([auditRecord(ctx, ctx.by, organizationId, action, target, details)]);
+};
+
 const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> => {
   const employer = await from.employer(organizationId);
   if (!employer) throw notFound("Organization");
@@ -160,6 +179,10 @@ export const createEmployee = async (
     if ((await tx.insert([record])) === "external_id_taken") throw externalIdTaken();
     const view = { record, employer, held: [] };
     await tx.appendEvents([event("employment.created", view, ctx), ...linked.events]);
+    await audited(tx, ctx, organizationId, "employee.created", `employee:${record.id}`, {
+      external_id: record.external_id,
+      email: record.email,
+    });
     return view;
   })),
   authorized: await store.workforceAuthorized(organizationId),
@@ -216,6 +239,10 @@ export const updateEmployee = async (
     if ((await tx.update([next])) === "external_id_taken") throw externalIdTaken();
     const view = (await viewsOf(tx, employer, [next]))[0] as EmployeeView;
     await tx.appendEvents([event("employment.updated", view, ctx), ...linked.events]);
+    await audited(tx, ctx, organizationId, "employee.updated", `employee:${next.id}`, {
+      external_id: next.external_id,
+      email: next.email,
+    });
     return view;
   })),
   authorized: await store.workforceAuthorized(organizationId),
@@ -235,6 +262,10 @@ export const deleteEmployee = (
     await tx.delete(id);
     const [view] = await viewsOf(tx, employer, [current]);
     await tx.appendEvents([event("employment.deleted", view as EmployeeView, ctx)]);
+    await audited(tx, ctx, organizationId, "employee.deleted", `employee:${id}`, {
+      external_id: current.external_id,
+      email: current.email,
+    });
   });
 
 /**
@@ -328,5 +359,12 @@ export const upsertEmployees = (
     // (nothing written) and can be sent again, when those ids update instead.
     if ((await tx.save(inserts, updates, events)) === "external_id_taken")
       throw validationFailed("Another request created some of these employees meanwhile; send the batch again");
+    const count = (status: UpsertResult["status"]) => results.filter((r) => r.status === status).length;
+    await audited(tx, ctx, organizationId, "employees.upserted", null, {
+      created: count("created"),
+      updated: count("updated"),
+      unchanged: count("unchanged"),
+      failed: count("failed"),
+    });
     return results.sort((a, b) => a.index - b.index);
   });

@@ -1,4 +1,5 @@
 import t from "tap";
+import { type AuditRecord, byMember } from "../../core/audit/mod.ts";
 import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { type CoreError, isCoreError } from "../../core/errors/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
@@ -10,6 +11,8 @@ import {
   associatesWith,
   type ConnectionAction,
   type ConnectionFields,
+  createEmployee,
+  deleteEmployee,
   EMPLOYEE_LIST,
   type EmployeeRecord,
   type EmployeeStore,
@@ -21,6 +24,7 @@ import {
   sendInvitations,
   takeInvitations,
   transitionConnection,
+  updateEmployee,
   upsertEmployees,
   visibleBadges,
 } from "../../core/workforce/mod.ts";
@@ -227,9 +231,14 @@ t.test("sendInvitations: queued in the outbox; one that could not be written is 
 });
 
 /** An in-memory store: enough to check the upsert's decisions and the events it records. */
-const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; events: EventRecord[] } => {
+const memoryStore = (): EmployeeStore & {
+  rows: Map<string, EmployeeRecord>;
+  events: EventRecord[];
+  audits: AuditRecord[];
+} => {
   const rows = new Map<string, EmployeeRecord>();
   const events: EventRecord[] = [];
+  const audits: AuditRecord[] = [];
   const taken = (r: EmployeeRecord) =>
     [...rows.values()].some(
       (x) => x.id !== r.id && x.organization_id === r.organization_id && x.external_id === r.external_id,
@@ -256,6 +265,9 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
     appendEvents: async (e) => {
       events.push(...e);
     },
+    appendAudit: async (a) => {
+      audits.push(...a);
+    },
     save: async (inserts, updates, e) => {
       if ([...inserts, ...updates].some(taken)) return "external_id_taken";
       for (const r of [...inserts, ...updates]) rows.set(r.id, r);
@@ -266,6 +278,7 @@ const memoryStore = (): EmployeeStore & { rows: Map<string, EmployeeRecord>; eve
   return {
     rows,
     events,
+    audits,
     transaction: (work) => work(tx),
     employer: tx.employer,
     workforceAuthorized: async () => true,
@@ -308,4 +321,41 @@ t.test("upsert: statuses and events by item", async (t) => {
     (e: CoreError) => e,
   );
   t.match(missing, { code: "not_found" });
+});
+
+t.test("employee changes made for the organization by someone are audited in their transaction", async (t) => {
+  const store = memoryStore();
+  const by = byMember("0190a0d8-0000-7000-8000-0000000000aa", "203.0.113.9");
+  const quiet = await createEmployee(store, ctx, ORG, {
+    email: "q@example.com",
+    first_name: "Q",
+    last_name: "Q",
+    external_id: "Q-1",
+  });
+  t.same(store.audits, [], "no one named: no audit row");
+  const made = await createEmployee(store, { ...ctx, by }, ORG, {
+    email: "a@example.com",
+    first_name: "A",
+    last_name: "B",
+    external_id: "A-1",
+  });
+  await updateEmployee(store, { ...ctx, now: LATER, by }, ORG, made.record.id, { team: "Blue" });
+  await updateEmployee(store, { ...ctx, now: LATER, by }, ORG, made.record.id, { team: "Blue" });
+  await deleteEmployee(store, { ...ctx, by }, ORG, quiet.record.id);
+  await upsertEmployees(store, { ...ctx, by }, ORG, [
+    { email: "c@example.com", first_name: "C", last_name: "C", external_id: "C-1" },
+    { external_id: "bad" },
+  ]);
+  t.same(
+    store.audits.map((a) => [a.action, a.target, a.actor.kind, a.client_address]),
+    [
+      ["employee.created", `employee:${made.record.id}`, "member", "203.0.113.9"],
+      ["employee.updated", `employee:${made.record.id}`, "member", "203.0.113.9"],
+      ["employee.deleted", `employee:${quiet.record.id}`, "member", "203.0.113.9"],
+      ["employees.upserted", null, "member", "203.0.113.9"],
+    ],
+    "created, updated (once: the second changed nothing), deleted, and the batch",
+  );
+  t.same(store.audits[3]?.details, { created: 1, updated: 0, unchanged: 0, failed: 1 });
+  t.same(store.audits[0]?.details, { external_id: "A-1", email: "a@example.com" });
 });

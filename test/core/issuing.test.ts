@@ -93,6 +93,10 @@ const fakeStore = (
     deleteBadge: async (id) => {
       badges.delete(id);
     },
+    setAcceptToken: async () => {},
+    enqueueMails: async (mails) => {
+      outbox.push(...mails);
+    },
     insertTemplate: async () => "inserted",
     lockTemplate: async () => null,
     updateTemplate: async () => "updated",

@@ -27,7 +27,7 @@ const only = (roles: readonly Role[], ok: number): Expected => ({
 const EVERY_ROLE: readonly Role[] = ["owner", "admin", "issuer", "viewer"];
 /** Owners and admins: the Developers section, the audit log, managing members. */
 const DEVELOPERS: readonly Role[] = ["owner", "admin"];
-/** Those who may issue badges: the imports section. */
+/** Who issues, revokes and replaces badges, and imports them. */
 const ISSUERS: readonly Role[] = ["owner", "admin", "issuer"];
 
 const TABLE: Record<string, Expected> = {
@@ -91,6 +91,18 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/imports/:id/start": only(ISSUERS, 404),
   "GET /console/:org/imports/:id/status": only(ISSUERS, 404),
   "GET /console/:org/imports/:id/result": only(ISSUERS, 404),
+  "GET /console/:org/issue": only(ISSUERS, 200),
+  // An empty form: refused as the API would refuse it.
+  "POST /console/:org/issue": only(ISSUERS, 422),
+  "GET /console/:org/badges": only(EVERY_ROLE, 200),
+  "GET /console/:org/badges/:id": only(EVERY_ROLE, 404),
+  "POST /console/:org/badges/:id/resend": only(ISSUERS, 404),
+  "POST /console/:org/badges/:id/revoke": only(ISSUERS, 404),
+  "POST /console/:org/badges/:id/replace": only(ISSUERS, 404),
+  // Owners and admins only, as the role table says.
+  "POST /console/:org/badges/:id/delete": only(DEVELOPERS, 404),
+  "GET /console/:org/employees": only(EVERY_ROLE, 200),
+  "GET /console/:org/employees/:id": only(EVERY_ROLE, 404),
 };
 
 /** Path parameters: the organization under test, ids that name nothing (so no change is made). */

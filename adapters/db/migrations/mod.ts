@@ -20,6 +20,7 @@ import { M20261127020Members } from "./m20261127_020_members.ts";
 import { M20261127021Images } from "./m20261127_021_images.ts";
 import { M20261127022StatusLists } from "./m20261127_022_status_lists.ts";
 import { M20261127024Imports } from "./m20261127_024_imports.ts";
+import { M20261127025BadgeCounters } from "./m20261127_025_badge_counters.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261127_021_images", class: M20261127021Images },
   { name: "m20261127_022_status_lists", class: M20261127022StatusLists },
   { name: "m20261127_024_imports", class: M20261127024Imports },
+  { name: "m20261127_025_badge_counters", class: M20261127025BadgeCounters },
 ];

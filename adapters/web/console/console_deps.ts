@@ -9,6 +9,7 @@ import type {
 } from "../../../core/credentials/mod.ts";
 import type { EventStore } from "../../../core/events/mod.ts";
 import type { ImportStore } from "../../../core/imports/mod.ts";
+import type { BadgeActivityStore, BadgeCounters, IssuingDeps } from "../../../core/issuing/mod.ts";
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
 import type {
   Cidr,
@@ -17,6 +18,7 @@ import type {
   WebhookCrypto,
   WebhookSettingsStore,
 } from "../../../core/webhooks/mod.ts";
+import type { EmployeeStore } from "../../../core/workforce/mod.ts";
 
 /** The signed-in account's place in one organization, as core's membership rules see it. */
 export interface ConsoleMember {
@@ -72,4 +74,17 @@ export interface ConsoleDeps {
     /** Workers drop the delivery settings they cached for the organization. */
     onSettingsChanged?: (organizationId: string) => Promise<void>;
   };
+  /** Issuing, badges and the dashboard: the issuing use cases' parts, as REST has them. */
+  badges: {
+    issuing: IssuingDeps;
+    /** UUIDv7s for badges and events, and the OBI recipient salt. */
+    ids: { newId(): string; newEventId(): string; newSalt(): string };
+    /** The dashboard's counters, kept as badges change. */
+    counters: BadgeCounters;
+    /** A badge's events and its notification mails. */
+    activity: BadgeActivityStore;
+    events: Pick<EventStore, "list">;
+  };
+  /** Employee records, as `/organizations/<org>/employees` reads them. */
+  employees: EmployeeStore;
 }

@@ -7,6 +7,9 @@ import type { ConsoleMember } from "./console_deps.ts";
 /** The console's sections, in the order of its navigation, with what a member needs to see each. */
 export type ConsoleSection =
   | "home"
+  | "issue"
+  | "badges"
+  | "employees"
   | "profile"
   | "members"
   | "oauth_applications"
@@ -24,7 +27,10 @@ interface SectionLink {
 }
 
 const SECTIONS: readonly SectionLink[] = [
-  { section: "home", label: "Overview", path: "", action: "profile.read" },
+  { section: "home", label: "Dashboard", path: "", action: "badges.read" },
+  { section: "issue", label: "Issue", path: "/issue", action: "badges.issue" },
+  { section: "badges", label: "Badges", path: "/badges", action: "badges.read" },
+  { section: "employees", label: "Employees", path: "/employees", action: "employees.read" },
   { section: "profile", label: "Profile", path: "/profile", action: "profile.read" },
   { section: "members", label: "Members", path: "/members", action: "members.read" },
   { section: "imports", label: "Imports", path: "/imports", action: "badges.issue" },

@@ -1,16 +1,6 @@
 import { html } from "../html.ts";
 import { csrfField, type Frame, layout } from "../layout.ts";
-import type { ConsoleMember } from "./console_deps.ts";
-import { consoleLayout, consolePath, roleLabel, sectionsFor } from "./console_layout.ts";
-
-const SECTION_TEXT: Record<string, string> = {
-  profile: "Name, description, website, contact e-mail and the image on your badges.",
-  members: "Who works in this organization's console, and with which role.",
-  oauth_applications: "Client credentials for software that calls the Laurel API.",
-  authorization_tokens: "Long-lived tokens for scripts and integrations (HTTP Basic).",
-  webhooks: "Where Laurel posts your events, which kinds, and every delivery.",
-  audit: "Every change made in the console or over the API, by whom and when.",
-};
+import { consolePath, roleLabel } from "./console_layout.ts";
 
 /** `/console`: the organizations the signed-in account belongs to. */
 export const organizationsPage = (
@@ -38,22 +28,4 @@ export const organizationsPage = (
           <button type="submit">Create organization</button>
         </form></section>`
       : null,
-  );
-
-/** `/console/<org>`: the organization's home, its sections as the role allows them. */
-export const organizationHomePage = (frame: Frame, member: ConsoleMember) =>
-  consoleLayout(
-    frame,
-    member,
-    "home",
-    html`<h1>${member.organizationName}</h1>`,
-    html`<p class="muted">You are ${/^[aeiou]/i.test(member.role) ? "an" : "a"} ${roleLabel(member.role).toLowerCase()} of this organization.</p>`,
-    html`<ul class="plain section-cards">${sectionsFor(member)
-      .filter((s) => s.section !== "home")
-      .map(
-        (
-          s,
-        ) => html`<li class="card"><h2><a class="section-link" href=${consolePath(member.organizationId, s.section)}>${s.group ? `${s.group} › ` : ""}${s.label}</a></h2>
-          <p class="small">${SECTION_TEXT[s.section] ?? ""}</p></li>`,
-      )}</ul>`,
   );

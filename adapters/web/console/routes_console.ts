@@ -8,8 +8,9 @@ import type { WebKit } from "../web_deps.ts";
 import { consoleGate } from "./console_access.ts";
 import type { ConsoleDeps } from "./console_deps.ts";
 import { checked, formProblem } from "./form_fields.ts";
-import { organizationHomePage, organizationsPage } from "./home_pages.ts";
+import { organizationsPage } from "./home_pages.ts";
 import { authorizationTokenRoutes } from "./routes_authorization_tokens.ts";
+import { badgeRoutes } from "./routes_badges.ts";
 import { importRoutes } from "./routes_imports.ts";
 import { memberRoutes } from "./routes_members.ts";
 import { moreConsoleRoutes } from "./routes_more.ts";
@@ -76,12 +77,6 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
       }
     });
 
-  app.get("/console/:org", async (request, reply) => {
-    const member = await gate(request, reply, "profile.read");
-    if (!member) return reply;
-    return kit.page(reply, 200, organizationHomePage(kit.frame(request, reply, "Overview"), member));
-  });
-
   await app.register(oauthApplicationRoutes(kit, deps, gate));
   await app.register(authorizationTokenRoutes(kit, deps, gate));
   await app.register(webhookRoutes(kit, deps, gate));
@@ -89,6 +84,7 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   await app.register(moreConsoleRoutes(kit, deps, gate));
   await app.register(profileRoutes(kit, deps, gate));
   await app.register(importRoutes(kit, deps, gate));
+  await app.register(badgeRoutes(kit, deps, gate));
 };
 
 export type ConsoleGate = ReturnType<typeof consoleGate>;

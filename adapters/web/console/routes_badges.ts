@@ -1,0 +1,403 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  BADGE_LIST,
+  BadgeIssueBody,
+  BadgeReplaceBody,
+  BadgeRevokeBody,
+  TEMPLATE_LIST,
+} from "../../../core/badges/mod.ts";
+import { type CoreError, isCoreError } from "../../../core/errors/mod.ts";
+import { EVENT_LIST } from "../../../core/events/mod.ts";
+import {
+  badgeActivity,
+  deleteBadge,
+  getBadge,
+  type IssuingContext,
+  issueBadge,
+  listBadges,
+  listTemplates,
+  readDashboard,
+  replaceBadge,
+  resendNotification,
+  revokeBadge,
+} from "../../../core/issuing/mod.ts";
+import { parseListQuery } from "../../../core/listing/mod.ts";
+import { PAGE_SIZE, pageRequest } from "../../../core/shared/mod.ts";
+import { EMPLOYEE_LIST, getEmployee, listEmployees } from "../../../core/workforce/mod.ts";
+import { field, uuidParam } from "../routes_public.ts";
+import type { WebKit } from "../web_deps.ts";
+import {
+  type BadgeFilters,
+  badgePage,
+  badgesPage,
+  dashboardPage,
+  type FieldMessages,
+  type IssueForm,
+  issuePage,
+} from "./badge_pages.ts";
+import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import { consolePath } from "./console_layout.ts";
+import { type EmployeeFilters, employeePage, employeesPage } from "./employee_pages.ts";
+import { checked, formProblem } from "./form_fields.ts";
+import type { ConsoleGate } from "./routes_console.ts";
+
+const NOTICES: Record<string, string> = {
+  issued: "Badge issued.",
+  resent: "Notification queued: it goes out in a moment. The earlier link no longer shows the recipient.",
+  revoked: "Badge revoked.",
+  replaced: "Badge replaced: this is the new one.",
+  deleted: "Badge deleted.",
+};
+
+const LATEST_EVENTS = 10;
+/** The templates offered in a form's list: an organization's fit a page of 100. */
+const TEMPLATES_SHOWN = 100;
+
+/** The query string's pairs as the browser sent them, empty fields of a GET form left out. */
+const queryPairs = (url: string, keys: readonly string[]): [string, string][] => {
+  const at = url.indexOf("?");
+  const pairs = at < 0 ? [] : [...new URLSearchParams(url.slice(at + 1))];
+  return pairs.filter(([k, v]) => v.trim() !== "" && (keys.includes(k) || k === "page" || k === "sort"));
+};
+
+const pairValue = (pairs: [string, string][], key: string): string => pairs.find(([k]) => k === key)?.[1] ?? "";
+
+/** `datetime-local` has no zone: the form says UTC. A value with its own zone is kept. */
+const utc = (value: string): string => {
+  const v = value.trim();
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v)) return `${v}:00Z`;
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(v) ? `${v}Z` : v;
+};
+
+/** One evidence link a line: `https://…`, or `Name | https://…`. */
+const evidenceOf = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .map((line, i) => {
+      const bar = line.lastIndexOf("|");
+      const name = bar >= 0 ? line.slice(0, bar).trim() : "";
+      const value = bar >= 0 ? line.slice(bar + 1).trim() : line;
+      return { type: "UrlEvidence" as const, name: name || `Evidence ${i + 1}`, value };
+    });
+
+/** The refusal's field errors by form field: `evidence.1.value` belongs to the evidence box. */
+const fieldMessages = (err: CoreError): FieldMessages => {
+  const out: FieldMessages = {};
+  for (const e of err.errors) {
+    const key = e.field.split(".")[0] ?? e.field;
+    const name = key === "evidence" ? "evidence" : key;
+    if (!out[name]) out[name] = `${e.field.replace(/_/g, " ")} ${e.message}`;
+  }
+  return out;
+};
+
+const nowLocal = (now: Date): string => now.toISOString().slice(0, 16);
+
+/**
+ * The dashboard, issuing one badge, the badges and their actions, and the employees: each through
+ * the core use case its REST route uses, each gated by the role table.
+ */
+export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
+  const b = deps.badges;
+  const ctx = (member: ConsoleMember, request: FastifyRequest): IssuingContext => ({
+    now: kit.deps.clock(),
+    newId: b.ids.newId,
+    newEventId: b.ids.newEventId,
+    newSalt: b.ids.newSalt,
+    by: member.by(request.ip),
+  });
+  const badgesPath = (member: ConsoleMember) => consolePath(member.organizationId, "badges");
+  const templatesFor = (member: ConsoleMember, activeOnly: boolean) =>
+    listTemplates(
+      b.issuing,
+      member.organizationId,
+      parseListQuery(TEMPLATE_LIST, [...(activeOnly ? [["state", "active"] as const] : []), ["sort", "name"] as const]),
+      pageRequest(1, TEMPLATES_SHOWN),
+    );
+
+  app.get("/console/:org", async (request, reply) => {
+    const member = await gate(request, reply, "badges.read");
+    if (!member) return reply;
+    const [dashboard, latest] = await Promise.all([
+      readDashboard(b.counters, kit.deps.clock(), member.organizationId),
+      b.events.list(member.organizationId, parseListQuery(EVENT_LIST, []), pageRequest(1, LATEST_EVENTS)),
+    ]);
+    return kit.page(
+      reply,
+      200,
+      dashboardPage(kit.frame(request, reply, "Dashboard"), member, { dashboard, events: latest.items }),
+    );
+  });
+
+  const showIssue = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: ConsoleMember,
+    status: number,
+    form: IssueForm,
+    refusal: CoreError | null = null,
+  ) => {
+    const templates = await templatesFor(member, true);
+    return kit.page(
+      reply,
+      status,
+      issuePage(kit.frame(request, reply, "Issue a badge"), member, {
+        templates: templates.items,
+        form,
+        error: refusal ? formProblem(refusal) : null,
+        fields: refusal ? fieldMessages(refusal) : {},
+      }),
+    );
+  };
+
+  app.get("/console/:org/issue", async (request, reply) => {
+    const member = await gate(request, reply, "badges.issue");
+    if (!member) return reply;
+    const template = (request.query as { template?: unknown }).template;
+    return showIssue(request, reply, member, 200, {
+      badge_template_id: typeof template === "string" ? template : "",
+      issued_to_first_name: "",
+      issued_to_middle_name: "",
+      issued_to_last_name: "",
+      recipient_email: "",
+      issued_at: nowLocal(kit.deps.clock()),
+      expires_at: "",
+      evidence: "",
+      suppress: false,
+    });
+  });
+
+  app.post("/console/:org/issue", async (request, reply) => {
+    const member = await gate(request, reply, "badges.issue");
+    if (!member) return reply;
+    const form: IssueForm = {
+      badge_template_id: field(request, "badge_template_id").trim(),
+      issued_to_first_name: field(request, "issued_to_first_name"),
+      issued_to_middle_name: field(request, "issued_to_middle_name"),
+      issued_to_last_name: field(request, "issued_to_last_name"),
+      recipient_email: field(request, "recipient_email"),
+      issued_at: field(request, "issued_at"),
+      expires_at: field(request, "expires_at"),
+      evidence: field(request, "evidence"),
+      suppress: field(request, "suppress_badge_notification_email") === "true",
+    };
+    try {
+      const input: Record<string, unknown> = {
+        badge_template_id: form.badge_template_id,
+        issued_to_first_name: form.issued_to_first_name.trim(),
+        issued_to_last_name: form.issued_to_last_name.trim(),
+        recipient_email: form.recipient_email.trim(),
+        issued_at: utc(form.issued_at),
+      };
+      if (form.issued_to_middle_name.trim()) input.issued_to_middle_name = form.issued_to_middle_name.trim();
+      if (form.expires_at.trim()) input.expires_at = utc(form.expires_at);
+      const evidence = evidenceOf(form.evidence);
+      if (evidence.length > 0) input.evidence = evidence;
+      if (form.suppress) input.suppress_badge_notification_email = true;
+      const body = checked<BadgeIssueBody>(BadgeIssueBody, input, "badge");
+      const issued = await issueBadge(b.issuing, ctx(member, request), member.organizationId, body, { audit: true });
+      return reply.redirect(`${badgesPath(member)}/${issued.view.badge.id}?done=issued`, 303);
+    } catch (err) {
+      if (!isCoreError(err) || err.code !== "validation_failed") throw err;
+      return showIssue(request, reply, member, 422, form, err);
+    }
+  });
+
+  const BADGE_FILTER_KEYS = ["state", "badge_template_id", "query", "issued_at_min", "issued_at_max"] as const;
+
+  app.get("/console/:org/badges", async (request, reply) => {
+    const member = await gate(request, reply, "badges.read");
+    if (!member) return reply;
+    const pairs = queryPairs(request.url, BADGE_FILTER_KEYS);
+    const filters: BadgeFilters = {
+      state: pairValue(pairs, "state"),
+      badge_template_id: pairValue(pairs, "badge_template_id"),
+      query: pairValue(pairs, "query"),
+      issued_at_min: pairValue(pairs, "issued_at_min"),
+      issued_at_max: pairValue(pairs, "issued_at_max"),
+      sort: pairValue(pairs, "sort"),
+    };
+    const templates = await templatesFor(member, false);
+    const frame = kit.frame(request, reply, "Badges");
+    const base = { templates: templates.items, filters, pageSize: PAGE_SIZE };
+    const notice = NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+    try {
+      const query = parseListQuery(BADGE_LIST, pairs);
+      const page = await listBadges(b.issuing, member.organizationId, query, pageRequest(query.page));
+      return kit.page(
+        reply,
+        200,
+        badgesPage(frame, member, {
+          ...base,
+          badges: page.items,
+          total: page.total,
+          page: query.page,
+          error: null,
+          notice,
+        }),
+      );
+    } catch (err) {
+      // A filter the list refuses (a bad date typed by hand): the form says why, as the API would.
+      if (!isCoreError(err) || err.code !== "bad_request") throw err;
+      const details = err.errors.map((e) => e.message).join("; ");
+      return kit.page(
+        reply,
+        400,
+        badgesPage(frame, member, {
+          ...base,
+          badges: [],
+          total: 0,
+          page: 1,
+          error: `${err.message}${details ? `: ${details}` : ""}.`,
+          notice: null,
+        }),
+      );
+    }
+  });
+
+  const showBadge = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: ConsoleMember,
+    id: string,
+    status: number,
+    extra: { error?: string; reason?: string } = {},
+  ) => {
+    const view = await getBadge(b.issuing, member.organizationId, id);
+    const activity = await badgeActivity(b.activity, member.organizationId, id);
+    return kit.page(
+      reply,
+      status,
+      badgePage(kit.frame(request, reply, "Badge"), member, b.issuing.urls, {
+        view,
+        ...activity,
+        notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+        error: extra.error ?? null,
+        reason: extra.reason ?? "",
+        now: nowLocal(kit.deps.clock()),
+      }),
+    );
+  };
+
+  app.get("/console/:org/badges/:id", async (request, reply) => {
+    const member = await gate(request, reply, "badges.read");
+    if (!member) return reply;
+    return showBadge(request, reply, member, uuidParam(request), 200);
+  });
+
+  /** A badge action: done, back to a page with its notice; refused, the badge's page says why. */
+  const action =
+    (
+      gated: "badges.issue" | "badges.revoke" | "badges.replace" | "badges.delete",
+      work: (member: ConsoleMember, request: FastifyRequest, id: string) => Promise<string>,
+    ) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const member = await gate(request, reply, gated);
+      if (!member) return reply;
+      const id = uuidParam(request);
+      try {
+        return reply.redirect(await work(member, request, id), 303);
+      } catch (err) {
+        const error = formProblem(err);
+        if (!error) throw err;
+        return showBadge(request, reply, member, id, 422, { error, reason: field(request, "reason").slice(0, 1000) });
+      }
+    };
+
+  app.post(
+    "/console/:org/badges/:id/resend",
+    action("badges.issue", async (member, request, id) => {
+      await resendNotification(b.issuing, ctx(member, request), member.organizationId, id);
+      return `${badgesPath(member)}/${id}?done=resent`;
+    }),
+  );
+
+  app.post(
+    "/console/:org/badges/:id/revoke",
+    action("badges.revoke", async (member, request, id) => {
+      const reason = field(request, "reason").trim();
+      const body = checked<BadgeRevokeBody>(BadgeRevokeBody, { reason }, "reason");
+      await revokeBadge(b.issuing, ctx(member, request), member.organizationId, id, body);
+      return `${badgesPath(member)}/${id}?done=revoked`;
+    }),
+  );
+
+  app.post(
+    "/console/:org/badges/:id/replace",
+    action("badges.replace", async (member, request, id) => {
+      const input: Record<string, unknown> = { issued_at: utc(field(request, "issued_at")) };
+      const email = field(request, "recipient_email").trim();
+      if (email) input.recipient_email = email;
+      const body = checked<BadgeReplaceBody>(BadgeReplaceBody, input, "replacement");
+      const { issued } = await replaceBadge(b.issuing, ctx(member, request), member.organizationId, id, body);
+      return `${badgesPath(member)}/${issued.view.badge.id}?done=replaced`;
+    }),
+  );
+
+  app.post(
+    "/console/:org/badges/:id/delete",
+    action("badges.delete", async (member, request, id) => {
+      await deleteBadge(b.issuing, ctx(member, request), member.organizationId, id);
+      return `${badgesPath(member)}?done=deleted`;
+    }),
+  );
+
+  const EMPLOYEE_FILTER_KEYS = ["name_or_email", "employee_state", "team", "department", "external_id"] as const;
+
+  app.get("/console/:org/employees", async (request, reply) => {
+    const member = await gate(request, reply, "employees.read");
+    if (!member) return reply;
+    const pairs = queryPairs(request.url, EMPLOYEE_FILTER_KEYS);
+    const filters: EmployeeFilters = {
+      name_or_email: pairValue(pairs, "name_or_email"),
+      employee_state: pairValue(pairs, "employee_state"),
+      team: pairValue(pairs, "team"),
+      department: pairValue(pairs, "department"),
+      external_id: pairValue(pairs, "external_id"),
+    };
+    const frame = kit.frame(request, reply, "Employees");
+    try {
+      const query = parseListQuery(EMPLOYEE_LIST, pairs);
+      const page = await listEmployees(deps.employees, member.organizationId, query, pageRequest(query.page));
+      const authorized = await deps.employees.workforceAuthorized(member.organizationId);
+      return kit.page(
+        reply,
+        200,
+        employeesPage(frame, member, {
+          employees: page.items,
+          total: page.total,
+          page: query.page,
+          pageSize: PAGE_SIZE,
+          authorized,
+          filters,
+          error: null,
+        }),
+      );
+    } catch (err) {
+      if (!isCoreError(err) || (err.code !== "bad_request" && err.code !== "forbidden")) throw err;
+      const details = err.errors.map((e) => e.message).join("; ");
+      return kit.page(
+        reply,
+        err.code === "forbidden" ? 403 : 400,
+        employeesPage(frame, member, {
+          employees: [],
+          total: 0,
+          page: 1,
+          pageSize: PAGE_SIZE,
+          authorized: await deps.employees.workforceAuthorized(member.organizationId),
+          filters,
+          error: `${err.message}${details ? `: ${details}` : ""}.`,
+        }),
+      );
+    }
+  });
+
+  app.get("/console/:org/employees/:id", async (request, reply) => {
+    const member = await gate(request, reply, "employees.read");
+    if (!member) return reply;
+    const view = await getEmployee(deps.employees, member.organizationId, uuidParam(request));
+    return kit.page(reply, 200, employeePage(kit.frame(request, reply, "Employee"), member, view));
+  });
+};
