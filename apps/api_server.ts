@@ -138,6 +138,11 @@ export const buildApiServer = async (
   // One budget for every invitation mail of an organization: employees and members alike.
   const invitationBudget = { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() };
   const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
+  // Images Laurel stores (issuer and template images), named by the SHA-256 of their bytes.
+  const images = {
+    store: postgresImageStore(db),
+    sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
+  };
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -152,6 +157,7 @@ export const buildApiServer = async (
     signer: jwt.signer,
     jwks: jwt.jwks,
     badges: badgeWiring.badges,
+    images,
     events: webhooks.events,
     webhooks: { ...webhooks.admin, onSettingsChanged: natsSettingsChanges(nc) },
     workforce: {
@@ -216,10 +222,7 @@ export const buildApiServer = async (
       members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl },
       audit: postgresAuditLog(db),
       signup: config.organizationSignup,
-      images: {
-        store: postgresImageStore(db),
-        sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
-      },
+      images,
       onOrganizationChanged: (id: string) => badgeWiring.badges.hosted.invalidate("issuer", id),
       organizations,
       apps,

@@ -128,6 +128,7 @@ const template: BadgeTemplateRecord = {
   description: "Knows Rust",
   skills: ["rust"],
   image_url: null,
+  image: null,
   url: null,
   vanity_slug: null,
   state: "draft",
