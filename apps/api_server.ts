@@ -223,6 +223,7 @@ export const buildApiServer = async (
       audit: postgresAuditLog(db),
       signup: config.organizationSignup,
       images,
+      templates: badgeWiring.badges.issuing,
       onOrganizationChanged: (id: string) => badgeWiring.badges.hosted.invalidate("issuer", id),
       organizations,
       apps,

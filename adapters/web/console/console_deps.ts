@@ -8,6 +8,7 @@ import type {
   SecretBox,
 } from "../../../core/credentials/mod.ts";
 import type { EventStore } from "../../../core/events/mod.ts";
+import type { IssuingDeps } from "../../../core/issuing/mod.ts";
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
 import type {
   Cidr,
@@ -47,6 +48,8 @@ export interface ConsoleDeps {
     /** Hex SHA-256 of the bytes. */
     sha256(bytes: Uint8Array): string;
   };
+  /** Badge templates: the issuing use cases' own dependencies, as REST has them. */
+  templates: IssuingDeps;
   /** The organization's profile changed: cached issuer records and pages are dropped. */
   onOrganizationChanged?: (organizationId: string) => void;
   /** Memberships and invitations: core's member use cases and their store. */

@@ -8,6 +8,7 @@ import type { ConsoleMember } from "./console_deps.ts";
 export type ConsoleSection =
   | "home"
   | "profile"
+  | "templates"
   | "members"
   | "oauth_applications"
   | "authorization_tokens"
@@ -25,6 +26,7 @@ interface SectionLink {
 const SECTIONS: readonly SectionLink[] = [
   { section: "home", label: "Overview", path: "", action: "profile.read" },
   { section: "profile", label: "Profile", path: "/profile", action: "profile.read" },
+  { section: "templates", label: "Templates", path: "/templates", action: "templates.read" },
   { section: "members", label: "Members", path: "/members", action: "members.read" },
   {
     section: "oauth_applications",

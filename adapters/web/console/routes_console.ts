@@ -14,6 +14,7 @@ import { memberRoutes } from "./routes_members.ts";
 import { moreConsoleRoutes } from "./routes_more.ts";
 import { oauthApplicationRoutes } from "./routes_oauth_applications.ts";
 import { profileRoutes } from "./routes_profile.ts";
+import { templateRoutes } from "./routes_templates.ts";
 import { webhookRoutes } from "./routes_webhooks.ts";
 
 /** The organization console: every route asks core, through the gate, whether the member's role allows it. */
@@ -87,6 +88,7 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   await app.register(memberRoutes(kit, deps, gate));
   await app.register(moreConsoleRoutes(kit, deps, gate));
   await app.register(profileRoutes(kit, deps, gate));
+  await app.register(templateRoutes(kit, deps, gate));
 };
 
 export type ConsoleGate = ReturnType<typeof consoleGate>;
