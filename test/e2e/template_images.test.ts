@@ -152,3 +152,15 @@ t.test("each bad image is a 422 naming the field image, as data URI and as multi
     "no refused upload made a template",
   );
 });
+
+t.test("the OpenAPI document offers image in JSON and multipart bodies", async (t) => {
+  const doc = await (await fetch(`${laurel.origin}/openapi.json`)).json();
+  for (const [path, method] of [
+    ["/v1/organizations/{organization_id}/badge_templates", "post"],
+    ["/v1/organizations/{organization_id}/badge_templates/{badge_template_id}", "put"],
+  ] as const) {
+    const content = doc.paths?.[path]?.[method]?.requestBody?.content ?? {};
+    t.ok(content["application/json"]?.schema?.properties?.image, `${method} ${path}: image in JSON`);
+    t.ok(content["multipart/form-data"], `${method} ${path}: multipart accepted`);
+  }
+});

@@ -55,6 +55,9 @@ const orThrow = <T>(value: T | CoreError): T => {
   return value;
 };
 
+const IMAGE_DESCRIPTION =
+  "Laurel addition: `image` sets the template's image, a PNG or SVG of at most 1 MiB judged by its content: a data URI in a JSON body, or a file part named `image` in a multipart/form-data body (whose other parts are the same fields as text; `skills`, `alignments`, `public` and `allow_duplicate_badges` as JSON, an empty value as null). Laurel stores it and `image_url` then gives its stable address, served with immutable cache headers. A refused image is a 422 naming the field `image`; `image: null` drops a stored image, and an `image_url` replaces it.";
+
 /** Badge templates, scope `badge_templates`. */
 export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
@@ -107,6 +110,8 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       tags,
       security,
       summary: "Create a badge template (a draft unless `state` is `active`)",
+      description: IMAGE_DESCRIPTION,
+      consumes: ["application/json", "multipart/form-data"],
       params: OrganizationParams,
       body: TemplateCreateBody,
       response: { 201: One(BadgeTemplateJsonSchema), ...bodyErrors },
@@ -179,6 +184,8 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       tags,
       security,
       summary: "Update a badge template; absent fields are kept, `state: active` activates a draft",
+      description: IMAGE_DESCRIPTION,
+      consumes: ["application/json", "multipart/form-data"],
       params: TemplateParams,
       body: TemplateUpdateBody,
       response: { 200: One(BadgeTemplateJsonSchema), ...bodyErrors },
