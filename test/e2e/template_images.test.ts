@@ -1,20 +1,27 @@
 import { createHash } from "node:crypto";
 import t from "tap";
 import { apiClient, createTemplate, issueBody, type OrgFixture, organization, trpc } from "../support/badges.ts";
+import { httpEarner } from "../support/earner_http.ts";
 import { badImages, png } from "../support/images.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { fetchCredential } from "../support/ob3.ts";
+import { startSmtpSink } from "../support/smtp_sink.ts";
 
 /** Template images over REST: data URIs and multipart, stored, served, and shown in OB records and pages. */
 let laurel: TestLaurel;
 let api: ReturnType<typeof apiClient>;
 let org: OrgFixture;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 t.before(async () => {
-  laurel = await startLaurel();
+  smtp = await startSmtpSink();
+  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
   api = apiClient(laurel);
   org = await organization(laurel, "Images Org");
 });
-t.teardown(() => laurel.close());
+t.teardown(async () => {
+  await laurel?.close();
+  await smtp?.close();
+});
 
 const dataUri = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.toString("base64")}`;
 const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
@@ -60,6 +67,9 @@ t.test("a data URI image is stored, served immutable, and is the image of every 
   );
   const page = await (await fetch(badge.badge_url)).text();
   t.ok(page.includes(`src="${tpl.image_url}"`), "the public badge page shows it");
+  const earner = httpEarner(laurel.origin, smtp);
+  await earner.signIn("img@example.org");
+  t.ok((await earner.get("/wallet")).text.includes(`src="${tpl.image_url}"`), "the earner's wallet shows it");
 
   // A new image: the hosted records (cached just above) and the page follow at once.
   const next = png(32, 32, [250, 200, 0]);
