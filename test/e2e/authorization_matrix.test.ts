@@ -143,6 +143,9 @@ const TABLE: Record<string, Row> = {
   "GET /console/:org/developers/webhooks": SESSION,
   "GET /console/:org/members": SESSION,
   "GET /console/:org/profile": SESSION,
+  "GET /console/:org/templates": SESSION,
+  "GET /console/:org/templates/new": SESSION,
+  "GET /console/:org/templates/:id": SESSION,
   /** An invitation link's page: the link is the key (an unknown one is a plain 404 page). */
   "GET /console/invitations/:token": PUBLIC,
   "POST /console/:org/developers/authorization_tokens": NOBODY,
@@ -164,6 +167,11 @@ const TABLE: Record<string, Row> = {
   "POST /console/:org/members/invitations/:id/resend": NOBODY,
   "POST /console/:org/profile": NOBODY,
   "POST /console/:org/profile/image": NOBODY,
+  "POST /console/:org/templates": NOBODY,
+  "POST /console/:org/templates/:id": NOBODY,
+  "POST /console/:org/templates/:id/archive": NOBODY,
+  "POST /console/:org/templates/:id/unarchive": NOBODY,
+  "POST /console/:org/templates/:id/delete": NOBODY,
   "POST /console/invitations/:token": NOBODY,
   /** Stored images (issuer and template images), content-addressed. */
   "GET /images/:name": PUBLIC,
