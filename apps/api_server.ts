@@ -141,6 +141,11 @@ export const buildApiServer = async (
   // One budget for every invitation mail of an organization: employees and members alike.
   const invitationBudget = { perWindow: config.invitationsPerHour, windowMs: 3_600_000, used: new Map() };
   const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, required, registry);
+  // Images Laurel stores (issuer and template images), named by the SHA-256 of their bytes.
+  const images = {
+    store: postgresImageStore(db),
+    sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
+  };
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -155,6 +160,7 @@ export const buildApiServer = async (
     signer: jwt.signer,
     jwks: jwt.jwks,
     badges: badgeWiring.badges,
+    images,
     events: webhooks.events,
     webhooks: { ...webhooks.admin, onSettingsChanged: natsSettingsChanges(nc) },
     workforce: {
@@ -221,10 +227,8 @@ export const buildApiServer = async (
       audit: postgresAuditLog(db),
       imports: deps.imports,
       signup: config.organizationSignup,
-      images: {
-        store: postgresImageStore(db),
-        sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
-      },
+      images,
+      templates: badgeWiring.badges.issuing,
       onOrganizationChanged: (id: string) => badgeWiring.badges.hosted.invalidate("issuer", id),
       organizations,
       apps,

@@ -19,6 +19,7 @@ export const TEMPLATE_COLUMNS: readonly (keyof BadgeTemplateData)[] = [
   "description",
   "skills",
   "image_url",
+  "image",
   "url",
   "vanity_slug",
   "state",

@@ -270,7 +270,7 @@ export const buildRestApp = async (
           code === "unsupported_media_type"
             ? "Send the request body as application/json"
             : code === "payload_too_large"
-              ? `The request body is larger than ${BODY_LIMIT} bytes`
+              ? `The request body is larger than ${request.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`
               : err.message;
       } else if (isRefusedTextError(err)) {
         code = "validation_failed";

@@ -18,6 +18,7 @@ import type { MemberDeps } from "../../core/members/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
+import type { ImageUploads } from "./image_uploads.ts";
 import type { RateLimitDeps, RateLimits } from "./rate_limits.ts";
 import type { EmployeeRestDeps } from "./routes/employees.ts";
 
@@ -44,6 +45,8 @@ export interface RestDeps {
   jwks: { keys: object[] };
   /** Badge templates, badges and the hosted OBI records. */
   badges: BadgeRestDeps;
+  /** Where template images sent to the API are stored (served by the web face at `/images/<name>`). */
+  images: ImageUploads;
   /** The events table, read by the events API. */
   events: EventStore;
   /** Employee records and their invitations. */

@@ -11,5 +11,7 @@ export { ErrorBody, errorBody, RETRY_AFTER_SECONDS, STATUS_FOR_CODE, UNAVAILABLE
 export type { FreshReads } from "./fresh_reads.ts";
 export { freshReads, sendFreshBody } from "./fresh_reads.ts";
 export { callerOf, guard } from "./guard.ts";
+export type { ImageUploads, MultipartForm } from "./image_uploads.ts";
+export { decodeImageDataUri, readMultipart, storeImage } from "./image_uploads.ts";
 export type { HostedBroadcast, HostedKind, HostedRecordCache } from "./obi/mod.ts";
 export { hostedRecordCache, invalidatingStore } from "./obi/mod.ts";

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { fullName } from "../../core/badges/mod.ts";
+import { fullName, templateImageUrl } from "../../core/badges/mod.ts";
 import {
   badgeForAcceptLink,
   badgeForPage,
@@ -60,7 +60,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
         title: `${template.name} · ${issuer.name}`,
         description: `${fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name)} earned ${template.name}, issued by ${issuer.name}.`,
         url: urls.badgePage(badge.id),
-        image: safeUrl(template.image_url),
+        image: safeUrl(templateImageUrl({ publicBase: urls.publicUrl }, template)),
       },
       noindex: !badge.public,
     };

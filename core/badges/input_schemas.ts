@@ -22,11 +22,23 @@ const AlignmentInput = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A template image sent in the JSON body: a `data:` URI of a PNG or an SVG (base64, or
+ * percent-encoded text), at most 1 MiB once decoded, judged by its content. A multipart body sends
+ * the same as a file part named `image`. `null` drops the stored image.
+ */
+const ImageDataUri = Type.String({
+  maxLength: 1_500_000,
+  description:
+    "Laurel addition: the template image as a data URI (`data:image/png;base64,...`, `data:image/svg+xml;base64,...` or `data:image/svg+xml;utf8,...`), PNG or SVG, at most 1 MiB decoded. Stored by Laurel and served at the `image_url` the template then shows.",
+});
+
 const templateFields = {
   name: Name,
   description: Type.String({ minLength: 1, maxLength: TEXT_MAX }),
   skills: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 100 }),
   image_url: Nullable(HttpUrl),
+  image: Nullable(ImageDataUri),
   url: Nullable(HttpUrl),
   vanity_slug: Nullable(Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$" })),
   public: Type.Boolean(),
@@ -43,6 +55,7 @@ export const TemplateCreateBody = Type.Object(
     description: templateFields.description,
     skills: Type.Optional(templateFields.skills),
     image_url: Type.Optional(templateFields.image_url),
+    image: Type.Optional(templateFields.image),
     url: Type.Optional(templateFields.url),
     vanity_slug: Type.Optional(templateFields.vanity_slug),
     state: Type.Optional(Type.Enum(["draft", "active"])),
@@ -63,6 +76,7 @@ export const TemplateUpdateBody = Type.Object(
     description: Type.Optional(templateFields.description),
     skills: Type.Optional(templateFields.skills),
     image_url: Type.Optional(templateFields.image_url),
+    image: Type.Optional(templateFields.image),
     url: Type.Optional(templateFields.url),
     vanity_slug: Type.Optional(templateFields.vanity_slug),
     state: Type.Optional(Type.Enum(TEMPLATE_STATES)),

@@ -53,7 +53,9 @@ export {
   checkTemplateDeletable,
   newTemplateRecord,
   setBadgePrivacy,
+  type TemplateImageChange,
   templateChanged,
+  templateImageConflict,
 } from "./record_changes.ts";
 export type {
   Alignment,
@@ -64,7 +66,7 @@ export type {
   ShapeUrls,
   UrlEvidence,
 } from "./records.ts";
-export { acceptBadgeUrl, badgeUrl, organizationUrl } from "./records.ts";
+export { acceptBadgeUrl, badgeUrl, organizationUrl, storedImageUrl, templateImageUrl } from "./records.ts";
 export { badgeJson, badgeStandardShape, badgeTemplateJson, fullName } from "./shapes.ts";
 export type { TemplateAction, TemplateState } from "./template_state.ts";
 export { TEMPLATE_ACTIONS, TEMPLATE_STATES, templateStateFromUpdate, transitionTemplate } from "./template_state.ts";

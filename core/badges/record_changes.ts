@@ -6,16 +6,43 @@ import { type TemplateAction, templateStateFromUpdate, transitionTemplate } from
 
 /** Rows after a change, built here so that adapters only persist them (and record the event). */
 
+/**
+ * A template's image change: the name of an image just stored (`<sha256>.<png|svg>`), `null` to
+ * drop the stored one, `undefined` to keep it. The adapter reads and stores the upload (`image` of
+ * the body, a data URI or a file part); core only decides which of `image` and `image_url` holds.
+ */
+export type TemplateImageChange = string | null | undefined;
+
+/** A body may give a new stored image or an outside address, not both. */
+export const templateImageConflict = (image: TemplateImageChange, imageUrl: string | null | undefined) =>
+  typeof image === "string" && typeof imageUrl === "string"
+    ? validationFailed("Validation failed", [{ field: "image", message: "give either image or image_url, not both" }])
+    : null;
+
+/** The template's `image` and `image_url` after a change: a stored image replaces an outside address and back. */
+const imageFields = (
+  current: Pick<BadgeTemplateRecord, "image" | "image_url">,
+  image: TemplateImageChange,
+  imageUrl: string | null | undefined,
+): Pick<BadgeTemplateRecord, "image" | "image_url"> | CoreError => {
+  if (typeof image === "string") return templateImageConflict(image, imageUrl) ?? { image, image_url: null };
+  if (image === null) return { image: null, image_url: imageUrl === undefined ? current.image_url : imageUrl };
+  if (imageUrl === undefined) return { image: current.image, image_url: current.image_url };
+  // `image_url: null` clears the template's image, whichever kind it had.
+  return { image: null, image_url: imageUrl };
+};
+
 export const newTemplateRecord = (
   body: TemplateCreateBody,
-  ctx: { id: string; organization_id: string; now: Date },
+  ctx: { id: string; organization_id: string; now: Date; image?: string | null },
 ): BadgeTemplateRecord => ({
   id: ctx.id,
   organization_id: ctx.organization_id,
   name: body.name.trim(),
   description: body.description,
   skills: [...new Set((body.skills ?? []).map((s) => s.trim()))],
-  image_url: body.image_url ?? null,
+  image: ctx.image ?? null,
+  image_url: ctx.image ? null : (body.image_url ?? null),
   url: body.url ?? null,
   vanity_slug: body.vanity_slug ?? null,
   state: body.state ?? "draft",
@@ -34,9 +61,12 @@ export const applyTemplateUpdate = (
   t: BadgeTemplateRecord,
   body: TemplateUpdateBody,
   now: Date,
+  image: TemplateImageChange = undefined,
 ): BadgeTemplateRecord | CoreError => {
   const state = templateStateFromUpdate(t.state, body.state);
   if (isCoreError(state)) return state;
+  const images = imageFields(t, image, body.image_url);
+  if (isCoreError(images)) return images;
   if (body.name !== undefined && body.name.trim() === "") {
     return validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }]);
   }
@@ -49,7 +79,7 @@ export const applyTemplateUpdate = (
     name: body.name?.trim() ?? t.name,
     description: pick("description", t.description),
     skills: body.skills ? [...new Set(body.skills.map((s) => s.trim()))] : t.skills,
-    image_url: pick("image_url", t.image_url),
+    ...images,
     url: pick("url", t.url),
     vanity_slug: pick("vanity_slug", t.vanity_slug),
     state,

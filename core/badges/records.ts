@@ -37,7 +37,10 @@ export interface BadgeTemplateRecord {
   name: string;
   description: string;
   skills: string[];
+  /** An outside image address the client gave; null when the template has a stored `image`. */
   image_url: string | null;
+  /** The template's image stored by Laurel (`<sha256>.<png|svg>`), served at `storedImageUrl`. */
+  image: string | null;
   url: string | null;
   vanity_slug: string | null;
   state: TemplateState;
@@ -105,3 +108,8 @@ export const acceptBadgeUrl = (urls: ShapeUrls, badgeId: string): string =>
   `${urls.publicBase}/badges/${badgeId}/accept`;
 export const organizationUrl = (urls: ShapeUrls, organizationId: string): string =>
   `${urls.publicBase}/organizations/${organizationId}`;
+/** The stable address of a stored image: its name is its content's hash, so it never changes. */
+export const storedImageUrl = (urls: ShapeUrls, name: string): string => `${urls.publicBase}/images/${name}`;
+/** The address every shape, OBI document and page shows for a template's image. */
+export const templateImageUrl = (urls: ShapeUrls, template: Pick<BadgeTemplateData, "image" | "image_url">) =>
+  template.image ? storedImageUrl(urls, template.image) : template.image_url;

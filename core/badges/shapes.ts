@@ -9,6 +9,7 @@ import {
   type OrganizationRef,
   organizationUrl,
   type ShapeUrls,
+  templateImageUrl,
 } from "./records.ts";
 
 export const fullName = (first: string, middle: string | null, last: string): string =>
@@ -40,7 +41,7 @@ export const badgeStandardShape = (
     id: template.id,
     // Clients written for the interface read `image` (always null) beside `image_url`.
     image: null,
-    image_url: template.image_url,
+    image_url: templateImageUrl(urls, template),
     description: template.description,
     name: template.name,
     skills: [...template.skills],
@@ -78,7 +79,7 @@ export const badgeTemplateJson = (
   name: template.name,
   description: template.description,
   skills: [...template.skills],
-  image_url: template.image_url,
+  image_url: templateImageUrl(urls, template),
   url: template.url,
   vanity_slug: template.vanity_slug,
   state: template.state,

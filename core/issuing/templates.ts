@@ -10,9 +10,11 @@ import {
   type OrganizationRef,
   type TemplateAction,
   type TemplateCreateBody,
+  type TemplateImageChange,
   type TemplateListQuery,
   type TemplateUpdateBody,
   templateChanged,
+  templateImageConflict,
 } from "../badges/mod.ts";
 import { templateChangeEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
@@ -51,10 +53,11 @@ export const createTemplate = async (
   ctx: IssuingContext,
   owner: OrganizationRef,
   body: TemplateCreateBody,
+  image: string | null = null,
 ): Promise<TemplateView> => {
-  const blank = blankName(body.name);
+  const blank = blankName(body.name) ?? templateImageConflict(image, body.image_url);
   if (blank) throw blank;
-  const template = newTemplateRecord(body, { id: ctx.newId(), organization_id: owner.id, now: ctx.now });
+  const template = newTemplateRecord(body, { id: ctx.newId(), organization_id: owner.id, now: ctx.now, image });
   await deps.store.transaction(async (tx: TemplateChangeTx) => {
     if ((await tx.insertTemplate(template)) === "slug_taken") throw slugTaken();
     await tx.appendEvents([templateEvent(deps, ctx, "badge_template.created", template, owner)]);
@@ -116,11 +119,12 @@ export const updateTemplate = (
   organizationId: string,
   id: string,
   body: TemplateUpdateBody,
+  image: TemplateImageChange = undefined,
 ): Promise<TemplateView> => {
   const blank = blankName(body.name);
   if (blank) return Promise.reject(blank);
   return changeTemplate(deps, ctx, organizationId, id, "badge_template.updated", (t) =>
-    applyTemplateUpdate(t, body, ctx.now),
+    applyTemplateUpdate(t, body, ctx.now, image),
   );
 };
 

@@ -1,4 +1,10 @@
-import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, organizationUrl } from "../badges/mod.ts";
+import {
+  type BadgeRecord,
+  type BadgeTemplateData,
+  type OrganizationRef,
+  organizationUrl,
+  templateImageUrl,
+} from "../badges/mod.ts";
 import { isoMillis, originOf } from "../shared/mod.ts";
 import { assertionUrl, badgeClassUrl, issuerUrl, OBI_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
@@ -128,7 +134,7 @@ export const badgeClassDocument = (
   urls: ObiUrls,
   options: BadgeClassOptions = {},
 ): BadgeClassDocument => {
-  const image = template.image_url ?? options.defaultImageUrl;
+  const image = templateImageUrl(urls, template) ?? options.defaultImageUrl;
   const embedded: EmbeddedIssuer = { ...profile(issuer, urls), type: "Profile" };
   return {
     "@context": OBI_V2_CONTEXT,

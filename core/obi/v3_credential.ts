@@ -1,4 +1,4 @@
-import type { BadgeRecord, BadgeTemplateData, OrganizationRef } from "../badges/mod.ts";
+import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, templateImageUrl } from "../badges/mod.ts";
 import { isoSeconds } from "../shared/mod.ts";
 import { badgeClassUrl, issuerUrl, OB_V3_CONTEXT, VC_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
@@ -68,6 +68,7 @@ export const openBadgeCredentialPayload = (
 ): OpenBadgeCredentialPayload => {
   const id = credentialUrl(urls.v3Base, badge.id);
   const issuerId = issuerUrl(urls.obiBase, issuer.id);
+  const image = templateImageUrl(urls, template);
   return {
     "@context": [VC_V2_CONTEXT, OB_V3_CONTEXT],
     id,
@@ -101,7 +102,7 @@ export const openBadgeCredentialPayload = (
           ...(template.criteria_url ? { id: template.criteria_url } : {}),
           narrative: template.description,
         },
-        ...(template.image_url ? { image: { id: template.image_url, type: "Image" as const } } : {}),
+        ...(image ? { image: { id: image, type: "Image" as const } } : {}),
         ...(template.skills.length > 0 ? { tag: [...template.skills] } : {}),
       },
     },

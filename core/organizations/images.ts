@@ -17,16 +17,40 @@ const u32 = (b: Uint8Array, at: number): number =>
 
 const refused = (message: string): CoreError => validationFailed(message, [{ field: "image", message }]);
 
-/** A PNG: the signature, then an IHDR chunk first with dimensions in range. */
+const chunkType = (bytes: Uint8Array, at: number): string => String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+
+/**
+ * A PNG, walked chunk by chunk: IHDR first with dimensions in range, every chunk's length inside
+ * the file, at least one IDAT, and IEND last with nothing after it. Bytes after IEND are how a
+ * file passes as a picture while carrying something else (an HTML page, an archive), so they are
+ * refused. CRCs are not checked: a bad one spoils a picture, not the pages that show it.
+ */
 const checkPng = (bytes: Uint8Array): CheckedImage | CoreError => {
-  const ihdr = String.fromCharCode(...bytes.subarray(12, 16));
-  if (bytes.length < 33 || u32(bytes, 8) !== 13 || ihdr !== "IHDR") return refused("is not a readable PNG");
+  if (bytes.length < 33 || u32(bytes, 8) !== 13 || chunkType(bytes, 8) !== "IHDR") {
+    return refused("is not a readable PNG");
+  }
   const width = u32(bytes, 16);
   const height = u32(bytes, 20);
   if (width < 1 || height < 1 || width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE) {
     return refused(`must be between 1 and ${IMAGE_MAX_SIDE} pixels on each side`);
   }
-  return { contentType: "image/png", extension: "png" };
+  let at = 8;
+  let sawData = false;
+  while (at + 12 <= bytes.length) {
+    const length = u32(bytes, at);
+    const type = chunkType(bytes, at);
+    const end = at + 12 + length;
+    if (end > bytes.length) return refused("is not a readable PNG: a chunk runs past the end of the file");
+    if (type === "IHDR" && at !== 8) return refused("is not a readable PNG: IHDR appears twice");
+    if (type === "IDAT") sawData = true;
+    if (type === "IEND") {
+      if (!sawData) return refused("is not a readable PNG: it has no image data");
+      if (end !== bytes.length) return refused("is not a readable PNG: it has data after its end (trailing junk)");
+      return { contentType: "image/png", extension: "png" };
+    }
+    at = end;
+  }
+  return refused("is not a readable PNG: it has no end chunk");
 };
 
 /**
@@ -47,8 +71,14 @@ const SVG_HAZARDS: ReadonlyArray<[RegExp, string]> = [
   [/javascript\s*:/i, "script"],
 ];
 
+/**
+ * The document's first element must be `<svg>`: after an optional byte-order mark, XML
+ * declaration, comments and whitespace. An HTML page that merely contains an SVG is not one.
+ */
+const SVG_ROOT = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<svg[\s>]/i;
+
 const checkSvg = (text: string): CheckedImage | CoreError => {
-  if (!/<svg[\s>]/i.test(text)) return refused("is not an SVG image");
+  if (!SVG_ROOT.test(text)) return refused("is neither a PNG nor an SVG image");
   for (const [pattern, what] of SVG_HAZARDS) {
     if (pattern.test(text)) return refused(`is an SVG with ${what}, which Laurel does not accept`);
   }

@@ -29,6 +29,7 @@ const template: BadgeTemplateRecord = {
   description: "Knows Rust",
   skills: ["rust", "systems"],
   image_url: "https://cdn.example/rust.png",
+  image: null,
   url: null,
   vanity_slug: "rust",
   state: "active",

@@ -128,6 +128,7 @@ const template: BadgeTemplateRecord = {
   description: "Knows Rust",
   skills: ["rust"],
   image_url: null,
+  image: null,
   url: null,
   vanity_slug: null,
   state: "draft",
@@ -233,5 +234,42 @@ t.test("setBadgePrivacy changes only privacy and updated_at", (t) => {
   t.equal(b.state, badge.state);
   t.equal(b.state_updated_at, T0);
   t.equal(b.updated_at, T1);
+  t.end();
+});
+
+t.test("a template's image: a stored one or an outside address, never both", (t) => {
+  const SHA = `${"a".repeat(64)}.png`;
+  const outside = { ...template, image_url: "https://cdn.example/x.png" };
+  const stored = { ...template, image: SHA };
+  const cases: Array<
+    [
+      string,
+      BadgeTemplateRecord,
+      Parameters<typeof applyTemplateUpdate>[1],
+      string | null | undefined,
+      [string | null, string | null] | null,
+    ]
+  > = [
+    ["a stored image replaces an outside address", outside, {}, SHA, [SHA, null]],
+    [
+      "an outside address replaces a stored image",
+      stored,
+      { image_url: "https://cdn.example/y.png" },
+      undefined,
+      [null, "https://cdn.example/y.png"],
+    ],
+    ["image: null drops the stored image", stored, {}, null, [null, null]],
+    ["image_url: null clears either", stored, { image_url: null }, undefined, [null, null]],
+    ["nothing said keeps the image", stored, { name: "Go" }, undefined, [SHA, null]],
+    ["both at once is refused", outside, { image_url: "https://cdn.example/z.png" }, SHA, null],
+  ];
+  for (const [what, current, body, image, expected] of cases) {
+    const got = applyTemplateUpdate(current, body, T1, image);
+    if (expected === null) {
+      t.ok(isCoreError(got) && got.errors[0]?.field === "image", what);
+    } else {
+      t.same(isCoreError(got) ? got.message : [got.image, got.image_url], expected, what);
+    }
+  }
   t.end();
 });

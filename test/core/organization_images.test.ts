@@ -1,5 +1,6 @@
 import t from "tap";
 import { checkImage, IMAGE_MAX_BYTES } from "../../core/organizations/mod.ts";
+import { badImages, png } from "../support/images.ts";
 
 const PNG = Uint8Array.from(
   atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="),
@@ -55,5 +56,27 @@ t.test("images judged by their content: PNG header and size, SVG without script 
     "validation_failed",
     "anything else refused",
   );
+  t.end();
+});
+
+t.test("a PNG is walked chunk by chunk; hostile files are refused naming the field image", (t) => {
+  t.equal(code(checkImage(png(40, 30), "")), "image/png", "a real PNG");
+  for (const { what, bytes } of badImages()) {
+    const result = checkImage(bytes, bytes.toString("utf8"));
+    t.equal(code(result), "validation_failed", `${what} refused`);
+    t.equal("code" in result ? result.errors[0]?.field : null, "image", `${what}: the field is image`);
+  }
+  const good = png(4, 4);
+  const iend = good.length - 12;
+  t.equal(code(checkImage(good.subarray(0, iend), "")), "validation_failed", "no IEND");
+  const noData = Buffer.concat([good.subarray(0, 33), good.subarray(iend)]);
+  t.equal(code(checkImage(noData, "")), "validation_failed", "no IDAT");
+  const long = Buffer.from(good);
+  long.writeUInt32BE(0x7fffffff, 33);
+  t.equal(code(checkImage(long, "")), "validation_failed", "a chunk longer than the file");
+  const html = "<html><body><svg></svg></body></html>";
+  t.equal(code(checkImage(new TextEncoder().encode(html), html)), "validation_failed", "HTML holding an SVG");
+  const declared = '<?xml version="1.0"?>\n<!-- logo -->\n<svg xmlns="http://www.w3.org/2000/svg"/>';
+  t.equal(code(checkImage(new TextEncoder().encode(declared), declared)), "image/svg+xml", "XML declaration first");
   t.end();
 });

@@ -154,6 +154,9 @@ const TABLE: Record<string, Row> = {
   "GET /console/:org/imports/:id": SESSION,
   "GET /console/:org/imports/:id/status": SESSION,
   "GET /console/:org/imports/:id/result": SESSION,
+  "GET /console/:org/templates": SESSION,
+  "GET /console/:org/templates/new": SESSION,
+  "GET /console/:org/templates/:id": SESSION,
   /** An invitation link's page: the link is the key (an unknown one is a plain 404 page). */
   "GET /console/invitations/:token": PUBLIC,
   "POST /console/:org/developers/authorization_tokens": NOBODY,
@@ -177,6 +180,11 @@ const TABLE: Record<string, Row> = {
   "POST /console/:org/profile/image": NOBODY,
   "POST /console/:org/imports": NOBODY,
   "POST /console/:org/imports/:id/start": NOBODY,
+  "POST /console/:org/templates": NOBODY,
+  "POST /console/:org/templates/:id": NOBODY,
+  "POST /console/:org/templates/:id/archive": NOBODY,
+  "POST /console/:org/templates/:id/unarchive": NOBODY,
+  "POST /console/:org/templates/:id/delete": NOBODY,
   "POST /console/invitations/:token": NOBODY,
   /** Stored images (issuer and template images), content-addressed. */
   "GET /images/:name": PUBLIC,

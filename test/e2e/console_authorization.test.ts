@@ -56,6 +56,16 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/profile": only(DEVELOPERS, 422),
   // A form without a file.
   "POST /console/:org/profile/image": only(DEVELOPERS, 400),
+  "GET /console/:org/templates": only(EVERY_ROLE, 200),
+  "GET /console/:org/templates/new": only(DEVELOPERS, 200),
+  // An empty form: refused as the API would refuse it.
+  "POST /console/:org/templates": only(DEVELOPERS, 422),
+  // A template id that names nothing.
+  "GET /console/:org/templates/:id": only(DEVELOPERS, 404),
+  "POST /console/:org/templates/:id": only(DEVELOPERS, 404),
+  "POST /console/:org/templates/:id/archive": only(DEVELOPERS, 404),
+  "POST /console/:org/templates/:id/unarchive": only(DEVELOPERS, 404),
+  "POST /console/:org/templates/:id/delete": only(DEVELOPERS, 404),
   "GET /console/:org/members": only(EVERY_ROLE, 200),
   "POST /console/:org/members/invitations": only(DEVELOPERS, 422),
   "POST /console/:org/members/invitations/:id/resend": only(DEVELOPERS, 404),

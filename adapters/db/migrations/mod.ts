@@ -19,6 +19,7 @@ import { M20261127019MailNotify } from "./m20261127_019_mail_notify.ts";
 import { M20261127020Members } from "./m20261127_020_members.ts";
 import { M20261127021Images } from "./m20261127_021_images.ts";
 import { M20261127022StatusLists } from "./m20261127_022_status_lists.ts";
+import { M20261127023TemplateImages } from "./m20261127_023_template_images.ts";
 import { M20261127024Imports } from "./m20261127_024_imports.ts";
 import { M20261127025BadgeCounters } from "./m20261127_025_badge_counters.ts";
 
@@ -44,6 +45,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261127_020_members", class: M20261127020Members },
   { name: "m20261127_021_images", class: M20261127021Images },
   { name: "m20261127_022_status_lists", class: M20261127022StatusLists },
+  { name: "m20261127_023_template_images", class: M20261127023TemplateImages },
   { name: "m20261127_024_imports", class: M20261127024Imports },
   { name: "m20261127_025_badge_counters", class: M20261127025BadgeCounters },
 ];

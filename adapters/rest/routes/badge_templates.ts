@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
+import type { TemplateImageChange } from "../../../core/badges/mod.ts";
 import {
   BadgeTemplateJsonSchema,
   badgeTemplateJson,
@@ -7,7 +8,7 @@ import {
   TemplateCreateBody,
   TemplateUpdateBody,
 } from "../../../core/badges/mod.ts";
-import { notFound } from "../../../core/errors/mod.ts";
+import { type CoreError, isCoreError, notFound } from "../../../core/errors/mod.ts";
 import {
   createTemplate,
   deleteTemplate,
@@ -25,6 +26,7 @@ import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelop
 import { ErrorBody } from "../errors.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
+import { decodeImageDataUri, readMultipart, storeImage } from "../image_uploads.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
 
 const TemplateParams = Type.Object({
@@ -38,6 +40,24 @@ const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
 const tags = ["Badge templates"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
+/** A 1 MiB image as base64 in a data URI, beside the other fields; or the same as a multipart file. */
+const TEMPLATE_BODY_LIMIT = 2 * 1024 * 1024;
+
+/** The file part `image` of a multipart body, kept off the keys the schema checks. */
+const IMAGE_FILE = Symbol("image file");
+/** Multipart text fields that carry JSON (`["a","b"]`, `true`); the others are plain text. */
+const JSON_FIELDS = new Set(["skills", "alignments", "public", "allow_duplicate_badges"]);
+/** Multipart text fields where an empty value means `null`, as an empty form input does. */
+const NULLABLE_FIELDS = new Set(["image_url", "url", "vanity_slug", "criteria_url", "global_activity_url"]);
+
+const orThrow = <T>(value: T | CoreError): T => {
+  if (isCoreError(value)) throw value;
+  return value;
+};
+
+const IMAGE_DESCRIPTION =
+  "Laurel addition: `image` sets the template's image, a PNG or SVG of at most 1 MiB judged by its content: a data URI in a JSON body, or a file part named `image` in a multipart/form-data body (whose other parts are the same fields as text; `skills`, `alignments`, `public` and `allow_duplicate_badges` as JSON, an empty value as null). Laurel stores it and `image_url` then gives its stable address, served with immutable cache headers. A refused image is a 422 naming the field `image`; `image: null` drops a stored image, and an `image_url` replaces it.";
+
 /** Badge templates, scope `badge_templates`. */
 export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
@@ -47,12 +67,51 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
   const json = (v: TemplateView) => badgeTemplateJson(v.template, v.owner, issuing.urls);
   const ids = (request: { params: unknown }) => request.params as TemplateParams;
 
+  // A multipart body becomes the JSON body's shape, so the same schema judges both.
+  app.addContentTypeParser(
+    "multipart/form-data",
+    { parseAs: "buffer", bodyLimit: TEMPLATE_BODY_LIMIT },
+    (request, body, done) => {
+      readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
+        if (isCoreError(form)) return done(form, undefined);
+        const parsed: Record<string | symbol, unknown> = {};
+        for (const [name, values] of form.fields) {
+          const value = values.at(-1) ?? "";
+          if (JSON_FIELDS.has(name)) {
+            try {
+              parsed[name] = JSON.parse(value);
+            } catch {
+              parsed[name] = value;
+            }
+          } else parsed[name] = NULLABLE_FIELDS.has(name) && value === "" ? null : value;
+        }
+        for (const [name, bytes] of form.files) {
+          if (name === "image") parsed[IMAGE_FILE] = bytes;
+          else parsed[name] = `file ${name}`;
+        }
+        done(null, parsed);
+      }, done);
+    },
+  );
+
+  /** The image the body sends, stored: its name; `null` to drop the stored one; `undefined` to keep it. */
+  const imageChange = async (body: unknown): Promise<TemplateImageChange> => {
+    const fields = (body ?? {}) as Record<string | symbol, unknown>;
+    const sent = fields[IMAGE_FILE] ?? fields.image;
+    if (sent === undefined || sent === null) return sent as undefined | null;
+    const bytes = sent instanceof Uint8Array ? sent : orThrow(decodeImageDataUri(sent as string));
+    return orThrow(await storeImage(deps.images, bytes, deps.clock()));
+  };
+
   app.post(base, {
     onRequest,
+    bodyLimit: TEMPLATE_BODY_LIMIT,
     schema: {
       tags,
       security,
       summary: "Create a badge template (a draft unless `state` is `active`)",
+      description: IMAGE_DESCRIPTION,
+      consumes: ["application/json", "multipart/form-data"],
       params: OrganizationParams,
       body: TemplateCreateBody,
       response: { 201: One(BadgeTemplateJsonSchema), ...bodyErrors },
@@ -61,11 +120,13 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       const { organization_id } = request.params as { organization_id: string };
       const owner = await deps.organizations.get(organization_id);
       if (!owner) throw notFound("Organization");
+      const image = (await imageChange(request.body)) ?? null;
       const view = await createTemplate(
         issuing,
         issuingContext(deps, request),
         owner,
         request.body as TemplateCreateBody,
+        image,
       );
       reply
         .code(201)
@@ -118,10 +179,13 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
 
   app.put(`${base}/:badge_template_id`, {
     onRequest,
+    bodyLimit: TEMPLATE_BODY_LIMIT,
     schema: {
       tags,
       security,
       summary: "Update a badge template; absent fields are kept, `state: active` activates a draft",
+      description: IMAGE_DESCRIPTION,
+      consumes: ["application/json", "multipart/form-data"],
       params: TemplateParams,
       body: TemplateUpdateBody,
       response: { 200: One(BadgeTemplateJsonSchema), ...bodyErrors },
@@ -129,11 +193,9 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
     handler: async (request) => {
       const p = ids(request);
       const body = (request.body ?? {}) as TemplateUpdateBody;
-      return one(
-        json(
-          await updateTemplate(issuing, issuingContext(deps, request), p.organization_id, p.badge_template_id, body),
-        ),
-      );
+      const image = await imageChange(body);
+      const ctx = issuingContext(deps, request);
+      return one(json(await updateTemplate(issuing, ctx, p.organization_id, p.badge_template_id, body, image)));
     },
   });
 

@@ -50,6 +50,8 @@ export interface ConsoleDeps {
     /** Hex SHA-256 of the bytes. */
     sha256(bytes: Uint8Array): string;
   };
+  /** Badge templates: the issuing use cases' own dependencies, as REST has them. */
+  templates: IssuingDeps;
   /** The organization's profile changed: cached issuer records and pages are dropped. */
   onOrganizationChanged?: (organizationId: string) => void;
   /** Memberships and invitations: core's member use cases and their store. */

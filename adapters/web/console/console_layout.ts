@@ -11,6 +11,7 @@ export type ConsoleSection =
   | "badges"
   | "employees"
   | "profile"
+  | "templates"
   | "members"
   | "oauth_applications"
   | "authorization_tokens"
@@ -32,6 +33,7 @@ const SECTIONS: readonly SectionLink[] = [
   { section: "badges", label: "Badges", path: "/badges", action: "badges.read" },
   { section: "employees", label: "Employees", path: "/employees", action: "employees.read" },
   { section: "profile", label: "Profile", path: "/profile", action: "profile.read" },
+  { section: "templates", label: "Templates", path: "/templates", action: "templates.read" },
   { section: "members", label: "Members", path: "/members", action: "members.read" },
   { section: "imports", label: "Imports", path: "/imports", action: "badges.issue" },
   {

@@ -16,6 +16,7 @@ import { memberRoutes } from "./routes_members.ts";
 import { moreConsoleRoutes } from "./routes_more.ts";
 import { oauthApplicationRoutes } from "./routes_oauth_applications.ts";
 import { profileRoutes } from "./routes_profile.ts";
+import { templateRoutes } from "./routes_templates.ts";
 import { webhookRoutes } from "./routes_webhooks.ts";
 
 /** The organization console: every route asks core, through the gate, whether the member's role allows it. */
@@ -85,6 +86,7 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   await app.register(profileRoutes(kit, deps, gate));
   await app.register(importRoutes(kit, deps, gate));
   await app.register(badgeRoutes(kit, deps, gate));
+  await app.register(templateRoutes(kit, deps, gate));
 };
 
 export type ConsoleGate = ReturnType<typeof consoleGate>;

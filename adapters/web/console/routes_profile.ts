@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { badRequest, isCoreError, notFound, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
-import { checkImage, checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
+import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
+import { readMultipart, storeImage } from "../../rest/mod.ts";
 import { field } from "../routes_public.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
@@ -14,7 +15,7 @@ const NOTICES: Record<string, string> = { saved: "Profile saved.", image: "Image
 
 /** The uploaded file of a multipart form, kept off the enumerable body the text checks walk. */
 const FILE = Symbol("uploaded file");
-type Upload = { bytes: Uint8Array; text: string } | null;
+type Upload = Uint8Array | null;
 const uploadOf = (request: FastifyRequest): Upload =>
   ((request.body as Record<symbol, Upload> | undefined)?.[FILE] ?? null) as Upload;
 
@@ -80,29 +81,19 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
     }
   });
 
-  // The image form is multipart, read by the platform's own parser (the fetch API's FormData).
+  // The image form is multipart, read as the template forms and the API read theirs.
   await app.register(async (upload) => {
     upload.addContentTypeParser(
       "multipart/form-data",
       { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
       (request, body, done) => {
-        new Request("http://upload.invalid/", {
-          method: "POST",
-          headers: { "content-type": request.headers["content-type"] ?? "" },
-          body: new Uint8Array(body as Buffer),
-        })
-          .formData()
-          .then(async (form) => {
-            const csrf = form.get("_csrf");
-            const file = form.get("image");
-            const parsed: Record<string | symbol, unknown> = { _csrf: typeof csrf === "string" ? csrf : "" };
-            if (file && typeof file !== "string") {
-              const bytes = new Uint8Array(await file.arrayBuffer());
-              parsed[FILE] = { bytes, text: new TextDecoder().decode(bytes) };
-            }
-            done(null, parsed);
-          })
-          .catch(() => done(badRequest("The upload could not be read"), undefined));
+        readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
+          if (isCoreError(form)) return done(form, undefined);
+          const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.at(-1) ?? "" };
+          const bytes = form.files.get("image");
+          if (bytes) parsed[FILE] = bytes;
+          done(null, parsed);
+        }, done);
       },
     );
 
@@ -110,16 +101,13 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       const member = await gate(request, reply, "profile.update");
       if (!member) return reply;
       const file = uploadOf(request);
-      const checked = file ? checkImage(file.bytes, file.text) : badRequest("Choose an image file");
-      if (isCoreError(checked)) {
-        const error = formProblem(checked) ?? checked.message;
-        return show(request, reply, member, checked.code === "validation_failed" ? 422 : 400, `Image: ${error}`);
+      const stored = file ? await storeImage(deps.images, file, kit.deps.clock()) : badRequest("Choose an image file");
+      if (isCoreError(stored)) {
+        const error = formProblem(stored) ?? stored.message;
+        return show(request, reply, member, stored.code === "validation_failed" ? 422 : 400, `Image: ${error}`);
       }
-      const bytes = (file as NonNullable<Upload>).bytes;
-      const name = `${deps.images.sha256(bytes)}.${checked.extension}`;
-      await deps.images.store.put(name.slice(0, 64), checked.contentType, bytes, kit.deps.clock());
       await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
-        image_url: `${kit.urls.publicUrl}/images/${name}`,
+        image_url: `${kit.urls.publicUrl}/images/${stored}`,
       });
       deps.onOrganizationChanged?.(member.organizationId);
       return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=image`, 303);

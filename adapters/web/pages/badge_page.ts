@@ -1,5 +1,5 @@
 import type { VNode } from "preact";
-import { fullName } from "../../../core/badges/mod.ts";
+import { fullName, templateImageUrl } from "../../../core/badges/mod.ts";
 import { type BadgeStatus, badgeStatus, canDecide, type VerifyCheck } from "../../../core/earners/mod.ts";
 import type { BadgeView } from "../../../core/issuing/mod.ts";
 import { formatDate, html, type Node, safeUrl } from "../html.ts";
@@ -130,7 +130,7 @@ export const badgePage = (frame: Frame, data: BadgePageData, urls: WebUrls): VNo
     frame,
     data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : null,
     html`<article class="card badge" aria-labelledby="badge-h">
-      <img class="badge-image" src=${safeUrl(template.image_url) ?? urls.defaultImage} alt="" width="160" height="160" />
+      <img class="badge-image" src=${safeUrl(templateImageUrl({ publicBase: urls.publicUrl }, template)) ?? urls.defaultImage} alt="" width="160" height="160" />
       <div class="badge-body">
         <p class="eyebrow">Issued by <a href=${urls.organizationPage(issuer.id)}>${issuer.name}</a></p>
         <h1 id="badge-h">${template.name}</h1>

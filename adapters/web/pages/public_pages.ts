@@ -1,5 +1,5 @@
 import type { VNode } from "preact";
-import type { OrganizationRef } from "../../../core/badges/mod.ts";
+import { type OrganizationRef, templateImageUrl } from "../../../core/badges/mod.ts";
 import type { EarnerAccount } from "../../../core/earners/mod.ts";
 import type { BadgeView, TemplateView } from "../../../core/issuing/mod.ts";
 import { formatDate, html, safeUrl } from "../html.ts";
@@ -31,7 +31,7 @@ export const organizationPage = (
           ? html`<p class="card muted">No badges are published yet.</p>`
           : html`<ul class="grid">${templates.map(
               ({ template }) => html`<li class="card tile">
-                <img src=${safeUrl(template.image_url) ?? urls.defaultImage} alt="" width="72" height="72" />
+                <img src=${safeUrl(templateImageUrl({ publicBase: urls.publicUrl }, template)) ?? urls.defaultImage} alt="" width="72" height="72" />
                 <h3>${template.name}</h3>
                 <p>${template.description}</p>
                 <p class="small">${template.badges_count === 1 ? "1 badge issued" : `${template.badges_count} badges issued`}</p>
@@ -44,7 +44,7 @@ export const organizationPage = (
 
 export const badgeTile = (view: BadgeView, urls: WebUrls, extra: VNode | null = null): VNode =>
   html`<li class="card tile">
-    <img src=${safeUrl(view.template.image_url) ?? urls.defaultImage} alt="" width="72" height="72" />
+    <img src=${safeUrl(templateImageUrl({ publicBase: urls.publicUrl }, view.template)) ?? urls.defaultImage} alt="" width="72" height="72" />
     <h3><a href=${urls.badgePage(view.badge.id)}>${view.template.name}</a></h3>
     <p class="small">${view.issuer.name} · ${formatDate(view.badge.issued_at)}</p>
     ${extra}

@@ -1,0 +1,71 @@
+import { badRequest, type CoreError, isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { checkImage } from "../../core/organizations/mod.ts";
+import type { ImageStore } from "../db/mod.ts";
+
+/** Where uploaded images go: the content-addressed store and the hash that names them. */
+export interface ImageUploads {
+  store: ImageStore;
+  sha256(bytes: Uint8Array): string;
+}
+
+const notDataUri = (message: string): CoreError => validationFailed(message, [{ field: "image", message }]);
+
+/** `data:image/png;base64,...`, `data:image/svg+xml;base64,...` or `data:image/svg+xml;utf8,<svg ...>`. */
+const DATA_URI = /^data:(image\/png|image\/svg\+xml)((?:;[a-z0-9=-]+)*?)(;base64)?,/i;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The bytes of an image sent as a data URI; the content decides what it is, not the declared type. */
+export const decodeImageDataUri = (uri: string): Uint8Array | CoreError => {
+  const head = DATA_URI.exec(uri);
+  if (!head) return notDataUri("must be a data URI of a PNG or SVG image (data:image/png;base64,...)");
+  const payload = uri.slice(head[0].length);
+  if (head[3]) {
+    const compact = payload.replace(/\s+/g, "");
+    if (!BASE64.test(compact)) return notDataUri("is not valid base64");
+    return new Uint8Array(Buffer.from(compact, "base64"));
+  }
+  try {
+    return new TextEncoder().encode(decodeURIComponent(payload));
+  } catch {
+    return notDataUri("is not a valid percent-encoded data URI");
+  }
+};
+
+/**
+ * Checks an uploaded image by its content (core's `checkImage`) and stores it; the answer is its
+ * stored name, `<sha256>.<png|svg>`, or the refusal (a 422 naming the field `image`).
+ */
+export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: Date): Promise<string | CoreError> => {
+  const checked = checkImage(bytes, new TextDecoder().decode(bytes));
+  if (isCoreError(checked)) return checked;
+  const sha = uploads.sha256(bytes);
+  await uploads.store.put(sha, checked.contentType, bytes, now);
+  return `${sha}.${checked.extension}`;
+};
+
+/** A `multipart/form-data` body: its text fields (each name's values in order) and its files' bytes. */
+export interface MultipartForm {
+  fields: Map<string, string[]>;
+  files: Map<string, Uint8Array>;
+}
+
+/** Reads a multipart body with the platform's own parser (the fetch API's FormData). */
+export const readMultipart = async (contentType: string, body: Uint8Array): Promise<MultipartForm | CoreError> => {
+  try {
+    const form = await new Request("http://upload.invalid/", {
+      method: "POST",
+      headers: { "content-type": contentType },
+      body: new Uint8Array(body),
+    }).formData();
+    const fields = new Map<string, string[]>();
+    const files = new Map<string, Uint8Array>();
+    for (const [name, value] of form.entries()) {
+      if (typeof value === "string") fields.set(name, [...(fields.get(name) ?? []), value]);
+      // An empty file input sends a part with no name and no bytes: nothing was chosen.
+      else if (value.size > 0 || value.name !== "") files.set(name, new Uint8Array(await value.arrayBuffer()));
+    }
+    return { fields, files };
+  } catch {
+    return badRequest("The multipart body could not be read");
+  }
+};

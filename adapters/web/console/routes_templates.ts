@@ -1,0 +1,262 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  type BadgeTemplateRecord,
+  TEMPLATE_LIST,
+  type TemplateCreateBody,
+  TemplateCreateBody as TemplateCreateSchema,
+  type TemplateImageChange,
+  type TemplateUpdateBody,
+  TemplateUpdateBody as TemplateUpdateSchema,
+} from "../../../core/badges/mod.ts";
+import { isCoreError, notFound } from "../../../core/errors/mod.ts";
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  type IssuingContext,
+  listTemplates,
+  templateAction,
+  updateTemplate,
+} from "../../../core/issuing/mod.ts";
+import { parseListQuery } from "../../../core/listing/mod.ts";
+import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
+import { readMultipart, storeImage } from "../../rest/mod.ts";
+import { html } from "../html.ts";
+import { field } from "../routes_public.ts";
+import type { WebKit } from "../web_deps.ts";
+import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import { consolePath } from "./console_layout.ts";
+import { checked, formProblem } from "./form_fields.ts";
+import type { ConsoleGate } from "./routes_console.ts";
+import {
+  EMPTY_FORM,
+  formOfTemplate,
+  type TemplateForm,
+  templateEditPage,
+  templateNewPage,
+  templatesPage,
+} from "./template_pages.ts";
+
+const NOTICES: Record<string, string> = {
+  created: "Template created.",
+  saved: "Template saved.",
+  archived: "Template archived: it issues no more badges.",
+  unarchived: "Template unarchived.",
+  deleted: "Template deleted.",
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LIST_PAGE = 50;
+
+/** The uploaded image of the template form, kept off the text fields. */
+const FILE = Symbol("uploaded image");
+
+const templateId = (request: FastifyRequest): string => {
+  const id = (request.params as { id?: string }).id ?? "";
+  if (!UUID.test(id)) throw notFound("Badge template");
+  return id.toLowerCase();
+};
+
+const formOf = (request: FastifyRequest): TemplateForm => ({
+  name: field(request, "name"),
+  description: field(request, "description"),
+  skills: field(request, "skills"),
+  criteria_url: field(request, "criteria_url"),
+  alignments: field(request, "alignments"),
+  state: field(request, "state"),
+  public: field(request, "public") === "on",
+  allow_duplicate_badges: field(request, "allow_duplicate_badges") === "on",
+});
+
+/** The form in the API's body shape, so the API's schema and use cases judge it. */
+const bodyOf = (form: TemplateForm, state: string | null) => ({
+  name: form.name,
+  description: form.description,
+  skills: form.skills
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== ""),
+  criteria_url: form.criteria_url.trim() === "" ? null : form.criteria_url.trim(),
+  alignments: form.alignments
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .map((line) => {
+      const [name = "", url = "", ...rest] = line.split("|").map((s) => s.trim());
+      const description = rest.join(" | ").trim();
+      return { name, url, description: description === "" ? null : description };
+    }),
+  public: form.public,
+  allow_duplicate_badges: form.allow_duplicate_badges,
+  ...(state === null || state === "draft" ? { state: form.state === "active" ? "active" : "draft" } : {}),
+});
+
+/** Badge templates: the same core use cases and schema as `/organizations/<org>/badge_templates`. */
+export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
+  const base = "/console/:org/templates";
+  const issuing = deps.templates;
+  const ctx = (member: ConsoleMember, request: FastifyRequest): IssuingContext => {
+    const c = kit.deps.context();
+    return { now: c.now, newId: c.newId, newEventId: c.newEventId, newSalt: c.newSalt, by: member.by(request.ip) };
+  };
+  const doneOf = (request: FastifyRequest) => NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+
+  // The create and edit forms are multipart (they carry the image); their text fields read as any form's.
+  app.addContentTypeParser(
+    "multipart/form-data",
+    { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
+    (request, body, done) => {
+      readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
+        if (isCoreError(form)) return done(form, undefined);
+        const parsed: Record<string | symbol, unknown> = {};
+        for (const [name, values] of form.fields) parsed[name] = values.at(-1) ?? "";
+        const image = form.files.get("image");
+        if (image) parsed[FILE] = image;
+        done(null, parsed);
+      }, done);
+    },
+  );
+
+  /** The uploaded image, checked and stored: its name; `undefined` when no file was chosen. */
+  const uploaded = async (request: FastifyRequest): Promise<TemplateImageChange> => {
+    const bytes = (request.body as Record<symbol, Uint8Array | undefined> | undefined)?.[FILE];
+    if (!bytes) return undefined;
+    const stored = await storeImage(deps.images, bytes, kit.deps.clock());
+    if (isCoreError(stored)) throw stored;
+    return stored;
+  };
+
+  app.get(base, async (request, reply) => {
+    const member = await gate(request, reply, "templates.read");
+    if (!member) return reply;
+    const pageNo = Number((request.query as { page?: string }).page ?? "1");
+    const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1, LIST_PAGE);
+    const query = parseListQuery(TEMPLATE_LIST, [["sort", "name"]]);
+    const page = await listTemplates(issuing, member.organizationId, query, req);
+    const path = consolePath(member.organizationId, "templates");
+    const more =
+      page.total > req.offset + page.items.length
+        ? html`<p><a href=${`${path}?page=${req.page + 1}`}>More templates</a></p>`
+        : null;
+    return kit.page(
+      reply,
+      200,
+      templatesPage(kit.frame(request, reply, "Badge templates"), member, {
+        templates: page.items.map((v) => v.template),
+        publicUrl: kit.urls.publicUrl,
+        notice: doneOf(request),
+        more,
+      }),
+    );
+  });
+
+  const showNew = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: ConsoleMember,
+    status: number,
+    error: string | null,
+    form = EMPTY_FORM,
+  ) => kit.page(reply, status, templateNewPage(kit.frame(request, reply, "New template"), member, { form, error }));
+
+  app.get(`${base}/new`, async (request, reply) => {
+    const member = await gate(request, reply, "templates.write");
+    if (!member) return reply;
+    return showNew(request, reply, member, 200, null);
+  });
+
+  app.post(base, async (request, reply) => {
+    const member = await gate(request, reply, "templates.write");
+    if (!member) return reply;
+    const form = formOf(request);
+    try {
+      const body = checked<TemplateCreateBody>(TemplateCreateSchema, bodyOf(form, null), "template");
+      const owner = await deps.organizations.get(member.organizationId);
+      if (!owner) throw notFound("Organization");
+      const image = (await uploaded(request)) ?? null;
+      const view = await createTemplate(issuing, ctx(member, request), owner, body, image);
+      return reply.redirect(`${consolePath(member.organizationId, "templates")}/${view.template.id}?done=created`, 303);
+    } catch (err) {
+      const error = formProblem(err);
+      if (!error) throw err;
+      return showNew(request, reply, member, 422, error, form);
+    }
+  });
+
+  const showEdit = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    member: ConsoleMember,
+    status: number,
+    error: string | null,
+    form: TemplateForm | null = null,
+  ) => {
+    const { template } = await getTemplate(issuing, member.organizationId, templateId(request));
+    return kit.page(
+      reply,
+      status,
+      templateEditPage(kit.frame(request, reply, template.name), member, {
+        template,
+        publicUrl: kit.urls.publicUrl,
+        form: form ?? formOfTemplate(template),
+        notice: doneOf(request),
+        error,
+      }),
+    );
+  };
+
+  app.get(`${base}/:id`, async (request, reply) => {
+    const member = await gate(request, reply, "templates.write");
+    if (!member) return reply;
+    return showEdit(request, reply, member, 200, null);
+  });
+
+  app.post(`${base}/:id`, async (request, reply) => {
+    const member = await gate(request, reply, "templates.write");
+    if (!member) return reply;
+    const id = templateId(request);
+    const form = formOf(request);
+    try {
+      const current: BadgeTemplateRecord = (await getTemplate(issuing, member.organizationId, id)).template;
+      const body = checked<TemplateUpdateBody>(TemplateUpdateSchema, bodyOf(form, current.state), "template");
+      const image = await uploaded(request);
+      await updateTemplate(issuing, ctx(member, request), member.organizationId, id, body, image);
+      return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=saved`, 303);
+    } catch (err) {
+      const error = formProblem(err);
+      if (!error) throw err;
+      return showEdit(request, reply, member, 422, error, form);
+    }
+  });
+
+  for (const action of ["archive", "unarchive"] as const) {
+    app.post(`${base}/:id/${action}`, async (request, reply) => {
+      const member = await gate(request, reply, "templates.write");
+      if (!member) return reply;
+      const id = templateId(request);
+      try {
+        await templateAction(issuing, ctx(member, request), member.organizationId, id, action);
+        return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=${action}d`, 303);
+      } catch (err) {
+        const error = formProblem(err);
+        if (!error) throw err;
+        return showEdit(request, reply, member, 422, error);
+      }
+    });
+  }
+
+  app.post(`${base}/:id/delete`, async (request, reply) => {
+    const member = await gate(request, reply, "templates.write");
+    if (!member) return reply;
+    const id = templateId(request);
+    try {
+      await deleteTemplate(issuing, ctx(member, request), member.organizationId, id);
+      return reply.redirect(`${consolePath(member.organizationId, "templates")}?done=deleted`, 303);
+    } catch (err) {
+      const error = formProblem(err);
+      if (!error) throw err;
+      return showEdit(request, reply, member, 422, error);
+    }
+  });
+};

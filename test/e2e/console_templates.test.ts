@@ -1,0 +1,206 @@
+import { createHash } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import t, { type Test } from "tap";
+import { apiClient, issueBody, trpc } from "../support/badges.ts";
+import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
+import { makeMember } from "../support/console.ts";
+import { earnerFlows } from "../support/earner_flows.ts";
+import { badImages, png } from "../support/images.ts";
+import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { startSmtpSink } from "../support/smtp_sink.ts";
+
+/**
+ * Badge templates in the console, in a real browser: an owner creates a template with an uploaded
+ * PNG (a preview before sending, the stored image after), edits, archives and unarchives it; a
+ * badge issued from it over REST shows that image on its public page. Every hostile image is
+ * refused with the same message as the API's; a template that issued a badge cannot be deleted,
+ * one that issued none can. Changes are in the audit log; a viewer sees the list and no form.
+ */
+const HOSTILE = '"><img src=x onerror=alert(1)>';
+
+let laurel: TestLaurel;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let browser: Browser;
+t.before(async () => {
+  smtp = await startSmtpSink();
+  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
+  browser = await launchChromium();
+});
+t.teardown(async () => {
+  await browser?.close();
+  await laurel?.close();
+  await smtp?.close();
+});
+
+const flows = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+
+const look = async (t: Test, page: Page, name: string) => {
+  await screenshots(page, `console-${name}`);
+  t.same(await seriousViolations(page), [], `${name}: no serious axe violation`);
+};
+
+const signedIn = async (organizationId: string, email: string, role: "owner" | "viewer"): Promise<Page> => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await flows.signIn(context, email);
+  await makeMember(laurel, organizationId, email, role);
+  return page;
+};
+
+t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows the stored image", async (t) => {
+  const { organization, authorization_token } = await laurel.createOrganization("Template Co");
+  const org = organization.id;
+  const auth = basic(authorization_token.token);
+  const dialogs: string[] = [];
+  const page = await signedIn(org, "owner@example.org", "owner");
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+
+  await page.goto(`${laurel.origin}/console/${org}`);
+  await page.click("a.console-link:has-text('Templates')");
+  await page.waitForSelector("h1:has-text('Badge templates')");
+  await look(t, page, "templates-empty");
+  await flows.click(page, "", "a.button:has-text('New template')");
+  await look(t, page, "template-new");
+
+  // The API's validation: an empty description and a bad alignment address are refused together.
+  await page.fill("#tpl-name", `Welding ${HOSTILE}`);
+  await page.fill("#tpl-alignments", "ESCO | not-an-address");
+  await page.$eval("#tpl-description", (el) => el.removeAttribute("required"));
+  await flows.click(page, "Create template");
+  const refusal = (await page.textContent(".status.bad")) ?? "";
+  t.match(refusal, /description/, "the description is named");
+  t.match(refusal, /alignments\.0\.url/, "and the alignment's address, as the API names it");
+  t.equal(await page.inputValue("#tpl-name"), `Welding ${HOSTILE}`, "the input is kept");
+
+  // Each hostile image: the same refusal as the API's, the field named.
+  for (const bad of badImages()) {
+    await page.fill("#tpl-description", "Joins steel safely");
+    await page.fill("#tpl-alignments", "");
+    await page.setInputFiles("#tpl-image", { name: "badge.png", mimeType: bad.type, buffer: bad.bytes });
+    await flows.click(page, "Create template");
+    t.match(await page.textContent(".status.bad"), /image/, `${bad.what}: refused, naming the image`);
+  }
+
+  const bytes = png(96, 96, [30, 90, 160]);
+  await page.fill("#tpl-description", "Joins steel safely");
+  await page.fill("#tpl-skills", "welding, safety");
+  await page.fill("#tpl-criteria", "https://criteria.example/welding");
+  await page.fill("#tpl-alignments", "ESCO welding | https://esco.example/s/1 | Join metal");
+  await page.selectOption("#tpl-state", "active");
+  await page.setInputFiles("#tpl-image", { name: "badge.png", mimeType: "image/png", buffer: bytes });
+  await page.waitForSelector("#tpl-image-preview:not([hidden])");
+  t.match((await page.getAttribute("#tpl-image-preview", "src")) ?? "", /^data:image\/png;base64,/, "a preview");
+  await look(t, page, "template-new-preview");
+  await flows.click(page, "Create template");
+  t.match(await page.textContent("main"), /Template created/);
+  const stored = (await page.getAttribute(".template-current img", "src")) ?? "";
+  const sha = createHash("sha256").update(bytes).digest("hex");
+  t.match(stored, new RegExp(`/images/${sha}\\.png$`), "the page shows the stored image");
+  t.ok(
+    await page.$eval(".template-current img", (img) => (img as HTMLImageElement).naturalWidth === 96),
+    "and it loads",
+  );
+  await look(t, page, "template-edit");
+  const templateId = new URL(page.url()).pathname.split("/").at(-1) ?? "";
+
+  const api = apiClient(laurel);
+  const viaApi = await api("GET", `/organizations/${org}/badge_templates/${templateId}`, auth);
+  t.match(viaApi.body.data, {
+    name: `Welding ${HOSTILE}`,
+    state: "active",
+    skills: ["welding", "safety"],
+    criteria_url: "https://criteria.example/welding",
+    alignments: [{ name: "ESCO welding", url: "https://esco.example/s/1", description: "Join metal" }],
+    image_url: stored,
+  });
+
+  // A badge issued over REST shows the uploaded image on its public page.
+  const issued = await api("POST", `/organizations/${org}/badges`, auth, issueBody(templateId));
+  t.equal(issued.status, 201);
+  await trpc(laurel, "badges.accept", { badge_id: issued.body.data.id });
+  const badgePage = await page.context().newPage();
+  await badgePage.goto(issued.body.data.badge_url);
+  t.equal(await badgePage.getAttribute("img.badge-image", "src"), stored, "the badge page shows the stored image");
+  t.ok(
+    await badgePage.$eval("img.badge-image", (img) => (img as HTMLImageElement).naturalWidth === 96),
+    "and it loads there",
+  );
+  await badgePage.close();
+
+  // Edit: a new name and image; the stored one shows after saving.
+  await page.fill("#tpl-name", "Welding");
+  const next = png(64, 64, [200, 30, 30]);
+  await page.setInputFiles("#tpl-image", { name: "next.png", mimeType: "image/png", buffer: next });
+  await flows.click(page, "Save changes");
+  t.match(await page.textContent("main"), /Template saved/);
+  const nextSha = createHash("sha256").update(next).digest("hex");
+  t.match((await page.getAttribute(".template-current img", "src")) ?? "", new RegExp(`${nextSha}\\.png$`));
+  t.equal(await page.locator("button:has-text('Delete this template')").count(), 0, "it issued a badge: no delete");
+  await flows.click(page, "Archive this template");
+  t.match(await page.textContent("main"), /Template archived/);
+  await flows.click(page, "Unarchive this template");
+  t.match(await page.textContent("main"), /Template unarchived/);
+  const forced = await page.evaluate(async (url) => {
+    const form = await fetch(url);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? "";
+    const res = await fetch(`${url}/delete`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _csrf: csrf }),
+    });
+    return { status: res.status, text: await res.text() };
+  }, page.url().split("?")[0] as string);
+  t.equal(forced.status, 422, "deleting a template that issued a badge is refused");
+  t.match(forced.text, /archive it instead/);
+
+  // A second template, never used: deleted.
+  await page.goto(`${laurel.origin}/console/${org}/templates/new`);
+  await page.fill("#tpl-name", "Spare");
+  await page.fill("#tpl-description", "Never issued");
+  await page.uncheck("input[name=public]");
+  await page.check("input[name=allow_duplicate_badges]");
+  await flows.click(page, "Create template");
+  const spare = await api(
+    "GET",
+    `/organizations/${org}/badge_templates/${page.url().split("/").at(-1)?.split("?")[0]}`,
+    auth,
+  );
+  t.match(spare.body.data, { state: "draft", public: false, allow_duplicate_badges: true, image_url: null });
+  await flows.click(page, "Delete this template");
+  t.match(await page.textContent("main"), /Template deleted/);
+  t.notMatch(await page.textContent("main"), /Spare/, "gone from the list");
+  t.match(await page.textContent("main"), /1 badge issued/, "the list counts the badges issued");
+  await look(t, page, "templates");
+
+  const audit = await laurel.db.all<{ action: string }>(
+    "select action from audit_log where organization_id = ? and action like 'badge_template.%' order by id",
+    [org],
+  );
+  t.same(
+    audit.map((r) => r.action),
+    [
+      "badge_template.created",
+      "badge_template.updated",
+      "badge_template.archived",
+      "badge_template.unarchived",
+      "badge_template.created",
+      "badge_template.deleted",
+    ],
+    "every change is in the audit log",
+  );
+
+  // A viewer reads the list, with no form and no edit link; the forms refuse them.
+  const viewer = await signedIn(org, "viewer@example.org", "viewer");
+  await viewer.goto(`${laurel.origin}/console/${org}/templates`);
+  t.match(await viewer.textContent("main"), /Welding/);
+  t.equal(await viewer.locator("a:has-text('New template')").count(), 0, "no new-template link");
+  t.equal(await viewer.locator(`a[href$='${templateId}']`).count(), 0, "no edit link");
+  t.equal((await viewer.goto(`${laurel.origin}/console/${org}/templates/new`))?.status(), 403);
+  await look(t, viewer, "templates-viewer");
+  await viewer.context().close();
+
+  t.same(dialogs, [], "no dialog fired");
+  await page.context().close();
+});
