@@ -9,7 +9,8 @@
 # console's dashboard of an organization with 1,000,000 badges; prints its figures), employees.ts
 # (employee lists and the CSV import; prints its figures), limits.ts
 # (request limits on and off side by side), replication.ts (R1 against R3 streams on a three-node
-# local cluster). Each full
+# local cluster), scale.ts (relay poll, idle relay, /metrics figures and a filtered walk over
+# 1,000,000 organizations and badges; prints its figures). Each full
 # run writes its section of docs/benchmarks.md. About 5 minutes in all on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +37,7 @@ for _ in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null &&
 export NATS_URL="nats://127.0.0.1:$nats_port"
 # A benchmark that misses a target exits non-zero; the others still run, and the run says which.
 missed=""
-for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console dashboard employees imports limits replication}; do
+for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console dashboard employees imports limits replication scale}; do
   echo "== ops/bench/$bench.ts"
   node "ops/bench/$bench.ts" || missed="$missed $bench"
 done

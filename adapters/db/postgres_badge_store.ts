@@ -1,7 +1,9 @@
 import type { BADGE_LIST, BadgeListQuery, TEMPLATE_LIST } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { BadgeStore, IssueWrites, UserRecord } from "../../core/issuing/mod.ts";
+import { normalizedFilterKey } from "../../core/listing/mod.ts";
 import { batcher } from "../batch/mod.ts";
+import { type BoundedCache, boundedCache } from "../cache/mod.ts";
 import { BADGE_FROM, badgeViewOf, templateFrom, templateViewOf } from "./badge_rows.ts";
 import type { Database } from "./database.ts";
 import { groupedIssueWrites } from "./grouped_issues.ts";
@@ -79,12 +81,55 @@ const count = async (db: Database, sql: string, params: unknown[]): Promise<numb
   return Number(row?.n ?? 0);
 };
 
+/** A count and the organization's change sequence (its events counter) it was taken at. */
+interface CachedCount {
+  seq: number;
+  n: number;
+}
+
+/** The organization's change sequence: every change to its badges records an event in its commit. */
+const changeSeq = (organizationId: string) => ({
+  sql: "coalesce((select total from event_counts where organization_id = ?), 0)",
+  params: [organizationId],
+});
+
+/**
+ * `total_count` of a filtered list, exact and counted at most once per change: the count is cached
+ * per (organization, normalized filter) with the change sequence read in the same statement, so
+ * the same snapshot. A later page reads the sequence alone (one key lookup) and uses the cached
+ * count while it has not moved; any change to the organization moves it and the next page counts.
+ */
+const cachedCount = async (
+  db: Database,
+  cache: BoundedCache<CachedCount>,
+  key: string,
+  organizationId: string,
+  countSql: string,
+  params: unknown[],
+): Promise<number> => {
+  const seq = changeSeq(organizationId);
+  const cached = cache.get(key);
+  if (cached) {
+    const [row] = await db.all<{ seq: string | number }>(`select ${seq.sql} as seq`, seq.params);
+    if (Number(row?.seq ?? 0) === cached.seq) return cached.n;
+  }
+  const [row] = await db.all<{ seq: string | number; n: string | number }>(
+    `select ${seq.sql} as seq, (${countSql}) as n`,
+    [...seq.params, ...params],
+  );
+  const fresh = { seq: Number(row?.seq ?? 0), n: Number(row?.n ?? 0) };
+  cache.set(key, fresh);
+  return fresh.n;
+};
+
 /**
  * The issuing ports on PostgreSQL (or PGlite). Reads join each badge with its template and
  * issuer; writes go through `transaction`, whose `BadgeTx` runs every statement in it (PGlite has
  * one connection).
  */
 export const postgresBadgeStore = (db: Database): BadgeStore => {
+  // Filtered badge counts by (organization, filter); small entries, so many fit.
+  const counts = boundedCache<CachedCount>({ maxEntries: 20_000, maxBytes: 8 * 1024 * 1024, ttlMs: 0 });
   // Appends with no other write in their transaction (notifications, recorded after their mail
   // went out) share one write while another runs; each resolves once its events committed. Events
   // of one organization are one statement, atomic on its own, so the organization's counter is not
@@ -149,7 +194,14 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
            order by ${order}`,
           [...where.params, page.per, page.offset],
         ),
-        count(db, `select count(*)::int as n from ${from} where ${where.sql}`, where.params),
+        cachedCount(
+          db,
+          counts,
+          `${organizationId}\n${normalizedFilterKey(query.filters)}`,
+          organizationId,
+          `select count(*)::int from ${from} where ${where.sql}`,
+          where.params,
+        ),
       ]);
       return { items: items.map(badgeViewOf), total };
     },

@@ -13,13 +13,17 @@ export const EVENTS_CHANNEL = "laurel_events";
  * following `seq` values, in id order: the counter's row lock is held to commit, so numbers are
  * dense and in commit order, and the list endpoint needs neither `count(*)` nor an offset scan. It
  * is the last lock the statement takes. The same statement notifies the relay with the
- * organization's id, which PostgreSQL delivers at commit (once per transaction and organization).
+ * organization's id, which PostgreSQL delivers at commit (once per transaction and organization),
+ * and marks the organization as having unpublished events, so the relay's poll finds it without
+ * reading every organization (migration 027).
  */
 export const appendEventsCtes = (source: string): string => `k as (select count(*) as n from ${source}),
   c as (
     insert into event_counts (organization_id, total) select ?::uuid, k.n from k where k.n > 0
     on conflict (organization_id) do update set total = event_counts.total + excluded.total
     returning organization_id, total
+  ), p as (
+    insert into event_relay_pending (organization_id) select organization_id from c on conflict do nothing
   ), n as (select pg_notify('${EVENTS_CHANNEL}', c.organization_id::text) as notified from c),
   w as (
     insert into events (id, organization_id, event_type, occurred_at, detail, seq)

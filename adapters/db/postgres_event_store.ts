@@ -10,7 +10,7 @@ import type {
 import type { PageRequest } from "../../core/shared/mod.ts";
 import type { Database } from "./database.ts";
 import { type ListTable, listWhere } from "./list_sql.ts";
-import { toDate, toJson, toNumber } from "./sql.ts";
+import { type Queryable, toDate, toJson, toNumber } from "./sql.ts";
 
 interface EventRow {
   id: string;
@@ -90,6 +90,29 @@ export const postgresEventStore = (db: Database): EventStore => ({
 });
 
 /**
+ * Removes the pending mark of organizations whose cursor reached their counter. The counters are
+ * locked `for share` first (in id order, as writers lock them), and read again under the lock: a
+ * writer between its counter update and its commit holds that row, so it commits first and its
+ * new events keep the mark, or it waits for this commit and inserts the mark again.
+ */
+const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors: Map<string, number>) => {
+  const locked = await tx.all<{ organization_id: string; total: string | number }>(
+    `select organization_id, total from event_counts
+     where organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))
+     order by organization_id for share`,
+    [JSON.stringify([...organizations])],
+  );
+  const done = locked
+    .filter((r) => toNumber(r.total) <= (cursors.get(r.organization_id) ?? 0))
+    .map((r) => r.organization_id);
+  if (done.length === 0) return;
+  await tx.run(
+    "delete from event_relay_pending where organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))",
+    [JSON.stringify(done)],
+  );
+};
+
+/**
  * The relay's side of the outbox (migration 005): per organization, the events above its cursor
  * (`event_relay_cursors.published_seq`) and at most its committed `event_counts.total` are
  * unpublished. A batch locks the cursors of organizations with such events (`skip locked`: several
@@ -97,14 +120,14 @@ export const postgresEventStore = (db: Database): EventStore => ({
  * event of each organization, then the second..., so one busy organization cannot starve the
  * others), and moves each cursor past what it took in the transaction that publishes them, which
  * commits only after the bus stored them all. A crash in between publishes them again; the bus drops
- * the copies by msgID within its window, and a later copy finds its delivery already made.
+ * the copies by msgID within its window, and a later copy finds its delivery already made. The
+ * batch that brings a cursor up to its counter removes the organization's pending mark.
  */
 export const postgresOutbox = (db: Database): Outbox => ({
   relayBatch: (limit, publish, organizations) =>
     db.transaction(async (tx) => {
-      // Every organization's counter and cursor are read when no names are given, a cost that grows
-      // with the organizations, so the relay names those its notifications named and looks at all
-      // only now and then (docs/benchmarks.md, figures behind the code).
+      // Without names, the organizations marked pending (migration 027) are read, not every one:
+      // a poll costs what the pending work does, however many organizations there are.
       // `seq` is dense, so an organization's next events are the seq range just above its cursor.
       // Each of the k organizations locked gets a window of limit/k + 1 of them, bounded by range
       // (`upto`, an index condition), so a batch reads at most limit + k rows whatever the
@@ -112,22 +135,33 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // it, once the planner expected 500 organizations it chose a hash join over the whole events
       // table; with an ORDER BY ... LIMIT alone and stale statistics, it read and sorted every
       // pending event of the organization for each batch, a cost that grows with the backlog.
-      const only = organizations
-        ? "and r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))"
-        : "";
-      const rows = await tx.all<OutboxEvent & { seq: string | number }>(
-        `with l as (
-           select r.organization_id, r.published_seq, n.total
+      // The pending path is lateral, each subquery a fence (`for update`, `offset 0`), so it stays
+      // one index probe per marked organization even when the planner, misled by a small or fresh
+      // table's statistics, would hash-join every counter and cursor.
+      const locked = organizations
+        ? `select r.organization_id, r.published_seq, n.total
            from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
-           where n.total > r.published_seq ${only}
+           where r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))
+             and n.total > r.published_seq
            limit ?::int
-           for update of r skip locked
+           for update of r skip locked`
+        : `select r.organization_id, r.published_seq, n.total
+           from event_relay_pending p
+           cross join lateral (
+             select organization_id, published_seq from event_relay_cursors
+             where organization_id = p.organization_id for update skip locked
+           ) r
+           cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
+           where n.total > r.published_seq
+           limit ?::int`;
+      const rows = await tx.all<OutboxEvent & { seq: string | number; total: string | number }>(
+        `with l as (${locked}
          ), c as (
-           select organization_id, published_seq,
+           select organization_id, published_seq, total,
              least(total, published_seq + ?::int / count(*) over () + 1) as upto
            from l
          )
-         select e.id, e.organization_id, e.event_type, e.occurred_at, e.seq
+         select e.id, e.organization_id, e.event_type, e.occurred_at, e.seq, c.total
          from c cross join lateral (
            select id, organization_id, event_type, occurred_at, seq from events
            where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
@@ -139,8 +173,12 @@ export const postgresOutbox = (db: Database): Outbox => ({
       );
       if (rows.length === 0) return 0;
       const cursors = new Map<string, number>();
+      /** Organizations whose cursor reaches the counter as read: their pending mark may go. */
+      const caughtUp = new Set<string>();
       const events = rows.map((r) => {
         cursors.set(r.organization_id, toNumber(r.seq));
+        if (toNumber(r.seq) >= toNumber(r.total)) caughtUp.add(r.organization_id);
+        else caughtUp.delete(r.organization_id);
         return {
           id: r.id,
           organization_id: r.organization_id,
@@ -155,19 +193,35 @@ export const postgresOutbox = (db: Database): Outbox => ({
          where r.organization_id = v.organization_id`,
         [JSON.stringify([...cursors].map(([organization_id, seq]) => ({ organization_id, seq })))],
       );
+      await tx.run("update event_relay_published set total = total + ?::bigint where slot = pg_backend_pid() % 16", [
+        events.length,
+      ]);
+      if (caughtUp.size > 0) await unmarkCaughtUp(tx, caughtUp, cursors);
       return events.length;
     }),
 });
 
-/** Figures for /metrics that only the database knows, each one cheap (no scan of the history). */
+/**
+ * The backlog of the organizations marked pending: the only ones with unpublished events, so the
+ * sum reads as many rows as there is pending work.
+ */
+const UNPUBLISHED = `select coalesce(sum(n.total - r.published_seq), 0) from event_relay_pending p
+  join event_counts n on n.organization_id = p.organization_id
+  join event_relay_cursors r on r.organization_id = p.organization_id`;
+
+/**
+ * Figures for /metrics from counters kept as the work happens (migration 027): events published
+ * (the relay's slots) plus the pending backlog. No scrape reads every organization.
+ */
 export const postgresEventFigures = (db: Database) => ({
   async recordedTotal(): Promise<number> {
-    const rows = await db.all<{ n: string | number | null }>("select sum(total) as n from event_counts");
+    const rows = await db.all<{ n: string | number | null }>(
+      `select (select coalesce(sum(total), 0) from event_relay_published) + (${UNPUBLISHED}) as n`,
+    );
     return toNumber(rows[0]?.n ?? 0);
   },
   async unpublished(): Promise<number> {
-    const rows = await db.all<{ n: string | number }>(`select coalesce(sum(n.total - r.published_seq), 0) as n
-       from event_counts n join event_relay_cursors r on r.organization_id = n.organization_id`);
+    const rows = await db.all<{ n: string | number }>(`select (${UNPUBLISHED}) as n`);
     return toNumber(rows[0]?.n ?? 0);
   },
 });

@@ -2,4 +2,4 @@ export type { ParsedList, ParseOptions } from "./parse.ts";
 export { parseListQuery } from "./parse.ts";
 export { listQuerySchema } from "./schema.ts";
 export type { FilterKind, FilterValue, ListQuery, ListSpec, SortKey } from "./spec.ts";
-export { defineList, filterKeyNames } from "./spec.ts";
+export { defineList, filterKeyNames, normalizedFilterKey } from "./spec.ts";

@@ -52,3 +52,16 @@ export const filterKeyNames = (spec: ListSpec): string[] =>
   Object.entries(spec.filters).flatMap(([key, f]) =>
     (f as FilterKind).kind === "date" ? [`${key}_min`, `${key}_max`] : [key],
   );
+
+/**
+ * The filters as one string that is the same for every spelling of the same filter: keys in order,
+ * a list's values sorted (any of them matches, so their order means nothing). Counts are cached
+ * under it.
+ */
+export const normalizedFilterKey = (filters: Partial<Record<string, FilterValue>>): string =>
+  JSON.stringify(
+    Object.entries(filters)
+      .filter((entry): entry is [string, FilterValue] => entry[1] !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, value]) => [key, value.kind === "values" ? { ...value, values: [...value.values].sort() } : value]),
+  );

@@ -1,0 +1,222 @@
+// Benchmark of the costs that must follow the work, not the number of tenants, over one database
+// holding BENCH_SCALE_ORGS organizations (default 1,000,000, synthetic rows in SQL) whose events are
+// all published but for BENCH_SCALE_PENDING (default 100), and one organization holding
+// BENCH_SCALE_BADGES badges (default 1,000,000):
+//   - relay_poll_ms_p99: one relay batch over the pending work (its publish fails, so the batch rolls
+//     back and every sample sees the same 100 pending organizations); target < 5 ms;
+//   - relay_idle_cpu_percent: one relay with nothing pending, listening for NOTIFY, for
+//     BENCH_SCALE_IDLE_S seconds (default 60): this process's CPU over wall time; target < 1 %;
+//   - metrics_scrape_ms_p99: the two event figures /metrics reads; target < 20 ms;
+//   - filtered_walk_page_ms_p99: pages 2 to 21 of a filter matching 30 % of the badges (300,000 of
+//     1,000,000), five walks of five filters, through the badge store; target < 15 ms.
+// The figures are the adapters' own time (no HTTP hop): what grows with the installation is the
+// SQL. `import_100k_s` and `import_rss_growth_mib` are measured elsewhere and printed as null.
+//
+// Run: BENCH_ONLY=scale npm run bench, or npx node ops/bench/scale.ts with PostgreSQL running (a
+// fresh database beside BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL, dropped afterwards).
+// Prints its figures; the last line is one JSON object. Exits non-zero when a target is missed.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import {
+  appendEvents,
+  listenForEvents,
+  openDatabase,
+  postgresEventFigures,
+  postgresOutbox,
+} from "../../adapters/db/mod.ts";
+import { postgresBadgeStore } from "../../adapters/db/postgres_badge_store.ts";
+import { BADGE_LIST } from "../../core/badges/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
+import { DEFAULT_RELAY_OPTIONS, startOutboxRelay } from "../../workers/outbox_relay.ts";
+import { createBenchDatabase } from "./laurel_process.ts";
+import { machineInfo } from "./lib.ts";
+
+const ORGS = Number(process.env.BENCH_SCALE_ORGS ?? 1_000_000);
+const PENDING = Number(process.env.BENCH_SCALE_PENDING ?? 100);
+const BADGES = Number(process.env.BENCH_SCALE_BADGES ?? 1_000_000);
+const IDLE_S = Number(process.env.BENCH_SCALE_IDLE_S ?? 60);
+const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 200);
+const CHUNK = 100_000;
+const adminUrl =
+  process.env.BENCH_DATABASE_URL ||
+  process.env.DATABASE_URL ||
+  process.env.TEST_DATABASE_URL ||
+  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+const log = (message: string): void => void process.stdout.write(`${message}\n`);
+const now = (): number => performance.now();
+const p99 = (samples: number[]): number => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? Number.NaN;
+};
+const median = (samples: number[]): number =>
+  [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? Number.NaN;
+const round = (n: number): number => Math.round(n * 100) / 100;
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** Idle organizations: one event each, published long ago (counter and cursor at 1). */
+const generateOrganizations = async (client: pg.Client): Promise<void> => {
+  for (let from = 1; from <= ORGS; from += CHUNK) {
+    const to = Math.min(ORGS, from + CHUNK - 1);
+    await client.query(
+      `with o as (
+         insert into organizations (id, name, created_at, updated_at)
+         select gen_random_uuid(), 'Org ' || g, now(), now() from generate_series($1::int, $2::int) g returning id
+       ), r as (insert into event_relay_cursors (organization_id, published_seq) select id, 1 from o)
+       insert into event_counts (organization_id, total) select id, 1 from o`,
+      [from, to],
+    );
+  }
+  await client.query("vacuum analyze organizations, event_counts, event_relay_cursors");
+};
+
+/** One organization's badges, one a minute from 2020-01-01, ids in issue order (as ops/bench/lists.ts). */
+const generateBadges = async (client: pg.Client, organizationId: string, templateId: string): Promise<void> => {
+  for (let from = 1; from <= BADGES; from += CHUNK) {
+    const to = Math.min(BADGES, from + CHUNK - 1);
+    await client.query(
+      `insert into badges (id, organization_id, badge_template_id, state, public, issued_to_first_name,
+         issued_to_last_name, recipient_email, recipient_email_key, exclusive, issued_at, evidence,
+         suppress_badge_notification_email, revocation_reason, recipient_salt, state_updated_at, created_at, updated_at)
+       select (lpad(to_hex((extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(h, 1, 3) || '8' ||
+               substr(h, 4, 15))::uuid,
+         $1::uuid, $2::uuid, (array['pending', 'accepted', 'accepted', 'revoked', 'rejected'])[1 + g % 5], g % 3 <> 0,
+         'Bench', 'Mark' || (g % 1000), 'p' || g || '@bench.example', 'p' || g || '@bench.example', false, ts, '[]'::jsonb,
+         true, case when g % 5 = 3 then 'Bench' end, 'salt', ts, ts, ts
+       from generate_series($3::int, $4::int) g,
+         lateral (select timestamptz '2020-01-01' + g * interval '1 minute' as ts, md5(g::text) as h) x`,
+      [organizationId, templateId, from, to],
+    );
+  }
+  await client.query("vacuum analyze badges");
+};
+
+const main = async (): Promise<number> => {
+  const machine = machineInfo();
+  log("# Laurel benchmark: costs at scale (relay poll, idle relay, /metrics figures, filtered list walk)");
+  log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}`);
+  log(`${ORGS} organizations, ${PENDING} with pending events, ${BADGES} badges`);
+  const database = await createBenchDatabase(adminUrl);
+  const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-scale-"));
+  const db = await openDatabase({ databaseUrl: database.url, dataDir, log: quiet });
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    let at = now();
+    await generateOrganizations(client);
+    log(`organizations generated in ${((now() - at) / 1000).toFixed(1)} s`);
+    const { rows: some } = await client.query<{ id: string }>(
+      "select id from organizations order by id limit $1::int",
+      [PENDING + 1],
+    );
+    const pendingOrgs = some.slice(0, PENDING).map((r) => r.id);
+    const badgeOrg = some[PENDING]?.id as string;
+    for (const organizationId of pendingOrgs) {
+      const events: EventRecord[] = Array.from({ length: 10 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        organization_id: organizationId,
+        event_type: "badge.created",
+        occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+        detail: {},
+      }));
+      await appendEvents(db, events);
+    }
+
+    const outbox = postgresOutbox(db);
+    const figures = postgresEventFigures(db);
+    const refused = new Error("bench: publish refused, the batch rolls back");
+    const poll: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      at = now();
+      await outbox
+        .relayBatch(DEFAULT_RELAY_OPTIONS.batch, async () => {
+          throw refused;
+        })
+        .catch((err) => {
+          if (err !== refused) throw err;
+        });
+      poll.push(now() - at);
+    }
+    const scrape: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      at = now();
+      await Promise.all([figures.recordedTotal(), figures.unpublished()]);
+      scrape.push(now() - at);
+    }
+    log(`pending events: ${await figures.unpublished()}`);
+    while ((await outbox.relayBatch(DEFAULT_RELAY_OPTIONS.batch, async () => {})) > 0);
+
+    const relay = await startOutboxRelay({
+      outbox,
+      publisher: { publish: async () => {} },
+      metrics: { eventsPublished: () => {} } as never,
+      log: quiet,
+      listen: (onNotify) => listenForEvents(db, onNotify, () => {}),
+    });
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+    const cpu = process.cpuUsage(cpuBefore);
+    const idleCpu = ((cpu.user + cpu.system) / 1000 / (now() - wallBefore)) * 100;
+    await relay.stop();
+
+    at = now();
+    const templateId = crypto.randomUUID();
+    await client.query(
+      `insert into badge_templates (id, organization_id, name, description, state, public, allow_duplicate_badges,
+         created_at, updated_at) values ($1, $2, 'Bench', 'Bench', 'active', true, true, now(), now())`,
+      [templateId, badgeOrg],
+    );
+    await generateBadges(client, badgeOrg, templateId);
+    log(`badges generated in ${((now() - at) / 1000).toFixed(1)} s`);
+    const store = postgresBadgeStore(db);
+    const walk: number[] = [];
+    for (let w = 0; w < 5; w++) {
+      // 30 % of the badges, each walk a filter of its own (the first page counts it).
+      const max = new Date(Date.UTC(2020, 0, 1) + (Math.floor(BADGES * 0.3) - w) * 60_000);
+      const query = {
+        filters: { issued_at: { kind: "range" as const, min: null, max } },
+        sort: [...BADGE_LIST.defaultSort],
+        page: 1,
+      };
+      await store.listBadges(badgeOrg, query, { page: 1, per: 50, offset: 0 });
+      for (let page = 2; page <= 21; page++) {
+        at = now();
+        await store.listBadges(badgeOrg, { ...query, page }, { page, per: 50, offset: (page - 1) * 50 });
+        walk.push(now() - at);
+      }
+    }
+
+    log(
+      `medians: relay poll ${round(median(poll))} ms, metrics ${round(median(scrape))} ms, walk page ${round(median(walk))} ms`,
+    );
+    const result = {
+      organizations: ORGS,
+      pending_organizations: PENDING,
+      badges: BADGES,
+      relay_poll_ms_p99: round(p99(poll)),
+      relay_idle_cpu_percent: round(idleCpu),
+      relay_idle_s: IDLE_S,
+      metrics_scrape_ms_p99: round(p99(scrape)),
+      filtered_walk_page_ms_p99: round(p99(walk)),
+      import_100k_s: null,
+      import_rss_growth_mib: null,
+    };
+    const missed =
+      result.relay_poll_ms_p99 >= 5 ||
+      result.relay_idle_cpu_percent >= 1 ||
+      result.metrics_scrape_ms_p99 >= 20 ||
+      result.filtered_walk_page_ms_p99 >= 15;
+    log(JSON.stringify(result));
+    return missed ? 1 : 0;
+  } finally {
+    await client.end();
+    await db.close();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+};
+
+process.exitCode = await main();

@@ -1,0 +1,112 @@
+import t from "tap";
+import type { Database } from "../../adapters/db/mod.ts";
+import { postgresEventFigures, postgresOutbox } from "../../adapters/db/mod.ts";
+import type { Queryable } from "../../adapters/db/sql.ts";
+import { startLaurel } from "../support/laurel.ts";
+import { recordEvents } from "../support/webhooks.ts";
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  Plans?: PlanNode[];
+}
+
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+/**
+ * The relay's poll and the /metrics figures read the pending work only (migration 027): many
+ * organizations whose events are all published cost the poll nothing, and the figures, kept as
+ * events are recorded and published, equal the sums over every organization.
+ */
+t.test("relay poll and figures follow the pending work", async (t) => {
+  const laurel = await startLaurel();
+  t.teardown(() => laurel.close());
+  const figures = postgresEventFigures(laurel.db);
+  const sums = async () => {
+    const [row] = await laurel.db.all<{ total: string; unpublished: string }>(
+      `select coalesce(sum(n.total), 0)::text as total, coalesce(sum(n.total - r.published_seq), 0)::text as unpublished
+       from event_counts n join event_relay_cursors r on r.organization_id = n.organization_id`,
+    );
+    return { total: Number(row?.total), unpublished: Number(row?.unpublished) };
+  };
+  const a = (await laurel.createOrganization("A")).organization.id;
+  const b = (await laurel.createOrganization("B")).organization.id;
+  const base = await sums();
+
+  await t.test("figures equal the sums over every organization as events are recorded and published", async (t) => {
+    await recordEvents(laurel.db, a, 7);
+    await recordEvents(laurel.db, b, 3);
+    t.same({ total: await figures.recordedTotal(), unpublished: await figures.unpublished() }, await sums());
+    t.equal((await sums()).total, base.total + 10);
+    const outbox = postgresOutbox(laurel.db);
+    await outbox.relayBatch(4, async () => {});
+    t.same({ total: await figures.recordedTotal(), unpublished: await figures.unpublished() }, await sums());
+    while ((await outbox.relayBatch(500, async () => {})) > 0);
+    t.same({ total: await figures.recordedTotal(), unpublished: await figures.unpublished() }, await sums());
+    t.equal(await figures.unpublished(), 0);
+    t.same(await laurel.db.all("select organization_id from event_relay_pending"), [], "no organization is marked");
+    await recordEvents(laurel.db, a, 2);
+    t.same(await laurel.db.all("select organization_id::text from event_relay_pending"), [{ organization_id: a }]);
+    t.same({ total: await figures.recordedTotal(), unpublished: await figures.unpublished() }, await sums());
+    while ((await outbox.relayBatch(500, async () => {})) > 0);
+  });
+
+  await t.test("a poll over 5,000 idle organizations reads only the pending ones", async (t) => {
+    // Idle organizations: events recorded long ago, all published.
+    await laurel.db.run(`with o as (
+        insert into organizations (id, name, created_at, updated_at)
+        select gen_random_uuid(), 'idle ' || i, now(), now() from generate_series(1, 5000) i returning id
+      ) insert into event_counts (organization_id, total) select id, 3 from o`);
+    await laurel.db.run("update event_relay_cursors set published_seq = 3 where published_seq = 0");
+    await laurel.db.run("analyze event_counts");
+    await laurel.db.run("analyze event_relay_cursors");
+    const pending = await recordEvents(laurel.db, b, 4);
+    const plans: PlanNode[] = [];
+    const spy = {
+      transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
+        laurel.db.transaction((tx) =>
+          work({
+            all: async <R>(sql: string, params?: readonly unknown[]) => {
+              if (sql.trimStart().startsWith("with l as")) {
+                const [row] = await tx.all<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+                  `explain (analyze, format json) ${sql}`,
+                  params,
+                );
+                const plan = row?.["QUERY PLAN"][0]?.Plan;
+                if (plan) plans.push(plan);
+              }
+              return tx.all<R>(sql, params);
+            },
+            one: (sql, params) => tx.one(sql, params),
+            run: (sql, params) => tx.run(sql, params),
+            prepared: (s, params) => tx.prepared(s, params),
+          }),
+        ),
+    } as unknown as Database;
+    let got: string[] = [];
+    await postgresOutbox(spy).relayBatch(500, async (events) => {
+      got = events.map((e) => e.id);
+    });
+    t.same(
+      got,
+      pending.map((e) => e.id),
+      "the pending events, in order",
+    );
+    const plan = plans[0];
+    if (!plan) throw new Error("the poll ran no statement");
+    const onCounters = nodes(plan).filter(
+      (n) => n["Relation Name"] === "event_counts" || n["Relation Name"] === "event_relay_cursors",
+    );
+    t.ok(onCounters.length >= 2, "the counters and cursors are read");
+    t.same(
+      onCounters.filter((n) => n["Node Type"] === "Seq Scan"),
+      [],
+      "neither counters nor cursors are scanned whole",
+    );
+    const rowsRead = onCounters.reduce((sum, n) => sum + (n["Actual Rows"] ?? 0) * (n["Actual Loops"] ?? 1), 0);
+    t.ok(rowsRead <= 2, `rows of counters and cursors read: ${rowsRead} (one pending organization)`);
+    t.equal(await figures.unpublished(), 0);
+  });
+});
