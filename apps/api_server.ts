@@ -31,7 +31,14 @@ import {
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
-import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
+import {
+  badgeImageBaker,
+  badgeRecords,
+  buildAdminApp,
+  buildRestApp,
+  cachingAuthenticator,
+  storedBadgeImages,
+} from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import { consoleMembers, webPlugin } from "../adapters/web/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
@@ -183,6 +190,17 @@ export const buildApiServer = async (
     ready: health.ready,
     unavailable: isDatabaseUnavailable,
   };
+  const records = badgeRecords({
+    urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3`, publicBase: config.publicUrl },
+    credentials: badgeWiring.badges.credentials,
+    sha256Hex: badgeWiring.badges.sha256Hex,
+  });
+  const bakedImages = badgeImageBaker({
+    records,
+    images: storedBadgeImages(postgresImageStore(db)),
+    // Templates name no stored image yet: every badge shows the default image.
+    storedImageOf: () => null,
+  });
   const web = webPlugin({
     publicUrl: config.publicUrl,
     apiBase: config.baseUrl,
@@ -203,6 +221,7 @@ export const buildApiServer = async (
     mail: { outbox: mailOutbox, newId: uuidv7 },
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
+    bakedImages,
     externalBadges: externalBadges.deps,
     connect: {
       store: connectStore,

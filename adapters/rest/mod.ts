@@ -11,5 +11,23 @@ export { ErrorBody, errorBody, RETRY_AFTER_SECONDS, STATUS_FOR_CODE, UNAVAILABLE
 export type { FreshReads } from "./fresh_reads.ts";
 export { freshReads, sendFreshBody } from "./fresh_reads.ts";
 export { callerOf, guard } from "./guard.ts";
-export type { HostedBroadcast, HostedKind, HostedRecordCache } from "./obi/mod.ts";
-export { hostedRecordCache, invalidatingStore } from "./obi/mod.ts";
+export type {
+  BadgeImageBaker,
+  BadgeImageSource,
+  BakedFormat,
+  BakedReadError,
+  BakedRecord,
+  HostedBroadcast,
+  HostedKind,
+  HostedRecordCache,
+  ImageType,
+} from "./obi/mod.ts";
+export {
+  badgeImageBaker,
+  badgeRecords,
+  hostedRecordCache,
+  IMAGE_CONTENT_TYPE,
+  invalidatingStore,
+  readBaked,
+  storedBadgeImages,
+} from "./obi/mod.ts";

@@ -1,16 +1,21 @@
+import multipart, { type MultipartFile } from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { EarnerAccount } from "../../core/earners/mod.ts";
 import { isCoreError } from "../../core/errors/mod.ts";
 import {
   addExternalBadge,
+  type BakedUpload,
+  bakedBadgeInput,
   type ExternalBadgeDeps,
   type ExternalBadgeOwner,
   type ExternalBadgeReason,
   type ExternalBadgeRecord,
+  MAX_BAKED_IMAGE_BYTES,
   recheckExternalBadge,
   removeExternalBadge,
 } from "../../core/workforce/mod.ts";
+import { readBaked } from "../rest/mod.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
@@ -92,7 +97,17 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
       <textarea id="external-credential" name="credential" rows="3" maxlength="12000" spellcheck="false">${form.credential}</textarea>
       <button type="submit">Add badge</button>
     </form>
+    <form method="post" action="/wallet/external_badges/image" enctype="multipart/form-data" class="stack">${csrfField(frame.csrf)}
+      <label for="external-image">or upload a baked badge image (PNG or SVG carrying its Open Badges 2.0 assertion or 3.0 credential, at most ${MAX_BAKED_IMAGE_BYTES / 1024 / 1024} MiB)</label>
+      <input id="external-image" name="image" type="file" accept="image/png,image/svg+xml,.png,.svg" required />
+      <button type="submit">Add badge from image</button>
+    </form>
   </section>`;
+
+interface UploadedImage {
+  bytes: Buffer;
+  truncated: boolean;
+}
 
 export const ownerOf = (account: EarnerAccount): ExternalBadgeOwner => ({
   userId: account.user.id,
@@ -132,6 +147,36 @@ export const externalBadgeRoutes =
       } catch (err) {
         const { status, message } = refusal(err);
         return showWallet(request, reply, status, { error: message, ...form });
+      }
+    });
+    // The image upload: one file, loaded into memory up to the size limit (a larger one is cut off and
+    // refused on the page, not with a bare 413), beside the form's CSRF field.
+    await app.register(multipart, {
+      attachFieldsToBody: true,
+      throwFileSizeLimit: false,
+      limits: { fileSize: MAX_BAKED_IMAGE_BYTES, files: 1, fields: 4, fieldSize: 1024, parts: 5 },
+      onFile: async (part: MultipartFile) => {
+        const bytes = await part.toBuffer();
+        (part as unknown as { value: UploadedImage }).value = { bytes, truncated: part.file.truncated };
+      },
+    });
+    app.post("/wallet/external_badges/image", async (request, reply) => {
+      if (!request.earner) return signIn(reply);
+      const image = (request.body as { image?: { value?: unknown } } | undefined)?.image?.value as
+        | UploadedImage
+        | undefined;
+      try {
+        const upload: BakedUpload = !image?.bytes
+          ? "not_an_image"
+          : image.truncated
+            ? "too_large"
+            : readBaked(image.bytes);
+        const added = await addExternalBadge(deps, context(), ownerOf(request.earner), bakedBadgeInput(upload));
+        const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
+        return reply.redirect(`/wallet?done=${done}#external`, 303);
+      } catch (err) {
+        const { status, message } = refusal(err);
+        return showWallet(request, reply, status, { error: message, url: "", credential: "" });
       }
     });
     app.post("/wallet/external_badges/:id/remove", async (request, reply) => {

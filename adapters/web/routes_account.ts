@@ -9,6 +9,7 @@ import {
   walletBadges,
 } from "../../core/earners/mod.ts";
 import { isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { bakedImageVisible } from "../../core/obi/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
 import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
@@ -43,7 +44,14 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const showWallet = async (request: FastifyRequest, reply: FastifyReply, status: number, form: ExternalForm) => {
     const account = request.earner as EarnerAccount;
     const connections = await visitConnections(deps.connections, deps.context(), account.user.id);
-    const badges = await walletBadges(deps.earners, account.user.id);
+    const views = await walletBadges(deps.earners, account.user.id);
+    const baker = deps.bakedImages;
+    const badges = await Promise.all(
+      views.map(async (view) => ({
+        view,
+        downloads: baker && bakedImageVisible(view.badge, account.user.id) ? await baker.types(view) : [],
+      })),
+    );
     const frame = { ...kit.frame(request, reply, "Your badges"), noindex: true };
     const notice = noticeOf(request) ?? connectionNotice(request) ?? externalNotice(request);
     const employers = employersSection(frame, connections);

@@ -5,6 +5,7 @@ import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/m
 import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
+import type { BadgeImageBaker } from "../rest/mod.ts";
 import type { ConsoleDeps } from "./console/console_deps.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
@@ -32,6 +33,8 @@ export interface WebDeps {
   connect?: WebConnectDeps;
   /** The organization console; absent: not offered. */
   console?: ConsoleDeps;
+  /** Badge images with their records baked in ("Download image"); absent: not offered. */
+  bakedImages?: BadgeImageBaker;
   /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */
   onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
 }
