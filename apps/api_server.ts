@@ -20,6 +20,7 @@ import {
   postgresConnectStore,
   postgresEarnerStore,
   postgresEmployeeStore,
+  postgresExportStore,
   postgresImageStore,
   postgresInvitationStore,
   postgresMailOutbox,
@@ -31,20 +32,14 @@ import {
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
-import {
-  badgeImageBaker,
-  badgeRecords,
-  buildAdminApp,
-  buildRestApp,
-  cachingAuthenticator,
-  storedBadgeImages,
-} from "../adapters/rest/mod.ts";
+import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
 import { consoleMembers, webPlugin } from "../adapters/web/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
+import { wireBaking } from "./export_wiring.ts";
 import { wireExternalBadges } from "./external_badge_wiring.ts";
 import { healthOf } from "./health.ts";
 import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
@@ -190,17 +185,7 @@ export const buildApiServer = async (
     ready: health.ready,
     unavailable: isDatabaseUnavailable,
   };
-  const records = badgeRecords({
-    urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3`, publicBase: config.publicUrl },
-    credentials: badgeWiring.badges.credentials,
-    sha256Hex: badgeWiring.badges.sha256Hex,
-  });
-  const bakedImages = badgeImageBaker({
-    records,
-    images: storedBadgeImages(postgresImageStore(db)),
-    // Templates name no stored image yet: every badge shows the default image.
-    storedImageOf: () => null,
-  });
+  const { baker: bakedImages } = wireBaking(config, db, badgeWiring.badges.credentials);
   const web = webPlugin({
     publicUrl: config.publicUrl,
     apiBase: config.baseUrl,
@@ -222,6 +207,11 @@ export const buildApiServer = async (
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
     bakedImages,
+    exports: {
+      store: postgresExportStore(db),
+      digest: (token) => createHash("sha256").update(token, "utf8").digest("hex"),
+      equal: secrets.equal,
+    },
     externalBadges: externalBadges.deps,
     connect: {
       store: connectStore,

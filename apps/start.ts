@@ -5,6 +5,7 @@ import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfig } from "./config.ts";
+import { startEarnerExports } from "./export_wiring.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
@@ -56,11 +57,13 @@ let pipeline: WebhookPipeline | undefined;
 let mail: MailPipeline | undefined;
 let reverification: { stop(): Promise<void> } | undefined;
 let retention: { stop(): Promise<void> } | undefined;
+let exportsWriter: { stop(): Promise<void> } | undefined;
 if (config.webhooks.inProcessWorkers) {
   mail = await startMailPipeline(config, db, server.app.log, metrics);
   reverification = startExternalReverification(config, db, server.app.log);
   retention = startRetentionJob(db, server.app.log);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  exportsWriter = await startEarnerExports(config, db, keys, server.app.log);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
     log: server.app.log,
@@ -78,6 +81,7 @@ onShutdown(async () => {
   await pipeline?.stop();
   await mail?.stop();
   await reverification?.stop();
+  await exportsWriter?.stop();
   await retention?.stop();
   await server.close();
   await nc.drain();

@@ -4,6 +4,7 @@ import { connectNats, natsHealthy } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { readConfig } from "./config.ts";
+import { startEarnerExports } from "./export_wiring.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { healthOf, serveOperational } from "./health.ts";
 import { loggerOptions, logUncaught } from "./logger.ts";
@@ -45,6 +46,7 @@ const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
 const mail = await startMailPipeline(config, db, log, registry);
 const reverification = startExternalReverification(config, db, log);
 const retention = startRetentionJob(db, log);
+const exportsWriter = await startEarnerExports(config, db, keys, log);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);
 health.setAccepting(true);
 const metricsServer = config.webhooks.metricsPort
@@ -63,6 +65,7 @@ onShutdown(async () => {
   await mail.stop();
   await reverification.stop();
   await retention.stop();
+  await exportsWriter.stop();
   metricsServer?.close();
   await nc.drain();
   await db.close();

@@ -14,6 +14,7 @@ export { callerOf, guard } from "./guard.ts";
 export type {
   BadgeImageBaker,
   BadgeImageSource,
+  BadgeRecords,
   BakedFormat,
   BakedReadError,
   BakedRecord,

@@ -2,9 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/mod.ts";
+import { loadServerKeys } from "../../adapters/crypto/mod.ts";
 import { type Database, openDatabase } from "../../adapters/db/mod.ts";
 import { type ApiServer, buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
+import { startEarnerExports } from "../../apps/export_wiring.ts";
 import { startMailPipeline } from "../../apps/mail_wiring.ts";
 import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
 
@@ -94,6 +96,9 @@ export const startLaurel = async (
   await server.listen();
   // The mail outbox's sender, as a worker beside the API would run it.
   const mail = await startMailPipeline(config, db, server.app.log, server.metrics);
+  // The earners' exports, written as a worker beside the API would.
+  const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  const exportsWriter = await startEarnerExports(config, db, keys, server.app.log);
   return {
     origin,
     adminOrigin,
@@ -112,6 +117,7 @@ export const startLaurel = async (
       })) as OrganizationWithToken,
     close: async () => {
       await mail.stop();
+      await exportsWriter.stop();
       await server.close();
       await nc.close();
       await db.close();

@@ -19,6 +19,7 @@ import { M20261127019MailNotify } from "./m20261127_019_mail_notify.ts";
 import { M20261127020Members } from "./m20261127_020_members.ts";
 import { M20261127021Images } from "./m20261127_021_images.ts";
 import { M20261127022StatusLists } from "./m20261127_022_status_lists.ts";
+import { M20261127026EarnerExports } from "./m20261127_026_earner_exports.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261127_020_members", class: M20261127020Members },
   { name: "m20261127_021_images", class: M20261127021Images },
   { name: "m20261127_022_status_lists", class: M20261127022StatusLists },
+  { name: "m20261127_026_earner_exports", class: M20261127026EarnerExports },
 ];

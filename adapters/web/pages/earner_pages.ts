@@ -67,7 +67,11 @@ export const walletPage = (
     data.external ?? null,
   );
 
-export const accountPage = (frame: Frame, data: { notice: string | null; error: string | null }, urls: WebUrls) => {
+export const accountPage = (
+  frame: Frame,
+  data: { notice: string | null; error: string | null; exports?: boolean },
+  urls: WebUrls,
+) => {
   const account = frame.viewer as EarnerAccount;
   const { user } = account;
   const profileUrl = urls.profilePage(account.vanity_name ?? user.id);
@@ -109,6 +113,11 @@ export const accountPage = (frame: Frame, data: { notice: string | null; error: 
       </form></section>`,
     html`<section class="card" aria-labelledby="connections-h"><h2 id="connections-h">Connected applications</h2>
       <p><a href="/account/connections">See and remove the applications you gave access to your badges</a></p></section>`,
+    data.exports
+      ? html`<section class="card" aria-labelledby="export-h"><h2 id="export-h">Download everything</h2>
+      <p>A ZIP file of all your badges (each as an image with its Open Badges record baked in, its OB 2.0 assertion and its OB 3.0 credential), your profile and your e-mail addresses. We prepare it in the background and e-mail you a link to it; the link works for 7 days.</p>
+      <form method="post" action="/account/export" class="inline">${csrfField(frame.csrf)}<button type="submit" class="secondary">Prepare my export</button></form></section>`
+      : null,
     html`<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
       <form method="post" action="/sign_out_everywhere" class="inline">${csrfField(frame.csrf)}<button type="submit" class="danger">Sign out everywhere</button></form></section>`,
   );
