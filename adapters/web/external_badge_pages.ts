@@ -1,8 +1,7 @@
-import multipart, { type MultipartFile } from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { EarnerAccount } from "../../core/earners/mod.ts";
-import { isCoreError } from "../../core/errors/mod.ts";
+import { badRequest, isCoreError } from "../../core/errors/mod.ts";
 import {
   addExternalBadge,
   type BakedUpload,
@@ -104,10 +103,8 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
     </form>
   </section>`;
 
-interface UploadedImage {
-  bytes: Buffer;
-  truncated: boolean;
-}
+/** The uploaded file, kept off the enumerable body the form's text checks walk. */
+const UPLOAD = Symbol("uploaded image");
 
 export const ownerOf = (account: EarnerAccount): ExternalBadgeOwner => ({
   userId: account.user.id,
@@ -149,35 +146,47 @@ export const externalBadgeRoutes =
         return showWallet(request, reply, status, { error: message, ...form });
       }
     });
-    // The image upload: one file, loaded into memory up to the size limit (a larger one is cut off and
-    // refused on the page, not with a bare 413), beside the form's CSRF field.
-    await app.register(multipart, {
-      attachFieldsToBody: true,
-      throwFileSizeLimit: false,
-      limits: { fileSize: MAX_BAKED_IMAGE_BYTES, files: 1, fields: 4, fieldSize: 1024, parts: 5 },
-      onFile: async (part: MultipartFile) => {
-        const bytes = await part.toBuffer();
-        (part as unknown as { value: UploadedImage }).value = { bytes, truncated: part.file.truncated };
-      },
-    });
-    app.post("/wallet/external_badges/image", async (request, reply) => {
-      if (!request.earner) return signIn(reply);
-      const image = (request.body as { image?: { value?: unknown } } | undefined)?.image?.value as
-        | UploadedImage
-        | undefined;
-      try {
-        const upload: BakedUpload = !image?.bytes
-          ? "not_an_image"
-          : image.truncated
-            ? "too_large"
-            : readBaked(image.bytes);
-        const added = await addExternalBadge(deps, context(), ownerOf(request.earner), bakedBadgeInput(upload));
-        const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
-        return reply.redirect(`/wallet?done=${done}#external`, 303);
-      } catch (err) {
-        const { status, message } = refusal(err);
-        return showWallet(request, reply, status, { error: message, url: "", credential: "" });
-      }
+    // The image upload is multipart, read by the platform's own parser (the fetch API's FormData),
+    // as the console's image form is. The body may exceed the file limit a little, so a file just
+    // too large is refused on the wallet with the reason rather than by a bare 413.
+    await app.register(async (upload) => {
+      upload.addContentTypeParser(
+        "multipart/form-data",
+        { parseAs: "buffer", bodyLimit: MAX_BAKED_IMAGE_BYTES * 2 },
+        (request, body, done) => {
+          new Request("http://upload.invalid/", {
+            method: "POST",
+            headers: { "content-type": request.headers["content-type"] ?? "" },
+            body: new Uint8Array(body as Buffer),
+          })
+            .formData()
+            .then(async (form) => {
+              const csrf = form.get("_csrf");
+              const file = form.get("image");
+              const parsed: Record<string | symbol, unknown> = { _csrf: typeof csrf === "string" ? csrf : "" };
+              if (file && typeof file !== "string") parsed[UPLOAD] = Buffer.from(await file.arrayBuffer());
+              done(null, parsed);
+            })
+            .catch(() => done(badRequest("The upload could not be read"), undefined));
+        },
+      );
+      upload.post("/wallet/external_badges/image", async (request, reply) => {
+        if (!request.earner) return signIn(reply);
+        const image = (request.body as Record<symbol, Buffer | undefined> | undefined)?.[UPLOAD];
+        try {
+          const upload: BakedUpload = !image?.length
+            ? "not_an_image"
+            : image.length > MAX_BAKED_IMAGE_BYTES
+              ? "too_large"
+              : readBaked(image);
+          const added = await addExternalBadge(deps, context(), ownerOf(request.earner), bakedBadgeInput(upload));
+          const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
+          return reply.redirect(`/wallet?done=${done}#external`, 303);
+        } catch (err) {
+          const { status, message } = refusal(err);
+          return showWallet(request, reply, status, { error: message, url: "", credential: "" });
+        }
+      });
     });
     app.post("/wallet/external_badges/:id/remove", async (request, reply) => {
       const id = uuidParam(request);

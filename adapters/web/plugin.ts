@@ -69,11 +69,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   await app.register(csrf, {
     cookieKey: "laurel_csrf",
     cookieOpts: { httpOnly: true, sameSite: "lax", secure, path: "/", signed: false },
-    // A multipart form's fields arrive as parts: the token is the part's value.
-    getToken: (request) => {
-      const token = (request.body as { _csrf?: string | { value?: unknown } } | undefined)?._csrf;
-      return typeof token === "string" ? token : typeof token?.value === "string" ? token.value : undefined;
-    },
+    getToken: (request) => (request.body as { _csrf?: string } | undefined)?._csrf,
   });
   await app.register(fastifyStatic, {
     root: ASSETS,
