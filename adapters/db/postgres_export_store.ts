@@ -76,13 +76,11 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     return row ? recordOf(row) : null;
   },
   async readChunks(exportId, seq, count) {
-    // As base64 text: a third larger on the wire, where bytea's text form is twice the size. The
-    // download's allocations per byte set how far the API process grows before a collection.
-    const rows = await db.all<{ b64: string }>(
-      "select encode(bytes, 'base64') as b64 from earner_export_chunks where export_id = ? and seq >= ? order by seq limit ?",
+    const rows = await db.all<{ bytes: Buffer | Uint8Array }>(
+      "select bytes from earner_export_chunks where export_id = ? and seq >= ? order by seq limit ?",
       [exportId, seq, count],
     );
-    return rows.map((r) => Buffer.from(r.b64, "base64"));
+    return rows.map((r) => r.bytes);
   },
   async removeExpired(before) {
     return db.run("delete from earner_exports where state = 'ready' and expires_at < ?", [before]);

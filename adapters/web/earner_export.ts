@@ -7,12 +7,7 @@ import { bakedImageVisible } from "../../core/obi/mod.ts";
 import type { BadgeImageBaker, BadgeRecords } from "../rest/mod.ts";
 import { html } from "./html.ts";
 
-/**
- * The ZIP goes to the database in pieces of about this size: neither side holds it whole. Small
- * enough that a piece read back (as text on the wire, then bytes) is a short-lived object the
- * young generation collects at once: large ones would pile up until a full collection, growing the
- * API process by several times the file's size while it streams.
- */
+/** The ZIP goes to the database in pieces of about this size: neither side holds it whole. */
 export const EXPORT_CHUNK_BYTES = 32 * 1024;
 
 export interface ExportWriterDeps {
