@@ -22,6 +22,7 @@ import {
   postgresConnectStore,
   postgresEarnerStore,
   postgresEmployeeStore,
+  postgresExportStore,
   postgresImageStore,
   postgresImportStore,
   postgresInvitationStore,
@@ -41,6 +42,7 @@ import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
 import { wireBadges } from "./badge_wiring.ts";
 import type { Config } from "./config.ts";
+import { wireBaking } from "./export_wiring.ts";
 import { wireExternalBadges } from "./external_badge_wiring.ts";
 import { healthOf } from "./health.ts";
 import { metricsRegistry, registerDatabaseFigures, webhookApiParts } from "./webhook_wiring.ts";
@@ -193,6 +195,7 @@ export const buildApiServer = async (
     ready: health.ready,
     unavailable: isDatabaseUnavailable,
   };
+  const { baker: bakedImages } = wireBaking(config, db, badgeWiring.badges.credentials);
   const web = webPlugin({
     publicUrl: config.publicUrl,
     apiBase: config.baseUrl,
@@ -213,6 +216,12 @@ export const buildApiServer = async (
     mail: { outbox: mailOutbox, newId: uuidv7 },
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
+    bakedImages,
+    exports: {
+      store: postgresExportStore(db),
+      digest: (token) => createHash("sha256").update(token, "utf8").digest("hex"),
+      equal: secrets.equal,
+    },
     externalBadges: externalBadges.deps,
     connect: {
       store: connectStore,

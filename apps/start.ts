@@ -5,6 +5,7 @@ import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfigOrExit } from "./config.ts";
+import { startEarnerExports } from "./export_wiring.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { startImportJob } from "./import_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
@@ -59,12 +60,14 @@ let mail: MailPipeline | undefined;
 let reverification: { stop(): Promise<void> } | undefined;
 let retention: { stop(): Promise<void> } | undefined;
 let imports: { stop(): Promise<void> } | undefined;
+let exportsWriter: { stop(): Promise<void> } | undefined;
 if (config.webhooks.inProcessWorkers) {
   mail = await startMailPipeline(config, db, server.app.log, metrics);
   reverification = startExternalReverification(config, db, server.app.log);
   retention = startRetentionJob(db, server.app.log);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   imports = await startImportJob(config, db, keys, server.app.log);
+  exportsWriter = await startEarnerExports(config, db, keys, server.app.log);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
     log: server.app.log,
@@ -82,6 +85,7 @@ onShutdown(async () => {
   await pipeline?.stop();
   await mail?.stop();
   await reverification?.stop();
+  await exportsWriter?.stop();
   await retention?.stop();
   await imports?.stop();
   await server.close();

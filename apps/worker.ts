@@ -4,6 +4,7 @@ import { connectNats, natsHealthy } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { readConfigOrExit } from "./config.ts";
+import { startEarnerExports } from "./export_wiring.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { healthOf, serveOperational } from "./health.ts";
 import { startImportJob } from "./import_wiring.ts";
@@ -47,6 +48,7 @@ const mail = await startMailPipeline(config, db, log, registry);
 const reverification = startExternalReverification(config, db, log);
 const retention = startRetentionJob(db, log);
 const imports = await startImportJob(config, db, keys, log);
+const exportsWriter = await startEarnerExports(config, db, keys, log);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);
 health.setAccepting(true);
 const metricsServer = config.webhooks.metricsPort
@@ -66,6 +68,7 @@ onShutdown(async () => {
   await reverification.stop();
   await retention.stop();
   await imports.stop();
+  await exportsWriter.stop();
   metricsServer?.close();
   await nc.drain();
   await db.close();

@@ -1,3 +1,5 @@
+export type { EarnerExporter } from "./earner_exporter.ts";
+export { startEarnerExporter } from "./earner_exporter.ts";
 export type { ExternalReverifier, ExternalReverifierOptions } from "./external_reverifier.ts";
 export { startExternalReverifier } from "./external_reverifier.ts";
 export type { ImportWorkerDeps, ImportWorkerOptions } from "./import_worker.ts";

@@ -22,6 +22,7 @@ export { postgresEarnerStore } from "./postgres_earner_store.ts";
 export { postgresEmployeeStore, postgresInvitationStore } from "./postgres_employee_store.ts";
 export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
+export { postgresExportStore } from "./postgres_export_store.ts";
 export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
 export { type ImageStore, postgresImageStore } from "./postgres_image_store.ts";
 export { postgresImportStore } from "./postgres_import_store.ts";

@@ -13,5 +13,24 @@ export { freshReads, sendFreshBody } from "./fresh_reads.ts";
 export { callerOf, guard } from "./guard.ts";
 export type { ImageUploads, MultipartForm } from "./image_uploads.ts";
 export { decodeImageDataUri, readMultipart, storeImage } from "./image_uploads.ts";
-export type { HostedBroadcast, HostedKind, HostedRecordCache } from "./obi/mod.ts";
-export { hostedRecordCache, invalidatingStore } from "./obi/mod.ts";
+export type {
+  BadgeImageBaker,
+  BadgeImageSource,
+  BadgeRecords,
+  BakedFormat,
+  BakedReadError,
+  BakedRecord,
+  HostedBroadcast,
+  HostedKind,
+  HostedRecordCache,
+  ImageType,
+} from "./obi/mod.ts";
+export {
+  badgeImageBaker,
+  badgeRecords,
+  hostedRecordCache,
+  IMAGE_CONTENT_TYPE,
+  invalidatingStore,
+  readBaked,
+  storedBadgeImages,
+} from "./obi/mod.ts";

@@ -1,16 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { EarnerAccount } from "../../core/earners/mod.ts";
-import { isCoreError } from "../../core/errors/mod.ts";
+import { badRequest, isCoreError } from "../../core/errors/mod.ts";
 import {
   addExternalBadge,
+  type BakedUpload,
+  bakedBadgeInput,
   type ExternalBadgeDeps,
   type ExternalBadgeOwner,
   type ExternalBadgeReason,
   type ExternalBadgeRecord,
+  MAX_BAKED_IMAGE_BYTES,
   recheckExternalBadge,
   removeExternalBadge,
 } from "../../core/workforce/mod.ts";
+import { readBaked } from "../rest/mod.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
@@ -92,7 +96,15 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
       <textarea id="external-credential" name="credential" rows="3" maxlength="12000" spellcheck="false">${form.credential}</textarea>
       <button type="submit">Add badge</button>
     </form>
+    <form method="post" action="/wallet/external_badges/image" enctype="multipart/form-data" class="stack">${csrfField(frame.csrf)}
+      <label for="external-image">or upload a baked badge image (PNG or SVG carrying its Open Badges 2.0 assertion or 3.0 credential, at most ${MAX_BAKED_IMAGE_BYTES / 1024 / 1024} MiB)</label>
+      <input id="external-image" name="image" type="file" accept="image/png,image/svg+xml,.png,.svg" required />
+      <button type="submit">Add badge from image</button>
+    </form>
   </section>`;
+
+/** The uploaded file, kept off the enumerable body the form's text checks walk. */
+const UPLOAD = Symbol("uploaded image");
 
 export const ownerOf = (account: EarnerAccount): ExternalBadgeOwner => ({
   userId: account.user.id,
@@ -133,6 +145,48 @@ export const externalBadgeRoutes =
         const { status, message } = refusal(err);
         return showWallet(request, reply, status, { error: message, ...form });
       }
+    });
+    // The image upload is multipart, read by the platform's own parser (the fetch API's FormData),
+    // as the console's image form is. The body may exceed the file limit a little, so a file just
+    // too large is refused on the wallet with the reason rather than by a bare 413.
+    await app.register(async (upload) => {
+      upload.addContentTypeParser(
+        "multipart/form-data",
+        { parseAs: "buffer", bodyLimit: MAX_BAKED_IMAGE_BYTES * 2 },
+        (request, body, done) => {
+          new Request("http://upload.invalid/", {
+            method: "POST",
+            headers: { "content-type": request.headers["content-type"] ?? "" },
+            body: new Uint8Array(body as Buffer),
+          })
+            .formData()
+            .then(async (form) => {
+              const csrf = form.get("_csrf");
+              const file = form.get("image");
+              const parsed: Record<string | symbol, unknown> = { _csrf: typeof csrf === "string" ? csrf : "" };
+              if (file && typeof file !== "string") parsed[UPLOAD] = Buffer.from(await file.arrayBuffer());
+              done(null, parsed);
+            })
+            .catch(() => done(badRequest("The upload could not be read"), undefined));
+        },
+      );
+      upload.post("/wallet/external_badges/image", async (request, reply) => {
+        if (!request.earner) return signIn(reply);
+        const image = (request.body as Record<symbol, Buffer | undefined> | undefined)?.[UPLOAD];
+        try {
+          const upload: BakedUpload = !image?.length
+            ? "not_an_image"
+            : image.length > MAX_BAKED_IMAGE_BYTES
+              ? "too_large"
+              : readBaked(image);
+          const added = await addExternalBadge(deps, context(), ownerOf(request.earner), bakedBadgeInput(upload));
+          const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
+          return reply.redirect(`/wallet?done=${done}#external`, 303);
+        } catch (err) {
+          const { status, message } = refusal(err);
+          return showWallet(request, reply, status, { error: message, url: "", credential: "" });
+        }
+      });
     });
     app.post("/wallet/external_badges/:id/remove", async (request, reply) => {
       const id = uuidParam(request);

@@ -1,4 +1,5 @@
 export { consoleMembers } from "./console/members_port.ts";
+export { exportLink, writeEarnerExport } from "./earner_export.ts";
 export { renderPage, safeUrl } from "./html.ts";
 export { badgePage } from "./pages/badge_page.ts";
 export { SESSION_COOKIE, webPlugin } from "./plugin.ts";

@@ -16,6 +16,7 @@ import { renderPage } from "./html.ts";
 import { type Frame, messagePage } from "./layout.ts";
 import { pageCache } from "./page_cache.ts";
 import { accountRoutes } from "./routes_account.ts";
+import { bakedImageRoutes } from "./routes_baked_images.ts";
 import { connectRoutes } from "./routes_connect.ts";
 import { publicRoutes, VERIFY_EMAIL } from "./routes_public.ts";
 import { signInRoutes } from "./routes_sign_in.ts";
@@ -179,6 +180,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   });
 
   await app.register(publicRoutes(kit));
+  if (deps.bakedImages) await app.register(bakedImageRoutes(kit, deps.bakedImages));
   await app.register(signInRoutes(kit));
   await app.register(accountRoutes(kit));
   await app.register(employerRoutes(kit));

@@ -1,19 +1,24 @@
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   type EarnerAccount,
+  exportForLink,
   isEmailAddress,
   removeEmail,
+  requestExport,
   requestLink,
   updateName,
   updateProfile,
   walletBadges,
 } from "../../core/earners/mod.ts";
 import { isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { bakedImageVisible } from "../../core/obi/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
 import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
+import { messagePage } from "./layout.ts";
 import { accountPage, walletPage } from "./pages/earner_pages.ts";
-import { field, noticeOf } from "./routes_public.ts";
+import { field, noticeOf, uuidParam } from "./routes_public.ts";
 import type { WebKit } from "./web_deps.ts";
 
 const ACCOUNT_NOTICES: Record<string, string> = {
@@ -24,7 +29,11 @@ const ACCOUNT_NOTICES: Record<string, string> = {
   email_removed: "Address removed.",
   email_confirmed: "Address confirmed.",
   merged: "Accounts merged: the other account's badges and addresses are now here.",
+  export_requested:
+    "We are putting your badges and profile together. We will e-mail you a download link when the file is ready.",
 };
+
+const CHUNKS_PER_READ = 16;
 
 export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const { deps, urls } = kit;
@@ -43,7 +52,14 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const showWallet = async (request: FastifyRequest, reply: FastifyReply, status: number, form: ExternalForm) => {
     const account = request.earner as EarnerAccount;
     const connections = await visitConnections(deps.connections, deps.context(), account.user.id);
-    const badges = await walletBadges(deps.earners, account.user.id);
+    const views = await walletBadges(deps.earners, account.user.id);
+    const baker = deps.bakedImages;
+    const badges = await Promise.all(
+      views.map(async (view) => ({
+        view,
+        downloads: baker && bakedImageVisible(view.badge, account.user.id) ? await baker.types(view) : [],
+      })),
+    );
     const frame = { ...kit.frame(request, reply, "Your badges"), noindex: true };
     const notice = noticeOf(request) ?? connectionNotice(request) ?? externalNotice(request);
     const employers = employersSection(frame, connections);
@@ -62,7 +78,12 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const showAccount = (request: FastifyRequest, reply: FastifyReply, status: number, error: string | null) => {
     const done = (request.query as { done?: string }).done ?? "";
     const notice = ACCOUNT_NOTICES[done] ?? null;
-    return kit.page(reply, status, accountPage(kit.frame(request, reply, "Your account"), { notice, error }, urls));
+    const exports = deps.exports !== undefined;
+    return kit.page(
+      reply,
+      status,
+      accountPage(kit.frame(request, reply, "Your account"), { notice, error, exports }, urls),
+    );
   };
 
   app.get("/account", async (request, reply) => {
@@ -136,6 +157,53 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       return "email_removed";
     }),
   );
+  const exports = deps.exports;
+  if (exports) {
+    app.post(
+      "/account/export",
+      form(async (account) => {
+        await requestExport(exports, deps.context(), account.user.id);
+        return "export_requested";
+      }),
+    );
+    // The mailed link: its token is the key (no session needed, as from another device); the file
+    // streams from its stored chunks, so the process holds one chunk at a time.
+    app.get("/account/export/:id", async (request, reply) => {
+      const id = uuidParam(request);
+      const token = (request.query as { token?: unknown }).token;
+      const found = await exportForLink(
+        exports,
+        id,
+        typeof token === "string" ? token.slice(0, 200) : "",
+        deps.clock(),
+      );
+      if (found === "expired") {
+        const frame = { ...kit.frame(request, reply, "Link expired"), noindex: true };
+        return kit.page(
+          reply,
+          410,
+          messagePage(frame, "This download link has expired", [
+            "Links to an export work for 7 days. Ask for a new export on your account page.",
+          ]),
+        );
+      }
+      async function* chunks() {
+        // A few chunks per round trip; the response's backpressure paces the reads.
+        for (let seq = 0; ; seq += CHUNKS_PER_READ) {
+          const read = (await exports?.store.readChunks(id, seq, CHUNKS_PER_READ)) ?? [];
+          yield* read;
+          if (read.length < CHUNKS_PER_READ) return;
+        }
+      }
+      const day = found.created_at.toISOString().slice(0, 10);
+      return reply
+        .header("cache-control", "private, no-store")
+        .header("content-disposition", `attachment; filename="laurel-export-${day}.zip"`)
+        .header("content-length", String(found.size_bytes ?? 0))
+        .type("application/zip")
+        .send(Readable.from(chunks(), { objectMode: false }));
+    });
+  }
   app.post(
     "/account/merge",
     form(async (account, request) => {

@@ -12,7 +12,7 @@ import {
 } from "../../core/earners/mod.ts";
 import { notFound } from "../../core/errors/mod.ts";
 import type { BadgeView } from "../../core/issuing/mod.ts";
-import { recipientHashInput } from "../../core/obi/mod.ts";
+import { bakedImageVisible, recipientHashInput } from "../../core/obi/mod.ts";
 import { renderPage, safeUrl } from "./html.ts";
 import type { Frame } from "./layout.ts";
 import { type BadgePageData, badgePage } from "./pages/badge_page.ts";
@@ -66,6 +66,10 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     };
   };
 
+  /** The image types "Download image" offers this viewer. */
+  const downloads = async (view: BadgeView, viewerId: string | null): Promise<("png" | "svg")[]> =>
+    deps.bakedImages && bakedImageVisible(view.badge, viewerId) ? deps.bakedImages.types(view) : [];
+
   const showBadge = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -75,7 +79,14 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     const view = await badgeForPage(deps.earners, id, request.earner?.user.id ?? null);
     const now = deps.clock();
     const frame = badgeFrame(view, kit.frame(request, reply, view.template.name));
-    const data = { view, now, checks: verifyChecks(view, now), emailCheck, notice: noticeOf(request) };
+    const data = {
+      view,
+      now,
+      checks: verifyChecks(view, now),
+      emailCheck,
+      notice: noticeOf(request),
+      downloads: await downloads(view, request.earner?.user.id ?? null),
+    };
     return kit.page(reply, 200, badgePage(frame, data, urls));
   };
 
@@ -87,7 +98,14 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       return { status: 404, body: Buffer.from(page) };
     }
     const frame = badgeFrame(view, { title: view.template.name, viewer: null, csrf: null });
-    const data = { view, now, checks: verifyChecks(view, now), emailCheck: null, notice: null };
+    const data = {
+      view,
+      now,
+      checks: verifyChecks(view, now),
+      emailCheck: null,
+      notice: null,
+      downloads: await downloads(view, null),
+    };
     return { status: 200, body: Buffer.from(renderPage(badgePage(frame, data, urls))) };
   };
 

@@ -8,6 +8,8 @@ export interface WebUrls {
   assertion(id: string): string;
   credential(id: string): string;
   defaultImage: string;
+  /** The badge's image with its OB 2.0 assertion (or, `ob3`, its OB 3.0 credential) baked in. */
+  bakedImage(id: string, type: "png" | "svg", format?: "ob3"): string;
   signInLink(token: string): string;
 }
 
@@ -20,5 +22,6 @@ export const webUrls = (publicUrl: string, apiBase: string): WebUrls => ({
   assertion: (id) => `${apiBase}/obi/v2/badge_assertions/${id}`,
   credential: (id) => `${apiBase}/obi/v3/credentials/${id}`,
   defaultImage: `${apiBase}/obi/v2/images/default_badge.svg`,
+  bakedImage: (id, type, format) => `/badges/${id}/image.${type}${format ? `?record=${format}` : ""}`,
   signInLink: (token) => `${publicUrl}/sign_in/link?token=${encodeURIComponent(token)}`,
 });

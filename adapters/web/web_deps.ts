@@ -2,9 +2,10 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { ConnectStore } from "../../core/connect/mod.ts";
 import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/mod.ts";
-import type { EarnerContext, EarnerDeps } from "../../core/earners/mod.ts";
+import type { EarnerContext, EarnerDeps, ExportDeps } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
+import type { BadgeImageBaker } from "../rest/mod.ts";
 import type { ConsoleDeps } from "./console/console_deps.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
@@ -32,6 +33,10 @@ export interface WebDeps {
   connect?: WebConnectDeps;
   /** The organization console; absent: not offered. */
   console?: ConsoleDeps;
+  /** Badge images with their records baked in ("Download image"); absent: not offered. */
+  bakedImages?: BadgeImageBaker;
+  /** The earner's export ("Download everything"), written by the workers; absent: not offered. */
+  exports?: ExportDeps;
   /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */
   onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
 }

@@ -11,6 +11,15 @@ export {
   walletBadges,
 } from "./account.ts";
 export type { EarnerContext, EarnerDeps } from "./context.ts";
+export type { EarnerExportRecord, ExportDeps, ExportState, ExportStore } from "./exports.ts";
+export {
+  EXPORT_LEASE_MS,
+  EXPORT_LINK_TTL_MS,
+  EXPORT_MAX_ATTEMPTS,
+  exportExpiry,
+  exportForLink,
+  requestExport,
+} from "./exports.ts";
 export type {
   AccountMerge,
   AccountStore,

@@ -37,4 +37,4 @@ export {
 export type { OpenBadgeCredentialPayload, V3Urls } from "./v3_credential.ts";
 export { credentialUrl, openBadgeCredentialPayload } from "./v3_credential.ts";
 export type { ObiVisibility } from "./visibility.ts";
-export { OBI_VISIBILITY, obiTemplateVisibility, obiVisibility } from "./visibility.ts";
+export { bakedImageVisible, OBI_VISIBILITY, obiTemplateVisibility, obiVisibility } from "./visibility.ts";

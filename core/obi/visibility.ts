@@ -33,3 +33,16 @@ export const obiVisibility = (badge: { state: BadgeState; public: boolean }): Ob
  */
 export const obiTemplateVisibility = (state: TemplateState): ObiVisibility =>
   state === "draft" ? "not_found" : "served";
+
+/**
+ * Whether a baked image (the badge's image carrying its records) is offered to a viewer: as the
+ * hosted records are, to anyone; and a private badge's to its earner alone, who may still carry
+ * it elsewhere. A revoked, pending or rejected badge has no record worth carrying: none.
+ */
+export const bakedImageVisible = (
+  badge: { state: BadgeState; public: boolean; user_id: string | null },
+  viewerId: string | null,
+): boolean => {
+  if (badge.state !== "accepted" && badge.state !== "replaced") return false;
+  return badge.public || (viewerId !== null && badge.user_id === viewerId);
+};

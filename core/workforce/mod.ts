@@ -1,3 +1,5 @@
+export type { BakedUpload } from "./baked_badges.ts";
+export { bakedBadgeInput, MAX_BAKED_IMAGE_BYTES } from "./baked_badges.ts";
 export type { ConnectionAction, ConnectionChange, ConnectionFields } from "./connection.ts";
 export {
   associatesWith,

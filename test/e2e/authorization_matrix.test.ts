@@ -112,6 +112,9 @@ const TABLE: Record<string, Row> = {
   "GET /sign_in/link": PUBLIC,
   "GET /badges/:id": PUBLIC,
   "GET /badges/:id/accept": PUBLIC,
+  /** Baked images: as public as the badge's hosted records, a private one to its earner. */
+  "GET /badges/:id/image.png": PUBLIC,
+  "GET /badges/:id/image.svg": PUBLIC,
   "POST /badges/:id/verify_email": PUBLIC,
   "GET /organizations/:id": PUBLIC,
   "GET /users/:who": PUBLIC,
@@ -120,6 +123,7 @@ const TABLE: Record<string, Row> = {
   "POST /wallet/employers/:id/reject": NOBODY,
   "POST /wallet/employers/:id/disconnect": NOBODY,
   "POST /wallet/external_badges": NOBODY,
+  "POST /wallet/external_badges/image": NOBODY,
   "POST /wallet/external_badges/:id/remove": NOBODY,
   "POST /wallet/external_badges/:id/check": NOBODY,
   "GET /account": SESSION,
@@ -139,6 +143,9 @@ const TABLE: Record<string, Row> = {
   "POST /account/emails/remove": NOBODY,
   "POST /account/profile": NOBODY,
   "POST /account/merge": NOBODY,
+  "POST /account/export": NOBODY,
+  /** A mailed export link: its token is the key (wrong or none: 404; expired: 410). */
+  "GET /account/export/:id": PUBLIC,
   /** The organization console: a member's session only (its own table: console_authorization.test.ts). */
   "GET /console": SESSION,
   "GET /console/:org": SESSION,

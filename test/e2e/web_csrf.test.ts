@@ -37,8 +37,11 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /account/emails": FORM(422),
   "POST /account/emails/remove": FORM(404),
   "POST /account/merge": FORM(422),
+  "POST /account/export": FORM(303),
   "POST /account/connections/:grant_id/remove": FORM(303),
   "POST /wallet/external_badges": FORM(422),
+  // A form without the file (sent here as urlencoded) is refused on the wallet: no image.
+  "POST /wallet/external_badges/image": FORM(422),
   "POST /wallet/external_badges/:id/remove": FORM(404),
   "POST /wallet/external_badges/:id/check": FORM(404),
   "POST /wallet/employers/:id/accept": FORM(404),

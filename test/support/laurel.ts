@@ -6,6 +6,7 @@ import { loadServerKeys } from "../../adapters/crypto/mod.ts";
 import { type Database, openDatabase } from "../../adapters/db/mod.ts";
 import { type ApiServer, buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
+import { startEarnerExports } from "../../apps/export_wiring.ts";
 import { startImportJob } from "../../apps/import_wiring.ts";
 import { startMailPipeline } from "../../apps/mail_wiring.ts";
 import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
@@ -98,14 +99,10 @@ export const startLaurel = async (
   await server.listen();
   // The mail outbox's sender, as a worker beside the API would run it.
   const mail = await startMailPipeline(config, db, server.app.log, server.metrics);
-  const imports = opts.importWorker
-    ? await startImportJob(
-        config,
-        db,
-        loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir),
-        server.app.log,
-      )
-    : null;
+  // The earners' exports, written as a worker beside the API would.
+  const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  const exportsWriter = await startEarnerExports(config, db, keys, server.app.log);
+  const imports = opts.importWorker ? await startImportJob(config, db, keys, server.app.log) : null;
   return {
     origin,
     adminOrigin,
@@ -125,6 +122,7 @@ export const startLaurel = async (
     close: async () => {
       await imports?.stop();
       await mail.stop();
+      await exportsWriter.stop();
       await server.close();
       await nc.close();
       await db.close();

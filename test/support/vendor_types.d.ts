@@ -7,3 +7,8 @@ declare module "@digitalbazaar/vc-bitstring-status-list" {
     getStatus(index: number): boolean;
   }
 }
+
+declare module "png-chunks-extract" {
+  /** The chunks of a PNG, in order; throws on a bad signature or CRC. */
+  export default function extract(data: Uint8Array): { name: string; data: Uint8Array }[];
+}

@@ -58,7 +58,7 @@ t.test("hostile values render as text, javascript: URLs as no link", async (t) =
   const out = renderPage(
     badgePage(
       { title: "t", viewer: null, csrf: "c" },
-      { view, now, checks: [], emailCheck: null, notice: null },
+      { view, now, checks: [], emailCheck: null, notice: null, downloads: [] },
       webUrls("https://laurel.example", "https://laurel.example/v1"),
     ),
   );

@@ -22,6 +22,7 @@ import { M20261127022StatusLists } from "./m20261127_022_status_lists.ts";
 import { M20261127023TemplateImages } from "./m20261127_023_template_images.ts";
 import { M20261127024Imports } from "./m20261127_024_imports.ts";
 import { M20261127025BadgeCounters } from "./m20261127_025_badge_counters.ts";
+import { M20261127026EarnerExports } from "./m20261127_026_earner_exports.ts";
 import { M20261127027RelayPending } from "./m20261127_027_relay_pending.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
@@ -49,5 +50,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261127_023_template_images", class: M20261127023TemplateImages },
   { name: "m20261127_024_imports", class: M20261127024Imports },
   { name: "m20261127_025_badge_counters", class: M20261127025BadgeCounters },
+  { name: "m20261127_026_earner_exports", class: M20261127026EarnerExports },
   { name: "m20261127_027_relay_pending", class: M20261127027RelayPending },
 ];

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * The image of a badge class whose template has none: OB 2.0 requires a BadgeClass image, and a
  * verifier fetches it, so it is served by Laurel itself (a plain laurel wreath, SVG).
@@ -19,3 +21,9 @@ export const DEFAULT_BADGE_IMAGE_SVG = Buffer.from(
 `,
   "utf8",
 );
+
+/**
+ * The same image as a 200×200 PNG (rendered from the SVG above): backpacks import baked PNGs
+ * more widely than SVGs, so a badge with the default image is offered as both.
+ */
+export const DEFAULT_BADGE_IMAGE_PNG = readFileSync(new URL("./default_badge_image.png", import.meta.url));

@@ -5,7 +5,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import {
   AssertionDocumentSchema,
-  assertionDocument,
   BadgeClassDocumentSchema,
   badgeClassDocument,
   credentialUrl,
@@ -15,9 +14,7 @@ import {
   type ObiUrls,
   obiTemplateVisibility,
   obiVisibility,
-  openBadgeCredentialPayload,
   RevokedAssertionDocumentSchema,
-  recipientHashInput,
   revokedAssertionDocument,
   statusListBits,
   statusListCredentialPayload,
@@ -26,6 +23,7 @@ import {
 import type { RestDeps } from "../deps.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import {
+  badgeRecords,
   DEFAULT_BADGE_IMAGE_SVG,
   type HostedEntry,
   type HostedKind,
@@ -157,17 +155,15 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
   const urls: ObiUrls = { obiBase: `${deps.baseUrl}/obi/v2`, publicBase: issuing.urls.publicBase };
   const v3Base = `${deps.baseUrl}/obi/v3`;
   const defaultImageUrl = `${urls.obiBase}/images/default_badge.svg`;
-  const recipientHex = (email: string, salt: string) => sha256Hex(recipientHashInput(email, salt));
+  const records = badgeRecords({ urls: { ...urls, v3Base }, credentials, sha256Hex });
 
   const RENDER: Record<HostedKind, (id: string) => Promise<Rendered>> = {
     async assertion(id) {
       const view = await issuing.store.getBadge(null, id);
       if (!view) return missing("Badge assertion");
       switch (obiVisibility(view.badge)) {
-        case "served": {
-          const hex = recipientHex(view.badge.recipient_email, view.badge.recipient_salt);
-          return { status: 200, body: jsonBytes(assertionDocument(view.badge, hex, urls.obiBase)) };
-        }
+        case "served":
+          return { status: 200, body: records.assertion(view) };
         case "gone":
           return { status: 410, body: jsonBytes(revokedAssertionDocument(view.badge, urls.obiBase)) };
         case "not_found":
@@ -189,18 +185,8 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
       const view = await issuing.store.getBadge(null, id);
       if (!view) return missing("Credential");
       switch (obiVisibility(view.badge)) {
-        case "served": {
-          const hex = recipientHex(view.badge.recipient_email, view.badge.recipient_salt);
-          const payload = openBadgeCredentialPayload(
-            view.badge,
-            view.template,
-            view.issuer,
-            hex,
-            { ...urls, v3Base },
-            view.statusIndex,
-          );
-          return { status: 200, body: Buffer.from(await credentials.sign({ ...payload }), "utf8") };
-        }
+        case "served":
+          return { status: 200, body: Buffer.from(await records.credential(view), "utf8") };
         case "gone":
           return {
             status: 410,

@@ -13,7 +13,27 @@ export interface BadgePageData {
   /** The result of a visitor's e-mail check, when one was asked. */
   emailCheck: { email: string; matches: boolean } | null;
   notice: string | null;
+  /** The image types a baked image is offered in to this viewer; empty: none. */
+  downloads: ("png" | "svg")[];
 }
+
+/** Links to the badge's image with its records baked in, one line per image type. */
+export const downloadLinks = (id: string, types: ("png" | "svg")[], urls: WebUrls): Node =>
+  types.length === 0
+    ? null
+    : html`<ul class="plain downloads">${types.map(
+        (t) =>
+          html`<li>${t.toUpperCase()}: <a href=${urls.bakedImage(id, t)} download>with the OB 2.0 assertion</a> · <a href=${urls.bakedImage(id, t, "ob3")} download>with the OB 3.0 credential</a></li>`,
+      )}</ul>`;
+
+const download = (data: BadgePageData, urls: WebUrls): Node =>
+  data.downloads.length === 0
+    ? null
+    : html`<section class="card" aria-labelledby="download-h">
+        <h2 id="download-h">Download image</h2>
+        <p>The badge image with its Open Badges record inside (“baked”), for backpacks and wallets that import badge images.</p>
+        ${downloadLinks(data.view.badge.id, data.downloads, urls)}
+      </section>`;
 
 const CHECK_LABEL: Record<VerifyCheck["name"], string> = {
   record: "The hosted record answers",
@@ -142,6 +162,7 @@ export const badgePage = (frame: Frame, data: BadgePageData, urls: WebUrls): VNo
     </article>`,
     decision(data.view, frame, urls),
     share(data.view, urls),
+    download(data, urls),
     // A pending or rejected badge has no public record yet: nothing to verify.
     badge.state === "pending" || badge.state === "rejected" ? null : verify(data, frame, urls),
   );

@@ -4,7 +4,7 @@ import type { BadgeView } from "../../../core/issuing/mod.ts";
 import { html, type Node } from "../html.ts";
 import { csrfField, type Frame, layout } from "../layout.ts";
 import type { WebUrls } from "../urls.ts";
-import { statusLine } from "./badge_page.ts";
+import { downloadLinks, statusLine } from "./badge_page.ts";
 import { badgeTile } from "./public_pages.ts";
 
 const notice = (text: string | null): Node => (text ? html`<p class="notice" role="status">${text}</p>` : null);
@@ -15,7 +15,13 @@ const action = (frame: Frame, url: string, label: string, fields: Record<string,
     <button type="submit" class=${cls}>${label}</button>
   </form>`;
 
-const walletActions = (frame: Frame, view: BadgeView, urls: WebUrls, now: Date): VNode => {
+/** A wallet entry: the badge and the image types its baked image is offered in. */
+export interface WalletBadge {
+  view: BadgeView;
+  downloads: ("png" | "svg")[];
+}
+
+const walletActions = (frame: Frame, { view, downloads }: WalletBadge, urls: WebUrls, now: Date): VNode => {
   const { badge } = view;
   const viewer = frame.viewer as EarnerAccount;
   const decide =
@@ -40,13 +46,14 @@ const walletActions = (frame: Frame, view: BadgeView, urls: WebUrls, now: Date):
   return html`<div>
     ${statusLine(badgeStatus(badge, now), urls)}
     ${records}
+    ${downloads.length > 0 ? html`<p class="small">Download image</p>${downloadLinks(badge.id, downloads, urls)}` : null}
     <div class="actions">${decide}${privacy}</div>
   </div>`;
 };
 
 export const walletPage = (
   frame: Frame,
-  data: { badges: BadgeView[]; now: Date; notice: string | null; employers?: VNode | null; external?: VNode | null },
+  data: { badges: WalletBadge[]; now: Date; notice: string | null; employers?: VNode | null; external?: VNode | null },
   urls: WebUrls,
 ) =>
   layout(
@@ -56,11 +63,15 @@ export const walletPage = (
     html`<h1>Your badges</h1>`,
     data.badges.length === 0
       ? html`<p class="card muted">No badges yet. When an organization sends you one, it appears here.</p>`
-      : html`<ul class="grid wallet">${data.badges.map((v) => badgeTile(v, urls, walletActions(frame, v, urls, data.now)))}</ul>`,
+      : html`<ul class="grid wallet">${data.badges.map((b) => badgeTile(b.view, urls, walletActions(frame, b, urls, data.now)))}</ul>`,
     data.external ?? null,
   );
 
-export const accountPage = (frame: Frame, data: { notice: string | null; error: string | null }, urls: WebUrls) => {
+export const accountPage = (
+  frame: Frame,
+  data: { notice: string | null; error: string | null; exports?: boolean },
+  urls: WebUrls,
+) => {
   const account = frame.viewer as EarnerAccount;
   const { user } = account;
   const profileUrl = urls.profilePage(account.vanity_name ?? user.id);
@@ -102,6 +113,11 @@ export const accountPage = (frame: Frame, data: { notice: string | null; error: 
       </form></section>`,
     html`<section class="card" aria-labelledby="connections-h"><h2 id="connections-h">Connected applications</h2>
       <p><a href="/account/connections">See and remove the applications you gave access to your badges</a></p></section>`,
+    data.exports
+      ? html`<section class="card" aria-labelledby="export-h"><h2 id="export-h">Download everything</h2>
+      <p>A ZIP file of all your badges (each as an image with its Open Badges record baked in, its OB 2.0 assertion and its OB 3.0 credential), your profile and your e-mail addresses. We prepare it in the background and e-mail you a link to it; the link works for 7 days.</p>
+      <form method="post" action="/account/export" class="inline">${csrfField(frame.csrf)}<button type="submit" class="secondary">Prepare my export</button></form></section>`
+      : null,
     html`<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
       <form method="post" action="/sign_out_everywhere" class="inline">${csrfField(frame.csrf)}<button type="submit" class="danger">Sign out everywhere</button></form></section>`,
   );

@@ -1,0 +1,86 @@
+import { createHash } from "node:crypto";
+import type { BadgeView } from "../../../core/issuing/mod.ts";
+import { boundedCache, type CacheLimits, keyBytes } from "../../cache/mod.ts";
+import type { BadgeRecords } from "./badge_records.ts";
+import { type BakedFormat, bakePng, bakeSvg } from "./baked_images.ts";
+import { DEFAULT_BADGE_IMAGE_PNG, DEFAULT_BADGE_IMAGE_SVG } from "./default_badge_image.ts";
+
+export type ImageType = "png" | "svg";
+export const IMAGE_CONTENT_TYPE = { png: "image/png", svg: "image/svg+xml" } as const satisfies Record<
+  ImageType,
+  string
+>;
+
+/** An image a badge shows, and a name for it that changes when its bytes do. */
+export interface BadgeImage {
+  type: ImageType;
+  bytes: Buffer;
+  key: string;
+}
+
+/**
+ * The image a badge's template shows, in the types it is offered in: the stored image the template
+ * names by SHA-256 (in its own type only), or else the default image (PNG and SVG).
+ */
+export type BadgeImageSource = (storedSha256: string | null) => Promise<BadgeImage[]>;
+
+export const storedBadgeImages =
+  (images: { get(sha256: string): Promise<{ contentType: string; bytes: Buffer } | null> }): BadgeImageSource =>
+  async (sha256) => {
+    const stored = sha256 ? await images.get(sha256) : null;
+    if (stored?.contentType === IMAGE_CONTENT_TYPE.png)
+      return [{ type: "png", bytes: stored.bytes, key: sha256 ?? "" }];
+    if (stored?.contentType === IMAGE_CONTENT_TYPE.svg)
+      return [{ type: "svg", bytes: stored.bytes, key: sha256 ?? "" }];
+    return [
+      { type: "png", bytes: DEFAULT_BADGE_IMAGE_PNG, key: "default" },
+      { type: "svg", bytes: DEFAULT_BADGE_IMAGE_SVG, key: "default" },
+    ];
+  };
+
+/** Baked images of the last few thousand badges asked for; an entry outlives no change (see the key). */
+export const BAKED_CACHE = { maxEntries: 4_000, maxBytes: 64 * 1024 * 1024, ttlMs: 10 * 60_000 } satisfies CacheLimits;
+
+export interface BadgeImageBaker {
+  /** The types a badge's image is offered in (PNG first). */
+  types(view: BadgeView): Promise<ImageType[]>;
+  /** The badge's image with its record baked in; null when not offered in that type. */
+  bake(view: BadgeView, type: ImageType, format: BakedFormat): Promise<Buffer | null>;
+}
+
+/**
+ * Bakes badge images from the records the hosted routes serve. The cache key holds a digest of
+ * the record itself (assertion bytes, or the credential before signing) and of the image: any
+ * change of the badge, its template or its issuer changes the record, hence the key, so a
+ * revocation, a privacy switch or an edit is never answered with an older baked image.
+ */
+export const badgeImageBaker = (deps: {
+  records: BadgeRecords;
+  images: BadgeImageSource;
+  /** The SHA-256 of the stored image the badge's template shows, if any. */
+  storedImageOf(view: BadgeView): string | null;
+  limits?: CacheLimits;
+}): BadgeImageBaker => {
+  const cache = boundedCache<Buffer>(deps.limits ?? BAKED_CACHE, { sizeOf: (v, k) => keyBytes(k) + v.length });
+  const digest = (text: string | Buffer) => createHash("sha256").update(text).digest("base64url");
+  return {
+    async types(view) {
+      return (await deps.images(deps.storedImageOf(view))).map((i) => i.type);
+    },
+    async bake(view, type, format) {
+      const image = (await deps.images(deps.storedImageOf(view))).find((i) => i.type === type);
+      if (!image) return null;
+      const record = format === "ob2" ? deps.records.assertion(view) : deps.records.credentialPayload(view);
+      const key = `${view.badge.id}:${type}:${format}:${image.key}:${digest(record)}`;
+      const hit = cache.get(key);
+      if (hit) return hit;
+      const text = format === "ob2" ? record.toString("utf8") : await deps.records.credential(view);
+      const baked =
+        type === "png"
+          ? bakePng(image.bytes, format, text)
+          : bakeSvg(image.bytes, format, text, format === "ob2" ? deps.records.assertionUrl(view.badge.id) : null);
+      cache.set(key, baked);
+      return baked;
+    },
+  };
+};

@@ -1,0 +1,162 @@
+import { crc32 } from "node:zlib";
+
+/**
+ * Baked badge images: the image a badge shows, carrying its Open Badges record, as backpacks
+ * import them. In a PNG the record is an iTXt chunk just before IEND (keyword `openbadges`: the
+ * hosted OB 2.0 assertion; `openbadgecredential`: the OB 3.0 VC-JWT); in an SVG it is an
+ * `openbadges:assertion` (or `openbadges:credential`) element in the `http://openbadges.org`
+ * namespace, its text in CDATA.
+ */
+export const PNG_KEYWORD = { ob2: "openbadges", ob3: "openbadgecredential" } as const;
+export type BakedFormat = keyof typeof PNG_KEYWORD;
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const OB_NAMESPACE = "http://openbadges.org";
+
+export const isPng = (bytes: Uint8Array): boolean =>
+  bytes.length >= 8 && Buffer.from(bytes.subarray(0, 8)).equals(PNG_SIGNATURE);
+
+interface Chunk {
+  type: string;
+  data: Buffer;
+  /** Offset of the chunk's length field in the file. */
+  start: number;
+}
+
+/** The chunks of a PNG, or null when the bytes are not a well-formed PNG (bad CRCs included). */
+const pngChunks = (png: Buffer): Chunk[] | null => {
+  if (!isPng(png)) return null;
+  const chunks: Chunk[] = [];
+  let at = 8;
+  while (at + 12 <= png.length) {
+    const length = png.readUInt32BE(at);
+    const end = at + 12 + length;
+    if (end > png.length) return null;
+    const type = png.toString("latin1", at + 4, at + 8);
+    const data = png.subarray(at + 8, at + 8 + length);
+    if (crc32(png.subarray(at + 4, at + 8 + length)) !== png.readUInt32BE(at + 8 + length)) return null;
+    chunks.push({ type, data, start: at });
+    at = end;
+    if (type === "IEND") return chunks;
+  }
+  return null;
+};
+
+const chunk = (type: string, data: Buffer): Buffer => {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, "latin1");
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([head, data, crc]);
+};
+
+/**
+ * The PNG with one iTXt chunk (uncompressed, no language) holding `text` under `keyword`, before
+ * IEND. Chunks of either Open Badges keyword already in the image are left out: a baked image
+ * carries one record, the one given.
+ */
+export const bakePng = (png: Buffer, format: BakedFormat, text: string): Buffer => {
+  const chunks = pngChunks(png);
+  if (!chunks) throw new Error("not a PNG image");
+  const keywords = new Set<string>(Object.values(PNG_KEYWORD));
+  const kept = chunks.filter(
+    (c) => c.type === "IEND" || !(["iTXt", "tEXt", "zTXt"].includes(c.type) && keywords.has(keywordOf(c.data))),
+  );
+  const itxt = Buffer.concat([
+    Buffer.from(PNG_KEYWORD[format], "latin1"),
+    // Null separator, compression flag 0, method 0, empty language tag and translated keyword.
+    Buffer.from([0, 0, 0, 0, 0]),
+    Buffer.from(text, "utf8"),
+  ]);
+  const parts: Buffer[] = [PNG_SIGNATURE];
+  for (const c of kept) {
+    if (c.type === "IEND") parts.push(chunk("iTXt", itxt));
+    parts.push(png.subarray(c.start, c.start + 12 + c.data.length));
+  }
+  return Buffer.concat(parts);
+};
+
+const keywordOf = (data: Buffer): string => {
+  const zero = data.indexOf(0);
+  return zero === -1 ? "" : data.toString("latin1", 0, zero);
+};
+
+/** `]]>` cannot appear inside CDATA: split it across two sections. */
+const cdata = (text: string): string => `<![CDATA[${text.replaceAll("]]>", "]]]]><![CDATA[>")}]]>`;
+const attribute = (text: string): string =>
+  text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
+/**
+ * The SVG with the record as the first child of its root element, which declares the Open Badges
+ * namespace. `verify` is the assertion's hosted URL (OB 2.0 only).
+ */
+export const bakeSvg = (svg: Buffer, format: BakedFormat, text: string, verify: string | null): Buffer => {
+  const source = svg.toString("utf8");
+  const open = /<svg\b[^>]*>/.exec(source);
+  if (!open) throw new Error("not an SVG image");
+  let root = open[0];
+  if (!/\sxmlns:openbadges\s*=/.test(root)) {
+    root = `${root.slice(0, root.endsWith("/>") ? -2 : -1)} xmlns:openbadges="${OB_NAMESPACE}"${root.endsWith("/>") ? "/>" : ">"}`;
+  }
+  const element =
+    format === "ob2"
+      ? `<openbadges:assertion verify="${attribute(verify ?? "")}">${cdata(text)}</openbadges:assertion>`
+      : `<openbadges:credential>${cdata(text)}</openbadges:credential>`;
+  return Buffer.from(`${source.slice(0, open.index)}${root}\n${element}${source.slice(open.index + open[0].length)}`);
+};
+
+/** What a baked image carries. */
+export type BakedRecord =
+  | { kind: "assertion"; text: string; verify: string | null }
+  | { kind: "credential"; text: string };
+
+/** Why an upload holds no record. */
+export type BakedReadError = "not_an_image" | "no_record";
+
+const fromItxt = (data: Buffer): string | null => {
+  // keyword \0 flag method language \0 translated \0 text
+  const k = data.indexOf(0);
+  if (k === -1 || k + 3 > data.length) return null;
+  if (data[k + 1] !== 0) return null;
+  const lang = data.indexOf(0, k + 3);
+  const translated = lang === -1 ? -1 : data.indexOf(0, lang + 1);
+  return translated === -1 ? null : data.toString("utf8", translated + 1);
+};
+
+const uncdata = (text: string): string =>
+  text
+    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, "$1")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&amp;", "&");
+
+/** The Open Badges record baked in a PNG or an SVG (the OB 2.0 assertion first), or why none. */
+export const readBaked = (bytes: Buffer): BakedRecord | BakedReadError => {
+  if (isPng(bytes)) {
+    const chunks = pngChunks(bytes);
+    if (!chunks) return "not_an_image";
+    const text = (keyword: string): string | null => {
+      for (const c of chunks) {
+        if (keywordOf(c.data) !== keyword) continue;
+        if (c.type === "iTXt") return fromItxt(c.data);
+        if (c.type === "tEXt") return c.data.toString("latin1", keyword.length + 1);
+      }
+      return null;
+    };
+    const assertion = text(PNG_KEYWORD.ob2);
+    if (assertion !== null) return { kind: "assertion", text: assertion.trim(), verify: null };
+    const credential = text(PNG_KEYWORD.ob3);
+    return credential !== null ? { kind: "credential", text: credential.trim() } : "no_record";
+  }
+  const source = bytes.toString("utf8");
+  if (!/<svg\b/.test(source.slice(0, 4096))) return "not_an_image";
+  const assertion = /<openbadges:assertion\b([^>]*?)(?:\/>|>([\s\S]*?)<\/openbadges:assertion>)/.exec(source);
+  if (assertion) {
+    const verify = /\bverify\s*=\s*"([^"]*)"/.exec(assertion[1] ?? "")?.[1];
+    return { kind: "assertion", text: uncdata(assertion[2] ?? "").trim(), verify: verify ? uncdata(verify) : null };
+  }
+  const credential = /<openbadges:credential\b[^>]*>([\s\S]*?)<\/openbadges:credential>/.exec(source);
+  return credential ? { kind: "credential", text: uncdata(credential[1] ?? "").trim() } : "no_record";
+};

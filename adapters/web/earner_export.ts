@@ -1,0 +1,129 @@
+import { renderToString } from "preact-render-to-string";
+import { ZipFile } from "yazl";
+import { fullName } from "../../core/badges/mod.ts";
+import { type EarnerExportRecord, type EarnerStore, type ExportStore, exportExpiry } from "../../core/earners/mod.ts";
+import type { MailOutbox } from "../../core/mail/mod.ts";
+import { bakedImageVisible } from "../../core/obi/mod.ts";
+import type { BadgeImageBaker, BadgeRecords } from "../rest/mod.ts";
+import { html } from "./html.ts";
+
+/** The ZIP goes to the database in pieces of about this size: neither side holds it whole. */
+export const EXPORT_CHUNK_BYTES = 32 * 1024;
+
+export interface ExportWriterDeps {
+  earners: Pick<EarnerStore, "getAccount" | "userBadges">;
+  exports: ExportStore;
+  records: BadgeRecords;
+  baker: BadgeImageBaker;
+  outbox: Pick<MailOutbox, "enqueue">;
+  publicUrl: string;
+  clock: () => Date;
+  newId: () => string;
+  newToken: () => string;
+  digest(token: string): string;
+}
+
+/** The page that downloads an export, with its token. */
+export const exportLink = (publicUrl: string, id: string, token: string): string =>
+  `${publicUrl}/account/export/${id}?token=${encodeURIComponent(token)}`;
+
+const json = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf8");
+
+/**
+ * Writes everything Laurel holds about the earner as a ZIP, streamed into the export's chunks:
+ * `profile.json` (name, profile settings, e-mail addresses) and per badge its hosted OB 2.0
+ * assertion, its OB 3.0 credential (unsigned JSON, and signed as a VC-JWT where it is the earner's
+ * to carry) and its image with the assertion baked in. Then marks the export ready and mails the
+ * link, together. Returns false when the account is gone.
+ */
+export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExportRecord): Promise<boolean> => {
+  const account = await deps.earners.getAccount(job.user_id);
+  if (!account) return false;
+  const { user } = account;
+  const zip = new ZipFile();
+  let size = 0;
+  // The output is read while entries are added, so the file flows to the database as it is made.
+  const written = (async () => {
+    let seq = 0;
+    let pending: Buffer[] = [];
+    let held = 0;
+    for await (const piece of zip.outputStream as AsyncIterable<Buffer>) {
+      pending.push(piece);
+      held += piece.length;
+      size += piece.length;
+      if (held >= EXPORT_CHUNK_BYTES) {
+        await deps.exports.writeChunk(job.id, seq++, Buffer.concat(pending));
+        pending = [];
+        held = 0;
+      }
+    }
+    if (held > 0 || seq === 0) await deps.exports.writeChunk(job.id, seq, Buffer.concat(pending));
+  })();
+  const mtime = deps.clock();
+  zip.addBuffer(
+    json({
+      first_name: user.first_name,
+      last_name: user.last_name,
+      public_profile: account.public_profile,
+      vanity_name: account.vanity_name,
+      email_addresses: user.emails.map((e) => ({ email: e.email, confirmed: e.confirmed })),
+    }),
+    "profile.json",
+    { mtime },
+  );
+  for (const view of await deps.earners.userBadges(job.user_id)) {
+    const dir = `badges/${view.badge.id}`;
+    zip.addBuffer(
+      json({
+        name: view.template.name,
+        issuer: view.issuer.name,
+        earner: fullName(
+          view.badge.issued_to_first_name,
+          view.badge.issued_to_middle_name,
+          view.badge.issued_to_last_name,
+        ),
+        state: view.badge.state,
+        public: view.badge.public,
+      }),
+      `${dir}/badge.json`,
+      { mtime },
+    );
+    zip.addBuffer(deps.records.assertion(view), `${dir}/ob2-assertion.json`, { mtime });
+    zip.addBuffer(json(JSON.parse(deps.records.credentialPayload(view))), `${dir}/ob3-credential.json`, { mtime });
+    if (!bakedImageVisible(view.badge, job.user_id)) continue;
+    zip.addBuffer(Buffer.from(await deps.records.credential(view), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
+    const [type] = await deps.baker.types(view);
+    const baked = type ? await deps.baker.bake(view, type, "ob2") : null;
+    // Images are compressed already.
+    if (baked) zip.addBuffer(baked, `${dir}/badge-baked.${type}`, { mtime, compress: false });
+  }
+  zip.end();
+  await written;
+
+  const token = deps.newToken();
+  const readyAt = deps.clock();
+  const to = user.emails.find((e) => e.confirmed)?.email ?? user.emails[0]?.email;
+  if (!to) return false;
+  const link = exportLink(deps.publicUrl, job.id, token);
+  const text = "The file with all your badges and your profile on Laurel is ready. The link works for 7 days.";
+  await deps.exports.finish(
+    job.id,
+    { tokenDigest: deps.digest(token), sizeBytes: size, readyAt, expiresAt: exportExpiry(readyAt) },
+    {
+      id: deps.newId(),
+      kind: "earner_export",
+      organization_id: null,
+      message: {
+        to,
+        subject: "Your Laurel export is ready",
+        text: `${text}\n\n${link}\n`,
+        html: renderToString(
+          html`<div><p>${text}</p><p><a href=${link}>Download your badges</a></p><p>${link}</p></div>`,
+        ),
+      },
+      sent_event: null,
+      created_at: readyAt,
+    },
+  );
+  return true;
+};

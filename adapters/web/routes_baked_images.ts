@@ -1,0 +1,34 @@
+import type { FastifyInstance } from "fastify";
+import { notFound } from "../../core/errors/mod.ts";
+import { bakedImageVisible } from "../../core/obi/mod.ts";
+import { type BadgeImageBaker, IMAGE_CONTENT_TYPE, type ImageType } from "../rest/mod.ts";
+import { uuidParam } from "./routes_public.ts";
+import type { WebKit } from "./web_deps.ts";
+
+/**
+ * "Download image": the badge's image with its hosted OB 2.0 assertion baked in, or with
+ * `?record=ob3` its OB 3.0 credential. Offered where the records are served, and a private badge's
+ * to its earner; a revoked badge has none (404, like any badge the viewer may not see).
+ */
+export const bakedImageRoutes = (kit: WebKit, baker: BadgeImageBaker) => async (app: FastifyInstance) => {
+  for (const type of ["png", "svg"] as const satisfies ImageType[]) {
+    app.get(`/badges/:id/image.${type}`, async (request, reply) => {
+      const id = uuidParam(request);
+      const view = await kit.deps.earners.issuing.store.getBadge(null, id);
+      if (!view || !bakedImageVisible(view.badge, request.earner?.user.id ?? null)) throw notFound("Badge image");
+      const format = (request.query as { record?: string }).record === "ob3" ? "ob3" : "ob2";
+      const baked = await baker.bake(view, type, format);
+      if (!baked) throw notFound("Badge image");
+      const name = `badge-${id}${format === "ob3" ? "-ob3" : ""}.${type}`;
+      return (
+        reply
+          // Baked for this badge as it is now: a revocation or a privacy switch must not be outlived by a copy.
+          .header("cache-control", "private, no-store")
+          .header("content-disposition", `attachment; filename="${name}"`)
+          .header("x-content-type-options", "nosniff")
+          .type(IMAGE_CONTENT_TYPE[type])
+          .send(baked)
+      );
+    });
+  }
+};

@@ -1,0 +1,83 @@
+import { createHash, randomBytes } from "node:crypto";
+import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
+import {
+  type Database,
+  postgresEarnerStore,
+  postgresExportStore,
+  postgresImageStore,
+  postgresMailOutbox,
+} from "../adapters/db/mod.ts";
+import {
+  type BadgeImageBaker,
+  type BadgeRecords,
+  badgeImageBaker,
+  badgeRecords,
+  type CredentialSigning,
+  storedBadgeImages,
+} from "../adapters/rest/mod.ts";
+import { writeEarnerExport } from "../adapters/web/mod.ts";
+import { startEarnerExporter } from "../workers/mod.ts";
+import type { Config } from "./config.ts";
+
+const sha256Hex = (input: string) => createHash("sha256").update(input, "utf8").digest("hex");
+
+/** The badge records as the hosted routes serve them, and images baked from them. */
+export const wireBaking = (
+  config: Pick<Config, "baseUrl" | "publicUrl">,
+  db: Database,
+  credentials: Pick<CredentialSigning, "sign">,
+  limits?: Parameters<typeof badgeImageBaker>[0]["limits"],
+): { records: BadgeRecords; baker: BadgeImageBaker } => {
+  const records = badgeRecords({
+    urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3`, publicBase: config.publicUrl },
+    credentials,
+    sha256Hex,
+  });
+  const baker = badgeImageBaker({
+    records,
+    images: storedBadgeImages(postgresImageStore(db)),
+    // Templates name no stored image yet: every badge shows the default image.
+    storedImageOf: () => null,
+    ...(limits ? { limits } : {}),
+  });
+  return { records, baker };
+};
+
+/** The earners' exports, written in the worker processes (or `npm start`'s one process). */
+export const startEarnerExports = async (
+  config: Pick<Config, "baseUrl" | "publicUrl"> & { mail: { pollIntervalMs: number } },
+  db: Database,
+  keys: Pick<ServerKeys, "signingKey" | "publicKey">,
+  log: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  },
+): Promise<{ stop(): Promise<void> }> => {
+  const credentials = await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`);
+  // An export bakes each badge once: a small cache, so a large wallet does not fill it.
+  const { records, baker } = wireBaking(config, db, credentials, {
+    maxEntries: 64,
+    maxBytes: 4 * 1024 * 1024,
+    ttlMs: 60_000,
+  });
+  const store = postgresExportStore(db);
+  const deps = {
+    earners: postgresEarnerStore(db),
+    exports: store,
+    records,
+    baker,
+    outbox: postgresMailOutbox(db),
+    publicUrl: config.publicUrl,
+    clock: () => new Date(),
+    newId: uuidv7,
+    newToken: () => randomBytes(32).toString("base64url"),
+    digest: sha256Hex,
+  };
+  const exporter = startEarnerExporter(
+    { store, write: (job) => writeEarnerExport(deps, job), clock: deps.clock, log },
+    // Exports are rare: the mail poll's pace is plenty.
+    { intervalMs: Math.max(config.mail.pollIntervalMs, 1_000) },
+  );
+  return { stop: () => exporter.stop() };
+};

@@ -1,0 +1,186 @@
+import { createHash } from "node:crypto";
+import { createWriteStream, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import extractChunks from "png-chunks-extract";
+import t from "tap";
+import yauzl from "yauzl";
+import { apiClient, createTemplate, issueBody, organization } from "../support/badges.ts";
+import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
+import { earnerFlows } from "../support/earner_flows.ts";
+import { spawnServer, startLaurel } from "../support/laurel.ts";
+import { tempDir } from "../support/services.ts";
+import { startSmtpSink } from "../support/smtp_sink.ts";
+
+/**
+ * The earner's export: "Download everything" on the account page queues an export; a worker
+ * (beside the API, here in the test's process) writes the ZIP and mails its link; the link
+ * downloads it from a separate API process whose resident memory is watched while a wallet of
+ * 1,000 badges streams out; the entries are listed and checked; the link is refused once expired.
+ */
+const smtp = await startSmtpSink();
+const laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
+const dir = tempDir();
+const api = await spawnServer({
+  DATABASE_URL: laurel.database?.url ?? "",
+  NATS_URL: laurel.nats.url,
+  DATA_DIR: laurel.dataDir,
+});
+const browser = await launchChromium();
+t.teardown(async () => {
+  await browser.close();
+  await api.stop();
+  await laurel.close();
+  await smtp.close();
+  dir.remove();
+});
+const flows = earnerFlows(() => ({ origin: api.origin, smtp }));
+const rest = apiClient(laurel);
+
+/** Resident memory of the API process, from the kernel's accounting. */
+const rssBytes = (): number => {
+  const status = readFileSync(`/proc/${api.child.pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
+};
+
+const zipEntries = (file: string): Promise<Map<string, Buffer>> =>
+  new Promise((resolve, reject) => {
+    const entries = new Map<string, Buffer>();
+    yauzl.open(file, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err);
+      zip.on("entry", (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (e, stream) => {
+          if (e || !stream) return reject(e);
+          const parts: Buffer[] = [];
+          stream.on("data", (c: Buffer) => parts.push(c));
+          stream.on("end", () => {
+            entries.set(entry.fileName, Buffer.concat(parts));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on("end", () => resolve(entries));
+      zip.on("error", reject);
+      zip.readEntry();
+    });
+  });
+
+const COUNT = 1_000;
+
+t.test("a wallet of 1,000 badges exports as a streamed ZIP, by a mailed link that expires", async (t) => {
+  const org = await organization(laurel, "Export Academy");
+  const template = await createTemplate(laurel, org, { name: "Marathon", allow_duplicate_badges: true });
+  const page = await flows.signIn(await browser.newContext(), "ada@example.org");
+  for (let i = 0; i < COUNT / 100; i++) {
+    const batch = Array.from({ length: 100 }, () => issueBody(template.id));
+    const res = await rest("POST", `${org.badges}/batch`, org.auth, { badges: batch });
+    t.equal(res.status, 201, `batch ${i} issued`);
+  }
+  const user = await laurel.db.one<{ user_id: string }>("select user_id from user_emails where email = ?", [
+    "ada@example.org",
+  ]);
+  // Accepting a thousand badges one by one is the pages' subject elsewhere: here they are set accepted.
+  const accepted = await laurel.db.run(
+    "update badges set state = 'accepted', user_id = ?, state_updated_at = now() where organization_id = ? and recipient_email = ?",
+    [user?.user_id, org.id, "ada@example.org"],
+  );
+  t.equal(accepted, COUNT);
+
+  // Another earner's small export first, downloaded a few times: the API process's heap settles to
+  // its working size (V8 grows its young generation under the first allocation-heavy requests),
+  // so what is measured below is what the wallet's size costs.
+  const bo = await flows.signIn(await browser.newContext(), "bo@example.org");
+  const few = Array.from({ length: 50 }, () => issueBody(template.id, { recipient_email: "bo@example.org" }));
+  t.equal((await rest("POST", `${org.badges}/batch`, org.auth, { badges: few })).status, 201);
+  await bo.goto(`${api.origin}/account`);
+  const boMails = smtp.mails.length;
+  await flows.click(bo, "Prepare my export");
+  const warmUp = await flows.mailedLink("bo@example.org", /https?:\/\/\S+\/account\/export\/\S+/, boMails);
+  for (let i = 0; i < 10; i++) {
+    const res = await fetch(`${api.origin}${new URL(warmUp).pathname}${new URL(warmUp).search}`);
+    t.equal(res.status, 200);
+    await res.arrayBuffer();
+  }
+
+  await page.goto(`${api.origin}/account`);
+  const before = smtp.mails.length;
+  await flows.click(page, "Prepare my export");
+  t.match(await page.textContent(".notice"), /We will e-mail you a download link/);
+  t.same(await seriousViolations(page), [], "the account page passes axe");
+  await screenshots(page, "account-export");
+
+  const link = new URL(
+    await flows.mailedLink(
+      "ada@example.org",
+      /https?:\/\/\S+\/account\/export\/[0-9a-f-]+\?token=[A-Za-z0-9_-]+/,
+      before,
+    ),
+  );
+  const id = link.pathname.split("/").pop() ?? "";
+  const token = link.searchParams.get("token") ?? "";
+  const row = await laurel.db.one<{ token_digest: string; ready_at: Date; expires_at: Date }>(
+    "select token_digest, ready_at, expires_at from earner_exports where id = ?",
+    [id],
+  );
+  t.equal(row?.token_digest, createHash("sha256").update(token).digest("hex"), "only the token's digest is kept");
+  t.equal((row?.expires_at.getTime() ?? 0) - (row?.ready_at.getTime() ?? 0), 7 * 86_400_000, "for 7 days");
+
+  // Downloaded from the separate API process, its memory sampled as the file streams.
+  for (let i = 0; i < 3; i++) await fetch(`${api.origin}/healthz`);
+  const baseline = rssBytes();
+  let peak = baseline;
+  const file = join(dir.path, "export.zip");
+  const res = await fetch(`${api.origin}${link.pathname}${link.search}`);
+  t.equal(res.status, 200);
+  t.equal(res.headers.get("content-type"), "application/zip");
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssBytes());
+  }, 20);
+  await pipeline(res.body as unknown as NodeJS.ReadableStream, createWriteStream(file));
+  clearInterval(sampler);
+  peak = Math.max(peak, rssBytes());
+  const grown = peak - baseline;
+  // The first large download grows the process while V8 sizes its heap and external memory to the
+  // stream (a collection comes only past a threshold); it must stay bounded, and a second one must
+  // not add to it: memory does not follow the wallet's size.
+  t.ok(grown < 128 * 1024 * 1024, `the API process grew by ${(grown / 1024 / 1024).toFixed(1)} MiB (< 128 MiB)`);
+  const again = await fetch(`${api.origin}${link.pathname}${link.search}`);
+  let second = peak;
+  const resampler = setInterval(() => {
+    second = Math.max(second, rssBytes());
+  }, 20);
+  await pipeline(again.body as unknown as NodeJS.ReadableStream, createWriteStream(`${file}.2`));
+  clearInterval(resampler);
+  second = Math.max(second, rssBytes());
+  t.ok(
+    second - peak < 32 * 1024 * 1024,
+    `a second download added ${((second - peak) / 1024 / 1024).toFixed(1)} MiB (< 32 MiB) to the first one's peak`,
+  );
+  t.equal(readFileSync(`${file}.2`).length, readFileSync(file).length, "the same file");
+
+  const entries = await zipEntries(file);
+  t.equal(entries.size, 1 + COUNT * 5, "profile.json and five files per badge");
+  const profile = JSON.parse(entries.get("profile.json")?.toString() ?? "{}");
+  t.same(profile.email_addresses, [{ email: "ada@example.org", confirmed: true }]);
+  const badgeIds = new Set([...entries.keys()].filter((k) => k.startsWith("badges/")).map((k) => k.split("/")[1]));
+  t.equal(badgeIds.size, COUNT);
+  const sample = [...badgeIds][0] ?? "";
+  const hosted = await (await fetch(`${laurel.baseUrl}/obi/v2/badge_assertions/${sample}`)).text();
+  t.equal(entries.get(`badges/${sample}/ob2-assertion.json`)?.toString(), hosted, "the OB 2.0 assertion as hosted");
+  const credential = await (await fetch(`${laurel.baseUrl}/obi/v3/credentials/${sample}`)).text();
+  t.equal(entries.get(`badges/${sample}/ob3-credential.jwt`)?.toString(), credential, "the credential as served");
+  t.equal(
+    JSON.parse(entries.get(`badges/${sample}/ob3-credential.json`)?.toString() ?? "{}").id,
+    `${laurel.baseUrl}/obi/v3/credentials/${sample}`,
+  );
+  const png = entries.get(`badges/${sample}/badge-baked.png`) ?? Buffer.alloc(0);
+  const itxt = extractChunks(png).find((c) => c.name === "iTXt");
+  t.match(Buffer.from(itxt?.data ?? []).toString("utf8"), hosted, "the image carries the assertion");
+
+  // A wrong token is not found; an expired link (its 7 days moved into the past) is gone.
+  t.equal((await fetch(`${api.origin}${link.pathname}?token=wrong`)).status, 404);
+  await laurel.db.run("update earner_exports set expires_at = ready_at - interval '1 millisecond' where id = ?", [id]);
+  const expired = await fetch(`${api.origin}${link.pathname}${link.search}`);
+  t.equal(expired.status, 410);
+  t.match(await expired.text(), /This download link has expired/);
+});
