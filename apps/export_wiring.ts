@@ -36,8 +36,8 @@ export const wireBaking = (
   const baker = badgeImageBaker({
     records,
     images: storedBadgeImages(postgresImageStore(db)),
-    // Templates name no stored image yet: every badge shows the default image.
-    storedImageOf: () => null,
+    // A stored image is named `<sha256>.<png|svg>`; the images table is keyed by the hash alone.
+    storedImageOf: (view) => view.template.image?.split(".")[0] ?? null,
     ...(limits ? { limits } : {}),
   });
   return { records, baker };

@@ -47,6 +47,8 @@ export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: 
 export interface MultipartForm {
   fields: Map<string, string[]>;
   files: Map<string, Uint8Array>;
+  /** Each file's name as the browser sent it. */
+  fileNames: Map<string, string>;
 }
 
 /** Reads a multipart body with the platform's own parser (the fetch API's FormData). */
@@ -59,12 +61,16 @@ export const readMultipart = async (contentType: string, body: Uint8Array): Prom
     }).formData();
     const fields = new Map<string, string[]>();
     const files = new Map<string, Uint8Array>();
+    const fileNames = new Map<string, string>();
     for (const [name, value] of form.entries()) {
       if (typeof value === "string") fields.set(name, [...(fields.get(name) ?? []), value]);
       // An empty file input sends a part with no name and no bytes: nothing was chosen.
-      else if (value.size > 0 || value.name !== "") files.set(name, new Uint8Array(await value.arrayBuffer()));
+      else if (value.size > 0 || value.name !== "") {
+        files.set(name, new Uint8Array(await value.arrayBuffer()));
+        fileNames.set(name, value.name);
+      }
     }
-    return { fields, files };
+    return { fields, files, fileNames };
   } catch {
     return badRequest("The multipart body could not be read");
   }

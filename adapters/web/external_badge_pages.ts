@@ -14,7 +14,7 @@ import {
   recheckExternalBadge,
   removeExternalBadge,
 } from "../../core/workforce/mod.ts";
-import { readBaked } from "../rest/mod.ts";
+import { readBaked, readMultipart } from "../rest/mod.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
@@ -154,20 +154,13 @@ export const externalBadgeRoutes =
         "multipart/form-data",
         { parseAs: "buffer", bodyLimit: MAX_BAKED_IMAGE_BYTES * 2 },
         (request, body, done) => {
-          new Request("http://upload.invalid/", {
-            method: "POST",
-            headers: { "content-type": request.headers["content-type"] ?? "" },
-            body: new Uint8Array(body as Buffer),
-          })
-            .formData()
-            .then(async (form) => {
-              const csrf = form.get("_csrf");
-              const file = form.get("image");
-              const parsed: Record<string | symbol, unknown> = { _csrf: typeof csrf === "string" ? csrf : "" };
-              if (file && typeof file !== "string") parsed[UPLOAD] = Buffer.from(await file.arrayBuffer());
-              done(null, parsed);
-            })
-            .catch(() => done(badRequest("The upload could not be read"), undefined));
+          readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
+            if (isCoreError(form)) return done(badRequest("The upload could not be read"), undefined);
+            const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.[0] ?? "" };
+            const file = form.files.get("image");
+            if (file) parsed[UPLOAD] = Buffer.from(file);
+            done(null, parsed);
+          }, done);
         },
       );
       upload.post("/wallet/external_badges/image", async (request, reply) => {

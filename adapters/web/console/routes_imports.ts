@@ -13,6 +13,7 @@ import {
 } from "../../../core/imports/mod.ts";
 import type { MemberAction } from "../../../core/members/mod.ts";
 import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
+import { readMultipart } from "../../rest/mod.ts";
 import { uuidParam } from "../routes_public.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
@@ -100,24 +101,14 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       "multipart/form-data",
       { parseAs: "buffer", bodyLimit: Math.max(IMPORT_LIMITS.badges.bytes, IMPORT_LIMITS.employees.bytes) + 64 * 1024 },
       (request, body, done) => {
-        new Request("http://upload.invalid/", {
-          method: "POST",
-          headers: { "content-type": request.headers["content-type"] ?? "" },
-          body: new Uint8Array(body as Buffer),
-        })
-          .formData()
-          .then(async (form) => {
-            const text = (name: string) => {
-              const v = form.get(name);
-              return typeof v === "string" ? v : "";
-            };
-            const file = form.get("file");
-            const parsed: Record<string | symbol, unknown> = { _csrf: text("_csrf"), kind: text("kind") };
-            if (file && typeof file !== "string")
-              parsed[FILE] = { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name.slice(0, 255) };
-            done(null, parsed);
-          })
-          .catch(() => done(badRequest("The upload could not be read"), undefined));
+        readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
+          if (isCoreError(form)) return done(badRequest("The upload could not be read"), undefined);
+          const text = (name: string) => form.fields.get(name)?.[0] ?? "";
+          const parsed: Record<string | symbol, unknown> = { _csrf: text("_csrf"), kind: text("kind") };
+          const file = form.files.get("file");
+          if (file) parsed[FILE] = { bytes: file, name: (form.fileNames.get("file") ?? "").slice(0, 255) };
+          done(null, parsed);
+        }, done);
       },
     );
 
