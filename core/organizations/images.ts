@@ -15,7 +15,9 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const u32 = (b: Uint8Array, at: number): number =>
   (((b[at] ?? 0) << 24) | ((b[at + 1] ?? 0) << 16) | ((b[at + 2] ?? 0) << 8) | (b[at + 3] ?? 0)) >>> 0;
 
-const refused = (message: string): CoreError => validationFailed(message, [{ field: "image", message }]);
+/** The field error says what was wrong; the whole message names the field, so a form shows it once. */
+const refused = (message: string): CoreError =>
+  validationFailed("The image was refused", [{ field: "image", message }]);
 
 const chunkType = (bytes: Uint8Array, at: number): string => String.fromCharCode(...bytes.subarray(at + 4, at + 8));
 
