@@ -88,7 +88,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
         deps,
         requestContext(deps, request),
         caller,
-        (request.body ?? {}) as CreateAuthorizationTokenInput,
+        request.body ?? {},
       );
       reply.code(201);
       return one(authorizationTokenJson(token, value, org, urlsOf(deps)));
@@ -115,7 +115,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
         requestContext(deps, request),
         auth.credential,
         auth.token,
-        (request.body ?? {}) as RotateAuthorizationTokenInput,
+        request.body ?? {},
       );
       reply.code(201);
       return one(authorizationTokenJson(token, value, org, urlsOf(deps)));

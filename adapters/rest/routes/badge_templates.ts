@@ -186,7 +186,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
     },
     handler: async (request) => {
       const p = request.params;
-      const body = (request.body ?? {}) as TemplateUpdateBody;
+      const body = request.body ?? {};
       const image = await imageChange(body);
       const ctx = issuingContext(deps, request);
       return one(json(await updateTemplate(issuing, ctx, p.organization_id, p.badge_template_id, body, image)));

@@ -255,7 +255,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
     },
     handler: async (request) => {
       const p = request.params;
-      const body = (request.body ?? {}) as EmployeeUpdateBody;
+      const body = request.body ?? {};
       return one(json(await updateEmployee(store, ctx(), p.organization_id, p.employee_id, body)));
     },
   });

@@ -120,7 +120,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
         requestContext(deps, request),
         callerOf(request).credential,
         p.oauth_application_id,
-        (request.body ?? {}) as UpdateOAuthApplicationInput,
+        request.body ?? {},
       );
       return one(oauthApplicationJson(updated));
     },
