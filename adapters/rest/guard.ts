@@ -10,6 +10,16 @@ declare module "fastify" {
 }
 
 /**
+ * The path's `organization_id` as the router read it, or "" when the path names none. Hooks run on
+ * routes with different parameters (and before their schema is checked), so they read it here.
+ */
+export const organizationParam = (request: { params: unknown }): string => {
+  const params = request.params;
+  if (typeof params !== "object" || params === null || !("organization_id" in params)) return "";
+  return typeof params.organization_id === "string" ? params.organization_id : "";
+};
+
+/**
  * An onRequest hook: authenticates the caller (401) and checks the family's scope or flag and the
  * path's organization (403) before the body is even read.
  */
@@ -18,7 +28,7 @@ export const guard = (authenticator: Authenticator, clock: () => Date, family: S
     const now = clock();
     const auth = await authenticator.authenticate(request.headers.authorization, now);
     if (!auth) throw unauthenticated("A valid authorization token (HTTP Basic) or access token (Bearer) is required");
-    const organizationId = (request.params as { organization_id?: string }).organization_id ?? "";
+    const organizationId = organizationParam(request);
     const refused = authorize(auth.credential, {
       organizationId,
       family,

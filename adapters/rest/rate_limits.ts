@@ -2,6 +2,7 @@ import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { CoreError } from "../../core/errors/mod.ts";
 import { boundedCache } from "../cache/mod.ts";
+import { organizationParam } from "./guard.ts";
 
 /** Requests per minute; null turns request limits off. */
 export interface RateLimitSettings {
@@ -201,10 +202,7 @@ export const registerRateLimits = async (app: FastifyInstance, deps: RateLimitDe
   return {
     on: true,
     token: perMinute(settings.tokenPerMinute, (request) => `token:${request.ip}`),
-    issue: perMinute(
-      settings.issuePerMinute,
-      (request) => `issue:${(request.params as { organization_id?: string }).organization_id}`,
-    ),
+    issue: perMinute(settings.issuePerMinute, (request) => `issue:${organizationParam(request)}`),
     admin: perMinute(settings.adminPerMinute, (request) => `admin:${request.ip}`),
     refuseIfFailing(reply, key) {
       const now = Date.now();

@@ -4,6 +4,7 @@ import { decideConnection, type EmployerConnection } from "../../core/workforce/
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { uuidParam } from "./routes_public.ts";
+import { doneNotice } from "./sent.ts";
 import type { WebKit } from "./web_deps.ts";
 
 const CONNECTION_NOTICES: Record<string, string> = {
@@ -13,8 +14,7 @@ const CONNECTION_NOTICES: Record<string, string> = {
 };
 
 /** The wallet's notice after a connection decision, if that is what `done` names. */
-export const connectionNotice = (request: FastifyRequest): string | null =>
-  CONNECTION_NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+export const connectionNotice = (request: FastifyRequest): string | null => doneNotice(CONNECTION_NOTICES, request);
 
 const button = (frame: Frame, id: string, action: string, label: string, cls: string): VNode =>
   html`<form method="post" action=${`/wallet/employers/${id}/${action}`} class="inline">${csrfField(frame.csrf)}

@@ -18,6 +18,7 @@ import { readBaked, readMultipart } from "../rest/mod.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
+import { doneNotice } from "./sent.ts";
 import type { WebKit } from "./web_deps.ts";
 
 /** Each reason in the earner's words: what went wrong and, where they can, what to do. */
@@ -47,8 +48,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** The wallet's notice after an external badge action, if that is what `done` names. */
-export const externalNotice = (request: FastifyRequest): string | null =>
-  NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+export const externalNotice = (request: FastifyRequest): string | null => doneNotice(NOTICES, request);
 
 /** What the add form shows again after a refusal. */
 export interface ExternalForm {
@@ -163,23 +163,26 @@ export const externalBadgeRoutes =
           }, done);
         },
       );
-      upload.post("/wallet/external_badges/image", async (request, reply) => {
-        if (!request.earner) return signIn(reply);
-        const image = (request.body as Record<symbol, Buffer | undefined> | undefined)?.[UPLOAD];
-        try {
-          const upload: BakedUpload = !image?.length
-            ? "not_an_image"
-            : image.length > MAX_BAKED_IMAGE_BYTES
-              ? "too_large"
-              : readBaked(image);
-          const added = await addExternalBadge(deps, context(), ownerOf(request.earner), bakedBadgeInput(upload));
-          const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
-          return reply.redirect(`/wallet?done=${done}#external`, 303);
-        } catch (err) {
-          const { status, message } = refusal(err);
-          return showWallet(request, reply, status, { error: message, url: "", credential: "" });
-        }
-      });
+      upload.post<{ Body: { [UPLOAD]?: Buffer } | undefined }>(
+        "/wallet/external_badges/image",
+        async (request, reply) => {
+          if (!request.earner) return signIn(reply);
+          const image = request.body?.[UPLOAD];
+          try {
+            const upload: BakedUpload = !image?.length
+              ? "not_an_image"
+              : image.length > MAX_BAKED_IMAGE_BYTES
+                ? "too_large"
+                : readBaked(image);
+            const added = await addExternalBadge(deps, context(), ownerOf(request.earner), bakedBadgeInput(upload));
+            const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
+            return reply.redirect(`/wallet?done=${done}#external`, 303);
+          } catch (err) {
+            const { status, message } = refusal(err);
+            return showWallet(request, reply, status, { error: message, url: "", credential: "" });
+          }
+        },
+      );
     });
     app.post("/wallet/external_badges/:id/remove", async (request, reply) => {
       const id = uuidParam(request);

@@ -20,6 +20,7 @@ import { bakedImageRoutes } from "./routes_baked_images.ts";
 import { connectRoutes } from "./routes_connect.ts";
 import { publicRoutes, VERIFY_EMAIL } from "./routes_public.ts";
 import { signInRoutes } from "./routes_sign_in.ts";
+import { sentValue } from "./sent.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import { webUrls } from "./urls.ts";
 import type { WebDeps, WebKit } from "./web_deps.ts";
@@ -69,7 +70,11 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   await app.register(csrf, {
     cookieKey: "laurel_csrf",
     cookieOpts: { httpOnly: true, sameSite: "lax", secure, path: "/", signed: false },
-    getToken: (request) => (request.body as { _csrf?: string } | undefined)?._csrf,
+    // A token that is not text never verifies, so only text is handed over.
+    getToken: (request) => {
+      const token = sentValue(request.body, "_csrf");
+      return typeof token === "string" ? token : undefined;
+    },
   });
   await app.register(fastifyStatic, {
     root: ASSETS,

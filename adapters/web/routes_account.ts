@@ -19,6 +19,7 @@ import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection
 import { messagePage } from "./layout.ts";
 import { accountPage, walletPage } from "./pages/earner_pages.ts";
 import { field, noticeOf, uuidParam } from "./routes_public.ts";
+import { doneNotice } from "./sent.ts";
 import type { WebKit } from "./web_deps.ts";
 
 const ACCOUNT_NOTICES: Record<string, string> = {
@@ -76,8 +77,7 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   if (deps.externalBadges) await app.register(externalBadgeRoutes(kit, deps.externalBadges, showWallet));
 
   const showAccount = (request: FastifyRequest, reply: FastifyReply, status: number, error: string | null) => {
-    const done = (request.query as { done?: string }).done ?? "";
-    const notice = ACCOUNT_NOTICES[done] ?? null;
+    const notice = doneNotice(ACCOUNT_NOTICES, request);
     const exports = deps.exports !== undefined;
     return kit.page(
       reply,
@@ -168,9 +168,9 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     );
     // The mailed link: its token is the key (no session needed, as from another device); the file
     // streams from its stored chunks, so the process holds one chunk at a time.
-    app.get("/account/export/:id", async (request, reply) => {
+    app.get<{ Querystring: { token?: unknown } }>("/account/export/:id", async (request, reply) => {
       const id = uuidParam(request);
-      const token = (request.query as { token?: unknown }).token;
+      const token = request.query.token;
       const found = await exportForLink(
         exports,
         id,

@@ -12,11 +12,11 @@ import type { WebKit } from "./web_deps.ts";
  */
 export const bakedImageRoutes = (kit: WebKit, baker: BadgeImageBaker) => async (app: FastifyInstance) => {
   for (const type of ["png", "svg"] as const satisfies ImageType[]) {
-    app.get(`/badges/:id/image.${type}`, async (request, reply) => {
+    app.get<{ Querystring: { record?: string } }>(`/badges/:id/image.${type}`, async (request, reply) => {
       const id = uuidParam(request);
       const view = await kit.deps.earners.issuing.store.getBadge(null, id);
       if (!view || !bakedImageVisible(view.badge, request.earner?.user.id ?? null)) throw notFound("Badge image");
-      const format = (request.query as { record?: string }).record === "ob3" ? "ob3" : "ob2";
+      const format = request.query.record === "ob3" ? "ob3" : "ob2";
       const baked = await baker.bake(view, type, format);
       if (!baked) throw notFound("Badge image");
       const name = `badge-${id}${format === "ob3" ? "-ob3" : ""}.${type}`;

@@ -49,9 +49,9 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
       ]),
     );
 
-  app.get(path, async (request, reply) => {
+  app.get<{ Querystring: Record<string, unknown> }>(path, async (request, reply) => {
     reply.header("cache-control", "no-store");
-    const params = request.query as Record<string, unknown>;
+    const params = request.query;
     const checked = await check(params);
     if (checked.kind === "refuse") return refused(request, reply, checked.reason);
     if (checked.kind === "redirect_error") return reply.redirect(checked.location, 303);
@@ -81,8 +81,8 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
     );
   });
 
-  app.post(path, async (request, reply) => {
-    const form = (request.body ?? {}) as Record<string, unknown>;
+  app.post<{ Body: Record<string, unknown> | undefined }>(path, async (request, reply) => {
+    const form = request.body ?? {};
     const params = Object.fromEntries(REQUEST_PARAMS.filter((k) => k in form).map((k) => [k, form[k]]));
     const checked = await check(params);
     if (checked.kind === "refuse") return refused(request, reply, checked.reason);
@@ -98,9 +98,9 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
     return reply.redirect(await approveAuthorization(connect, deps.context(), request.earner.user.id, asked), 303);
   });
 
-  app.get("/account/connections", async (request, reply) => {
+  app.get<{ Querystring: { done?: unknown } }>("/account/connections", async (request, reply) => {
     if (!request.earner) return reply.redirect("/sign_in?next=%2Faccount%2Fconnections", 303);
-    const done = (request.query as { done?: unknown }).done;
+    const done = request.query.done;
     const grants = await connect.store.grantsOf(request.earner.user.id);
     return kit.page(
       reply,
@@ -113,9 +113,9 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
     );
   });
 
-  app.post("/account/connections/:grant_id/remove", async (request, reply) => {
+  app.post<{ Params: { grant_id: string } }>("/account/connections/:grant_id/remove", async (request, reply) => {
     if (!request.earner) return reply.redirect("/sign_in", 303);
-    const grantId = (request.params as { grant_id: string }).grant_id;
+    const grantId = request.params.grant_id;
     if (UUID.test(grantId)) {
       const ctx = deps.context();
       await removeAccess(connect.store, { now: ctx.now, newEventId: ctx.newEventId }, request.earner.user.id, grantId);

@@ -18,6 +18,7 @@ import type { Frame } from "./layout.ts";
 import { type BadgePageData, badgePage } from "./pages/badge_page.ts";
 import { organizationPage, profilePage } from "./pages/public_pages.ts";
 import { signInPage } from "./pages/sign_in_pages.ts";
+import { doneNotice, sentValue } from "./sent.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";
 
@@ -28,14 +29,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A path id, lowercased; anything that is not a UUID is the same 404 as an unknown one. */
 export const uuidParam = (request: FastifyRequest, name = "id"): string => {
-  const value = (request.params as Record<string, string>)[name] ?? "";
+  const sent = sentValue(request.params, name);
+  const value = typeof sent === "string" ? sent : "";
   if (!UUID.test(value)) throw notFound("Page");
   return value.toLowerCase();
 };
 
 /** A form field as text; absent or not text is "". */
 export const field = (request: FastifyRequest, name: string): string => {
-  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  const value = sentValue(request.body, name);
   return typeof value === "string" ? value : "";
 };
 
@@ -46,8 +48,7 @@ const NOTICES: Record<string, string> = {
   private: "This badge is now private: only you can see it.",
   signed_in: "You are signed in.",
 };
-export const noticeOf = (request: FastifyRequest): string | null =>
-  NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+export const noticeOf = (request: FastifyRequest): string | null => doneNotice(NOTICES, request);
 
 export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const { deps, urls } = kit;
@@ -109,8 +110,8 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     return { status: 200, body: Buffer.from(renderPage(badgePage(frame, data, urls))) };
   };
 
-  app.get("/badges/:id", async (request, reply) => {
-    const anonymous = !request.cookies[SESSION_COOKIE] && Object.keys(request.query as object).length === 0;
+  app.get<{ Querystring: Record<string, unknown> }>("/badges/:id", async (request, reply) => {
+    const anonymous = !request.cookies[SESSION_COOKIE] && Object.keys(request.query).length === 0;
     if (!anonymous || !kit.pages) return showBadge(request, reply);
     const id = uuidParam(request);
     const now = deps.clock();
@@ -134,10 +135,10 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
 
   // The pending-badge e-mail's link: sign in and come back to the badge. Only the mail's token
   // pre-fills the address and names the badge; without it the page is the same for every id.
-  app.get("/badges/:id/accept", async (request, reply) => {
+  app.get<{ Querystring: { token?: unknown } }>("/badges/:id/accept", async (request, reply) => {
     const id = uuidParam(request);
     if (request.earner) return reply.redirect(`/badges/${id}`, 303);
-    const token = (request.query as { token?: unknown }).token;
+    const token = request.query.token;
     const view = await badgeForAcceptLink(
       deps.earners,
       id,
@@ -184,8 +185,8 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     return kit.page(reply, 200, organizationPage(kit.frame(request, reply, data.issuer.name), data, urls));
   });
 
-  app.get("/users/:who", async (request, reply) => {
-    const who = (request.params as { who: string }).who;
+  app.get<{ Params: { who: string } }>("/users/:who", async (request, reply) => {
+    const who = request.params.who;
     const data = await publicProfile(deps.earners, who);
     const name = `${data.account.user.first_name} ${data.account.user.last_name}`.trim();
     return kit.page(reply, 200, profilePage(kit.frame(request, reply, name), data, urls));

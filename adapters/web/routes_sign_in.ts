@@ -12,15 +12,15 @@ import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";
 
 const body = (request: FastifyRequest): Record<string, string> => {
-  const b = (request.body ?? {}) as Record<string, unknown>;
+  const b = typeof request.body === "object" && request.body !== null ? request.body : {};
   return Object.fromEntries(Object.entries(b).map(([k, v]) => [k, typeof v === "string" ? v : ""]));
 };
 
 export const signInRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const { deps } = kit;
 
-  app.get("/sign_in", async (request, reply) => {
-    const q = request.query as { email?: string; next?: string };
+  app.get<{ Querystring: { email?: string; next?: string } }>("/sign_in", async (request, reply) => {
+    const q = request.query;
     if (request.earner) return reply.redirect(safeNext(q.next) ?? "/wallet", 303);
     return kit.page(
       reply,
@@ -64,8 +64,8 @@ export const signInRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     );
   });
 
-  app.get("/sign_in/link", async (request, reply) => {
-    const token = (request.query as { token?: string }).token;
+  app.get<{ Querystring: { token?: string } }>("/sign_in/link", async (request, reply) => {
+    const token = request.query.token;
     const frame = { ...kit.frame(request, reply, "Continue"), noindex: true };
     if (typeof token !== "string" || token.length === 0 || token.length > 200)
       return kit.page(reply, 404, linkFailedPage(frame, "unknown"));

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { seesOnlyReadOnlyTokens } from "../../../core/auth/mod.ts";
 import {
@@ -30,7 +31,8 @@ const tags = ["Authorization tokens"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
 /** Authorization tokens (docs/interface.md, Authentication), scope `authorization_tokens`. */
-export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "authorization_tokens");
   const base = "/organizations/:organization_id/authorization_tokens";
   const lists = freshReads<Buffer>();
@@ -52,7 +54,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
     },
     handler: async (request, reply) => {
       const caller = callerOf(request).credential;
-      const req = pageRequest((request.query as { page?: number }).page);
+      const req = pageRequest(request.query.page);
       // The body depends on the organization, which tokens the caller may see, and the URL only.
       const key = `${caller.organizationId} ${seesOnlyReadOnlyTokens(caller) ? "read-only" : "all"} ${request.url}`;
       return sendFreshBody(lists, reply, key, async () => {
@@ -86,7 +88,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
         deps,
         requestContext(deps, request),
         caller,
-        (request.body ?? {}) as CreateAuthorizationTokenInput,
+        request.body ?? {},
       );
       reply.code(201);
       return one(authorizationTokenJson(token, value, org, urlsOf(deps)));
@@ -113,7 +115,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
         requestContext(deps, request),
         auth.credential,
         auth.token,
-        (request.body ?? {}) as RotateAuthorizationTokenInput,
+        request.body ?? {},
       );
       reply.code(201);
       return one(authorizationTokenJson(token, value, org, urlsOf(deps)));

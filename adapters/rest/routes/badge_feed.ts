@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { BADGE_LIST, BadgeJsonSchema, badgeJson } from "../../../core/badges/mod.ts";
@@ -23,7 +24,8 @@ const FEED_DESCRIPTION =
   "Every badge of the organization matching the filters, oldest issued first (by id, which follows issue order), 50 a page, for integrators syncing all their badges. The filters are those of the badge list, in the same three forms; there is no `sort` and no `page`. `next_page_url` carries an opaque `cursor` (and the filters as sent) and is null on the last page; no totals are counted, so every page costs the same at any depth. A badge changed after its page was read is not sent again: follow changes with `updated_at_min` on a later sync. Errors are those of the lists (400 naming the known keys; a cursor this feed did not give is 400 too).";
 
 /** The high-volume badge feed: keyset pages over the badge list's filters. */
-export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
   const reads = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
@@ -48,7 +50,7 @@ export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (app: F
     },
     validatorCompiler: listValidatorCompiler,
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
+      const { organization_id } = request.params;
       const query = readListQuery(BADGE_LIST, request, { extra: ["cursor"], sortable: false, paged: false });
       return sendFreshBody(reads, reply, `${organization_id} ${request.url}`, async () => {
         const page = await searchIssuedBadges(issuing, organization_id, query, query.extra.cursor ?? null);

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { TemplateImageChange } from "../../../core/badges/mod.ts";
@@ -33,7 +34,6 @@ const TemplateParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
   badge_template_id: Type.String({ format: "uuid" }),
 });
-type TemplateParams = { organization_id: string; badge_template_id: string };
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
 const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
@@ -59,13 +59,13 @@ const IMAGE_DESCRIPTION =
   "Laurel addition: `image` sets the template's image, a PNG or SVG of at most 1 MiB judged by its content: a data URI in a JSON body, or a file part named `image` in a multipart/form-data body (whose other parts are the same fields as text; `skills`, `alignments`, `public` and `allow_duplicate_badges` as JSON, an empty value as null). Laurel stores it and `image_url` then gives its stable address, served with immutable cache headers. A refused image is a 422 naming the field `image`; `image: null` drops a stored image, and an `image_url` replaces it.";
 
 /** Badge templates, scope `badge_templates`. */
-export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
   const base = "/organizations/:organization_id/badge_templates";
   const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: TemplateView) => badgeTemplateJson(v.template, v.owner, issuing.urls);
-  const ids = (request: { params: unknown }) => request.params as TemplateParams;
 
   // A multipart body becomes the JSON body's shape, so the same schema judges both.
   app.addContentTypeParser(
@@ -117,17 +117,11 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       response: { 201: One(BadgeTemplateJsonSchema), ...bodyErrors },
     },
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
+      const { organization_id } = request.params;
       const owner = await deps.organizations.get(organization_id);
       if (!owner) throw notFound("Organization");
       const image = (await imageChange(request.body)) ?? null;
-      const view = await createTemplate(
-        issuing,
-        issuingContext(deps, request),
-        owner,
-        request.body as TemplateCreateBody,
-        image,
-      );
+      const view = await createTemplate(issuing, issuingContext(deps, request), owner, request.body, image);
       reply
         .code(201)
         .header("location", `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`);
@@ -148,7 +142,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
     },
     validatorCompiler: listValidatorCompiler,
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
+      const { organization_id } = request.params;
       const query = readListQuery(TEMPLATE_LIST, request);
       const req = pageRequest(query.page);
       // The body depends on the organization and the URL (filters, page, links) only.
@@ -172,7 +166,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       response: { 200: One(BadgeTemplateJsonSchema), ...errors },
     },
     handler: async (request) => {
-      const p = ids(request);
+      const p = request.params;
       return one(json(await getTemplate(issuing, p.organization_id, p.badge_template_id)));
     },
   });
@@ -191,8 +185,8 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       response: { 200: One(BadgeTemplateJsonSchema), ...bodyErrors },
     },
     handler: async (request) => {
-      const p = ids(request);
-      const body = (request.body ?? {}) as TemplateUpdateBody;
+      const p = request.params;
+      const body = request.body ?? {};
       const image = await imageChange(body);
       const ctx = issuingContext(deps, request);
       return one(json(await updateTemplate(issuing, ctx, p.organization_id, p.badge_template_id, body, image)));
@@ -210,7 +204,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
         response: { 200: One(BadgeTemplateJsonSchema), ...errors },
       },
       handler: async (request) => {
-        const p = ids(request);
+        const p = request.params;
         const ctx = issuingContext(deps, request);
         return one(json(await templateAction(issuing, ctx, p.organization_id, p.badge_template_id, action)));
       },
@@ -227,9 +221,9 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (ap
       response: { 204: Type.Null(), ...errors },
     },
     handler: async (request, reply) => {
-      const p = ids(request);
+      const p = request.params;
       await deleteTemplate(issuing, issuingContext(deps, request), p.organization_id, p.badge_template_id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

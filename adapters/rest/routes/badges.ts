@@ -1,4 +1,4 @@
-import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import {
@@ -37,7 +37,6 @@ const BadgeParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
   badge_id: Type.String({ format: "uuid" }),
 });
-type BadgeParams = { organization_id: string; badge_id: string };
 
 /** Each item of a batch: the badge issued, or why it was not (the error body's `data`). */
 const BatchItem = Type.Union([
@@ -55,14 +54,14 @@ const tags = ["Badges"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
 /** Issued badges (docs/interface.md, Resources), scope `issued_badges`. */
-export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
   const base = "/organizations/:organization_id/badges";
   const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
-  const ids = (request: { params: unknown }) => request.params as BadgeParams;
 
   app.post(base, {
     onRequest,
@@ -76,13 +75,8 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       response: { 201: One(BadgeJsonSchema), ...bodyErrors },
     },
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
-      const issued = await issueBadge(
-        issuing,
-        issuingContext(deps, request),
-        organization_id,
-        request.body as BadgeIssueBody,
-      );
+      const { organization_id } = request.params;
+      const issued = await issueBadge(issuing, issuingContext(deps, request), organization_id, request.body);
       reply.code(201).header("location", location(issued.view));
       return one(json(issued.view));
     },
@@ -106,8 +100,8 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     validatorCompiler: (route) =>
       TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: BadgeBatchEnvelope } : route),
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
-      const items = (request.body as BadgeBatchEnvelope).badges;
+      const { organization_id } = request.params;
+      const items = request.body.badges;
       const results = await issueBatch(issuing, issuingContext(deps, request), organization_id, items);
       const issued = results.filter((r) => r.ok);
       if (issued.length === 0) {
@@ -145,7 +139,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     },
     validatorCompiler: listValidatorCompiler,
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
+      const { organization_id } = request.params;
       const query = readListQuery(BADGE_LIST, request);
       const req = pageRequest(query.page);
       // The body depends on the organization and the URL (filters, page, links) only.
@@ -169,7 +163,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       response: { 200: One(BadgeJsonSchema), ...errors },
     },
     handler: async (request) => {
-      const p = ids(request);
+      const p = request.params;
       return one(json(await getBadge(issuing, p.organization_id, p.badge_id)));
     },
   });
@@ -185,8 +179,8 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       response: { 200: One(BadgeJsonSchema), ...bodyErrors },
     },
     handler: async (request) => {
-      const p = ids(request);
-      const body = request.body as BadgeRevokeBody;
+      const p = request.params;
+      const body = request.body;
       return one(json(await revokeBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id, body)));
     },
   });
@@ -202,8 +196,8 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       response: { 201: One(BadgeJsonSchema), ...bodyErrors },
     },
     handler: async (request, reply) => {
-      const p = ids(request);
-      const body = request.body as BadgeReplaceBody;
+      const p = request.params;
+      const body = request.body;
       const { issued } = await replaceBadge(
         issuing,
         issuingContext(deps, request),
@@ -226,9 +220,9 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       response: { 204: Type.Null(), ...errors },
     },
     handler: async (request, reply) => {
-      const p = ids(request);
+      const p = request.params;
       await deleteBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { SCOPES, USER_SCOPES } from "../../../core/auth/mod.ts";
@@ -17,7 +18,8 @@ const Metadata = Type.Object({
 });
 
 /** RFC 8414 authorization server metadata, so OAuth clients configure themselves by discovery. */
-export const connectMetadataRoutes = (deps: RestDeps, prefix: string) => async (app: FastifyInstance) => {
+export const connectMetadataRoutes = (deps: RestDeps, prefix: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const body = {
     issuer: deps.authUrl,
     authorization_endpoint: `${deps.authUrl}/oauth/authorize`,

@@ -1,4 +1,4 @@
-import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EmploymentSchema, ReducedEmploymentSchema } from "../../../core/events/mod.ts";
@@ -9,7 +9,6 @@ import {
   deleteEmployee,
   EMPLOYEE_LIST,
   EmployeeBatchBody,
-  type EmployeeBatchEnvelope,
   type EmployeeContext,
   EmployeeCreateBody,
   type EmployeeStore,
@@ -56,7 +55,6 @@ const EmployeeParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
   employee_id: Type.String({ format: "uuid" }),
 });
-type EmployeeParams = { organization_id: string; employee_id: string };
 
 const UpsertItem = Type.Union([
   Type.Object({
@@ -93,7 +91,8 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
 const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** Employee records (each answered as its employment), scope `workforce`. */
-export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "workforce");
   const base = "/organizations/:organization_id/employees";
   const { store } = deps.employees;
@@ -104,8 +103,6 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
     urls: deps.badges.issuing.urls,
   });
   const json = (v: EmployeeView) => employmentOf(v, deps.badges.issuing.urls);
-  const ids = (request: { params: unknown }) => request.params as EmployeeParams;
-  const org = (request: { params: unknown }) => (request.params as { organization_id: string }).organization_id;
 
   app.post(base, {
     onRequest,
@@ -118,8 +115,13 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       response: { 201: One(EmploymentView), ...bodyErrors },
     },
     handler: async (request, reply) => {
-      const view = await createEmployee(store, ctx(), org(request), request.body as EmployeeCreateBody);
-      reply.code(201).header("location", `${deps.baseUrl}/organizations/${org(request)}/employees/${view.record.id}`);
+      const view = await createEmployee(store, ctx(), request.params.organization_id, request.body);
+      reply
+        .code(201)
+        .header(
+          "location",
+          `${deps.baseUrl}/organizations/${request.params.organization_id}/employees/${view.record.id}`,
+        );
       return one(json(view));
     },
   });
@@ -139,7 +141,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
     handler: async (request) => {
       const query = readListQuery(EMPLOYEE_LIST, request);
       const req = pageRequest(query.page);
-      const page = await listEmployees(store, org(request), query, req);
+      const page = await listEmployees(store, request.params.organization_id, query, req);
       return many(
         page.items.map(json),
         pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
@@ -163,8 +165,8 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
     validatorCompiler: (route) =>
       TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: EnvelopeSchema } : route),
     handler: async (request) => {
-      const items = (request.body as EmployeeBatchEnvelope).employees;
-      const results = await upsertEmployees(store, ctx(), org(request), items);
+      const items = request.body.employees;
+      const results = await upsertEmployees(store, ctx(), request.params.organization_id, items);
       const count = (status: string) => results.filter((r) => r.status === status).length;
       return {
         data: results.map((r) =>
@@ -194,8 +196,8 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       const result = await sendInvitations(
         deps.employees.invitations,
         deps.clock(),
-        org(request),
-        request.body as SendInvitationsBody,
+        request.params.organization_id,
+        request.body,
       );
       return one({ sent_count: result.sent.length, ...result });
     },
@@ -211,7 +213,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       response: { 200: One(EmploymentView), ...errors },
     },
     handler: async (request) => {
-      const p = ids(request);
+      const p = request.params;
       return one(json(await getEmployee(store, p.organization_id, p.employee_id)));
     },
   });
@@ -229,8 +231,8 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       response: { 200: Many(ExternalBadgeSchema), ...errors },
     },
     handler: async (request) => {
-      const p = ids(request);
-      const req = pageRequest((request.query as { page?: number }).page);
+      const p = request.params;
+      const req = pageRequest(request.query.page);
       const [record, authorized] = await Promise.all([
         store.get(p.organization_id, p.employee_id),
         store.workforceAuthorized(p.organization_id),
@@ -252,8 +254,8 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       response: { 200: One(EmploymentView), ...bodyErrors },
     },
     handler: async (request) => {
-      const p = ids(request);
-      const body = (request.body ?? {}) as EmployeeUpdateBody;
+      const p = request.params;
+      const body = request.body ?? {};
       return one(json(await updateEmployee(store, ctx(), p.organization_id, p.employee_id, body)));
     },
   });
@@ -268,9 +270,9 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (app: Fa
       response: { 204: Type.Null(), ...errors },
     },
     handler: async (request, reply) => {
-      const p = ids(request);
+      const p = request.params;
       await deleteEmployee(store, ctx(), p.organization_id, p.employee_id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

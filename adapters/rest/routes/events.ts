@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EVENT_LIST, EventDetailSchema, getEvent, listEvents } from "../../../core/events/mod.ts";
@@ -40,7 +41,8 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
  * The events API, scope `events` (an authorization token needs `read_enabled`). Items of the list are
  * the same details as the single read, newest first, 50 a page.
  */
-export const eventRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const eventRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "events", "read");
   const base = "/organizations/:organization_id/events";
   const lists = freshReads<Buffer>();
@@ -58,7 +60,7 @@ export const eventRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
     },
     validatorCompiler: listValidatorCompiler,
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
+      const { organization_id } = request.params;
       const query = readListQuery(EVENT_LIST, request);
       const req = pageRequest(query.page);
       // The body depends on the organization and the URL (filters, page, links) only.
@@ -79,7 +81,7 @@ export const eventRoutes = (deps: RestDeps, origin: string) => async (app: Fasti
       response: { 200: One(EventDetailResponse), ...errors },
     },
     handler: async (request) => {
-      const p = request.params as { organization_id: string; event_id: string };
+      const p = request.params;
       return one(await getEvent(deps, p.organization_id, p.event_id));
     },
   });

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import {
@@ -30,7 +31,8 @@ const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }
  * asks them to sign in with the invited address and accept; it works for seven days, and inviting
  * the address again replaces it. The link's token is only ever in that mail.
  */
-export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const invitationRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "invitations");
   const base = "/organizations/:organization_id/invitations";
 
@@ -45,8 +47,8 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 200: Many(Invitation), ...errors },
     },
     handler: async (request) => {
-      const { organization_id } = request.params as { organization_id: string };
-      const req = pageRequest((request.query as { page?: number }).page);
+      const { organization_id } = request.params;
+      const req = pageRequest(request.query.page);
       const page = await listInvitations(deps.members, contextOf(deps), requestActor(request), organization_id, req);
       return many(
         page.items.map(invitationJson),
@@ -65,7 +67,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 200: One(Invitation), ...errors },
     },
     handler: async (request) => {
-      const p = request.params as { organization_id: string; invitation_id: string };
+      const p = request.params;
       return one(
         invitationJson(
           await getInvitation(deps.members, contextOf(deps), requestActor(request), p.organization_id, p.invitation_id),
@@ -85,14 +87,14 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 201: One(Invitation), ...errors, 413: ErrorBody, 415: ErrorBody },
     },
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
+      const { organization_id } = request.params;
       const { invitation } = await invite(
         deps.members,
         contextOf(deps),
         requestActor(request),
         request.ip,
         organization_id,
-        request.body as CreateInvitationInput,
+        request.body,
       );
       reply
         .code(201)
@@ -111,7 +113,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 204: Type.Null(), ...errors },
     },
     handler: async (request, reply) => {
-      const p = request.params as { organization_id: string; invitation_id: string };
+      const p = request.params;
       await cancelInvitation(
         deps.members,
         contextOf(deps),
@@ -120,7 +122,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (app: 
         p.organization_id,
         p.invitation_id,
       );
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

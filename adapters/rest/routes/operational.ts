@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { HealthAnswer, RestDeps } from "../deps.ts";
 
@@ -13,7 +14,8 @@ const answer = (reply: FastifyReply, report: HealthAnswer) =>
  */
 export const operationalRoutes =
   (deps: Pick<RestDeps, "health" | "ready" | "metrics">, options: { metrics: boolean }) =>
-  async (app: FastifyInstance) => {
+  async (plugin: FastifyInstance) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => answer(reply, await deps.health()));
     app.get("/readyz", { schema: { hide: true } }, async (_request, reply) =>
       answer(reply, await (deps.ready ?? deps.health)()),

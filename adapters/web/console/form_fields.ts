@@ -2,10 +2,11 @@ import type { FastifyRequest } from "fastify";
 import type { TSchema } from "typebox";
 import { schemaFieldErrors } from "../../../core/badges/mod.ts";
 import { isCoreError, validationFailed } from "../../../core/errors/mod.ts";
+import { sentValue } from "../sent.ts";
 
 /** Every value of a repeated form field (checkboxes), text only. */
 export const fieldValues = (request: FastifyRequest, name: string): string[] => {
-  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  const value = sentValue(request.body, name);
   const all = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return all.filter((v): v is string => typeof v === "string");
 };

@@ -10,6 +10,7 @@ import {
 import { pageRequest } from "../../../core/shared/mod.ts";
 import { html } from "../html.ts";
 import { field, uuidParam } from "../routes_public.ts";
+import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { tokensPage } from "./authorization_token_pages.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
@@ -36,7 +37,7 @@ export const authorizationTokenRoutes =
       status: number,
       extra: { error?: string | null; created?: { description: string; value: string } | null } = {},
     ) => {
-      const pageNo = Number((request.query as { page?: string }).page ?? "1");
+      const pageNo = Number(sentValue(request.query, "page") ?? "1");
       const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
       const page = await listAuthorizationTokens(deps, member.credential, req);
       const more =
@@ -51,7 +52,7 @@ export const authorizationTokenRoutes =
           tokens: page.items,
           now: kit.deps.clock(),
           ceiling: flagsOf(member.credential, "authorization_tokens"),
-          notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+          notice: doneNotice(NOTICES, request),
           error: extra.error ?? null,
           created: extra.created ?? null,
           more,

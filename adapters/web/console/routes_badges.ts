@@ -25,6 +25,7 @@ import { parseListQuery } from "../../../core/listing/mod.ts";
 import { PAGE_SIZE, pageRequest } from "../../../core/shared/mod.ts";
 import { EMPLOYEE_LIST, getEmployee, listEmployees } from "../../../core/workforce/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
+import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import {
   type BadgeFilters,
@@ -152,10 +153,10 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     );
   };
 
-  app.get("/console/:org/issue", async (request, reply) => {
+  app.get<{ Querystring: { template?: unknown } }>("/console/:org/issue", async (request, reply) => {
     const member = await gate(request, reply, "badges.issue");
     if (!member) return reply;
-    const template = (request.query as { template?: unknown }).template;
+    const template = request.query.template;
     return showIssue(request, reply, member, 200, {
       badge_template_id: typeof template === "string" ? template : "",
       issued_to_first_name: "",
@@ -222,7 +223,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     const templates = await templatesFor(member, false);
     const frame = kit.frame(request, reply, "Badges");
     const base = { templates: templates.items, filters, pageSize: PAGE_SIZE };
-    const notice = NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
+    const notice = doneNotice(NOTICES, request);
     try {
       const query = parseListQuery(BADGE_LIST, pairs);
       const page = await listBadges(b.issuing, member.organizationId, query, pageRequest(query.page));
@@ -273,7 +274,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       badgePage(kit.frame(request, reply, "Badge"), member, b.issuing.urls, {
         view,
         ...activity,
-        notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+        notice: doneNotice(NOTICES, request),
         error: extra.error ?? null,
         reason: extra.reason ?? "",
         now: nowLocal(kit.deps.clock()),

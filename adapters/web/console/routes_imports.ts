@@ -15,6 +15,7 @@ import type { MemberAction } from "../../../core/members/mod.ts";
 import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
 import { readMultipart } from "../../rest/mod.ts";
 import { uuidParam } from "../routes_public.ts";
+import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { exampleCsv, importKindsFor, importPage, importPath, importsPage } from "./import_pages.ts";
@@ -28,8 +29,8 @@ const PROBLEMS_SHOWN = 500;
 /** The uploaded file of the multipart form, kept off the enumerable body the text checks walk. */
 const FILE = Symbol("uploaded file");
 type Upload = { bytes: Uint8Array; name: string } | null;
-const uploadOf = (request: FastifyRequest): Upload =>
-  ((request.body as Record<symbol, Upload> | undefined)?.[FILE] ?? null) as Upload;
+/** The multipart form as its parser hands it over; a form of another type has neither. */
+type UploadForm = { kind?: string; [FILE]?: Upload } | undefined;
 
 const NOTICES: Record<string, string> = { started: "Started: the workers are on it." };
 
@@ -84,10 +85,10 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     return listPage(request, reply, member, 200);
   });
 
-  app.get(`${base}/examples/:file`, async (request, reply) => {
+  app.get<{ Params: { file?: string } }>(`${base}/examples/:file`, async (request, reply) => {
     const member = await gate(request, reply, "badges.issue");
     if (!member) return reply;
-    const kind = /^(badges|employees)\.csv$/.exec((request.params as { file?: string }).file ?? "")?.[1];
+    const kind = /^(badges|employees)\.csv$/.exec(request.params.file ?? "")?.[1];
     if (!isImportKind(kind)) throw notFound("Example file");
     return reply
       .header("content-type", "text/csv; charset=utf-8")
@@ -112,12 +113,12 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       },
     );
 
-    upload.post(base, async (request, reply) => {
-      const kindField = (request.body as { kind?: string } | undefined)?.kind;
+    upload.post<{ Body: UploadForm }>(base, async (request, reply) => {
+      const kindField = request.body?.kind;
       const kind: ImportKind = isImportKind(kindField) ? kindField : "badges";
       const member = await gate(request, reply, ACTION[kind]);
       if (!member) return reply;
-      const file = uploadOf(request);
+      const file = request.body?.[FILE] ?? null;
       if (!file || file.bytes.length === 0)
         return listPage(request, reply, member, 422, "Choose a CSV file to upload.");
       if (file.bytes.length > IMPORT_LIMITS[kind].bytes)
@@ -173,7 +174,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         problems,
         problemCount: problems.length < PROBLEMS_SHOWN ? problems.length : record.invalid_count + record.failed_count,
         repeatOf,
-        notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+        notice: doneNotice(NOTICES, request),
         error,
       }),
     );

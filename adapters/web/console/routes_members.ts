@@ -14,6 +14,7 @@ import {
 } from "../../../core/members/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
+import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
@@ -53,7 +54,7 @@ export const memberRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       membersPage(kit.frame(request, reply, "Members"), member, {
         members: members.items,
         invitations: invitations.items,
-        notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+        notice: doneNotice(NOTICES, request),
         error: extra.error ?? null,
         form: extra.form ?? { email: "", role: "viewer" },
       }),

@@ -67,10 +67,10 @@ export const moreConsoleRoutes =
       }
     });
 
-    app.get("/console/:org/audit", async (request, reply) => {
+    app.get<{ Querystring: { after?: string } }>("/console/:org/audit", async (request, reply) => {
       const member = await gate(request, reply, "audit.read");
       if (!member) return reply;
-      const after = decodeAuditCursor((request.query as { after?: string }).after);
+      const after = decodeAuditCursor(request.query.after);
       const page = await readAuditLog(deps.audit, member.organizationId, after);
       const ids = [...new Set(page.items.filter((r) => r.actor.kind === "member").map((r) => r.actor.id ?? ""))];
       const accounts = await Promise.all(ids.map((id) => deps.members.members.account(id)));

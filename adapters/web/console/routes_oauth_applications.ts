@@ -14,6 +14,7 @@ import { notFound } from "../../../core/errors/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
 import { html } from "../html.ts";
 import { field } from "../routes_public.ts";
+import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
@@ -27,7 +28,8 @@ const NOTICES: Record<string, string> = {
 };
 
 const appId = (request: FastifyRequest): number => {
-  const raw = (request.params as { id?: string }).id ?? "";
+  const sent = sentValue(request.params, "id");
+  const raw = typeof sent === "string" ? sent : "";
   const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : 0;
   if (id < 1 || id > 2_147_483_647) throw notFound("OAuth application");
   return id;
@@ -51,7 +53,7 @@ export const oauthApplicationRoutes =
         form?: { name: string; description: string; scopes: readonly string[] };
       } = {},
     ) => {
-      const pageNo = Number((request.query as { page?: string }).page ?? "1");
+      const pageNo = Number(sentValue(request.query, "page") ?? "1");
       const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
       const page = await listOAuthApplications(deps, member.organizationId, req);
       const path = consolePath(member.organizationId, "oauth_applications");
@@ -59,7 +61,6 @@ export const oauthApplicationRoutes =
         page.total > req.offset + page.items.length
           ? html`<p><a href=${`${path}?page=${req.page + 1}`}>More applications</a></p>`
           : null;
-      const done = (request.query as { done?: string }).done ?? "";
       if (extra.created) reply.header("cache-control", "no-store");
       return kit.page(
         reply,
@@ -67,7 +68,7 @@ export const oauthApplicationRoutes =
         applicationsPage(kit.frame(request, reply, "OAuth applications"), member, {
           rows: page.items.map((a) => ({ app: oauthApplicationJson(a), dataServices: a.data_services_enabled })),
           offered: offered(member),
-          notice: NOTICES[done] ?? null,
+          notice: doneNotice(NOTICES, request),
           error: extra.error ?? null,
           created: extra.created ?? null,
           form: extra.form ?? { name: "", description: "", scopes: offered(member) },

@@ -4,6 +4,7 @@ import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
 import { readMultipart, storeImage } from "../../rest/mod.ts";
 import { field } from "../routes_public.ts";
+import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
@@ -16,8 +17,8 @@ const NOTICES: Record<string, string> = { saved: "Profile saved.", image: "Image
 /** The uploaded file of a multipart form, kept off the enumerable body the text checks walk. */
 const FILE = Symbol("uploaded file");
 type Upload = Uint8Array | null;
-const uploadOf = (request: FastifyRequest): Upload =>
-  ((request.body as Record<symbol, Upload> | undefined)?.[FILE] ?? null) as Upload;
+/** The multipart form as its parser hands it over; a form of another type has no file. */
+type UploadForm = { [FILE]?: Upload } | undefined;
 
 /** `images/<sha256>.<png|svg>`: the stable, content-addressed address of a stored image. */
 const IMAGE_NAME = /^([0-9a-f]{64})\.(png|svg)$/;
@@ -41,7 +42,7 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       status,
       profilePage(kit.frame(request, reply, "Profile"), member, org, {
         publicPage: kit.urls.organizationPage(org.id),
-        notice: NOTICES[(request.query as { done?: string }).done ?? ""] ?? null,
+        notice: doneNotice(NOTICES, request),
         error,
         form,
       }),
@@ -97,10 +98,10 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       },
     );
 
-    upload.post(`${base}/image`, async (request, reply) => {
+    upload.post<{ Body: UploadForm }>(`${base}/image`, async (request, reply) => {
       const member = await gate(request, reply, "profile.update");
       if (!member) return reply;
-      const file = uploadOf(request);
+      const file = request.body?.[FILE] ?? null;
       const stored = file ? await storeImage(deps.images, file, kit.deps.clock()) : badRequest("Choose an image file");
       if (isCoreError(stored)) {
         const error = formProblem(stored) ?? stored.message;
@@ -115,8 +116,8 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   });
 
   // Public, and never changing: the name is the content's hash.
-  app.get("/images/:name", async (request, reply) => {
-    const m = IMAGE_NAME.exec((request.params as { name?: string }).name ?? "");
+  app.get<{ Params: { name?: string } }>("/images/:name", async (request, reply) => {
+    const m = IMAGE_NAME.exec(request.params.name ?? "");
     const image = m ? await deps.images.store.get(m[1] as string) : null;
     if (!image || !m || (m[2] === "svg") !== (image.contentType === "image/svg+xml")) throw notFound("Image");
     return (

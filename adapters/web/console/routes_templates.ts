@@ -24,6 +24,7 @@ import { pageRequest } from "../../../core/shared/mod.ts";
 import { readMultipart, storeImage } from "../../rest/mod.ts";
 import { html } from "../html.ts";
 import { field } from "../routes_public.ts";
+import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
@@ -51,9 +52,12 @@ const LIST_PAGE = 50;
 
 /** The uploaded image of the template form, kept off the text fields. */
 const FILE = Symbol("uploaded image");
+/** A create or edit form as its parser hands it over: the image, when one was chosen, under FILE. */
+type TemplateUpload = { [FILE]?: Uint8Array } | undefined;
 
 const templateId = (request: FastifyRequest): string => {
-  const id = (request.params as { id?: string }).id ?? "";
+  const sent = sentValue(request.params, "id");
+  const id = typeof sent === "string" ? sent : "";
   if (!UUID.test(id)) throw notFound("Badge template");
   return id.toLowerCase();
 };
@@ -100,7 +104,6 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     const c = kit.deps.context();
     return { now: c.now, newId: c.newId, newEventId: c.newEventId, newSalt: c.newSalt, by: member.by(request.ip) };
   };
-  const doneOf = (request: FastifyRequest) => NOTICES[(request.query as { done?: string }).done ?? ""] ?? null;
 
   // The create and edit forms are multipart (they carry the image); their text fields read as any form's.
   app.addContentTypeParser(
@@ -119,8 +122,8 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
   );
 
   /** The uploaded image, checked and stored: its name; `undefined` when no file was chosen. */
-  const uploaded = async (request: FastifyRequest): Promise<TemplateImageChange> => {
-    const bytes = (request.body as Record<symbol, Uint8Array | undefined> | undefined)?.[FILE];
+  const uploaded = async (form: TemplateUpload): Promise<TemplateImageChange> => {
+    const bytes = form?.[FILE];
     if (!bytes) return undefined;
     const stored = await storeImage(deps.images, bytes, kit.deps.clock());
     if (isCoreError(stored)) throw stored;
@@ -130,7 +133,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
   app.get(base, async (request, reply) => {
     const member = await gate(request, reply, "templates.read");
     if (!member) return reply;
-    const pageNo = Number((request.query as { page?: string }).page ?? "1");
+    const pageNo = Number(sentValue(request.query, "page") ?? "1");
     const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1, LIST_PAGE);
     const query = parseListQuery(TEMPLATE_LIST, [["sort", "name"]]);
     const page = await listTemplates(issuing, member.organizationId, query, req);
@@ -145,7 +148,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
       templatesPage(kit.frame(request, reply, "Badge templates"), member, {
         templates: page.items.map((v) => v.template),
         publicUrl: kit.urls.publicUrl,
-        notice: doneOf(request),
+        notice: doneNotice(NOTICES, request),
         more,
       }),
     );
@@ -166,7 +169,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     return showNew(request, reply, member, 200, null);
   });
 
-  app.post(base, async (request, reply) => {
+  app.post<{ Body: TemplateUpload }>(base, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
     const form = formOf(request);
@@ -174,7 +177,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
       const body = checked<TemplateCreateBody>(TemplateCreateSchema, bodyOf(form, null), "template");
       const owner = await deps.organizations.get(member.organizationId);
       if (!owner) throw notFound("Organization");
-      const image = (await uploaded(request)) ?? null;
+      const image = (await uploaded(request.body)) ?? null;
       const view = await createTemplate(issuing, ctx(member, request), owner, body, image);
       return reply.redirect(`${consolePath(member.organizationId, "templates")}/${view.template.id}?done=created`, 303);
     } catch (err) {
@@ -200,7 +203,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
         template,
         publicUrl: kit.urls.publicUrl,
         form: form ?? formOfTemplate(template),
-        notice: doneOf(request),
+        notice: doneNotice(NOTICES, request),
         error,
       }),
     );
@@ -212,7 +215,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     return showEdit(request, reply, member, 200, null);
   });
 
-  app.post(`${base}/:id`, async (request, reply) => {
+  app.post<{ Body: TemplateUpload }>(`${base}/:id`, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
     const id = templateId(request);
@@ -220,7 +223,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     try {
       const current: BadgeTemplateRecord = (await getTemplate(issuing, member.organizationId, id)).template;
       const body = checked<TemplateUpdateBody>(TemplateUpdateSchema, bodyOf(form, current.state), "template");
-      const image = await uploaded(request);
+      const image = await uploaded(request.body);
       await updateTemplate(issuing, ctx(member, request), member.organizationId, id, body, image);
       return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=saved`, 303);
     } catch (err) {

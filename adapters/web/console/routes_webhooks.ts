@@ -11,6 +11,7 @@ import {
   webhookSecret,
 } from "../../../core/webhooks/mod.ts";
 import { field } from "../routes_public.ts";
+import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
@@ -46,8 +47,8 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
     status: number,
     extra: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string } = {},
   ) => {
-    const q = request.query as { after?: string; done?: string };
-    const after = typeof q.after === "string" && UUID.test(q.after) ? q.after.toLowerCase() : null;
+    const sent = sentValue(request.query, "after");
+    const after = typeof sent === "string" && UUID.test(sent) ? sent.toLowerCase() : null;
     const [settings, log, target] = await Promise.all([
       getWebhookSettings(settingsDeps, member.organizationId, kit.deps.clock()),
       deliveryLog(deps.webhooks, member.organizationId, after, LOG_PAGE),
@@ -62,7 +63,7 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
         secret: extra.secret ?? null,
         dataServices: target.hasDataServicesApplication,
         log: { ...log, first: after === null },
-        notice: extra.notice ?? NOTICES[q.done ?? ""] ?? null,
+        notice: extra.notice ?? doneNotice(NOTICES, request),
         error: extra.error ?? null,
         form: extra.form ?? null,
       }),
