@@ -203,11 +203,14 @@ export const postgresOutbox = (db: Database): Outbox => ({
 
 /**
  * The backlog of the organizations marked pending: the only ones with unpublished events, so the
- * sum reads as many rows as there is pending work.
+ * sum reads as many rows as there is pending work. Lateral probes (each fenced by `offset 0`), as in
+ * the relay's poll: as a plain join the planner hash-joined every counter and cursor.
  */
 const UNPUBLISHED = `select coalesce(sum(n.total - r.published_seq), 0) from event_relay_pending p
-  join event_counts n on n.organization_id = p.organization_id
-  join event_relay_cursors r on r.organization_id = p.organization_id`;
+  cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
+  cross join lateral (
+    select published_seq from event_relay_cursors where organization_id = p.organization_id offset 0
+  ) r`;
 
 /**
  * Figures for /metrics from counters kept as the work happens (migration 027): events published

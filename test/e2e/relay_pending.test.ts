@@ -63,6 +63,29 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     await laurel.db.run("analyze event_counts");
     await laurel.db.run("analyze event_relay_cursors");
     const pending = await recordEvents(laurel.db, b, 4);
+    // The /metrics figures over the same organizations: their plan, as the database ran it.
+    const figurePlans: PlanNode[] = [];
+    const explaining = {
+      all: async <R>(sql: string, params?: readonly unknown[]) => {
+        const [row] = await laurel.db.all<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+          `explain (analyze, format json) ${sql}`,
+          params,
+        );
+        const plan = row?.["QUERY PLAN"][0]?.Plan;
+        if (plan) figurePlans.push(plan);
+        return laurel.db.all<R>(sql, params);
+      },
+    } as unknown as Database;
+    t.equal(await postgresEventFigures(explaining).unpublished(), 4, "the figures see the four pending events");
+    const figureReads = figurePlans
+      .flatMap(nodes)
+      .filter((n) => n["Relation Name"] === "event_counts" || n["Relation Name"] === "event_relay_cursors");
+    t.ok(figureReads.length >= 2, "the figures read the counters and cursors");
+    t.same(
+      figureReads.filter((n) => n["Node Type"] === "Seq Scan"),
+      [],
+      "the figures scan neither counters nor cursors whole",
+    );
     const plans: PlanNode[] = [];
     const spy = {
       transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
