@@ -96,8 +96,9 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
       <textarea id="external-credential" name="credential" rows="3" maxlength="12000" spellcheck="false">${form.credential}</textarea>
       <button type="submit">Add badge</button>
     </form>
-    <form method="post" action="/wallet/external_badges/image" enctype="multipart/form-data" class="stack">${csrfField(frame.csrf)}
-      <label for="external-image">or upload a baked badge image (PNG or SVG carrying its Open Badges 2.0 assertion or 3.0 credential, at most ${MAX_BAKED_IMAGE_BYTES / 1024 / 1024} MiB)</label>
+    <h3 id="external-image-h" class="form-gap">Or add it from its image</h3>
+    <form method="post" action="/wallet/external_badges/image" enctype="multipart/form-data" class="stack" aria-labelledby="external-image-h">${csrfField(frame.csrf)}
+      <label for="external-image">A baked badge image: PNG or SVG carrying its Open Badges 2.0 assertion or 3.0 credential, at most ${MAX_BAKED_IMAGE_BYTES / 1024 / 1024} MiB</label>
       <input id="external-image" name="image" type="file" accept="image/png,image/svg+xml,.png,.svg" required />
       <button type="submit">Add badge from image</button>
     </form>
