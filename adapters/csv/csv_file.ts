@@ -78,7 +78,7 @@ export const checkCsvFile = async (
     // The parser's own errors are the file's; a refusal while checking a record (the header, the
     // row limit) is the answer as it is, and so is a failure of the store.
     if (!(err instanceof CsvError)) throw err;
-    throw refused(`The file is not valid CSV (${(err as Error).message})`);
+    throw refused(`The file is not valid CSV (${err.message})`);
   }
   if (preview === null) throw refused("The file is empty: it needs a header row");
   const answer = preview.done();

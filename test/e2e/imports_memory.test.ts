@@ -80,3 +80,26 @@ t.test(
     t.ok(grown < BOUND_MIB, `the API process grew by ${grown.toFixed(1)} MiB (< ${BOUND_MIB} MiB)`);
   },
 );
+
+t.test("a file refused after rows were written leaves nothing stored", async (t) => {
+  const org = await organization(laurel, "Refused HR Co");
+  // Past the first chunk written, then a quote left open to the end of the file.
+  const csv = `${people(2500, "R")}\nR-x,"open@example.com,Open,Quote,Dept,Team,Engineer,NL,L1`;
+  const res = await fetch(`${api.origin}/v1/organizations/${org.id}/employees/imports`, {
+    method: "POST",
+    headers: { authorization: org.auth, "content-type": "text/csv" },
+    body: csv,
+  });
+  const body = await res.json();
+  t.equal(res.status, 422, JSON.stringify(body));
+  t.match(body.data.message, /not valid CSV/);
+  const imports = await laurel.db.one<{ n: number }>(
+    "select count(*)::int as n from imports where organization_id = ?",
+    [org.id],
+  );
+  t.equal(imports?.n, 0, "no import is stored");
+  const rows = await laurel.db.one<{ n: number }>(
+    "select count(*)::int as n from import_rows r where not exists (select 1 from imports i where i.id = r.import_id)",
+  );
+  t.equal(rows?.n, 0, "and no row of one");
+});
