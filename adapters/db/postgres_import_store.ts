@@ -115,29 +115,35 @@ export const postgresImportStore = (db: Database): ImportStore => {
     };
   };
   return {
-    async create(rec, rows, audit) {
-      await db.transaction(async (q) => {
+    create: (reading, fill, audit) =>
+      db.transaction(async (q) => {
         await q.run(
           `insert into imports (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})`,
-          COLUMNS.map((c) => rec[c]),
+          COLUMNS.map((c) => reading[c]),
         );
-        for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-          const slice = rows.slice(i, i + INSERT_ROWS).map((r) => ({
-            row_no: r.row,
-            status: r.errors.length > 0 ? "invalid" : "pending",
-            item: r.item,
-            errors: r.errors.length > 0 ? r.errors : null,
-          }));
-          await q.run(
-            `insert into import_rows (import_id, row_no, status, item, errors)
-             select ?, x.row_no, x.status, x.item, x.errors
-             from jsonb_to_recordset(?::jsonb) as x(row_no int, status text, item jsonb, errors jsonb)`,
-            [rec.id, JSON.stringify(slice)],
-          );
-        }
-        await appendAudit(q, audit);
-      });
-    },
+        const rec = await fill(async (rows) => {
+          for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+            const slice = rows.slice(i, i + INSERT_ROWS).map((r) => ({
+              row_no: r.row,
+              status: r.errors.length > 0 ? "invalid" : "pending",
+              item: r.item,
+              errors: r.errors.length > 0 ? r.errors : null,
+            }));
+            await q.run(
+              `insert into import_rows (import_id, row_no, status, item, errors)
+               select ?, x.row_no, x.status, x.item, x.errors
+               from jsonb_to_recordset(?::jsonb) as x(row_no int, status text, item jsonb, errors jsonb)`,
+              [reading.id, JSON.stringify(slice)],
+            );
+          }
+        });
+        await q.run(
+          `update imports set state = ?, row_count = ?, invalid_count = ?, started_at = ?, finished_at = ? where id = ?`,
+          [rec.state, rec.row_count, rec.invalid_count, rec.started_at, rec.finished_at, reading.id],
+        );
+        await appendAudit(q, audit(rec));
+        return rec;
+      }),
     async sameFile(organizationId, kind, sha256) {
       const [row] = await db.all(
         `select ${SELECT} from imports i where i.organization_id = ? and i.kind = ? and i.file_sha256 = ?

@@ -24,6 +24,10 @@ const unstorablePaths = (value: unknown, path: string, out: FieldError[], depth 
   if (typeof value === "string") {
     const reason = unstorableReason(value);
     if (reason) out.push({ field: path || "body", message: reason });
+  } else if (ArrayBuffer.isView(value)) {
+    // Bytes (an uploaded file) are not text: their route reads and checks them itself. Walked as
+    // an object, every byte would become an entry, hundreds of bytes of memory each.
+    return;
   } else if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) unstorablePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
   } else if (value !== null && typeof value === "object") {

@@ -85,8 +85,17 @@ export interface ImportTx {
 }
 
 export interface ImportStore {
-  /** The import with every row (state `ready` or `running`), and the audit rows, in one transaction. */
-  create(record: ImportRecord, rows: CheckedRow[], audit: AuditRecord[]): Promise<void>;
+  /**
+   * The import, its rows and the audit rows in one transaction. The import is inserted as
+   * `record` (`validating`); `fill` writes the rows chunk by chunk as the file is read and
+   * answers the import as it ends (`ready` or `running`), which `audit` turns into the audit
+   * rows. A refusal thrown by `fill` leaves nothing stored.
+   */
+  create(
+    record: ImportRecord,
+    fill: (write: (rows: CheckedRow[]) => Promise<void>) => Promise<ImportRecord>,
+    audit: (record: ImportRecord) => AuditRecord[],
+  ): Promise<ImportRecord>;
   /** The latest earlier import of a file with this digest to the organization. */
   sameFile(organizationId: string, kind: ImportKind, sha256: string): Promise<ImportRecord | null>;
   get(organizationId: string, id: string): Promise<ImportRecord | null>;
@@ -115,16 +124,21 @@ export interface ImportStore {
   fail(importId: string, outcome: RowOutcome, now: Date): Promise<void>;
 }
 
-/** The checked file: its rows with their items and problems, before anything is stored. */
+/**
+ * The checked file: its counts and its first problems (`PROBLEMS_KEPT`), never its rows, which go
+ * to the store as they are read: a large file is never held whole.
+ */
 export interface ImportPreview {
   kind: ImportKind;
   columns: string[];
-  rows: CheckedRow[];
   row_count: number;
   valid_count: number;
   invalid_count: number;
   problems: RowProblem[];
 }
+
+/** Problems an upload's answer keeps: as many as an answer lists; the stored rows hold every one. */
+export const PROBLEMS_KEPT = 1000;
 
 const tooLarge = (kind: ImportKind): CoreError =>
   validationFailed(`A ${kind} import holds at most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows`, [
@@ -142,27 +156,34 @@ export const checkRowCount = (kind: ImportKind, rows: number): void => {
   if (rows > IMPORT_LIMITS[kind].rows) throw tooLarge(kind);
 };
 
-/** The preview of rows checked one by one (`rowChecker`): counts and problems; none stored. */
-export const previewChecked = (kind: ImportKind, columns: string[], checked: CheckedRow[]): ImportPreview => {
-  if (checked.length === 0)
-    throw validationFailed("The file has no rows under its header", [{ field: "file", message: "has no rows" }]);
-  checkRowCount(kind, checked.length);
+/** A file's preview gathered as its rows are checked one by one (`rowChecker`); no row is kept. */
+export const previewCollector = (kind: ImportKind, columns: string[]) => {
   const problems: RowProblem[] = [];
+  let rows = 0;
   let invalid = 0;
-  for (const r of checked) {
-    if (r.errors.length === 0) continue;
-    invalid++;
-    for (const e of r.errors) problems.push({ row: r.row, field: e.field, message: e.message });
-  }
   return {
-    kind,
-    columns,
-    rows: checked,
-    row_count: checked.length,
-    valid_count: checked.length - invalid,
-    invalid_count: invalid,
-    problems,
+    add(r: CheckedRow): void {
+      rows++;
+      checkRowCount(kind, rows);
+      if (r.errors.length === 0) return;
+      invalid++;
+      for (const e of r.errors)
+        if (problems.length < PROBLEMS_KEPT) problems.push({ row: r.row, field: e.field, message: e.message });
+    },
+    /** The preview once every row is read; a file without rows is refused. */
+    done(): ImportPreview {
+      if (rows === 0)
+        throw validationFailed("The file has no rows under its header", [{ field: "file", message: "has no rows" }]);
+      return { kind, columns, row_count: rows, valid_count: rows - invalid, invalid_count: invalid, problems };
+    },
   };
+};
+
+/** The preview of rows checked one by one (`rowChecker`): counts and problems; none stored. */
+export const previewChecked = (kind: ImportKind, columns: string[], checked: readonly CheckedRow[]): ImportPreview => {
+  const collector = previewCollector(kind, columns);
+  for (const r of checked) collector.add(r);
+  return collector.done();
 };
 
 /**
@@ -187,39 +208,59 @@ export interface ImportContext {
 }
 
 /**
- * Stores a checked file as an import: `running` at once (`start`), else `ready` for a look at the
- * preview first. The same file (by digest) already imported to the organization is refused when
- * `allowRepeat` is false, before anything is stored; otherwise the import names the earlier one.
+ * Stores a file as an import while it is checked: `check` reads the file, hands its checked rows
+ * to `write` chunk by chunk and answers the preview; the import is then `running` (`start`), else
+ * `ready` for a look at the preview first. The same file (by digest) already imported to the
+ * organization is refused when `allowRepeat` is false, before anything is stored; otherwise the
+ * import names the earlier one. A file refused while it is read leaves nothing stored.
  */
 export const createImport = async (
   store: ImportStore,
   ctx: ImportContext,
   organizationId: string,
-  preview: ImportPreview,
+  kind: ImportKind,
   file: { sha256: string; name: string },
   options: { start: boolean; allowRepeat: boolean },
-): Promise<ImportRecord> => {
-  const earlier = await store.sameFile(organizationId, preview.kind, file.sha256);
+  check: (write: (rows: CheckedRow[]) => Promise<void>) => Promise<ImportPreview>,
+): Promise<{ record: ImportRecord; preview: ImportPreview }> => {
+  const earlier = await store.sameFile(organizationId, kind, file.sha256);
   if (earlier && !options.allowRepeat) throw repeatedFile(earlier);
   const start = options.start;
-  const record: ImportRecord = {
+  const reading: ImportRecord = {
     id: ctx.newId(),
     organization_id: organizationId,
-    kind: preview.kind,
-    state: !start ? "ready" : preview.valid_count === 0 ? "failed" : "running",
+    kind,
+    state: "validating",
     file_sha256: file.sha256,
     file_name: file.name,
-    row_count: preview.row_count,
-    invalid_count: preview.invalid_count,
+    row_count: 0,
+    invalid_count: 0,
     done_count: 0,
     failed_count: 0,
     repeat_of: earlier?.id ?? null,
     created_at: ctx.now,
-    started_at: start ? ctx.now : null,
-    finished_at: start && preview.valid_count === 0 ? ctx.now : null,
+    started_at: null,
+    finished_at: null,
   };
-  await store.create(record, preview.rows, start ? [importAudit(ctx, record)] : []);
-  return record;
+  const read: { preview?: ImportPreview } = {};
+  const record = await store.create(
+    reading,
+    async (write) => {
+      const preview = await check(write);
+      read.preview = preview;
+      return {
+        ...reading,
+        state: !start ? "ready" : preview.valid_count === 0 ? "failed" : "running",
+        row_count: preview.row_count,
+        invalid_count: preview.invalid_count,
+        started_at: start ? ctx.now : null,
+        finished_at: start && preview.valid_count === 0 ? ctx.now : null,
+      };
+    },
+    (r) => (start ? [importAudit(ctx, r)] : []),
+  );
+  if (!read.preview) throw new Error("The import was stored without its file being read");
+  return { record, preview: read.preview };
 };
 
 const importAudit = (ctx: ImportContext, record: ImportRecord): AuditRecord =>

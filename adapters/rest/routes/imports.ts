@@ -12,7 +12,6 @@ import {
   IMPORT_LIMITS,
   IMPORT_STATES,
   type ImportKind,
-  type ImportPreview,
   type ImportRecord,
   type ImportState,
   type ImportStore,
@@ -85,10 +84,6 @@ const TAGS = { badges: ["Badges"], employees: ["Employees"] };
 const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
 export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
-
-/** The checked file from a request body (raw bytes): refused as a whole when it is not a CSV of this kind. */
-export const previewOf = (kind: ImportKind, bytes: Uint8Array, now: Date): ImportPreview =>
-  checkCsvFile(kind, bytes, now);
 
 /**
  * CSV imports of badges (`/badges/imports`, scope `issued_badges`) or employee records
@@ -166,9 +161,10 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (plugin:
       const bytes: unknown = request.body;
       if (!(bytes instanceof Buffer)) throw new CoreError("unsupported_media_type", "Send the file as text/csv");
       const now = deps.clock();
-      const preview = previewOf(kind, bytes, now);
       const sha = sha256Hex(bytes);
       if (q.dry_run) {
+        // Checked only: no row is written anywhere.
+        const preview = await checkCsvFile(kind, bytes, now);
         const earlier = await store.sameFile(p.organization_id, kind, sha);
         return one({
           kind,
@@ -180,13 +176,14 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (plugin:
           errors: problemsJson(preview.problems),
         });
       }
-      const record = await createImport(
+      const { record, preview } = await createImport(
         store,
         { now, newId: deps.newId, by: byCredential(callerOf(request).credential, request.ip) },
         p.organization_id,
-        preview,
+        kind,
         { sha256: sha, name: q.file_name ?? "" },
         { start: true, allowRepeat: q.repeat === true },
+        (write) => checkCsvFile(kind, bytes, now, write),
       );
       reply
         .code(201)

@@ -131,15 +131,15 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         );
       try {
         const now = kit.deps.clock();
-        const preview = checkCsvFile(kind, file.bytes, now);
-        const record = await createImport(
+        const { record } = await createImport(
           store,
           ctx(member, request),
           member.organizationId,
-          preview,
+          kind,
           { sha256: deps.images.sha256(file.bytes), name: file.name },
           // The page shows a repeated file as such before anything is issued; the member decides.
           { start: false, allowRepeat: true },
+          (write) => checkCsvFile(kind, file.bytes, now, write),
         );
         return reply.redirect(importPath(member.organizationId, record.id), 303);
       } catch (err) {
