@@ -54,15 +54,19 @@ export const postgresWebhookLogPartitions = (db: Database): WebhookLogPartitions
           if (have.has(name)) continue;
           const from = week.toISOString();
           const to = partitionWeekEnd(week).toISOString();
-          await db.transaction(async (q) => {
+          const made = await db.transaction(async (q) => {
+            // Worker processes keep the partitions at once: one creates a week, the others find it.
+            await q.all("select pg_advisory_xact_lock(hashtext('laurel_webhook_log_partitions'))");
+            const there = await q.all<{ name: string | null }>("select to_regclass(?)::text as name", [name]);
+            if (there[0]?.name) return false;
             const strays = await q.all<{ one: number }>(
               `select 1 as one from ${table}_default where ${key} >= ?::timestamptz and ${key} < ?::timestamptz limit 1`,
               [from, to],
             );
             const bounds = `for values from ('${from}') to ('${to}')`;
             if (strays.length === 0) {
-              await q.run(`create table if not exists ${name} partition of ${table} ${bounds}`);
-              return;
+              await q.run(`create table ${name} partition of ${table} ${bounds}`);
+              return true;
             }
             await q.run(`alter table ${table} detach partition ${table}_default`);
             await q.run(`create table ${name} partition of ${table} ${bounds}`);
@@ -73,8 +77,9 @@ export const postgresWebhookLogPartitions = (db: Database): WebhookLogPartitions
               [from, to],
             );
             await q.run(`alter table ${table} attach partition ${table}_default default`);
+            return true;
           });
-          created++;
+          if (made) created++;
         }
       }
       return created;
@@ -87,6 +92,9 @@ export const postgresWebhookLogPartitions = (db: Database): WebhookLogPartitions
           const week = weekOfName(table, name);
           if (!week || partitionWeekEnd(week).getTime() > endingBy.getTime()) continue;
           const gone = await db.transaction(async (q) => {
+            await q.all("select pg_advisory_xact_lock(hashtext('laurel_webhook_log_partitions'))");
+            const there = await q.all<{ name: string | null }>("select to_regclass(?)::text as name", [name]);
+            if (!there[0]?.name) return false;
             // The parent first, as every writer locks it before a partition: no deadlock with them.
             await q.run(`lock table ${table}, ${name} in access exclusive mode`);
             if ((await q.all(unfinished(name))).length > 0) return false;

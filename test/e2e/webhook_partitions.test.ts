@@ -61,6 +61,11 @@ for (const database of ["postgresql", "pglite"] as const) {
       t.ok(names.includes(`${table}_default`));
     }
 
+    // Two processes keeping the partitions at once: each week is created once, neither fails.
+    const far = [8, 9].map((w) => weekStart(new Date(now.getTime() + w * 7 * DAY)));
+    const both = await Promise.all([parts.ensure(far), postgresWebhookLogPartitions(db).ensure(far)]);
+    t.equal(both[0] + both[1], 4, "two weeks of deliveries and of attempts, once");
+
     // Rows from before the first partition land in the default one, then move into their week.
     const oldDone = await delivery(new Date(now.getTime() - 70 * DAY), "succeeded", false);
     const oldPending = await delivery(new Date(now.getTime() - 63 * DAY), "pending", true);
@@ -74,7 +79,12 @@ for (const database of ["postgresql", "pglite"] as const) {
     t.same(await db.all("select 1 from webhook_attempts_default"), []);
 
     // At now: the old finished week goes, with its attempts; the week with a pending delivery stays.
-    t.equal(await parts.dropFinished(partitionPlan(now, 35).dropEndingBy), 2);
+    const endingBy = partitionPlan(now, 35).dropEndingBy;
+    const drops = await Promise.all([
+      parts.dropFinished(endingBy),
+      postgresWebhookLogPartitions(db).dropFinished(endingBy),
+    ]);
+    t.equal(drops[0] + drops[1], 2, "dropped once, by one of two processes");
     t.equal(await where(oldDone), undefined);
     t.same(await db.all("select 1 from webhook_attempts a where a.delivery_id = ?::uuid", [oldDone]), []);
     t.same(await where(oldPending), { table: name("webhook_deliveries", weeks[1] as Date), attempts: "1" });
