@@ -158,4 +158,15 @@ t.test("the webhook log's partitions keep every row, and delivery goes on", asyn
   const outbox = postgresOutbox(db);
   while ((await outbox.relayBatch(500, async (batch) => void published.push(...batch.map((e) => e.id)))) > 0);
   t.same(published.sort(), [...ids].sort());
+
+  // Deleting an event still deletes its deliveries and their attempts (migration 006's triggers).
+  await db.run("delete from events where id = ?::uuid", [ids[2]]);
+  t.same(
+    await db.all(
+      `select (select count(*)::int from webhook_deliveries where event_id = ?::uuid) as deliveries,
+         (select count(*)::int from webhook_attempts where delivery_id = ?::uuid) as attempts`,
+      [ids[2], ids[2]],
+    ),
+    [{ deliveries: 0, attempts: 0 }],
+  );
 });
