@@ -38,6 +38,8 @@ export interface Config {
   organizationSignup: OrganizationSignup;
   /** The mail outbox's sender: MAIL_POLL_INTERVAL_MS (1000), MAIL_RETRY_BASE_MS (30000, doubling). */
   mail: { pollIntervalMs: number; retryBaseMs: number };
+  /** WEBHOOK_LOG_RETENTION_DAYS (35): how long finished webhook deliveries and attempts are kept. */
+  webhookLogRetentionDays: number;
   /** SHUTDOWN_TIMEOUT_MS: the longest a clean stop may take. */
   shutdownTimeoutMs: number;
   /** Webhook delivery: WEBHOOK_* variables. */
@@ -87,6 +89,7 @@ export const readConfig = (raw: Readonly<Record<string, string | undefined>> = p
     invitationsPerHour: env.INVITATIONS_PER_HOUR,
     organizationSignup: env.ORGANIZATION_SIGNUP,
     mail: { pollIntervalMs: env.MAIL_POLL_INTERVAL_MS, retryBaseMs: env.MAIL_RETRY_BASE_MS },
+    webhookLogRetentionDays: env.WEBHOOK_LOG_RETENTION_DAYS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     webhooks: readWebhookConfig(env),
     limits: readLimitsConfig(env),

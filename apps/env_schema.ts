@@ -176,6 +176,10 @@ export const EnvSchema = Type.Object({
     }),
   ),
   WEBHOOK_SCHEDULER_INTERVAL_MS: positive("how often due retries are looked for", 1000),
+  WEBHOOK_LOG_RETENTION_DAYS: positive(
+    "days webhook deliveries (by their event's time) and attempts are kept once finished; removed by whole weekly partitions, so up to a week longer. Keep it above the 25-day retry window",
+    35,
+  ),
   WEBHOOK_WORKERS: Type.Optional(
     oneOf(["0", "1"], undefined, "`0` keeps `npm start` from running the relay and workers in its process"),
   ),

@@ -1,9 +1,23 @@
-import { type Database, postgresAuditLog, postgresMemberStore } from "../adapters/db/mod.ts";
+import {
+  type Database,
+  postgresAuditLog,
+  postgresMemberStore,
+  postgresWebhookLogPartitions,
+} from "../adapters/db/mod.ts";
 import { type Log, startRetention } from "../workers/mod.ts";
 
-/** Audit rows past 400 days and expired invitations go, hourly, in every process that runs workers. */
-export const startRetentionJob = (db: Database, log: Log): { stop(): Promise<void> } =>
+/**
+ * Audit rows past 400 days and expired invitations go, hourly, in every process that runs workers;
+ * the webhook log's weekly partitions are created ahead and dropped past `webhookLogRetentionDays`.
+ */
+export const startRetentionJob = (db: Database, log: Log, webhookLogRetentionDays: number): { stop(): Promise<void> } =>
   startRetention(
-    { audit: postgresAuditLog(db), invitations: postgresMemberStore(db), clock: () => new Date(), log },
-    { intervalMs: 3_600_000, batch: 1000 },
+    {
+      audit: postgresAuditLog(db),
+      invitations: postgresMemberStore(db),
+      webhookLog: postgresWebhookLogPartitions(db),
+      clock: () => new Date(),
+      log,
+    },
+    { intervalMs: 3_600_000, batch: 1000, webhookLogRetentionDays },
   );

@@ -1,5 +1,6 @@
 import { type AuditLog, pruneAuditLog } from "../core/audit/mod.ts";
 import type { MemberStore } from "../core/members/mod.ts";
+import { partitionPlan, type WebhookLogPartitions } from "../core/webhooks/mod.ts";
 import { type Log, pollLoop } from "./runtime.ts";
 
 export interface RetentionOptions {
@@ -7,11 +8,14 @@ export interface RetentionOptions {
   intervalMs: number;
   /** Rows removed per statement: small batches keep each transaction short. */
   batch: number;
+  /** Finished webhook deliveries and attempts are kept this long, then dropped by whole partitions. */
+  webhookLogRetentionDays: number;
 }
 
 export interface RetentionDeps {
   audit: Pick<AuditLog, "prune">;
   invitations: Pick<MemberStore, "pruneInvitations">;
+  webhookLog: WebhookLogPartitions;
   clock: () => Date;
   log: Log;
 }
@@ -19,7 +23,9 @@ export interface RetentionDeps {
 /**
  * Removes audit rows past their retention and expired invitations, in small batches by an index
  * on their age, in any number of worker processes (each skips rows another is removing). A round
- * that filled a batch runs again at once; otherwise the next waits `intervalMs`.
+ * that filled a batch runs again at once; otherwise the next waits `intervalMs`. Each round also
+ * keeps the webhook log's weekly partitions: the next weeks' are created ahead, and weeks past the
+ * retention window whose deliveries have all finished are dropped whole (never a bulk DELETE).
  */
 export const startRetention = (
   deps: RetentionDeps,
@@ -28,11 +34,19 @@ export const startRetention = (
   pollLoop(
     async () => {
       const now = deps.clock();
+      const plan = partitionPlan(now, options.webhookLogRetentionDays);
+      const created = await deps.webhookLog.ensure(plan.ensure);
+      const dropped = await deps.webhookLog.dropFinished(plan.dropEndingBy);
+      if (created + dropped > 0) deps.log.info({ created, dropped }, "webhook log partitions kept");
       const audits = await pruneAuditLog(deps.audit, now, options.batch);
       const invitations = await deps.invitations.pruneInvitations(now, options.batch);
       const full = audits >= options.batch || invitations >= options.batch;
-      return { full, found: audits + invitations > 0 };
+      return { full, found: audits + invitations + created + dropped > 0 };
     },
     { intervalMs: options.intervalMs },
-    (err) => deps.log.warn({ err }, "removing old audit rows and invitations failed; retrying"),
+    (err) =>
+      deps.log.warn(
+        { err },
+        "removing old audit rows and invitations, or keeping the webhook log's partitions, failed; retrying",
+      ),
   );

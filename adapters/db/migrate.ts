@@ -16,18 +16,22 @@ const migrationOptions = {
 };
 
 /** MikroORM runs the migrations (its migrator keeps their order and record), then lets go. */
-const migrate = async <D extends IDatabaseDriver>(orm: MikroORM<D>): Promise<void> => {
+const migrate = async <D extends IDatabaseDriver>(orm: MikroORM<D>, to?: string): Promise<void> => {
   try {
-    await orm.getMigrator().up();
+    await orm.getMigrator().up(to === undefined ? undefined : { to });
   } finally {
     await orm.close(true);
   }
 };
 
-/** Brings the PostgreSQL database at `url` up to date, on a connection of its own. */
-export const migratePostgres = async (url: string): Promise<void> =>
+/**
+ * Brings the PostgreSQL database at `url` up to date, on a connection of its own; or only up to the
+ * migration named `to` (a test of a later migration's data move builds the database before it).
+ */
+export const migratePostgres = async (url: string, to?: string): Promise<void> =>
   migrate(
     await MikroORM.init({ ...migrationOptions, driver: PostgreSqlDriver, clientUrl: url, pool: { min: 0, max: 1 } }),
+    to,
   );
 
 /**

@@ -33,6 +33,7 @@ export { postgresAuditLog, postgresMemberStore } from "./postgres_member_store.t
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";
 export { postgresStatusLists } from "./postgres_status_lists.ts";
+export { postgresWebhookLogPartitions } from "./postgres_webhook_partitions.ts";
 export {
   postgresDeliveryAdminStore,
   postgresDeliveryFigures,

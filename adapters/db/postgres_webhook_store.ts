@@ -244,10 +244,10 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
        ), d as (
          insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
            first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, due_at, created_at)
-         select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, v.status, v.attempts_count,
+         select v.id, v.id, v.organization_id, v.event_type, e.occurred_at, v.status, v.attempts_count,
            v.first_attempt_at, v.last_attempt_at, v.next_attempt_at, v.succeeded_at, v.next_attempt_at, ?::timestamptz
          from v join events e on e.id = v.id
-         on conflict (id) do nothing
+         on conflict (id, occurred_at) do nothing
          returning id
        )
        insert into webhook_attempts (id, delivery_id, attempt_number, started_at, duration_ms, status_code, error,
@@ -282,11 +282,11 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
         await q.all<DeliveryRow>(
           `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
              attempts_count, next_attempt_at, lease_until, claim_token, due_at, created_at)
-           select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'delivering', 0, ?::timestamptz,
+           select v.id, v.id, v.organization_id, v.event_type, e.occurred_at, 'delivering', 0, ?::timestamptz,
              ?::timestamptz, ?::text, ?::timestamptz, ?::timestamptz
            from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text, occurred_at timestamptz)
            join events e on e.id = v.id
-           on conflict (id) do update set status = 'delivering', lease_until = excluded.lease_until,
+           on conflict (id, occurred_at) do update set status = 'delivering', lease_until = excluded.lease_until,
              claim_token = excluded.claim_token, due_at = excluded.due_at
            where ${DUE}
            returning ${DELIVERY_COLUMNS.replace(/(^|, )/g, "$1d.")}`,
@@ -330,11 +330,11 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
       await q.run(
         `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
            attempts_count, next_attempt_at, due_at, created_at)
-         select v.id, v.id, v.organization_id, v.event_type, v.occurred_at, 'pending', 0, v.until, v.until, ?::timestamptz
+         select v.id, v.id, v.organization_id, v.event_type, e.occurred_at, 'pending', 0, v.until, v.until, ?::timestamptz
          from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text, occurred_at timestamptz,
            until timestamptz)
          join events e on e.id = v.id
-         on conflict (id) do update set status = 'pending', next_attempt_at = excluded.next_attempt_at,
+         on conflict (id, occurred_at) do update set status = 'pending', next_attempt_at = excluded.next_attempt_at,
            due_at = excluded.due_at, lease_until = null, claim_token = null
          where ${DUE}`,
         [now, batch, now, now],

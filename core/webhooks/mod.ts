@@ -45,6 +45,14 @@ export {
   redeliverFailed,
   sendTestEvent,
 } from "./operator.ts";
+export type { PartitionPlan, WebhookLogPartitions } from "./partitions.ts";
+export {
+  DEFAULT_WEBHOOK_LOG_RETENTION_DAYS,
+  PARTITION_WEEKS_AHEAD,
+  partitionPlan,
+  partitionWeekEnd,
+  weekStart,
+} from "./partitions.ts";
 export type {
   ClaimedDelivery,
   DeliveryAdminStore,

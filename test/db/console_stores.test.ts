@@ -203,8 +203,18 @@ t.test("100,000 deliveries: a deep page of the log reads the index only, sorts a
     [BIG, middle?.id, BIG],
   );
   const text = JSON.stringify(plan);
-  t.match(text, /webhook_deliveries_org_idx/, "the (organization, created_at, id) index");
-  t.notMatch(text, /"Node Type":\s*"(Sort|Seq Scan|Aggregate)"/, "no sort, no scan of the table, no count");
+  // The table is partitioned by week (migration 029): each partition's copy of the index is named
+  // after it, and a partition left empty may be read by a scan of its zero pages.
+  t.match(text, /webhook_deliveries_\w+_organization_id_created_at_id_idx/, "the (organization, created_at, id) index");
+  t.notMatch(text, /"Node Type":\s*"(Sort|Aggregate)"/, "no sort, no count");
+  const filled = await db.all<{ name: string }>(
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = 'webhook_deliveries'::regclass and c.reltuples > 0`,
+  );
+  t.ok(filled.length > 0);
+  for (const { name } of filled) {
+    t.notMatch(text, new RegExp(`"Node Type":"Seq Scan"[^}]*"Relation Name":"${name}"`), `no scan of ${name}`);
+  }
   t.match(
     text,
     /"Index Cond":\s*"[^"]*created_at[^"]*"/,

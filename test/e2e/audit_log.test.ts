@@ -1,5 +1,5 @@
 import t from "tap";
-import { postgresAuditLog, postgresMemberStore } from "../../adapters/db/mod.ts";
+import { postgresAuditLog, postgresMemberStore, postgresWebhookLogPartitions } from "../../adapters/db/mod.ts";
 import { auditRecord, readAuditLog } from "../../core/audit/mod.ts";
 import { startRetention } from "../../workers/mod.ts";
 import { apiClient, createTemplate, eventually, issueBody, organization, trpc } from "../support/badges.ts";
@@ -169,8 +169,14 @@ t.test("retention: the worker job removes rows past 400 days, and only those", a
     await tx.appendAudit(row(399, "0190a0d8-0000-7000-8000-000000000399"));
   });
   const job = startRetention(
-    { audit: postgresAuditLog(laurel.db), invitations: members, clock: () => new Date(), log: console },
-    { intervalMs: 50, batch: 1 },
+    {
+      audit: postgresAuditLog(laurel.db),
+      invitations: members,
+      webhookLog: postgresWebhookLogPartitions(laurel.db),
+      clock: () => new Date(),
+      log: console,
+    },
+    { intervalMs: 50, batch: 1, webhookLogRetentionDays: 35 },
   );
   t.teardown(() => job.stop());
   const left = await eventually(async () => {
