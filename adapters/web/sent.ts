@@ -6,6 +6,8 @@
 export const sentValue = (part: unknown, name: string | symbol): unknown =>
   typeof part === "object" && part !== null ? Reflect.get(part, name) : undefined;
 
-/** The notice a redirect's `?done=` names, or null. */
-export const doneNotice = (notices: Record<string, string>, request: { query: unknown }): string | null =>
-  notices[String(sentValue(request.query, "done") ?? "")] ?? null;
+/** The notice a redirect's `?done=` names, or null: only the table's own names, never `constructor` and kin. */
+export const doneNotice = (notices: Record<string, string>, request: { query: unknown }): string | null => {
+  const done = String(sentValue(request.query, "done") ?? "");
+  return Object.hasOwn(notices, done) ? (notices[done] ?? null) : null;
+};
