@@ -41,7 +41,12 @@ t.test("streams made with one replica are raised to three, with their consumers"
   for (const stream of [EVENTS_STREAM, DISPATCH_STREAM]) {
     const info = await jsm.streams.info(stream);
     t.equal(info.config.num_replicas, 3, `${stream} has three replicas`);
-    const consumer = await jsm.consumers.info(stream, WEBHOOK_CONSUMER);
+    // The consumer's new configuration goes through the cluster's metadata leader: a read right
+    // after the update may still answer the old one, so the test waits for it (and fails if it never comes).
+    const consumer = await waitFor(`${stream}'s consumer on three replicas`, async () => {
+      const info = await jsm.consumers.info(stream, WEBHOOK_CONSUMER);
+      return info.config.num_replicas === 3 ? info : undefined;
+    });
     t.equal(consumer.config.num_replicas, 3, `its consumer ${WEBHOOK_CONSUMER} has three replicas`);
   }
   // The new peers are elected and catch up in the background: a leader and two current replicas soon after.

@@ -12,7 +12,9 @@ import { tempDir } from "../support/services.ts";
 t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t) => {
   const dir = tempDir();
   const port = await freePort();
-  const adminPort = await freePort();
+  // Two draws may name the same port; the admin listener needs one of its own.
+  let adminPort = await freePort();
+  while (adminPort === port) adminPort = await freePort();
   const origin = `http://localhost:${port}`;
   const adminOrigin = `http://localhost:${adminPort}`;
   const ports = { PORT: String(port), ADMIN_PORT: String(adminPort) };
