@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findServer, parseHostList, pgliteSql, postgresSql, type Sql } from "./sql.ts";
@@ -38,6 +38,30 @@ const migrateInProcess = (url: string): Promise<void> =>
     child.stdin?.end(url);
   });
 
+/** The migrations' names, read from their files' names (migrations/mod.ts lists the same classes). */
+const migrationNames = (): string[] =>
+  readdirSync(new URL("./migrations/", import.meta.url)).flatMap(
+    (file) => /^(m\d{8}_\d{3}_\w+)\.[jt]s$/.exec(file)?.[1] ?? [],
+  );
+
+/**
+ * Whether every migration is recorded already: one query, where a migration process costs a Node
+ * start and MikroORM's loading. Any failure (no table yet, no server) answers no, and the migration
+ * process then runs and reports it.
+ */
+const upToDate = async (sql: Sql): Promise<boolean> => {
+  const names = migrationNames();
+  try {
+    const [row] = await sql.all<{ n: number }>(
+      "select count(*)::int as n from mikro_orm_migrations where name = any(?)",
+      [names],
+    );
+    return row?.n === names.length;
+  } catch {
+    return false;
+  }
+};
+
 /**
  * Opens PostgreSQL at `databaseUrl`, or an embedded PGlite in `dataDir` when there is none, and
  * brings the schema up to date. PGlite has a single connection and loses writes when two processes
@@ -54,13 +78,18 @@ export const openDatabase = async (opts: {
   let sql: Sql;
   let release = async (): Promise<void> => {};
   if (opts.databaseUrl) {
-    if (opts.migrate !== false) {
+    sql = postgresSql({ url: opts.databaseUrl, max: opts.pool?.max ?? 10, ...(opts.log ? { log: opts.log } : {}) });
+    if (opts.migrate !== false && !(await upToDate(sql))) {
       // The migrations' driver reads one server: the one the pool will follow, found now.
       const { servers, readWrite } = parseHostList(opts.databaseUrl);
       const follows = servers.length > 1 || readWrite;
-      await migrateInProcess(follows ? await findServer(opts.databaseUrl) : opts.databaseUrl);
+      try {
+        await migrateInProcess(follows ? await findServer(opts.databaseUrl) : opts.databaseUrl);
+      } catch (err) {
+        await sql.end();
+        throw err;
+      }
     }
-    sql = postgresSql({ url: opts.databaseUrl, max: opts.pool?.max ?? 10, ...(opts.log ? { log: opts.log } : {}) });
   } else {
     const dir = join(opts.dataDir, "pglite");
     mkdirSync(dir, { recursive: true });

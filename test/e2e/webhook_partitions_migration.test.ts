@@ -18,7 +18,7 @@ const DAY = 86_400_000;
  * delivery, first deliveries racing each other, redelivery and the relay still work.
  */
 t.test("the webhook log's partitions keep every row, and delivery goes on", async (t) => {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ empty: true });
   t.teardown(() => database.drop());
   await migratePostgres(database.url, "m20261127_027_relay_pending");
   const db = await openDatabase({ databaseUrl: database.url, dataDir: "/nonexistent", migrate: false });
