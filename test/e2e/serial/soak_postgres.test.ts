@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import { chmodSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import t from "tap";
-import { freeClusterPortBase } from "../support/cluster_ports.ts";
-import { tempDir } from "../support/services.ts";
+import { freeClusterPortBase } from "../../support/cluster_ports.ts";
+import { tempDir } from "../../support/services.ts";
 
 const run = promisify(execFile);
 
