@@ -45,10 +45,10 @@ const weekOfName = (table: string, name: string): Date | null => {
 };
 
 /**
- * Laurel's own partition maintenance of the webhook log and of the events. A week's partition is created in one
- * transaction; rows that landed meanwhile in the default partition for that week are moved into
- * it (the default is detached for that moment, since a range may not be attached over rows the
- * default holds). A week is dropped whole, under a lock of its table, after checking in that same
+ * Laurel's own partition maintenance of the webhook log and of the events. A week's partition is
+ * created in one transaction; rows that landed meanwhile in the default partition for that week
+ * are moved into it (the default is detached for that moment, since a range may not be attached
+ * over rows the default holds). A week is dropped whole, under a lock of its table, after checking in that same
  * transaction that none of its deliveries (or, for attempts, their deliveries) is unfinished, or,
  * for events, that none is unpublished.
  */
