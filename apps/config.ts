@@ -40,6 +40,8 @@ export interface Config {
   mail: { pollIntervalMs: number; retryBaseMs: number };
   /** WEBHOOK_LOG_RETENTION_DAYS (35): how long finished webhook deliveries and attempts are kept. */
   webhookLogRetentionDays: number;
+  /** EVENT_RETENTION_DAYS (0: kept for good): how long events are kept. */
+  eventRetentionDays: number;
   /** SHUTDOWN_TIMEOUT_MS: the longest a clean stop may take. */
   shutdownTimeoutMs: number;
   /** Webhook delivery: WEBHOOK_* variables. */
@@ -90,6 +92,7 @@ export const readConfig = (raw: Readonly<Record<string, string | undefined>> = p
     organizationSignup: env.ORGANIZATION_SIGNUP,
     mail: { pollIntervalMs: env.MAIL_POLL_INTERVAL_MS, retryBaseMs: env.MAIL_RETRY_BASE_MS },
     webhookLogRetentionDays: env.WEBHOOK_LOG_RETENTION_DAYS,
+    eventRetentionDays: env.EVENT_RETENTION_DAYS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     webhooks: readWebhookConfig(env),
     limits: readLimitsConfig(env),

@@ -180,6 +180,13 @@ export const EnvSchema = Type.Object({
     "days webhook deliveries (by their event's time) and attempts are kept once finished; removed by whole weekly partitions, so up to a week longer. Keep it above the 25-day retry window",
     35,
   ),
+  EVENT_RETENTION_DAYS: Type.Integer({
+    minimum: 0,
+    default: 0,
+    mustBe: "a whole number of days, 0 or more",
+    description:
+      "days events (by their `occurred_at`) are kept; removed by whole weekly partitions, so up to a week longer, and never while a week holds an event the relay has not published. Unset or 0 keeps every event. Keep it above the events stream's 7 days, which workers may still be delivering from",
+  }),
   WEBHOOK_WORKERS: Type.Optional(
     oneOf(["0", "1"], undefined, "`0` keeps `npm start` from running the relay and workers in its process"),
   ),

@@ -8,9 +8,15 @@ import { type Log, startRetention } from "../workers/mod.ts";
 
 /**
  * Audit rows past 400 days and expired invitations go, hourly, in every process that runs workers;
- * the webhook log's weekly partitions are created ahead and dropped past `webhookLogRetentionDays`.
+ * the weekly partitions of the webhook log and of the events are created ahead and dropped past
+ * `webhookLogRetentionDays` and `eventRetentionDays` (0: events are kept for good).
  */
-export const startRetentionJob = (db: Database, log: Log, webhookLogRetentionDays: number): { stop(): Promise<void> } =>
+export const startRetentionJob = (
+  db: Database,
+  log: Log,
+  webhookLogRetentionDays: number,
+  eventRetentionDays: number,
+): { stop(): Promise<void> } =>
   startRetention(
     {
       audit: postgresAuditLog(db),
@@ -19,5 +25,5 @@ export const startRetentionJob = (db: Database, log: Log, webhookLogRetentionDay
       clock: () => new Date(),
       log,
     },
-    { intervalMs: 3_600_000, batch: 1000, webhookLogRetentionDays },
+    { intervalMs: 3_600_000, batch: 1000, webhookLogRetentionDays, eventRetentionDays },
   );

@@ -64,7 +64,7 @@ let exportsWriter: { stop(): Promise<void> } | undefined;
 if (config.webhooks.inProcessWorkers) {
   mail = await startMailPipeline(config, db, server.app.log, metrics);
   reverification = startExternalReverification(config, db, server.app.log);
-  retention = startRetentionJob(db, server.app.log, config.webhookLogRetentionDays);
+  retention = startRetentionJob(db, server.app.log, config.webhookLogRetentionDays, config.eventRetentionDays);
   const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
   imports = await startImportJob(config, db, keys, server.app.log);
   exportsWriter = await startEarnerExports(config, db, keys, server.app.log);

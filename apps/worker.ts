@@ -46,7 +46,7 @@ const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
 
 const mail = await startMailPipeline(config, db, log, registry);
 const reverification = startExternalReverification(config, db, log);
-const retention = startRetentionJob(db, log, config.webhookLogRetentionDays);
+const retention = startRetentionJob(db, log, config.webhookLogRetentionDays, config.eventRetentionDays);
 const imports = await startImportJob(config, db, keys, log);
 const exportsWriter = await startEarnerExports(config, db, keys, log);
 const health = healthOf({ database: () => db.ping(), nats: () => natsHealthy(nc) }, ["database", "nats"], registry);

@@ -10,6 +10,8 @@ export interface RetentionOptions {
   batch: number;
   /** Finished webhook deliveries and attempts are kept this long, then dropped by whole partitions. */
   webhookLogRetentionDays: number;
+  /** Published events are kept this long, then dropped by whole partitions; unset or 0: for good. */
+  eventRetentionDays?: number;
 }
 
 export interface RetentionDeps {
@@ -24,8 +26,9 @@ export interface RetentionDeps {
  * Removes audit rows past their retention and expired invitations, in small batches by an index
  * on their age, in any number of worker processes (each skips rows another is removing). A round
  * that filled a batch runs again at once; otherwise the next waits `intervalMs`. Each round also
- * keeps the webhook log's weekly partitions: the next weeks' are created ahead, and weeks past the
- * retention window whose deliveries have all finished are dropped whole (never a bulk DELETE).
+ * keeps the weekly partitions of the webhook log and of the events: the next weeks' are created
+ * ahead, and weeks past their retention window are dropped whole (never a bulk DELETE): the log's
+ * once all their deliveries have finished, the events' once all their events are published.
  */
 export const startRetention = (
   deps: RetentionDeps,
@@ -34,10 +37,14 @@ export const startRetention = (
   pollLoop(
     async () => {
       const now = deps.clock();
-      const plan = partitionPlan(now, options.webhookLogRetentionDays);
+      const plan = partitionPlan(now, {
+        webhookLog: options.webhookLogRetentionDays,
+        events: options.eventRetentionDays ?? 0,
+      });
       const created = await deps.webhookLog.ensure(plan.ensure);
-      const dropped = await deps.webhookLog.dropFinished(plan.dropEndingBy);
-      if (created + dropped > 0) deps.log.info({ created, dropped }, "webhook log partitions kept");
+      let dropped = await deps.webhookLog.dropFinished(plan.dropEndingBy);
+      if (plan.dropEventsEndingBy) dropped += await deps.webhookLog.dropPublishedEvents(plan.dropEventsEndingBy);
+      if (created + dropped > 0) deps.log.info({ created, dropped }, "webhook log and event partitions kept");
       const audits = await pruneAuditLog(deps.audit, now, options.batch);
       const invitations = await deps.invitations.pruneInvitations(now, options.batch);
       const full = audits >= options.batch || invitations >= options.batch;
@@ -47,6 +54,6 @@ export const startRetention = (
     (err) =>
       deps.log.warn(
         { err },
-        "removing old audit rows and invitations, or keeping the webhook log's partitions, failed; retrying",
+        "removing old audit rows and invitations, or keeping the webhook log's and the events' partitions, failed; retrying",
       ),
   );

@@ -1,7 +1,10 @@
 import { partitionWeekEnd, type WebhookLogPartitions } from "../../core/webhooks/mod.ts";
 import type { Database } from "./database.ts";
 
-/** Each partitioned table of the webhook log, its partition key, and what "unfinished" is in a partition. */
+/**
+ * Each partitioned table, its partition key, and what "unfinished" is in a partition: a webhook
+ * delivery still due or under way (for attempts: their delivery's), an event not yet published.
+ */
 const TABLES = [
   {
     table: "webhook_deliveries",
@@ -16,7 +19,21 @@ const TABLES = [
       `select 1 from ${p} a join webhook_deliveries d on d.id = a.delivery_id
        where d.due_at is not null or d.status in ('pending', 'delivering') limit 1`,
   },
+  {
+    table: "events",
+    key: "occurred_at",
+    // Only organizations marked pending have events above their relay cursor (migration 027): one
+    // probe of the partition's (organization_id, seq) index each, not a scan of the week.
+    unfinished: (p: string) =>
+      `select 1 from event_relay_pending m
+       cross join lateral (select published_seq from event_relay_cursors where organization_id = m.organization_id offset 0) r
+       where exists (select 1 from ${p} e where e.organization_id = m.organization_id and e.seq > r.published_seq)
+       limit 1`,
+  },
 ] as const;
+
+const WEBHOOK_LOG = TABLES.filter((t) => t.table !== "events");
+const EVENTS = TABLES.filter((t) => t.table === "events");
 
 /** `webhook_deliveries_p20261123`: the partition of the week starting that Monday (UTC). */
 const partitionName = (table: string, week: Date): string =>
@@ -28,11 +45,12 @@ const weekOfName = (table: string, name: string): Date | null => {
 };
 
 /**
- * Laurel's own partition maintenance of the webhook log. A week's partition is created in one
- * transaction; rows that landed meanwhile in the default partition for that week are moved into
- * it (the default is detached for that moment, since a range may not be attached over rows the
- * default holds). A week is dropped whole, under a lock of its table, after checking in that same
- * transaction that none of its deliveries (or, for attempts, their deliveries) is unfinished.
+ * Laurel's own partition maintenance of the webhook log and of the events. A week's partition is
+ * created in one transaction; rows that landed meanwhile in the default partition for that week
+ * are moved into it (the default is detached for that moment, since a range may not be attached
+ * over rows the default holds). A week is dropped whole, under a lock of its table, after checking in that same
+ * transaction that none of its deliveries (or, for attempts, their deliveries) is unfinished, or,
+ * for events, that none is unpublished.
  */
 export const postgresWebhookLogPartitions = (db: Database): WebhookLogPartitions => {
   const existing = async (table: string): Promise<string[]> =>
@@ -43,6 +61,30 @@ export const postgresWebhookLogPartitions = (db: Database): WebhookLogPartitions
         [table],
       )
     ).map((r) => r.name);
+
+  const dropWeeks = async (tables: readonly (typeof TABLES)[number][], endingBy: Date): Promise<number> => {
+    let dropped = 0;
+    for (const { table, unfinished } of tables) {
+      for (const name of await existing(table)) {
+        const week = weekOfName(table, name);
+        if (!week || partitionWeekEnd(week).getTime() > endingBy.getTime()) continue;
+        const gone = await db.transaction(async (q) => {
+          await q.all("select pg_advisory_xact_lock(hashtext('laurel_webhook_log_partitions'))");
+          const there = await q.all<{ name: string | null }>("select to_regclass(?)::text as name", [name]);
+          if (!there[0]?.name) return false;
+          // The parent first, as every writer locks it before a partition: no deadlock with them.
+          // Under this lock no writer adds a row to the week and no relay is between reading
+          // events and moving its cursor, so what `unfinished` finds holds until the drop.
+          await q.run(`lock table ${table}, ${name} in access exclusive mode`);
+          if ((await q.all(unfinished(name))).length > 0) return false;
+          await q.run(`drop table ${name}`);
+          return true;
+        });
+        if (gone) dropped++;
+      }
+    }
+    return dropped;
+  };
 
   return {
     async ensure(weeks) {
@@ -85,26 +127,7 @@ export const postgresWebhookLogPartitions = (db: Database): WebhookLogPartitions
       return created;
     },
 
-    async dropFinished(endingBy) {
-      let dropped = 0;
-      for (const { table, unfinished } of TABLES) {
-        for (const name of await existing(table)) {
-          const week = weekOfName(table, name);
-          if (!week || partitionWeekEnd(week).getTime() > endingBy.getTime()) continue;
-          const gone = await db.transaction(async (q) => {
-            await q.all("select pg_advisory_xact_lock(hashtext('laurel_webhook_log_partitions'))");
-            const there = await q.all<{ name: string | null }>("select to_regclass(?)::text as name", [name]);
-            if (!there[0]?.name) return false;
-            // The parent first, as every writer locks it before a partition: no deadlock with them.
-            await q.run(`lock table ${table}, ${name} in access exclusive mode`);
-            if ((await q.all(unfinished(name))).length > 0) return false;
-            await q.run(`drop table ${name}`);
-            return true;
-          });
-          if (gone) dropped++;
-        }
-      }
-      return dropped;
-    },
+    dropFinished: (endingBy) => dropWeeks(WEBHOOK_LOG, endingBy),
+    dropPublishedEvents: (endingBy) => dropWeeks(EVENTS, endingBy),
   };
 };

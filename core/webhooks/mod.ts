@@ -45,7 +45,7 @@ export {
   redeliverFailed,
   sendTestEvent,
 } from "./operator.ts";
-export type { PartitionPlan, WebhookLogPartitions } from "./partitions.ts";
+export type { PartitionPlan, RetentionDays, WebhookLogPartitions } from "./partitions.ts";
 export {
   DEFAULT_WEBHOOK_LOG_RETENTION_DAYS,
   PARTITION_WEEKS_AHEAD,

@@ -19,26 +19,54 @@ export interface PartitionPlan {
   /** Lower bounds of the weeks that must have a partition: this one and the next few. */
   ensure: Date[];
   /**
-   * A week whose upper bound is at or before this instant is past the retention window: its
-   * partitions may be dropped, each only once every delivery it holds has finished.
+   * A week whose upper bound is at or before this instant is past the webhook log's retention
+   * window: its partitions may be dropped, each only once every delivery it holds has finished.
    */
   dropEndingBy: Date;
+  /**
+   * The same bound for the events' weeks, each dropped only once every event it holds is
+   * published; null when events are kept for good.
+   */
+  dropEventsEndingBy: Date | null;
+}
+
+/** How long each partitioned history is kept, in days; events for good when 0. */
+export interface RetentionDays {
+  webhookLog: number;
+  events: number;
 }
 
 /** Which weekly partitions to create and which are old enough to drop, at `now`. */
-export const partitionPlan = (now: Date, retentionDays: number, weeksAhead = PARTITION_WEEKS_AHEAD): PartitionPlan => {
+export const partitionPlan = (
+  now: Date,
+  retention: RetentionDays,
+  weeksAhead = PARTITION_WEEKS_AHEAD,
+): PartitionPlan => {
   const first = weekStart(now).getTime();
   const ensure: Date[] = [];
   for (let i = 0; i <= weeksAhead; i++) ensure.push(new Date(first + i * WEEK_MS));
-  return { ensure, dropEndingBy: new Date(now.getTime() - retentionDays * DAY_MS) };
+  const before = (days: number) => new Date(now.getTime() - days * DAY_MS);
+  return {
+    ensure,
+    dropEndingBy: before(retention.webhookLog),
+    dropEventsEndingBy: retention.events > 0 ? before(retention.events) : null,
+  };
 };
 
 export const partitionWeekEnd = (start: Date): Date => new Date(start.getTime() + WEEK_MS);
 
-/** The webhook log's weekly partitions (deliveries and attempts), kept by the retention worker. */
+/**
+ * The weekly partitions of the webhook log (deliveries and attempts) and of the events, kept by
+ * the retention worker.
+ */
 export interface WebhookLogPartitions {
-  /** Creates the missing partitions of these weeks; answers how many were created. */
+  /** Creates the missing partitions of these weeks, for every table; answers how many were created. */
   ensure(weeks: Date[]): Promise<number>;
-  /** Drops the partitions ending by `endingBy` that hold no unfinished delivery; answers how many. */
+  /** Drops the log's partitions ending by `endingBy` that hold no unfinished delivery; answers how many. */
   dropFinished(endingBy: Date): Promise<number>;
+  /**
+   * Drops the events' partitions ending by `endingBy` that hold no unpublished event; answers how
+   * many. Their deliveries stay until the log's own retention.
+   */
+  dropPublishedEvents(endingBy: Date): Promise<number>;
 }

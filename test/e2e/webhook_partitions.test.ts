@@ -64,7 +64,7 @@ for (const database of ["postgresql", "pglite"] as const) {
     // Two processes keeping the partitions at once: each week is created once, neither fails.
     const far = [8, 9].map((w) => weekStart(new Date(now.getTime() + w * 7 * DAY)));
     const both = await Promise.all([parts.ensure(far), postgresWebhookLogPartitions(db).ensure(far)]);
-    t.equal(both[0] + both[1], 4, "two weeks of deliveries and of attempts, once");
+    t.equal(both[0] + both[1], 6, "two weeks of deliveries, of attempts and of events, once");
 
     // Rows from before the first partition land in the default one, then move into their week.
     const oldDone = await delivery(new Date(now.getTime() - 70 * DAY), "succeeded", false);
@@ -72,14 +72,14 @@ for (const database of ["postgresql", "pglite"] as const) {
     const young = await delivery(new Date(now.getTime() - 20 * DAY), "failed", false);
     t.equal((await where(oldDone))?.table, "webhook_deliveries_default");
     const weeks = [70, 63, 20].map((d) => weekStart(new Date(now.getTime() - d * DAY)));
-    t.equal(await parts.ensure(weeks), 6, "three weeks of deliveries and of attempts");
+    t.equal(await parts.ensure(weeks), 9, "three weeks of deliveries, of attempts and of events");
     t.equal(await parts.ensure(weeks), 0, "created once");
     t.same(await where(oldDone), { table: name("webhook_deliveries", weeks[0] as Date), attempts: "1" });
     t.same(await db.all("select 1 from webhook_deliveries_default"), [], "the default partition is empty again");
     t.same(await db.all("select 1 from webhook_attempts_default"), []);
 
     // At now: the old finished week goes, with its attempts; the week with a pending delivery stays.
-    const endingBy = partitionPlan(now, 35).dropEndingBy;
+    const endingBy = partitionPlan(now, { webhookLog: 35, events: 0 }).dropEndingBy;
     const drops = await Promise.all([
       parts.dropFinished(endingBy),
       postgresWebhookLogPartitions(db).dropFinished(endingBy),
