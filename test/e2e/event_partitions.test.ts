@@ -48,7 +48,7 @@ const backdate = (db: Database, ids: string[], at: Date) =>
  * relay, appending and the delete cascade to deliveries still work.
  */
 t.test("the events' partitions keep every row, and the outbox goes on", async (t) => {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ empty: true });
   t.teardown(() => database.drop());
   await migratePostgres(database.url, "m20261127_029_webhook_partitions");
   const db = await openDatabase({ databaseUrl: database.url, dataDir: "/nonexistent", migrate: false });
