@@ -1,3 +1,4 @@
+import { batcher } from "../adapters/batch/mod.ts";
 import type { SecretBox } from "../core/credentials/mod.ts";
 import type { DueDelivery, EventMessage } from "../core/messages/mod.ts";
 import {
@@ -130,22 +131,16 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   };
   /**
    * A put-off decided while its destination failed but written after the destination recovered
-   * (the writes are batched) missed that release: released again, coalesced per destination.
+   * (the writes are batched) missed that release: released again, coalesced per destination over
+   * a tenth of a second.
    */
-  const late = new Map<string, Set<string>>();
-  const releaseLate = (destination: string, organizationId: string): void => {
-    const pending = late.get(destination);
-    if (pending) {
-      pending.add(organizationId);
-      return;
-    }
-    late.set(destination, new Set([organizationId]));
-    setTimeout(() => {
-      const organizations = late.get(destination) ?? new Set<string>();
-      late.delete(destination);
-      releaseHeldBack(destination, [...organizations], deps.clock());
-    }, 100).unref();
-  };
+  const releaseLate = batcher<{ destination: string; organizationId: string }, void>(
+    async (items, destination) => {
+      releaseHeldBack(destination, [...new Set(items.map((i) => i.organizationId))], deps.clock());
+      return items.map(() => undefined);
+    },
+    { maxItems: 10_000, maxInFlight: 1, lingerMs: 100, key: (i) => i.destination },
+  );
 
   const count = (delivery: DeliveryEvent, c: Concluded): void => {
     deps.metrics.attempt(c.classification.outcome);
@@ -188,7 +183,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       limits.heldBack(destination, organizationId);
       const recoveries = limits.recoveries(destination);
       await books.defer({ claim: request(), until: new Date(deps.clock().getTime() + delayMs) });
-      if (limits.recoveries(destination) !== recoveries) releaseLate(destination, organizationId);
+      if (limits.recoveries(destination) !== recoveries) void releaseLate({ destination, organizationId });
       m.ack();
     }
     return false;
