@@ -65,19 +65,6 @@ export const LIVE = LIVE_BADGE_STATES.map((s) => `'${s}'`).join(", ");
 /** Every column an issue writes: the record's, then the duplicate-rule keys. */
 export const BADGE_INSERT_COLUMNS: readonly string[] = [...BADGE_COLUMNS, "recipient_email_key", "exclusive"];
 
-/**
- * `insert into badges`: the hot write of issuing, as one plain statement (the duplicate-rule keys
- * last); `evidence` is jsonb.
- */
-export const INSERT_BADGE = `insert into badges (${BADGE_COLUMNS.join(", ")}, recipient_email_key, exclusive)
-  values (${BADGE_COLUMNS.map((c) => (c === "evidence" ? "?::jsonb" : "?")).join(", ")}, ?, ?)`;
-
-export const badgeInsertValues = (badge: BadgeRecord, recipientKey: string, exclusive: boolean): unknown[] => [
-  ...BADGE_COLUMNS.map((c) => (c === "evidence" ? JSON.stringify(badge.evidence) : badge[c])),
-  recipientKey,
-  exclusive,
-];
-
 /** The organization fields a shape needs (`OrganizationRef`). */
 const ORGANIZATION_COLUMNS = ["id", "name", "description", "email", "website_url", "image_url"] as const;
 export type OrganizationRow = Pick<OrganizationRecord, (typeof ORGANIZATION_COLUMNS)[number]>;
