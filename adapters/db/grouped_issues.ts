@@ -8,10 +8,12 @@ import {
   ORGANIZATION_SELECT,
   organizationOf,
   TEMPLATE_SELECT,
+  type TemplateJoinRow,
   templateOf,
 } from "./badge_rows.ts";
 import { appendEventsCtes, EVENTS_RECORDSET, eventsJson } from "./postgres_event_log.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
+import type { UserEmailRow } from "./rows.ts";
 import { type Queryable, statement } from "./sql.ts";
 
 /** Calls per batch: one statement carries them all as a single jsonb parameter. */
@@ -77,18 +79,28 @@ interface WriteCall {
 
 type InsertAnswer = Awaited<ReturnType<IssueWrites["insertBadge"]>>;
 
+/**
+ * A row of `BATCH_LOOKUP`: the request's index, the account owning the address and whether a live
+ * badge went to it; the template and issuer, or (no such template in the organization) nulls.
+ */
+type LookupRow = {
+  i: number;
+  earner: Pick<UserEmailRow, "user_id" | "confirmed"> | null;
+  has_live: boolean;
+} & (TemplateJoinRow | { t__id: null });
+
 /** The lookups of `calls` in one statement (`BATCH_LOOKUP`), one answer per call in order. */
 export const lookupIssues = async (q: Queryable, calls: readonly LookupCall[]): Promise<IssueLookup[]> => {
-  const found = await q.prepared<Record<string, unknown>>(BATCH_LOOKUP, [
+  const found = await q.prepared<LookupRow>(BATCH_LOOKUP, [
     JSON.stringify(
       calls.map((c, i) => ({ i, template_id: c.templateId, org_id: c.organizationId, k: c.recipientKey })),
     ),
   ]);
   const answers: IssueLookup[] = new Array(calls.length);
   for (const row of found) {
-    const earner = row.earner as { user_id: string; confirmed: boolean } | null;
-    answers[Number(row.i)] =
-      row.t__id === null || row.t__id === undefined
+    const earner = row.earner;
+    answers[row.i] =
+      row.t__id === null
         ? { template: null, issuer: null, earner: null, hasLiveBadge: false }
         : {
             template: templateOf(row),

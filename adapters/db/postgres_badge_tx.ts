@@ -1,6 +1,14 @@
 import type { BadgeTx, IssueLookup } from "../../core/issuing/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
-import { BADGE_FROM, badgeViewOf, TEMPLATE_COLUMNS, templateFrom, templateViewOf } from "./badge_rows.ts";
+import {
+  BADGE_FROM,
+  type BadgeJoinRow,
+  badgeViewOf,
+  TEMPLATE_COLUMNS,
+  type TemplateJoinRow,
+  templateFrom,
+  templateViewOf,
+} from "./badge_rows.ts";
 import { lookupIssues, writeIssues } from "./grouped_issues.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
@@ -42,7 +50,7 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   },
 
   async lockBadge(organizationId, id) {
-    const [row] = await q.all(
+    const [row] = await q.all<BadgeJoinRow>(
       `${BADGE_FROM} where b.id = ?${organizationId === null ? "" : " and b.organization_id = ?"} for update of b`,
       organizationId === null ? [id] : [id, organizationId],
     );
@@ -100,7 +108,7 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
     if (grants.length === 0) return [];
     const byUser = new Map<string, string[]>();
     for (const g of grants) byUser.set(g.user_id, [...(byUser.get(g.user_id) ?? []), g.organization_id]);
-    const held = await q.all(
+    const held = await q.all<BadgeJoinRow>(
       `${BADGE_FROM} where b.badge_template_id = ? and b.user_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
        order by b.id`,
       [templateId, JSON.stringify([...byUser.keys()])],
@@ -127,13 +135,15 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   },
 
   async lockTemplate(organizationId, id) {
-    const [row] = await q.all(`${templateFrom(false)} where t.id = ? and t.organization_id = ? for update of t`, [
-      id,
-      organizationId,
-    ]);
+    const [row] = await q.all<TemplateJoinRow>(
+      `${templateFrom(false)} where t.id = ? and t.organization_id = ? for update of t`,
+      [id, organizationId],
+    );
     if (!row) return null;
     // Counted after the lock, in a statement of its own: a badge committed while we waited is seen.
-    const [count] = await q.all("select count(*)::int as n from badges where badge_template_id = ?", [id]);
+    const [count] = await q.all<{ n: number }>("select count(*)::int as n from badges where badge_template_id = ?", [
+      id,
+    ]);
     return templateViewOf(row, Number(count?.n ?? 0));
   },
 
