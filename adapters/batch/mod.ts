@@ -12,6 +12,13 @@ export interface BatcherOptions<I, O> {
   maxInFlight: number;
   /** How long a batch that is not full may wait for more (off the latency path only). */
   lingerMs?: number;
+  /**
+   * A lane with a runner free runs its waiting calls at once, in the caller's turn of the event
+   * loop, instead of at the next turn: a lone call adds no wait, and batches form only out of the
+   * calls that arrive while the lane's runners are busy. (A batch then holds only calls that
+   * arrived before it started, which a read that must see every earlier write relies on.)
+   */
+  eager?: boolean;
   /** Calls of different keys never share a batch; each key is a lane of its own. Default: one lane. */
   key?(item: I): string;
   /**
@@ -41,7 +48,8 @@ export const batcher = <I, O>(
 ): ((item: I) => Promise<O>) => {
   const lanes = new Map<string, Lane<I, O>>();
   const later = (fn: () => void): void => {
-    if (options.lingerMs) setTimeout(fn, options.lingerMs);
+    if (options.eager) fn();
+    else if (options.lingerMs) setTimeout(fn, options.lingerMs);
     else setImmediate(fn);
   };
   const runOne = (key: string, item: I): Promise<O> =>

@@ -5,7 +5,7 @@ import {
   LIVE_BADGE_STATES,
 } from "../../core/badges/mod.ts";
 import type { BadgeView, TemplateView } from "../../core/issuing/mod.ts";
-import type { OrganizationRecord } from "../../core/organizations/mod.ts";
+import type { BadgeRow, BadgeTemplateRow, OrganizationRow } from "./rows.ts";
 import { toDateOrNull } from "./sql.ts";
 
 /**
@@ -65,22 +65,9 @@ export const LIVE = LIVE_BADGE_STATES.map((s) => `'${s}'`).join(", ");
 /** Every column an issue writes: the record's, then the duplicate-rule keys. */
 export const BADGE_INSERT_COLUMNS: readonly string[] = [...BADGE_COLUMNS, "recipient_email_key", "exclusive"];
 
-/**
- * `insert into badges`: the hot write of issuing, as one plain statement (the duplicate-rule keys
- * last); `evidence` is jsonb.
- */
-export const INSERT_BADGE = `insert into badges (${BADGE_COLUMNS.join(", ")}, recipient_email_key, exclusive)
-  values (${BADGE_COLUMNS.map((c) => (c === "evidence" ? "?::jsonb" : "?")).join(", ")}, ?, ?)`;
-
-export const badgeInsertValues = (badge: BadgeRecord, recipientKey: string, exclusive: boolean): unknown[] => [
-  ...BADGE_COLUMNS.map((c) => (c === "evidence" ? JSON.stringify(badge.evidence) : badge[c])),
-  recipientKey,
-  exclusive,
-];
-
 /** The organization fields a shape needs (`OrganizationRef`). */
 const ORGANIZATION_COLUMNS = ["id", "name", "description", "email", "website_url", "image_url"] as const;
-export type OrganizationRow = Pick<OrganizationRecord, (typeof ORGANIZATION_COLUMNS)[number]>;
+export type IssuerFields = Pick<OrganizationRow, (typeof ORGANIZATION_COLUMNS)[number]>;
 
 const columns = (alias: string, names: readonly string[]): string =>
   names.map((c) => `${alias}.${c} as ${alias}__${c}`).join(", ");
@@ -89,31 +76,44 @@ export const TEMPLATE_SELECT = columns("t", TEMPLATE_COLUMNS);
 export const BADGE_SELECT = columns("b", BADGE_COLUMNS);
 export const ORGANIZATION_SELECT = columns("o", ORGANIZATION_COLUMNS);
 
-type Row = Record<string, unknown>;
+/** A table's columns selected under an alias prefix (`t.name as t__name`). */
+type Prefixed<P extends string, R> = { [K in keyof R & string as `${P}__${K}`]: R[K] };
+
+type BadgeFields = Prefixed<"b", BadgeRecord>;
+type TemplateFields = Prefixed<"t", BadgeTemplateRow>;
+/** `ORGANIZATION_SELECT`: an issuer. */
+export type IssuerJoinRow = Prefixed<"o", IssuerFields>;
+
+/** `TEMPLATE_SELECT, ORGANIZATION_SELECT`: a template and its owner. */
+export type TemplateJoinRow = TemplateFields & IssuerJoinRow;
+/** `BADGE_FROM`: a badge with its template and issuer. */
+export type BadgeJoinRow = BadgeFields & Prefixed<"b", Pick<BadgeRow, "status_index">> & TemplateJoinRow;
 
 const TIMESTAMPS = new Set(["issued_at", "expires_at", "state_updated_at", "created_at", "updated_at"]);
 
-const pick = <T>(row: Row, alias: string, names: readonly string[]): T => {
-  const out: Row = {};
+/** The columns of one alias out of a joined row, by the names its prefixed type declares. */
+const pick = <T>(row: object, alias: string, names: readonly string[]): T => {
+  const from = row as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
   for (const c of names) {
-    const value = row[`${alias}__${c}`];
+    const value = from[`${alias}__${c}`];
     out[c] = TIMESTAMPS.has(c) ? toDateOrNull(value) : value;
   }
   return out as T;
 };
 
-export const templateOf = (row: Row): BadgeTemplateData => pick(row, "t", TEMPLATE_COLUMNS);
-export const badgeOf = (row: Row): BadgeRecord => pick(row, "b", BADGE_COLUMNS);
-export const organizationOf = (row: Row): OrganizationRow => pick(row, "o", ORGANIZATION_COLUMNS);
+export const templateOf = (row: TemplateFields): BadgeTemplateData => pick(row, "t", TEMPLATE_COLUMNS);
+export const badgeOf = (row: BadgeFields): BadgeRecord => pick(row, "b", BADGE_COLUMNS);
+export const organizationOf = (row: IssuerJoinRow): IssuerFields => pick(row, "o", ORGANIZATION_COLUMNS);
 
-export const badgeViewOf = (row: Row): BadgeView => ({
+export const badgeViewOf = (row: BadgeJoinRow): BadgeView => ({
   badge: badgeOf(row),
   template: templateOf(row),
   issuer: organizationOf(row),
   ...(typeof row.b__status_index === "number" ? { statusIndex: row.b__status_index } : {}),
 });
 
-export const templateViewOf = (row: Row, badgesCount: number): TemplateView => ({
+export const templateViewOf = (row: TemplateJoinRow, badgesCount: number): TemplateView => ({
   template: { ...templateOf(row), badges_count: badgesCount } satisfies BadgeTemplateRecord,
   owner: organizationOf(row),
 });

@@ -8,10 +8,12 @@ import {
   ORGANIZATION_SELECT,
   organizationOf,
   TEMPLATE_SELECT,
+  type TemplateJoinRow,
   templateOf,
 } from "./badge_rows.ts";
 import { appendEventsCtes, EVENTS_RECORDSET, eventsJson } from "./postgres_event_log.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
+import type { UserEmailRow } from "./rows.ts";
 import { type Queryable, statement } from "./sql.ts";
 
 /** Calls per batch: one statement carries them all as a single jsonb parameter. */
@@ -77,6 +79,72 @@ interface WriteCall {
 
 type InsertAnswer = Awaited<ReturnType<IssueWrites["insertBadge"]>>;
 
+/**
+ * A row of `BATCH_LOOKUP`: the request's index, the account owning the address and whether a live
+ * badge went to it; the template and issuer, or (no such template in the organization) nulls.
+ */
+type LookupRow = {
+  i: number;
+  earner: Pick<UserEmailRow, "user_id" | "confirmed"> | null;
+  has_live: boolean;
+} & (TemplateJoinRow | { t__id: null });
+
+/** The lookups of `calls` in one statement (`BATCH_LOOKUP`), one answer per call in order. */
+export const lookupIssues = async (q: Queryable, calls: readonly LookupCall[]): Promise<IssueLookup[]> => {
+  const found = await q.prepared<LookupRow>(BATCH_LOOKUP, [
+    JSON.stringify(
+      calls.map((c, i) => ({ i, template_id: c.templateId, org_id: c.organizationId, k: c.recipientKey })),
+    ),
+  ]);
+  const answers: IssueLookup[] = new Array(calls.length);
+  for (const row of found) {
+    const earner = row.earner;
+    answers[row.i] =
+      row.t__id === null
+        ? { template: null, issuer: null, earner: null, hasLiveBadge: false }
+        : {
+            template: templateOf(row),
+            issuer: organizationOf(row),
+            earner: earner ? { user_id: earner.user_id, email_confirmed: earner.confirmed } : null,
+            hasLiveBadge: row.has_live === true,
+          };
+  }
+  if (answers.some((a) => a === undefined)) throw new Error("grouped lookup: a request got no row");
+  return answers;
+};
+
+/**
+ * The writes of `calls`, all of `organizationId`, in one statement (`BATCH_INSERT`): `duplicate`
+ * for a badge the duplicate rule skipped. A failure of any other kind fails them all.
+ */
+export const writeIssues = async (
+  q: Queryable,
+  organizationId: string,
+  calls: readonly WriteCall[],
+): Promise<InsertAnswer[]> => {
+  const events: EventRecord[] = [];
+  const badgeOf = new Map<string, string>();
+  const badges: object[] = [];
+  const mails: Array<{ mail: OutboxMail; badgeId: string }> = [];
+  for (const c of calls) {
+    if (c.badge) badges.push({ ...c.badge, recipient_email_key: c.recipientKey, exclusive: c.exclusive });
+    for (const mail of c.mails) if (c.badge) mails.push({ mail, badgeId: c.badge.id });
+    for (const e of c.events) {
+      if (e.organization_id !== organizationId) throw new Error("grouped write: an event of another organization");
+      events.push(e);
+      if (c.badge) badgeOf.set(e.id, c.badge.id);
+    }
+  }
+  const inserted = await q.prepared<{ id: string }>(BATCH_INSERT, [
+    JSON.stringify(badges),
+    eventsJson(events, (e) => badgeOf.get(e.id) ?? null),
+    organizationId,
+    outboxRows(mails),
+  ]);
+  const ids = new Set(inserted.map((r) => r.id));
+  return calls.map((c) => (c.badge === null || ids.has(c.badge.id) ? "inserted" : "duplicate"));
+};
+
 /** Issuing's writes, grouped, and appends of one organization's events joining the same batches. */
 export interface GroupedIssueWrites extends IssueWrites {
   /** Events of one organization, committed on their own (in a batch); resolves once committed. */
@@ -94,73 +162,24 @@ export const groupedIssueWrites = (
   db: Queryable,
   single: IssueWrites & { appendEvents(events: EventRecord[]): Promise<void> },
 ): GroupedIssueWrites => {
-  const lookup = batcher<LookupCall, IssueLookup>(
-    async (calls) => {
-      const found = await db.prepared<Record<string, unknown>>(BATCH_LOOKUP, [
-        JSON.stringify(
-          calls.map((c, i) => ({ i, template_id: c.templateId, org_id: c.organizationId, k: c.recipientKey })),
-        ),
-      ]);
-      const answers: IssueLookup[] = new Array(calls.length);
-      for (const row of found) {
-        const earner = row.earner as { user_id: string; confirmed: boolean } | null;
-        answers[Number(row.i)] =
-          row.t__id === null || row.t__id === undefined
-            ? { template: null, issuer: null, earner: null, hasLiveBadge: false }
-            : {
-                template: templateOf(row),
-                issuer: organizationOf(row),
-                earner: earner ? { user_id: earner.user_id, email_confirmed: earner.confirmed } : null,
-                hasLiveBadge: row.has_live === true,
-              };
-      }
-      if (answers.some((a) => a === undefined)) throw new Error("grouped lookup: a request got no row");
-      return answers;
-    },
-    {
-      maxItems: MAX_BATCH,
-      maxInFlight: 1,
-      isolateFailures: () => true,
-      runOne: (c) => single.issueLookup(c.organizationId, c.templateId, c.recipientKey),
-    },
-  );
+  const lookup = batcher<LookupCall, IssueLookup>((calls) => lookupIssues(db, calls), {
+    maxItems: MAX_BATCH,
+    maxInFlight: 1,
+    isolateFailures: () => true,
+    runOne: (c) => single.issueLookup(c.organizationId, c.templateId, c.recipientKey),
+  });
 
-  const write = batcher<WriteCall, InsertAnswer>(
-    async (calls, organizationId) => {
-      const events: EventRecord[] = [];
-      const badgeOf = new Map<string, string>();
-      const badges: object[] = [];
-      const mails: Array<{ mail: OutboxMail; badgeId: string }> = [];
-      for (const c of calls) {
-        if (c.badge) badges.push({ ...c.badge, recipient_email_key: c.recipientKey, exclusive: c.exclusive });
-        for (const mail of c.mails) if (c.badge) mails.push({ mail, badgeId: c.badge.id });
-        for (const e of c.events) {
-          if (e.organization_id !== organizationId) throw new Error("grouped write: an event of another organization");
-          events.push(e);
-          if (c.badge) badgeOf.set(e.id, c.badge.id);
-        }
-      }
-      const inserted = await db.prepared<{ id: string }>(BATCH_INSERT, [
-        JSON.stringify(badges),
-        eventsJson(events, (e) => badgeOf.get(e.id) ?? null),
-        organizationId,
-        outboxRows(mails),
-      ]);
-      const ids = new Set(inserted.map((r) => r.id));
-      return calls.map((c) => (c.badge === null || ids.has(c.badge.id) ? "inserted" : "duplicate"));
+  const write = batcher<WriteCall, InsertAnswer>((calls, organizationId) => writeIssues(db, organizationId, calls), {
+    maxItems: MAX_BATCH,
+    maxInFlight: 1,
+    key: (c) => c.organizationId,
+    isolateFailures: () => true,
+    runOne: async (c) => {
+      if (c.badge) return single.insertBadge(c.badge, c.recipientKey, c.exclusive, c.events, c.mails);
+      await single.appendEvents(c.events);
+      return "inserted";
     },
-    {
-      maxItems: MAX_BATCH,
-      maxInFlight: 1,
-      key: (c) => c.organizationId,
-      isolateFailures: () => true,
-      runOne: async (c) => {
-        if (c.badge) return single.insertBadge(c.badge, c.recipientKey, c.exclusive, c.events, c.mails);
-        await single.appendEvents(c.events);
-        return "inserted";
-      },
-    },
-  );
+  });
 
   return {
     issueLookup: (organizationId, templateId, recipientKey) => lookup({ organizationId, templateId, recipientKey }),

@@ -1,7 +1,8 @@
-import type { EventRecord, EventType } from "../../core/events/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
 import type { BadgeActivityStore, BadgeCounters, QueuedNotification } from "../../core/issuing/mod.ts";
 import type { Database } from "./database.ts";
-import { toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+import type { EventRow, MailOutboxRow } from "./rows.ts";
+import { toDate, toJson, toNumber } from "./sql.ts";
 
 /**
  * The counters of migration 025 (kept by a trigger as badges change): a dashboard reads at most
@@ -28,7 +29,7 @@ export const postgresBadgeCounters = (db: Database): BadgeCounters => ({
 /** A badge's events (the expression index of migration 025) and its notification mails in the outbox. */
 export const postgresBadgeActivity = (db: Database): BadgeActivityStore => ({
   async badgeEvents(organizationId, badgeId, limit) {
-    const rows = await db.all<Record<string, unknown>>(
+    const rows = await db.all<Omit<EventRow, "seq">>(
       `select id, organization_id, event_type, occurred_at, detail from events
        where organization_id = ? and detail -> 'badge' is not null and (detail -> 'badge' ->> 'id') = ?
        order by id desc limit ?`,
@@ -36,16 +37,18 @@ export const postgresBadgeActivity = (db: Database): BadgeActivityStore => ({
     );
     return rows.map(
       (r): EventRecord => ({
-        id: String(r.id),
-        organization_id: String(r.organization_id),
-        event_type: r.event_type as EventType,
+        id: r.id,
+        organization_id: r.organization_id,
+        event_type: r.event_type,
         occurred_at: toDate(r.occurred_at),
         detail: toJson<Record<string, unknown>>(r.detail),
       }),
     );
   },
   async queuedNotifications(organizationId, badgeId) {
-    const rows = await db.all<Record<string, unknown>>(
+    const rows = await db.all<
+      Pick<MailOutboxRow, "id" | "created_at" | "attempts" | "last_error" | "failed_at"> & { to: string | null }
+    >(
       `select id, message ->> 'to' as "to", created_at, attempts, last_error, failed_at from mail_outbox
        where organization_id = ? and kind = 'pending_badge_notification'
          and (sent_event -> 'detail' -> 'badge' ->> 'id') = ?
@@ -54,12 +57,12 @@ export const postgresBadgeActivity = (db: Database): BadgeActivityStore => ({
     );
     return rows.map(
       (r): QueuedNotification => ({
-        id: String(r.id),
-        to: String(r.to ?? ""),
-        created_at: toDate(r.created_at),
-        attempts: toNumber(r.attempts),
-        last_error: r.last_error === null ? null : String(r.last_error),
-        failed_at: toDateOrNull(r.failed_at),
+        id: r.id,
+        to: r.to ?? "",
+        created_at: r.created_at,
+        attempts: r.attempts,
+        last_error: r.last_error,
+        failed_at: r.failed_at,
       }),
     );
   },

@@ -4,13 +4,20 @@ import type { BadgeStore, IssueWrites, UserRecord } from "../../core/issuing/mod
 import { normalizedFilterKey } from "../../core/listing/mod.ts";
 import { batcher } from "../batch/mod.ts";
 import { type BoundedCache, boundedCache } from "../cache/mod.ts";
-import { BADGE_FROM, badgeViewOf, templateFrom, templateViewOf } from "./badge_rows.ts";
+import {
+  BADGE_FROM,
+  type BadgeJoinRow,
+  badgeViewOf,
+  type TemplateJoinRow,
+  templateFrom,
+  templateViewOf,
+} from "./badge_rows.ts";
 import type { Database } from "./database.ts";
 import { groupedIssueWrites } from "./grouped_issues.ts";
 import { columnCondition, type ListTable, listOrder, listWhere } from "./list_sql.ts";
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { toDate } from "./sql.ts";
+import type { UserEmailRow, UserRow } from "./rows.ts";
 
 const TEMPLATES: ListTable<keyof typeof TEMPLATE_LIST.filters, (typeof TEMPLATE_LIST.sorts)[number]> = {
   filters: {
@@ -77,7 +84,7 @@ export const badgeWhere = (organizationId: string, query: Pick<BadgeListQuery, "
 });
 
 const count = async (db: Database, sql: string, params: unknown[]): Promise<number> => {
-  const [row] = await db.all(sql, params);
+  const [row] = await db.all<{ n: number }>(sql, params);
   return Number(row?.n ?? 0);
 };
 
@@ -165,7 +172,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     async listTemplates(organizationId, query, page) {
       const where = listWhere(TEMPLATES, query, ["t.organization_id = ?"], [organizationId]);
       const [items, total] = await Promise.all([
-        db.all(
+        db.all<TemplateJoinRow & { badges_count: number }>(
           `${templateFrom(true)} where ${where.sql} order by ${listOrder(TEMPLATES, query.sort)} limit ? offset ?`,
           [...where.params, page.per, page.offset],
         ),
@@ -175,7 +182,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async getTemplate(organizationId, id) {
-      const [row] = await db.all(
+      const [row] = await db.all<TemplateJoinRow & { badges_count: number }>(
         `${templateFrom(true)} where t.id = ?${organizationId === null ? "" : " and t.organization_id = ?"}`,
         organizationId === null ? [id] : [id, organizationId],
       );
@@ -189,7 +196,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
       // The page's ids first, over the badges' index alone; only those 50 rows are then joined
       // with their template and issuer (joined before the offset, page 100 joined 5,000 rows).
       const [items, total] = await Promise.all([
-        db.all(
+        db.all<BadgeJoinRow>(
           `${BADGE_FROM} join (select b.id from ${from} where ${where.sql} order by ${order} limit ? offset ?) p on p.id = b.id
            order by ${order}`,
           [...where.params, page.per, page.offset],
@@ -210,7 +217,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     async badgeFeed(organizationId, query, afterId, limit) {
       const head = afterId === null ? ["b.organization_id = ?"] : ["b.organization_id = ?", "b.id > ?"];
       const where = listWhere(BADGES, query, head, afterId === null ? [organizationId] : [organizationId, afterId]);
-      const found = await db.all(`${BADGE_FROM} where ${where.sql} order by b.id asc limit ?`, [
+      const found = await db.all<BadgeJoinRow>(`${BADGE_FROM} where ${where.sql} order by b.id asc limit ?`, [
         ...where.params,
         limit,
       ]);
@@ -218,7 +225,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async getBadge(organizationId, id) {
-      const [row] = await db.all(
+      const [row] = await db.all<BadgeJoinRow>(
         `${BADGE_FROM} where b.id = ?${organizationId === null ? "" : " and b.organization_id = ?"}`,
         organizationId === null ? [id] : [id, organizationId],
       );
@@ -226,7 +233,10 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async getUser(id) {
-      const found = await db.all(
+      const found = await db.all<
+        Pick<UserRow, "id" | "first_name" | "last_name" | "created_at" | "updated_at"> &
+          Pick<UserEmailRow, "email" | "confirmed">
+      >(
         `select u.id, u.first_name, u.last_name, u.created_at, u.updated_at, e.email, e.confirmed
          from users u join user_emails e on e.user_id = u.id where u.id = ? order by e.position`,
         [id],
@@ -237,10 +247,10 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
         id: first.id,
         first_name: first.first_name,
         last_name: first.last_name,
-        emails: found.map((r) => ({ email: r.email as string, confirmed: r.confirmed as boolean })),
-        created_at: toDate(first.created_at),
-        updated_at: toDate(first.updated_at),
-      } as UserRecord;
+        emails: found.map((r) => ({ email: r.email, confirmed: r.confirmed })),
+        created_at: first.created_at,
+        updated_at: first.updated_at,
+      } satisfies UserRecord;
     },
 
     // Events of one organization join that organization's issue batches (one commit for both);

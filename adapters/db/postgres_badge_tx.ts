@@ -2,18 +2,14 @@ import type { BadgeTx, IssueLookup } from "../../core/issuing/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
 import {
   BADGE_FROM,
-  badgeInsertValues,
+  type BadgeJoinRow,
   badgeViewOf,
-  INSERT_BADGE,
-  LIVE,
-  ORGANIZATION_SELECT,
-  organizationOf,
   TEMPLATE_COLUMNS,
-  TEMPLATE_SELECT,
+  type TemplateJoinRow,
   templateFrom,
-  templateOf,
   templateViewOf,
 } from "./badge_rows.ts";
+import { lookupIssues, writeIssues } from "./grouped_issues.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
@@ -32,50 +28,29 @@ const JSON_COLUMNS = new Set<string>(["skills", "alignments"]);
 const templateValues = (t: Partial<Record<string, unknown>>, columns: readonly string[]): unknown[] =>
   columns.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(t[c]) : t[c]));
 
-const ISSUE_LOOKUP = `select ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT},
-    (select json_build_object('user_id', ue.user_id, 'confirmed', ue.confirmed)
-       from user_emails ue where ue.email_key = ?) as earner,
-    exists(select 1 from badges x where x.recipient_email_key = ? and x.badge_template_id = t.id
-             and x.state in (${LIVE})) as has_live
-  from badge_templates t join organizations o on o.id = t.organization_id
-  where t.id = ? and t.organization_id = ?`;
-
 /** The `BadgeTx` port on `q`: one transaction, or (issuing outside one) statements that commit on their own. */
 export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
+  // Issuing one badge is the grouped statements with one row: one SQL text per operation.
   async issueLookup(organizationId, templateId, recipientKey): Promise<IssueLookup> {
-    const [row] = await q.all(ISSUE_LOOKUP, [recipientKey, recipientKey, templateId, organizationId]);
-    if (!row) return { template: null, issuer: null, earner: null, hasLiveBadge: false };
-    const earner = row.earner as { user_id: string; confirmed: boolean } | null;
-    return {
-      template: templateOf(row),
-      issuer: organizationOf(row),
-      earner: earner ? { user_id: earner.user_id, email_confirmed: earner.confirmed } : null,
-      hasLiveBadge: row.has_live === true,
-    };
+    const [answer] = await lookupIssues(q, [{ organizationId, templateId, recipientKey }]);
+    return answer as NonNullable<typeof answer>;
   },
 
   async insertBadge(badge, recipientKey, exclusive, events, mails = []) {
     try {
-      // One statement: the badge, its outbox mails, the organization's event counter and the events.
-      const insert = {
-        cte: `b as (${INSERT_BADGE} returning 1)${mails.length > 0 ? `, ${outboxInsertCte("m", "where exists (select 1 from b)")}` : ""}`,
-        values: [
-          ...badgeInsertValues(badge, recipientKey, exclusive),
-          ...(mails.length > 0 ? [outboxRows(mails.map((mail) => ({ mail })))] : []),
-        ],
-      };
-      if (events.length > 0) await appendEvents(q, events, { with: insert });
-      else await q.run(`with ${insert.cte} select 1`, insert.values);
-      return "inserted";
+      const [answer] = await writeIssues(q, badge.organization_id, [
+        { organizationId: badge.organization_id, badge, recipientKey, exclusive, events, mails },
+      ]);
+      return answer as NonNullable<typeof answer>;
     } catch (err) {
-      if (violates(err, UNIQUE, "badges_live_recipient_idx")) return "duplicate";
+      // The template was deleted since the lookup.
       if (violates(err, FOREIGN_KEY)) return "template_gone";
       throw err;
     }
   },
 
   async lockBadge(organizationId, id) {
-    const [row] = await q.all(
+    const [row] = await q.all<BadgeJoinRow>(
       `${BADGE_FROM} where b.id = ?${organizationId === null ? "" : " and b.organization_id = ?"} for update of b`,
       organizationId === null ? [id] : [id, organizationId],
     );
@@ -133,7 +108,7 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
     if (grants.length === 0) return [];
     const byUser = new Map<string, string[]>();
     for (const g of grants) byUser.set(g.user_id, [...(byUser.get(g.user_id) ?? []), g.organization_id]);
-    const held = await q.all(
+    const held = await q.all<BadgeJoinRow>(
       `${BADGE_FROM} where b.badge_template_id = ? and b.user_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
        order by b.id`,
       [templateId, JSON.stringify([...byUser.keys()])],
@@ -160,13 +135,15 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   },
 
   async lockTemplate(organizationId, id) {
-    const [row] = await q.all(`${templateFrom(false)} where t.id = ? and t.organization_id = ? for update of t`, [
-      id,
-      organizationId,
-    ]);
+    const [row] = await q.all<TemplateJoinRow>(
+      `${templateFrom(false)} where t.id = ? and t.organization_id = ? for update of t`,
+      [id, organizationId],
+    );
     if (!row) return null;
     // Counted after the lock, in a statement of its own: a badge committed while we waited is seen.
-    const [count] = await q.all("select count(*)::int as n from badges where badge_template_id = ?", [id]);
+    const [count] = await q.all<{ n: number }>("select count(*)::int as n from badges where badge_template_id = ?", [
+      id,
+    ]);
     return templateViewOf(row, Number(count?.n ?? 0));
   },
 

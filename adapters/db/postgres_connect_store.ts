@@ -8,41 +8,45 @@ import type {
 } from "../../core/connect/mod.ts";
 import type { Database } from "./database.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { placeholders, toDate, toDateOrNull, toNumber } from "./sql.ts";
+import type { ConnectCodeRow, ConnectGrantRow, ConnectRefreshTokenRow, ConnectSessionRow } from "./rows.ts";
+import { placeholders, toNumber } from "./sql.ts";
 
-type Row = Record<string, unknown>;
-
-const grantOf = (r: Row): GrantRecord => ({
-  id: r.id as string,
-  user_id: r.user_id as string,
+const grantOf = (r: ConnectGrantRow): GrantRecord => ({
+  id: r.id,
+  user_id: r.user_id,
   application_id: toNumber(r.application_id),
-  organization_id: r.organization_id as string,
-  scopes: r.scopes as string,
-  created_at: toDate(r.created_at),
-  updated_at: toDate(r.updated_at),
-  revoked_at: toDateOrNull(r.revoked_at),
+  organization_id: r.organization_id,
+  scopes: r.scopes,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  revoked_at: r.revoked_at,
 });
 
-const codeOf = (r: Row): CodeRecord => ({
-  digest: r.digest as string,
-  grant_id: r.grant_id as string,
-  user_id: r.user_id as string,
+const codeOf = (r: ConnectCodeRow): CodeRecord => ({
+  digest: r.digest,
+  grant_id: r.grant_id,
+  user_id: r.user_id,
   application_id: toNumber(r.application_id),
-  redirect_uri: r.redirect_uri as string,
-  code_challenge: r.code_challenge as string,
-  scopes: r.scopes as string,
-  created_at: toDate(r.created_at),
-  expires_at: toDate(r.expires_at),
-  used_at: toDateOrNull(r.used_at),
-  session_id: (r.session_id as string | null) ?? null,
+  redirect_uri: r.redirect_uri,
+  code_challenge: r.code_challenge,
+  scopes: r.scopes,
+  created_at: r.created_at,
+  expires_at: r.expires_at,
+  used_at: r.used_at,
+  session_id: r.session_id ?? null,
 });
 
-const sessionOf = (r: Row, prefix = ""): SessionRecord => ({
-  id: r[`${prefix}id`] as string,
-  grant_id: r[`${prefix}grant_id`] as string,
-  scopes: r[`${prefix}scopes`] as string,
-  created_at: toDate(r[`${prefix}created_at`]),
-  revoked_at: toDateOrNull(r[`${prefix}revoked_at`]),
+/** A session's columns selected beside another table's, under `s_` (`s.id as s_id`). */
+const SESSION_SELECT = `s.id as s_id, s.grant_id as s_grant_id, s.scopes as s_scopes, s.created_at as s_created_at,
+  s.revoked_at as s_revoked_at`;
+type SessionFields = { [K in keyof ConnectSessionRow as `s_${K}`]: ConnectSessionRow[K] };
+
+const sessionOf = (r: SessionFields): SessionRecord => ({
+  id: r.s_id,
+  grant_id: r.s_grant_id,
+  scopes: r.s_scopes,
+  created_at: r.s_created_at,
+  revoked_at: r.s_revoked_at,
 });
 
 const GRANT_COLUMNS =
@@ -50,14 +54,14 @@ const GRANT_COLUMNS =
 
 export const postgresConnectStore = (db: Database): ConnectStore => ({
   async activeGrant(userId, applicationId) {
-    const [row] = await db.all<Row>(
+    const [row] = await db.all<ConnectGrantRow>(
       `select ${GRANT_COLUMNS} from connect_grants g where g.user_id = ? and g.application_id = ? and g.revoked_at is null`,
       [userId, applicationId],
     );
     return row ? grantOf(row) : null;
   },
   async saveGrant(grant) {
-    const [row] = await db.all<Row>(
+    const [row] = await db.all<ConnectGrantRow>(
       `insert into connect_grants as g (id, user_id, application_id, organization_id, scopes, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?)
        on conflict (user_id, application_id) where revoked_at is null
@@ -73,7 +77,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
         grant.updated_at,
       ],
     );
-    return grantOf(row as Row);
+    return grantOf(row as ConnectGrantRow);
   },
   async insertCode(c) {
     await db.run(
@@ -94,7 +98,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
   },
   async useCode(digest, now, sessionId) {
     // The row as it stood ahead of this use: a second use sees the first one's time and family.
-    const [row] = await db.all<Row>(
+    const [row] = await db.all<ConnectCodeRow>(
       `with old as (select * from connect_codes where digest = ? for update)
        update connect_codes c set used_at = coalesce(c.used_at, ?), session_id = coalesce(c.session_id, ?)
        from old where c.digest = old.digest
@@ -118,30 +122,28 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     await db.run("update connect_sessions set revoked_at = ? where id = ? and revoked_at is null", [now, id]);
   },
   async useRefresh(digest, now) {
-    const [row] = await db.all<Row>(
+    const [row] = await db.all<ConnectRefreshTokenRow & SessionFields>(
       `with old as (select * from connect_refresh_tokens where digest = ? for update)
        update connect_refresh_tokens r set used_at = coalesce(r.used_at, ?)
        from old join connect_sessions s on s.id = old.session_id
        where r.digest = old.digest
-       returning old.digest, old.session_id, old.created_at, old.expires_at, old.used_at,
-         s.id as s_id, s.grant_id as s_grant_id, s.scopes as s_scopes, s.created_at as s_created_at,
-         s.revoked_at as s_revoked_at`,
+       returning old.digest, old.session_id, old.created_at, old.expires_at, old.used_at, ${SESSION_SELECT}`,
       [digest, now],
     );
     if (!row) return null;
     const refresh: RefreshTokenRecord = {
-      digest: row.digest as string,
-      session_id: row.session_id as string,
-      created_at: toDate(row.created_at),
-      expires_at: toDate(row.expires_at),
-      used_at: toDateOrNull(row.used_at),
+      digest: row.digest,
+      session_id: row.session_id,
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+      used_at: row.used_at,
     };
-    return { refresh, session: sessionOf(row, "s_") };
+    return { refresh, session: sessionOf(row) };
   },
   insertRefresh: (refresh) => insertRefreshRow((sql, params) => db.run(sql, params), refresh),
   async revokeGrant(id, now, events = []) {
     return db.transaction(async (q) => {
-      const [row] = await q.all<Row>(
+      const [row] = await q.all<ConnectGrantRow>(
         `update connect_grants g set revoked_at = ? where g.id = ? and g.revoked_at is null returning ${GRANT_COLUMNS}`,
         [now, id],
       );
@@ -152,17 +154,16 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     });
   },
   async activeSession(sessionId) {
-    const [row] = await db.all<Row>(
-      `select ${GRANT_COLUMNS}, s.id as s_id, s.grant_id as s_grant_id, s.scopes as s_scopes,
-         s.created_at as s_created_at, s.revoked_at as s_revoked_at
+    const [row] = await db.all<ConnectGrantRow & SessionFields>(
+      `select ${GRANT_COLUMNS}, ${SESSION_SELECT}
        from connect_sessions s join connect_grants g on g.id = s.grant_id
        where s.id = ? and s.revoked_at is null and g.revoked_at is null`,
       [sessionId],
     );
-    return row ? { session: sessionOf(row, "s_"), grant: grantOf(row) } : null;
+    return row ? { session: sessionOf(row), grant: grantOf(row) } : null;
   },
   async grantsOf(userId) {
-    const found = await db.all<Row>(
+    const found = await db.all<ConnectGrantRow & { application_name: string; organization_name: string }>(
       `select ${GRANT_COLUMNS}, a.name as application_name, o.name as organization_name
        from connect_grants g join oauth_applications a on a.id = g.application_id
        join organizations o on o.id = g.organization_id
@@ -172,8 +173,8 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     return found.map(
       (r): GrantListing => ({
         ...grantOf(r),
-        application_name: r.application_name as string,
-        organization_name: r.organization_name as string,
+        application_name: r.application_name,
+        organization_name: r.organization_name,
       }),
     );
   },

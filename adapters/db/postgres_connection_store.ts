@@ -1,11 +1,9 @@
 import type { ConnectionStore, ConnectionTx, EmployeeRecord, HeldBadge } from "../../core/workforce/mod.ts";
-import { BADGE_FROM, badgeViewOf } from "./badge_rows.ts";
+import { BADGE_FROM, type BadgeJoinRow, badgeViewOf } from "./badge_rows.ts";
 import type { Database } from "./database.ts";
-import { recordOf, SELECT } from "./postgres_employee_store.ts";
+import { type EmployeeFields, recordOf, SELECT } from "./postgres_employee_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import type { Queryable } from "./sql.ts";
-
-type Row = Record<string, unknown>;
 
 /** The open accounts owning these normalized addresses confirmed. */
 export const confirmedOwners = async (q: Queryable, keys: string[]): Promise<Map<string, string>> => {
@@ -22,7 +20,7 @@ export const confirmedOwners = async (q: Queryable, keys: string[]): Promise<Map
 export const heldBadgesOf = async (q: Queryable, userIds: string[]): Promise<Map<string, HeldBadge[]>> => {
   const out = new Map<string, HeldBadge[]>();
   if (userIds.length === 0) return out;
-  const found = await q.all(
+  const found = await q.all<BadgeJoinRow>(
     `${BADGE_FROM} where b.user_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
      order by b.issued_at desc, b.id desc`,
     [JSON.stringify(userIds)],
@@ -47,7 +45,7 @@ export const connectionTx = (q: Queryable): ConnectionTx => ({
     return found.map((r) => r.email_key);
   },
   async lockForAccount(userId, keys) {
-    const found = await q.all<Row>(
+    const found = await q.all<EmployeeFields>(
       `select ${SELECT} from employees e where e.user_id = ?
          or (e.user_id is null and e.email_key in (select jsonb_array_elements_text(?::jsonb)))
        order by e.created_at, e.id for update`,
@@ -56,7 +54,7 @@ export const connectionTx = (q: Queryable): ConnectionTx => ({
     return found.map(recordOf);
   },
   async lockRecord(id) {
-    const [row] = await q.all<Row>(`select ${SELECT} from employees e where e.id = ? for update`, [id]);
+    const [row] = await q.all<EmployeeFields>(`select ${SELECT} from employees e where e.id = ? for update`, [id]);
     return row ? recordOf(row) : null;
   },
   async employers(ids) {
@@ -69,7 +67,9 @@ export const connectionTx = (q: Queryable): ConnectionTx => ({
     return found.map((r) => ({ id: r.id, name: r.name, bio: r.bio, industry: "" }));
   },
   heldBadges: async (userId) =>
-    (await q.all(`${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(badgeViewOf),
+    (await q.all<BadgeJoinRow>(`${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(
+      badgeViewOf,
+    ),
   async saveConnections(records: EmployeeRecord[]) {
     await q.run(
       `update employees e set employee_state = r.employee_state,

@@ -10,28 +10,29 @@ import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import type { PageRequest } from "../../core/shared/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
-import { insertRow, type Queryable, toDate, toDateOrNull, toNumber } from "./sql.ts";
+import type { AuthorizationTokenRow, Int8, OAuthApplicationRow, OrganizationRow } from "./rows.ts";
+import { insertRow, type Queryable, toNumber } from "./sql.ts";
 
 /**
  * One page and the total in one round trip (`count(*) over ()`), as plain rows: lists are the API's
  * hottest reads, and building entities from rows would cost more than the query itself. A page past the end has
  * no row to carry the total, so that case counts separately.
  */
-export const page = async <T>(
+export const page = async <R, T>(
   db: Database,
   sql: { select: string; from: string; where: string; orderBy: string },
   params: unknown[],
   req: PageRequest,
-  toRecord: (row: Record<string, unknown>) => T,
+  toRecord: (row: R) => T,
 ): Promise<Page<T>> => {
-  const rows = await db.all<Record<string, unknown>>(
+  const rows = await db.all<R & { page_total: Int8 }>(
     `select ${sql.select}, count(*) over () as page_total from ${sql.from} where ${sql.where} order by ${sql.orderBy} limit ? offset ?`,
     [...params, req.per, req.offset],
   );
   const first = rows[0];
   if (!first) {
     if (req.offset === 0) return { items: [], total: 0 };
-    const [count] = await db.all<{ n: string }>(`select count(*) as n from ${sql.from} where ${sql.where}`, params);
+    const [count] = await db.all<{ n: Int8 }>(`select count(*) as n from ${sql.from} where ${sql.where}`, params);
     return { items: [], total: toNumber(count?.n ?? 0) };
   }
   return { total: toNumber(first.page_total), items: rows.map(toRecord) };
@@ -46,17 +47,19 @@ export const ORGANIZATION_FIELDS = [
   "image_url",
   "created_at",
   "updated_at",
-];
+] as const;
 export const ORGANIZATION_COLUMNS = ORGANIZATION_FIELDS.join(", ");
-export const organizationRecord = (r: Record<string, unknown>): OrganizationRecord => ({
-  id: r.id as string,
-  name: r.name as string,
-  description: r.description as string | null,
-  email: r.email as string | null,
-  website_url: r.website_url as string | null,
-  image_url: r.image_url as string | null,
-  created_at: toDate(r.created_at),
-  updated_at: toDate(r.updated_at),
+/** The columns `ORGANIZATION_COLUMNS` selects. */
+export type OrganizationFields = Pick<OrganizationRow, (typeof ORGANIZATION_FIELDS)[number]>;
+export const organizationRecord = (r: OrganizationFields): OrganizationRecord => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  email: r.email,
+  website_url: r.website_url,
+  image_url: r.image_url,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 /** Every column but `id`, which the database numbers. */
@@ -86,27 +89,27 @@ const APPLICATION_COLUMNS = `id, ${APPLICATION_FIELDS.join(", ")}`;
 const APPLICATION_UPDATED = APPLICATION_FIELDS.filter(
   (c) => c !== "organization_id" && c !== "uid" && c !== "created_at",
 );
-const applicationRecord = (r: Record<string, unknown>): OAuthApplicationRecord => ({
-  id: toNumber(r.id),
-  organization_id: r.organization_id as string,
-  name: r.name as string,
-  description: r.description as string | null,
-  uid: r.uid as string,
-  secret_digest: r.secret_digest as string,
-  created_by_id: r.created_by_id as string,
-  created_by_type: r.created_by_type as string,
-  created_by_name: r.created_by_name as string,
-  data_services_enabled: r.data_services_enabled as boolean,
-  ceiling_read_enabled: r.ceiling_read_enabled as boolean,
-  ceiling_write_enabled: r.ceiling_write_enabled as boolean,
-  ceiling_delete_enabled: r.ceiling_delete_enabled as boolean,
-  ceiling_scopes: r.ceiling_scopes as string | null,
-  scopes: r.scopes as string | null,
-  redirect_uris: r.redirect_uris as string,
-  created_at: toDate(r.created_at),
-  updated_at: toDate(r.updated_at),
-  last_used_at: toDateOrNull(r.last_used_at),
-  last_successfully_used_at: toDateOrNull(r.last_successfully_used_at),
+const applicationRecord = (r: OAuthApplicationRow): OAuthApplicationRecord => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  name: r.name,
+  description: r.description,
+  uid: r.uid,
+  secret_digest: r.secret_digest,
+  created_by_id: r.created_by_id,
+  created_by_type: r.created_by_type,
+  created_by_name: r.created_by_name,
+  data_services_enabled: r.data_services_enabled,
+  ceiling_read_enabled: r.ceiling_read_enabled,
+  ceiling_write_enabled: r.ceiling_write_enabled,
+  ceiling_delete_enabled: r.ceiling_delete_enabled,
+  ceiling_scopes: r.ceiling_scopes,
+  scopes: r.scopes,
+  redirect_uris: r.redirect_uris,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  last_used_at: r.last_used_at,
+  last_successfully_used_at: r.last_successfully_used_at,
 });
 
 const TOKEN_FIELDS = [
@@ -127,25 +130,27 @@ const TOKEN_FIELDS = [
 const TOKEN_COLUMNS = TOKEN_FIELDS.join(", ");
 const insertToken = (q: Queryable, token: AuthorizationTokenRecord) =>
   insertRow(q, "authorization_tokens", TOKEN_FIELDS, token);
-const tokenRecord = (r: Record<string, unknown>): AuthorizationTokenRecord => ({
-  id: r.id as string,
-  organization_id: r.organization_id as string,
-  description: r.description as string,
-  token_digest: r.token_digest as string,
-  token_sealed: r.token_sealed as string,
-  read_enabled: r.read_enabled as boolean,
-  write_enabled: r.write_enabled as boolean,
-  delete_enabled: r.delete_enabled as boolean,
-  created_at: toDate(r.created_at),
-  expires_at: toDate(r.expires_at),
-  revoked_at: toDateOrNull(r.revoked_at),
-  last_used_at: toDateOrNull(r.last_used_at),
-  last_successfully_used_at: toDateOrNull(r.last_successfully_used_at),
+const tokenRecord = (r: AuthorizationTokenRow): AuthorizationTokenRecord => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  description: r.description,
+  token_digest: r.token_digest,
+  token_sealed: r.token_sealed,
+  read_enabled: r.read_enabled,
+  write_enabled: r.write_enabled,
+  delete_enabled: r.delete_enabled,
+  created_at: r.created_at,
+  expires_at: r.expires_at,
+  revoked_at: r.revoked_at,
+  last_used_at: r.last_used_at,
+  last_successfully_used_at: r.last_successfully_used_at,
 });
 
 export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
   async get(id) {
-    const row = await db.one(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
+    const row = await db.one<OrganizationFields>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [
+      id,
+    ]);
     return row ? organizationRecord(row) : null;
   },
   list: (req) =>
@@ -160,10 +165,7 @@ export const postgresOrganizationStore = (db: Database): OrganizationStore => ({
     await insertRow(db, "organizations", ORGANIZATION_FIELDS, org);
   },
   async countWithoutEmail() {
-    const [row] = await db.all<{ n: string | number }>(
-      "select count(*) as n from organizations where email is null",
-      [],
-    );
+    const [row] = await db.all<{ n: Int8 }>("select count(*) as n from organizations where email is null", []);
     return Number(row?.n ?? 0);
   },
   async fillMissingEmail(email, now) {
@@ -185,19 +187,28 @@ export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationSto
       applicationRecord,
     ),
   async get(organizationId, id) {
-    const row = await db.one(
+    const row = await db.one<OAuthApplicationRow>(
       `select ${APPLICATION_COLUMNS} from oauth_applications where id = ? and organization_id = ?`,
       [id, organizationId],
     );
     return row ? applicationRecord(row) : null;
   },
   async findByUid(uid) {
-    const row = await db.one(`select ${APPLICATION_COLUMNS} from oauth_applications where uid = ?`, [uid]);
+    const row = await db.one<OAuthApplicationRow>(
+      `select ${APPLICATION_COLUMNS} from oauth_applications where uid = ?`,
+      [uid],
+    );
     return row ? applicationRecord(row) : null;
   },
   insert: (app, audit) =>
     db.transaction(async (q) => {
-      const [row] = await insertRow<{ id: unknown }>(q, "oauth_applications", APPLICATION_FIELDS, app, "id");
+      const [row] = await insertRow<Pick<OAuthApplicationRow, "id">>(
+        q,
+        "oauth_applications",
+        APPLICATION_FIELDS,
+        app,
+        "id",
+      );
       const id = toNumber(row?.id);
       await appendAudit(q, [audit(id)]);
       return { ...app, id };
@@ -241,11 +252,14 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
       tokenRecord,
     ),
   async findByDigest(digest) {
-    const row = await db.one(`select ${TOKEN_COLUMNS} from authorization_tokens where token_digest = ?`, [digest]);
+    const row = await db.one<AuthorizationTokenRow>(
+      `select ${TOKEN_COLUMNS} from authorization_tokens where token_digest = ?`,
+      [digest],
+    );
     return row ? tokenRecord(row) : null;
   },
   async get(organizationId, id) {
-    const row = await db.one(
+    const row = await db.one<AuthorizationTokenRow>(
       `select ${TOKEN_COLUMNS} from authorization_tokens where organization_id = ?::uuid and id = ?::uuid`,
       [organizationId, id],
     );
@@ -270,7 +284,7 @@ export const postgresAuthorizationTokenStore = (db: Database): AuthorizationToke
   },
   revoke: (organizationId, id, now, audit) =>
     db.transaction(async (q) => {
-      const [row] = await q.all<{ token_digest: string }>(
+      const [row] = await q.all<Pick<AuthorizationTokenRow, "token_digest">>(
         `update authorization_tokens set revoked_at = ? where id = ? and organization_id = ? and revoked_at is null
          returning token_digest`,
         [now, id, organizationId],

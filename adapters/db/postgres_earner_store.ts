@@ -1,40 +1,43 @@
+import type { BadgeRecord } from "../../core/badges/mod.ts";
 import type { EarnerAccount, EarnerLink, EarnerSession, EarnerStore, EarnerTx } from "../../core/earners/mod.ts";
 import { ROLES } from "../../core/members/mod.ts";
 import {
   BADGE_FROM,
+  type BadgeJoinRow,
   badgeViewOf,
+  type IssuerJoinRow,
   ORGANIZATION_SELECT,
   organizationOf,
+  type TemplateJoinRow,
   templateFrom,
   templateViewOf,
 } from "./badge_rows.ts";
 import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { placeholders, type Queryable, toDate, toDateOrNull } from "./sql.ts";
+import type { ConnectGrantRow, EarnerLinkRow, EarnerSessionRow, UserEmailRow, UserRow } from "./rows.ts";
+import { placeholders, type Queryable, toJson } from "./sql.ts";
 import { insertUser, linkBadges } from "./user_rows.ts";
 
-type Row = Record<string, unknown>;
-
-const linkOf = (r: Row): EarnerLink => ({
-  token_hash: r.token_hash as string,
-  purpose: r.purpose as EarnerLink["purpose"],
-  email: r.email as string,
-  email_key: r.email_key as string,
-  user_id: (r.user_id as string | null) ?? null,
-  next_path: (r.next_path as string | null) ?? null,
-  client_key: (r.client_key as string | null) ?? null,
-  created_at: toDate(r.created_at),
-  expires_at: toDate(r.expires_at),
-  used_at: toDateOrNull(r.used_at),
+const linkOf = (r: EarnerLinkRow): EarnerLink => ({
+  token_hash: r.token_hash,
+  purpose: r.purpose,
+  email: r.email,
+  email_key: r.email_key,
+  user_id: r.user_id ?? null,
+  next_path: r.next_path ?? null,
+  client_key: r.client_key ?? null,
+  created_at: r.created_at,
+  expires_at: r.expires_at,
+  used_at: r.used_at,
 });
 
-const sessionOf = (r: Row): EarnerSession => ({
-  token_hash: r.token_hash as string,
-  user_id: r.user_id as string,
-  created_at: toDate(r.created_at),
-  expires_at: toDate(r.expires_at),
-  revoked_at: toDateOrNull(r.revoked_at),
+const sessionOf = (r: EarnerSessionRow): EarnerSession => ({
+  token_hash: r.token_hash,
+  user_id: r.user_id,
+  created_at: r.created_at,
+  expires_at: r.expires_at,
+  revoked_at: r.revoked_at,
 });
 
 const ACCOUNT_SELECT = `select u.id, u.first_name, u.last_name, u.created_at, u.updated_at, u.public_profile,
@@ -43,21 +46,26 @@ const ACCOUNT_SELECT = `select u.id, u.first_name, u.last_name, u.created_at, u.
       from user_emails e where e.user_id = u.id), '[]'::json) as emails
   from users u`;
 
-const accountOf = (r: Row | undefined): EarnerAccount | null => {
+/** What `ACCOUNT_SELECT` reads: the account and its addresses in order. */
+type AccountRow = Pick<
+  UserRow,
+  "id" | "first_name" | "last_name" | "created_at" | "updated_at" | "public_profile" | "vanity_name" | "closed_at"
+> & { emails: EarnerAccount["user"]["emails"] };
+
+const accountOf = (r: AccountRow | undefined): EarnerAccount | null => {
   if (!r) return null;
-  const emails = (typeof r.emails === "string" ? JSON.parse(r.emails) : r.emails) as EarnerAccount["user"]["emails"];
   return {
     user: {
-      id: r.id as string,
-      first_name: r.first_name as string,
-      last_name: r.last_name as string,
-      emails,
-      created_at: toDate(r.created_at),
-      updated_at: toDate(r.updated_at),
+      id: r.id,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      emails: toJson(r.emails),
+      created_at: r.created_at,
+      updated_at: r.updated_at,
     },
     public_profile: r.public_profile === true,
-    vanity_name: (r.vanity_name as string | null) ?? null,
-    closed_at: toDateOrNull(r.closed_at),
+    vanity_name: r.vanity_name ?? null,
+    closed_at: r.closed_at,
   };
 };
 
@@ -68,15 +76,18 @@ const revokeSessions = (q: Queryable, userId: string, now: Date) =>
 
 const earnerTx = (q: Queryable): EarnerTx => ({
   async lockLink(tokenHash) {
-    const [r] = await q.all<Row>("select * from earner_links where token_hash = ? for update", [tokenHash]);
+    const [r] = await q.all<EarnerLinkRow>("select * from earner_links where token_hash = ? for update", [tokenHash]);
     return r ? linkOf(r) : null;
   },
   async markLinkUsed(tokenHash, now) {
     await q.run("update earner_links set used_at = ? where token_hash = ?", [now, tokenHash]);
   },
   async ownerOf(emailKey) {
-    const [r] = await q.all<Row>("select user_id, confirmed from user_emails where email_key = ?", [emailKey]);
-    return r ? { user_id: r.user_id as string, confirmed: r.confirmed === true } : null;
+    const [r] = await q.all<Pick<UserEmailRow, "user_id" | "confirmed">>(
+      "select user_id, confirmed from user_emails where email_key = ?",
+      [emailKey],
+    );
+    return r ? { user_id: r.user_id, confirmed: r.confirmed === true } : null;
   },
   insertUser: (user, emailKeys) => insertUser(q, user, emailKeys),
   async confirmEmail(userId, email, emailKey, now) {
@@ -95,12 +106,12 @@ const earnerTx = (q: Queryable): EarnerTx => ({
     );
   },
   async latestRecipientName(emailKey) {
-    const [r] = await q.all<Row>(
+    const [r] = await q.all<Pick<BadgeRecord, "issued_to_first_name" | "issued_to_last_name">>(
       `select issued_to_first_name, issued_to_last_name from badges where recipient_email_key = ?
        order by issued_at desc, id desc limit 1`,
       [emailKey],
     );
-    return r ? { first_name: r.issued_to_first_name as string, last_name: r.issued_to_last_name as string } : null;
+    return r ? { first_name: r.issued_to_first_name, last_name: r.issued_to_last_name } : null;
   },
   async mergeAccounts(sourceId, destinationId, now) {
     await q.run(
@@ -140,19 +151,19 @@ const earnerTx = (q: Queryable): EarnerTx => ({
     ]);
   },
   async organizationsHoldingBadges(userIds) {
-    const found = await q.all<Row>(
+    const found = await q.all<Pick<BadgeRecord, "organization_id">>(
       `select distinct organization_id from badges where user_id in (${placeholders(userIds.length)}) order by 1`,
       userIds,
     );
-    return found.map((r) => r.organization_id as string);
+    return found.map((r) => r.organization_id);
   },
   async connectedOrganizations(userIds) {
-    const found = await q.all<Row>(
+    const found = await q.all<Pick<ConnectGrantRow, "organization_id">>(
       `select distinct organization_id from connect_grants
        where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by 1`,
       userIds,
     );
-    return found.map((r) => r.organization_id as string);
+    return found.map((r) => r.organization_id);
   },
   async endGrants(userId, now) {
     await q.run(
@@ -168,11 +179,11 @@ const earnerTx = (q: Queryable): EarnerTx => ({
   async lockAccounts(userIds) {
     const ids = [...new Set(userIds)].sort();
     if (ids.length === 0) return [];
-    const rows = await q.all<Row>(
+    const rows = await q.all<Pick<UserRow, "id" | "closed_at">>(
       `select id, closed_at from users where id in (${placeholders(ids.length)}) order by id for update`,
       ids,
     );
-    return rows.map((r) => ({ id: r.id as string, closed_at: toDateOrNull(r.closed_at) }));
+    return rows.map((r) => ({ id: r.id, closed_at: r.closed_at }));
   },
   async endLinks(userId, now) {
     // A link being used right now is skipped rather than waited for: its use holds the link and
@@ -202,7 +213,7 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
     );
   },
   async recentLinks(emailKey, clientKey, since) {
-    const [r] = await db.all<Row>(
+    const [r] = await db.all<{ address: number; client: number }>(
       `select (select count(*) from earner_links where email_key = ? and created_at > ?)::int as address,
               (select count(*) from earner_links where client_key = ? and created_at > ?)::int as client`,
       [emailKey, since, clientKey, since],
@@ -210,7 +221,7 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
     return { address: Number(r?.address ?? 0), client: Number(r?.client ?? 0) };
   },
   async getSession(tokenHash) {
-    const [r] = await db.all<Row>("select * from earner_sessions where token_hash = ?", [tokenHash]);
+    const [r] = await db.all<EarnerSessionRow>("select * from earner_sessions where token_hash = ?", [tokenHash]);
     return r ? sessionOf(r) : null;
   },
   async revokeSession(tokenHash, now) {
@@ -222,9 +233,9 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
   revokeSessions: async (userId, now) => {
     await revokeSessions(db, userId, now);
   },
-  getAccount: async (userId) => accountOf((await db.all<Row>(`${ACCOUNT_SELECT} where u.id = ?`, [userId]))[0]),
+  getAccount: async (userId) => accountOf((await db.all<AccountRow>(`${ACCOUNT_SELECT} where u.id = ?`, [userId]))[0]),
   accountByVanity: async (name) =>
-    accountOf((await db.all<Row>(`${ACCOUNT_SELECT} where lower(u.vanity_name) = lower(?)`, [name]))[0]),
+    accountOf((await db.all<AccountRow>(`${ACCOUNT_SELECT} where lower(u.vanity_name) = lower(?)`, [name]))[0]),
   async updateName(userId, firstName, lastName, now) {
     await db.run("update users set first_name = ?, last_name = ?, updated_at = ? where id = ?", [
       firstName,
@@ -248,14 +259,18 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
     }
   },
   userBadges: async (userId) =>
-    (await db.all(`${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])).map(badgeViewOf),
+    (
+      await db.all<BadgeJoinRow>(`${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])
+    ).map(badgeViewOf),
   async getIssuer(organizationId) {
-    const [r] = await db.all(`select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [organizationId]);
+    const [r] = await db.all<IssuerJoinRow>(`select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [
+      organizationId,
+    ]);
     return r ? organizationOf(r) : null;
   },
   issuerTemplates: async (organizationId) =>
     (
-      await db.all(
+      await db.all<TemplateJoinRow & { badges_count: number }>(
         `${templateFrom(true)} where t.organization_id = ? and t.state = 'active' and t.public order by lower(t.name), t.id`,
         [organizationId],
       )

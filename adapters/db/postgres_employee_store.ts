@@ -7,7 +7,6 @@ import {
   type EmployeeStore,
   type EmployeeTx,
   type Employer,
-  type EmploymentHistory,
   type InvitationDeps,
   NULLABLE_FIELDS,
   TEXT_FIELDS,
@@ -17,7 +16,8 @@ import type { Database } from "./database.ts";
 import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
 import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
 import { appendEvents, appendEventsCtes, EVENTS_RECORDSET, eventsJson } from "./postgres_event_log.ts";
-import { type Queryable, toDate, toDateOrNull, toJson } from "./sql.ts";
+import type { EmployeeRow } from "./rows.ts";
+import { type Queryable, toJson } from "./sql.ts";
 
 /** Every column of `employees` (migration 011); each is the record field of the same name. */
 const COLUMNS = [
@@ -41,17 +41,13 @@ const COLUMNS = [
 export const SELECT = COLUMNS.map((c) => `e.${c}`).join(", ");
 const UPDATED = COLUMNS.filter((c) => c !== "id" && c !== "organization_id");
 
-type Row = Record<string, unknown>;
+/** What `select ${SELECT}` reads. */
+export type EmployeeFields = Pick<EmployeeRow, (typeof COLUMNS)[number]>;
 
-export const recordOf = (r: Row): EmployeeRecord =>
-  ({
-    ...r,
-    employment_histories: toJson<EmploymentHistory[]>(r.employment_histories),
-    employee_state_updated_at: toDate(r.employee_state_updated_at),
-    last_invitation_sent_at: toDateOrNull(r.last_invitation_sent_at),
-    created_at: toDate(r.created_at),
-    last_updated_by_organization_at: toDate(r.last_updated_by_organization_at),
-  }) as EmployeeRecord;
+export const recordOf = (r: EmployeeFields): EmployeeRecord => ({
+  ...r,
+  employment_histories: toJson(r.employment_histories),
+});
 
 /** Strings as one PostgreSQL array literal (each quoted, `"` and `\\` escaped). */
 const textArray = (values: readonly string[]): string =>
@@ -189,7 +185,7 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
   confirmedOwners: (keys) => confirmedOwners(q, keys),
   heldBadgesOf: (userIds) => heldBadgesOf(q, userIds),
   async lock(organizationId, id) {
-    const [row] = await q.all<Row>(
+    const [row] = await q.all<EmployeeFields>(
       `select ${SELECT} from employees e where e.id = ? and e.organization_id = ? for update`,
       [id, organizationId],
     );
@@ -201,7 +197,7 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
     // picks, each row is checked against a hash of the ids. With a set-returning function instead,
     // an organization that the statistics still think empty (a first import, between analyzes)
     // got a nested loop comparing each of its rows with each id: quadratic, seconds per batch.
-    const rows = await q.all<Row>(
+    const rows = await q.all<EmployeeFields>(
       `select ${SELECT} from employees e where e.organization_id = ? and e.external_id = any(?::text[])
        order by e.id for update`,
       [organizationId, textArray(externalIds)],
@@ -252,10 +248,10 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
   },
   heldBadgesOf: (userIds) => heldBadgesOf(db, userIds),
   async get(organizationId, id) {
-    const [row] = await db.all<Row>(`select ${SELECT} from employees e where e.id = ? and e.organization_id = ?`, [
-      id,
-      organizationId,
-    ]);
+    const [row] = await db.all<EmployeeFields>(
+      `select ${SELECT} from employees e where e.id = ? and e.organization_id = ?`,
+      [id, organizationId],
+    );
     return row ? recordOf(row) : null;
   },
   async list(organizationId, filter, page) {
@@ -265,7 +261,7 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
     const count = countSql(low, organizationId, w);
     // The page's ids first, from the list index alone; then only those rows are read.
     const [rows, counted] = await Promise.all([
-      db.all<Row>(
+      db.all<EmployeeFields>(
         `select ${SELECT} from (select e.id from employees e where ${w.sql} order by ${order} limit ? offset ?) p
          join employees e on e.id = p.id order by ${order}`,
         [...w.params, page.per, page.offset],
@@ -283,12 +279,12 @@ export const postgresInvitationStore = (db: Database): Pick<InvitationDeps, "pic
     const employer = await employerOf(q, organizationId);
     const rows =
       "ids" in which
-        ? await q.all<Row>(
+        ? await q.all<EmployeeFields>(
             `select ${SELECT} from employees e where e.organization_id = ?
                and e.id in (select (jsonb_array_elements_text(?::jsonb))::uuid) order by e.id`,
             [organizationId, JSON.stringify(which.ids)],
           )
-        : await q.all<Row>(
+        : await q.all<EmployeeFields>(
             `select ${SELECT} from employees e where e.organization_id = ? and e.employee_state = ? order by e.id`,
             [organizationId, which.state],
           );

@@ -3,27 +3,22 @@ import type {
   EventListQuery,
   EventRecord,
   EventStore,
-  EventType,
   Outbox,
   OutboxEvent,
 } from "../../core/events/mod.ts";
 import type { PageRequest } from "../../core/shared/mod.ts";
 import type { Database } from "./database.ts";
 import { type ListTable, listWhere } from "./list_sql.ts";
+import type { EventRow } from "./rows.ts";
 import { type Queryable, toDate, toJson, toNumber } from "./sql.ts";
 
-interface EventRow {
-  id: string;
-  organization_id: string;
-  event_type: string;
-  occurred_at: Date;
-  detail: unknown;
-}
+/** An event as the lists read it (every column but `seq`). */
+type EventFields = Omit<EventRow, "seq">;
 
-const record = (r: EventRow): EventRecord => ({
+const record = (r: EventFields): EventRecord => ({
   id: r.id,
   organization_id: r.organization_id,
-  event_type: r.event_type as EventType,
+  event_type: r.event_type,
   occurred_at: toDate(r.occurred_at),
   detail: toJson<Record<string, unknown>>(r.detail),
 });
@@ -41,7 +36,7 @@ const EVENTS: ListTable<keyof typeof EVENT_LIST.filters, never> = {
 const filteredList = async (db: Database, organizationId: string, query: EventListQuery, page: PageRequest) => {
   const where = listWhere(EVENTS, query, ["organization_id = ?::uuid"], [organizationId]);
   const [items, counted] = await Promise.all([
-    db.all<EventRow>(
+    db.all<EventFields>(
       `select id, organization_id, event_type, occurred_at, detail from events where ${where.sql}
        order by seq desc limit ?::int offset ?::int`,
       [...where.params, page.per, page.offset],
@@ -65,7 +60,7 @@ const filteredList = async (db: Database, organizationId: string, query: EventLi
 export const postgresEventStore = (db: Database): EventStore => ({
   async list(organizationId, query, page) {
     if (Object.keys(query.filters).length > 0) return filteredList(db, organizationId, query, page);
-    const rows = await db.all<EventRow & { kept: string | number }>(
+    const rows = await db.all<EventFields & { kept: string | number }>(
       `select c.total - coalesce(
            (select seq - 1 from events where organization_id = ?::uuid order by seq limit 1), c.total
          ) as kept,
@@ -83,7 +78,7 @@ export const postgresEventStore = (db: Database): EventStore => ({
     return { items: rows.filter((r) => r.id !== null).map(record), total };
   },
   async get(organizationId, id) {
-    const rows = await db.all<EventRow>(
+    const rows = await db.all<EventFields>(
       "select id, organization_id, event_type, occurred_at, detail from events where id = ?::uuid and organization_id = ?::uuid",
       [id, organizationId],
     );

@@ -1,19 +1,23 @@
 import type { EarnerExportRecord, ExportStore } from "../../core/earners/mod.ts";
 import type { Database } from "./database.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
-import { toDate, toNumber } from "./sql.ts";
+import type { EarnerExportRow } from "./rows.ts";
+import { toNumber } from "./sql.ts";
 
 const COLUMNS = "id, user_id, state, token_digest, size_bytes, created_at, ready_at, expires_at";
 
-const recordOf = (row: Record<string, unknown>): EarnerExportRecord => ({
-  id: String(row.id),
-  user_id: String(row.user_id),
-  state: row.state as EarnerExportRecord["state"],
-  token_digest: row.token_digest === null ? null : String(row.token_digest),
+/** What `COLUMNS` selects. */
+type ExportFields = Omit<EarnerExportRow, "lease_until" | "attempts">;
+
+const recordOf = (row: ExportFields): EarnerExportRecord => ({
+  id: row.id,
+  user_id: row.user_id,
+  state: row.state,
+  token_digest: row.token_digest,
   size_bytes: row.size_bytes === null ? null : toNumber(row.size_bytes),
-  created_at: toDate(row.created_at),
-  ready_at: row.ready_at === null ? null : toDate(row.ready_at),
-  expires_at: row.expires_at === null ? null : toDate(row.expires_at),
+  created_at: row.created_at,
+  ready_at: row.ready_at,
+  expires_at: row.expires_at,
 });
 
 /** The earner's exports on PostgreSQL (or PGlite); files as numbered bytea chunks. */
@@ -22,7 +26,7 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     return db.transaction(async (q) => {
       // One pending export per account: the account's row is locked so two requests queue.
       await q.run("select 1 from users where id = ? for update", [record.user_id]);
-      const pending = await q.one<Record<string, unknown>>(
+      const pending = await q.one<ExportFields>(
         `select ${COLUMNS} from earner_exports where user_id = ? and state = 'pending'`,
         [record.user_id],
       );
@@ -36,7 +40,7 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     });
   },
   async claim(now, leaseMs, maxAttempts) {
-    const row = await db.one<Record<string, unknown>>(
+    const row = await db.one<ExportFields & Pick<EarnerExportRow, "attempts">>(
       `update earner_exports e set lease_until = ?, attempts = e.attempts + 1
        from (select id from earner_exports where state = 'pending' and (lease_until is null or lease_until <= ?)
              order by created_at limit 1 for update skip locked) d
@@ -72,7 +76,7 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     );
   },
   async get(exportId) {
-    const row = await db.one<Record<string, unknown>>(`select ${COLUMNS} from earner_exports where id = ?`, [exportId]);
+    const row = await db.one<ExportFields>(`select ${COLUMNS} from earner_exports where id = ?`, [exportId]);
     return row ? recordOf(row) : null;
   },
   async readChunks(exportId, seq, count) {

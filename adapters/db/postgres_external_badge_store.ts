@@ -6,9 +6,8 @@ import type {
 } from "../../core/workforce/mod.ts";
 import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
-import { type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
-
-type Row = Record<string, unknown>;
+import type { ExternalBadgeRow, Int8 } from "./rows.ts";
+import { type Queryable, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 const SELECT = `x.id, x.user_id, x.source, x.url, x.credential, x.source_key, x.details, x.verification_status,
   x.verification_reason, x.verified_at, x.next_verification_at, x.created_at`;
@@ -24,14 +23,7 @@ const detailsOf = (v: unknown): ExternalBadgeDetails => {
   } as ExternalBadgeDetails;
 };
 
-const recordOf = (r: Row): ExternalBadgeRecord =>
-  ({
-    ...r,
-    details: detailsOf(r.details),
-    verified_at: toDate(r.verified_at),
-    next_verification_at: toDate(r.next_verification_at),
-    created_at: toDate(r.created_at),
-  }) as ExternalBadgeRecord;
+const recordOf = (r: ExternalBadgeRow): ExternalBadgeRecord => ({ ...r, details: detailsOf(r.details) });
 
 const externalBadgeTx = (q: Queryable): ExternalBadgeTx => {
   const connections = connectionTx(q);
@@ -41,7 +33,7 @@ const externalBadgeTx = (q: Queryable): ExternalBadgeTx => {
     heldBadges: connections.heldBadges,
     appendEvents: connections.appendEvents,
     async countForUser(userId) {
-      const [r] = await q.all<Row>("select count(*) as n from external_badges where user_id = ?", [userId]);
+      const [r] = await q.all<{ n: Int8 }>("select count(*) as n from external_badges where user_id = ?", [userId]);
       return toNumber(r?.n ?? 0);
     },
     async insert(b) {
@@ -67,7 +59,9 @@ const externalBadgeTx = (q: Queryable): ExternalBadgeTx => {
       return n === 1 ? "inserted" : "duplicate";
     },
     async lock(id) {
-      const [r] = await q.all<Row>(`select ${SELECT} from external_badges x where x.id = ? for update`, [id]);
+      const [r] = await q.all<ExternalBadgeRow>(`select ${SELECT} from external_badges x where x.id = ? for update`, [
+        id,
+      ]);
       return r ? recordOf(r) : null;
     },
     async delete(id) {
@@ -93,7 +87,7 @@ const externalBadgeTx = (q: Queryable): ExternalBadgeTx => {
 export const postgresExternalBadgeStore = (db: Database): ExternalBadgeStore => ({
   transaction: (work) => db.transaction((tx) => work(externalBadgeTx(tx))),
   async listForUser(userId) {
-    const found = await db.all<Row>(
+    const found = await db.all<ExternalBadgeRow>(
       `select ${SELECT} from external_badges x where x.user_id = ? order by x.created_at desc, x.id desc`,
       [userId],
     );
@@ -101,7 +95,7 @@ export const postgresExternalBadgeStore = (db: Database): ExternalBadgeStore => 
   },
   async pageForUser(userId, page) {
     const q = db;
-    const found = await q.all<Row>(
+    const found = await q.all<ExternalBadgeRow & { total: Int8 }>(
       `select ${SELECT}, count(*) over () as total from external_badges x where x.user_id = ?
        order by x.created_at desc, x.id desc limit ? offset ?`,
       [userId, page.per, page.offset],
@@ -110,12 +104,13 @@ export const postgresExternalBadgeStore = (db: Database): ExternalBadgeStore => 
       found.length > 0
         ? toNumber(found[0]?.total)
         : toNumber(
-            (await q.all<Row>("select count(*) as n from external_badges where user_id = ?", [userId]))[0]?.n ?? 0,
+            (await q.all<{ n: Int8 }>("select count(*) as n from external_badges where user_id = ?", [userId]))[0]?.n ??
+              0,
           );
     return { items: found.map(recordOf), total };
   },
   async claimDue(now, limit, leaseUntil) {
-    const found = await db.all<Row>(
+    const found = await db.all<ExternalBadgeRow & { emails: string[] }>(
       `with due as (
          select x.id from external_badges x join users u on u.id = x.user_id
          where x.next_verification_at <= ? and u.closed_at is null

@@ -1,7 +1,7 @@
+import type { FieldError } from "../../core/errors/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import {
   endState,
-  type ImportKind,
   type ImportRecord,
   type ImportRow,
   type ImportStore,
@@ -15,7 +15,8 @@ import { groupedIssueWrites } from "./grouped_issues.ts";
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { employeeStoreWithin } from "./postgres_employee_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { type Queryable, type Row, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+import type { ImportJobRow, ImportLineRow } from "./rows.ts";
+import { type Queryable, toJson } from "./sql.ts";
 
 const COLUMNS = [
   "id",
@@ -35,29 +36,29 @@ const COLUMNS = [
 ] as const;
 const SELECT = COLUMNS.map((c) => `i.${c}`).join(", ");
 
-const recordOf = (r: Row): ImportRecord => ({
-  id: r.id as string,
-  organization_id: r.organization_id as string,
-  kind: r.kind as ImportKind,
-  state: r.state as ImportRecord["state"],
-  file_sha256: r.file_sha256 as string,
-  file_name: r.file_name as string,
-  row_count: toNumber(r.row_count),
-  invalid_count: toNumber(r.invalid_count),
-  done_count: toNumber(r.done_count),
-  failed_count: toNumber(r.failed_count),
-  repeat_of: (r.repeat_of as string | null) ?? null,
-  created_at: toDate(r.created_at),
-  started_at: toDateOrNull(r.started_at),
-  finished_at: toDateOrNull(r.finished_at),
+const recordOf = (r: ImportJobRow): ImportRecord => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  kind: r.kind,
+  state: r.state,
+  file_sha256: r.file_sha256,
+  file_name: r.file_name,
+  row_count: r.row_count,
+  invalid_count: r.invalid_count,
+  done_count: r.done_count,
+  failed_count: r.failed_count,
+  repeat_of: r.repeat_of ?? null,
+  created_at: r.created_at,
+  started_at: r.started_at,
+  finished_at: r.finished_at,
 });
 
-const rowOf = (r: Row): ImportRow => ({
-  row: toNumber(r.row_no),
-  status: r.status as ImportRow["status"],
-  item: toJson<Record<string, unknown>>(r.item),
-  outcome_id: (r.outcome_id as string | null) ?? null,
-  detail: (r.detail as string | null) ?? null,
+const rowOf = (r: Omit<ImportLineRow, "import_id">): ImportRow => ({
+  row: r.row_no,
+  status: r.status,
+  item: toJson(r.item),
+  outcome_id: r.outcome_id ?? null,
+  detail: r.detail ?? null,
   errors: r.errors === null || r.errors === undefined ? [] : toJson(r.errors),
 });
 
@@ -145,7 +146,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
         return rec;
       }),
     async sameFile(organizationId, kind, sha256) {
-      const [row] = await db.all(
+      const [row] = await db.all<ImportJobRow>(
         `select ${SELECT} from imports i where i.organization_id = ? and i.kind = ? and i.file_sha256 = ?
          order by i.created_at desc limit 1`,
         [organizationId, kind, sha256],
@@ -153,30 +154,30 @@ export const postgresImportStore = (db: Database): ImportStore => {
       return row ? recordOf(row) : null;
     },
     async get(organizationId, id) {
-      const [row] = await db.all(`select ${SELECT} from imports i where i.id = ? and i.organization_id = ?`, [
-        id,
-        organizationId,
-      ]);
+      const [row] = await db.all<ImportJobRow>(
+        `select ${SELECT} from imports i where i.id = ? and i.organization_id = ?`,
+        [id, organizationId],
+      );
       return row ? recordOf(row) : null;
     },
     async list(organizationId, limit) {
-      const rows = await db.all(
+      const rows = await db.all<ImportJobRow>(
         `select ${SELECT} from imports i where i.organization_id = ? order by i.created_at desc, i.id desc limit ?`,
         [organizationId, limit],
       );
       return rows.map(recordOf);
     },
     async problems(importId, limit) {
-      const rows = await db.all<{ row_no: number; field: string; message: string }>(
+      const rows = await db.all<Pick<ImportLineRow, "row_no"> & FieldError>(
         `select r.row_no, e.field, e.message
          from import_rows r, jsonb_to_recordset(r.errors) as e(field text, message text)
          where r.import_id = ? and r.status in ('invalid', 'failed') order by r.row_no limit ?`,
         [importId, limit],
       );
-      return rows.map((r) => ({ row: toNumber(r.row_no), field: r.field, message: r.message }));
+      return rows.map((r) => ({ row: r.row_no, field: r.field, message: r.message }));
     },
     async rows(importId, afterRow, limit) {
-      const rows = await db.all(
+      const rows = await db.all<Omit<ImportLineRow, "import_id">>(
         `select row_no, status, item, outcome_id, detail, errors from import_rows
          where import_id = ? and row_no > ? order by row_no limit ?`,
         [importId, afterRow, limit],
@@ -185,7 +186,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
     },
     start: (organizationId, id, now, audit) =>
       db.transaction(async (q) => {
-        const [row] = await q.all(
+        const [row] = await q.all<ImportJobRow>(
           `update imports i set state = case when i.invalid_count >= i.row_count then 'failed' else 'running' end,
              started_at = ?::timestamptz,
              finished_at = case when i.invalid_count >= i.row_count then ?::timestamptz else null end
@@ -199,10 +200,10 @@ export const postgresImportStore = (db: Database): ImportStore => {
     async pending(limit) {
       // Oldest running import first, so imports finish in the order they were started. The rows
       // are locked only for this statement: it skips rows a worker's transaction holds now.
-      for (const imp of await db.all(
+      for (const imp of await db.all<ImportJobRow>(
         `select ${SELECT} from imports i where i.state = 'running' order by i.started_at, i.id limit 5`,
       )) {
-        const rows = await db.all<{ row_no: number; item: unknown }>(
+        const rows = await db.all<Pick<ImportLineRow, "row_no" | "item">>(
           `select row_no, item from import_rows where import_id = ? and status = 'pending'
            order by row_no limit ? for update skip locked`,
           [imp.id, limit],
@@ -210,20 +211,20 @@ export const postgresImportStore = (db: Database): ImportStore => {
         if (rows.length > 0)
           return {
             record: recordOf(imp),
-            rows: rows.map((r) => ({ row: toNumber(r.row_no), item: toJson<Record<string, unknown>>(r.item) })),
+            rows: rows.map((r) => ({ row: r.row_no, item: toJson(r.item) })),
           };
       }
       return null;
     },
     claim: (importId, rows, work) =>
       db.transaction(async (q) => {
-        const claimed = await q.all<{ row_no: number; item: unknown }>(
+        const claimed = await q.all<Pick<ImportLineRow, "row_no" | "item">>(
           `select row_no, item from import_rows where import_id = ? and row_no = any(?::int[]) and status = 'pending'
            order by row_no for update skip locked`,
           [importId, `{${rows.join(",")}}`],
         );
         return work(
-          claimed.map((r) => ({ row: toNumber(r.row_no), item: toJson<Record<string, unknown>>(r.item) })),
+          claimed.map((r) => ({ row: r.row_no, item: toJson(r.item) })),
           txOf(q),
         );
       }),

@@ -1,8 +1,8 @@
-import type { EventType } from "../../core/events/mod.ts";
-import type { DueMail, MailMessage, MailOutbox, OutboxMail } from "../../core/mail/mod.ts";
+import type { DueMail, MailOutbox, OutboxMail } from "../../core/mail/mod.ts";
 import type { Database } from "./database.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { toDate, toJson, toNumber } from "./sql.ts";
+import type { MailOutboxRow } from "./rows.ts";
+import { toJson, toNumber } from "./sql.ts";
 
 /**
  * A common table expression writing outbox mails, to run in the statement (and so the transaction)
@@ -39,14 +39,20 @@ const CLAIM = `update mail_outbox m set next_attempt_at = ?::timestamptz
   where m.id = d.id
   returning m.id, m.kind, m.organization_id, m.message, m.sent_event, m.created_at, m.attempts`;
 
-const dueOf = (row: Record<string, unknown>): DueMail => ({
-  id: String(row.id),
-  kind: String(row.kind),
-  organization_id: row.organization_id === null ? null : String(row.organization_id),
-  message: toJson<MailMessage>(row.message),
-  sent_event: toJson<{ event_type: EventType; detail: Record<string, unknown> } | null>(row.sent_event),
-  created_at: toDate(row.created_at),
-  attempts: toNumber(row.attempts),
+/** What `CLAIM` returns. */
+type ClaimedRow = Pick<
+  MailOutboxRow,
+  "id" | "kind" | "organization_id" | "message" | "sent_event" | "created_at" | "attempts"
+>;
+
+const dueOf = (row: ClaimedRow): DueMail => ({
+  id: row.id,
+  kind: row.kind,
+  organization_id: row.organization_id,
+  message: toJson(row.message),
+  sent_event: toJson(row.sent_event),
+  created_at: row.created_at,
+  attempts: row.attempts,
 });
 
 /** The outbox port on PostgreSQL (or PGlite). */
@@ -55,7 +61,7 @@ export const postgresMailOutbox = (db: Database): MailOutbox => ({
     await db.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
   },
   async claimDue(now, limit, leaseMs) {
-    const rows = await db.all<Record<string, unknown>>(CLAIM, [
+    const rows = await db.all<ClaimedRow>(CLAIM, [
       new Date(now.getTime() + leaseMs).toISOString(),
       now.toISOString(),
       limit,

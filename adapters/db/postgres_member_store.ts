@@ -1,71 +1,69 @@
 import type { AuditCursor, AuditLog, AuditRecord } from "../../core/audit/mod.ts";
-import type {
-  InvitationRecord,
-  MemberStore,
-  MembershipRecord,
-  MemberTx,
-  MemberView,
-  Role,
-} from "../../core/members/mod.ts";
+import type { InvitationRecord, MemberStore, MembershipRecord, MemberTx, MemberView } from "../../core/members/mod.ts";
 import { AUDIT_COLUMNS, appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
-import { ORGANIZATION_COLUMNS, ORGANIZATION_FIELDS, organizationRecord, page } from "./postgres_credential_stores.ts";
+import {
+  ORGANIZATION_COLUMNS,
+  ORGANIZATION_FIELDS,
+  type OrganizationFields,
+  organizationRecord,
+  page,
+} from "./postgres_credential_stores.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
-import { insertRow, type Queryable, toDate, toJson } from "./sql.ts";
+import type { AuditLogRow, Int8, MemberInvitationRow, MembershipRow, UserEmailRow, UserRow } from "./rows.ts";
+import { insertRow, type Queryable, toJson } from "./sql.ts";
 
-type Row = Record<string, unknown>;
-
-const MEMBERSHIP_FIELDS = ["id", "organization_id", "user_id", "role", "created_at", "updated_at"];
+const MEMBERSHIP_FIELDS = ["id", "organization_id", "user_id", "role", "created_at", "updated_at"] as const;
 const MEMBERSHIP_COLUMNS = MEMBERSHIP_FIELDS.map((c) => `m.${c}`).join(", ");
 
-const membershipOf = (r: Row): MembershipRecord => ({
-  id: r.id as string,
-  organization_id: r.organization_id as string,
-  user_id: r.user_id as string,
-  role: r.role as Role,
-  created_at: toDate(r.created_at),
-  updated_at: toDate(r.updated_at),
+const membershipOf = (r: MembershipRow): MembershipRecord => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  user_id: r.user_id,
+  role: r.role,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 const MEMBER_SELECT = `${MEMBERSHIP_COLUMNS}, u.first_name, u.last_name,
   (select e.email from user_emails e where e.user_id = u.id order by e.position limit 1) as email`;
 const MEMBER_FROM = "memberships m join users u on u.id = m.user_id";
 
-const memberViewOf = (r: Row): MemberView => ({
+/** What `MEMBER_SELECT` reads: the membership, its account's name and first address. */
+type MemberViewRow = MembershipRow & Pick<UserRow, "first_name" | "last_name"> & { email: string | null };
+
+const memberViewOf = (r: MemberViewRow): MemberView => ({
   membership: membershipOf(r),
-  first_name: r.first_name as string,
-  last_name: r.last_name as string,
-  email: (r.email as string | null) ?? null,
+  first_name: r.first_name,
+  last_name: r.last_name,
+  email: r.email ?? null,
 });
 
 const INVITATION_COLUMNS =
   "id, organization_id, email, email_key, role, token_digest, invited_by_kind, invited_by_id, invited_by_name, created_at, expires_at";
 
-const invitationOf = (r: Row): InvitationRecord => ({
-  id: r.id as string,
-  organization_id: r.organization_id as string,
-  email: r.email as string,
-  email_key: r.email_key as string,
-  role: r.role as Role,
-  token_digest: r.token_digest as string,
-  invited_by: {
-    kind: r.invited_by_kind as InvitationRecord["invited_by"]["kind"],
-    id: (r.invited_by_id as string | null) ?? null,
-  },
-  invited_by_name: r.invited_by_name as string,
-  created_at: toDate(r.created_at),
-  expires_at: toDate(r.expires_at),
+const invitationOf = (r: MemberInvitationRow): InvitationRecord => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  email: r.email,
+  email_key: r.email_key,
+  role: r.role,
+  token_digest: r.token_digest,
+  invited_by: { kind: r.invited_by_kind, id: r.invited_by_id ?? null },
+  invited_by_name: r.invited_by_name,
+  created_at: r.created_at,
+  expires_at: r.expires_at,
 });
 
-const auditOf = (r: Row): AuditRecord => ({
-  id: r.id as string,
-  organization_id: r.organization_id as string,
-  occurred_at: toDate(r.occurred_at),
-  actor: { kind: r.actor_kind as AuditRecord["actor"]["kind"], id: (r.actor_id as string | null) ?? null },
-  action: r.action as AuditRecord["action"],
-  target: (r.target as string | null) ?? null,
-  client_address: (r.client_address as string | null) ?? null,
-  details: toJson<Record<string, unknown>>(r.details) ?? {},
+const auditOf = (r: AuditLogRow): AuditRecord => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  occurred_at: r.occurred_at,
+  actor: { kind: r.actor_kind, id: r.actor_id ?? null },
+  action: r.action,
+  target: r.target ?? null,
+  client_address: r.client_address ?? null,
+  details: toJson(r.details) ?? {},
 });
 
 const memberTx = (q: Queryable): MemberTx => ({
@@ -74,21 +72,21 @@ const memberTx = (q: Queryable): MemberTx => ({
     return rows.length > 0;
   },
   async countOwners(organizationId) {
-    const [r] = await q.all<{ n: string | number }>(
+    const [r] = await q.all<{ n: Int8 }>(
       "select count(*) as n from memberships where organization_id = ? and role = 'owner'",
       [organizationId],
     );
     return Number(r?.n ?? 0);
   },
   async getMembership(organizationId, id) {
-    const [r] = await q.all<Row>(
+    const [r] = await q.all<MembershipRow>(
       `select ${MEMBERSHIP_COLUMNS} from memberships m where m.organization_id = ? and m.id = ?`,
       [organizationId, id],
     );
     return r ? membershipOf(r) : null;
   },
   async membershipOf(accountId, organizationId) {
-    const [r] = await q.all<Row>(
+    const [r] = await q.all<MembershipRow>(
       `select ${MEMBERSHIP_COLUMNS} from memberships m where m.user_id = ? and m.organization_id = ?`,
       [accountId, organizationId],
     );
@@ -126,7 +124,7 @@ const memberTx = (q: Queryable): MemberTx => ({
     );
   },
   async getInvitation(organizationId, id) {
-    const [r] = await q.all<Row>(
+    const [r] = await q.all<MemberInvitationRow>(
       `select ${INVITATION_COLUMNS} from member_invitations where organization_id = ? and id = ? for update`,
       [organizationId, id],
     );
@@ -139,7 +137,7 @@ const memberTx = (q: Queryable): MemberTx => ({
     await insertRow(q, "organizations", ORGANIZATION_FIELDS, org);
   },
   async organization(id) {
-    const [r] = await q.all<Row>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
+    const [r] = await q.all<OrganizationFields>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
     return r ? organizationRecord(r) : null;
   },
   async updateOrganization(org) {
@@ -167,7 +165,7 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
       memberViewOf,
     ),
   async getMember(organizationId, membershipId) {
-    const [r] = await db.all<Row>(
+    const [r] = await db.all<MemberViewRow>(
       `select ${MEMBER_SELECT} from ${MEMBER_FROM} where m.organization_id = ? and m.id = ?`,
       [organizationId, membershipId],
     );
@@ -175,13 +173,13 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
   },
   membershipOf: (accountId, organizationId) => memberTx(db).membershipOf(accountId, organizationId),
   async organizationsOf(accountId) {
-    const rows = await db.all<Row>(
+    const rows = await db.all<OrganizationFields & Pick<MembershipRow, "role">>(
       `select ${ORGANIZATION_FIELDS.map((c) => `o.${c}`).join(", ")}, m.role
        from memberships m join organizations o on o.id = m.organization_id
        where m.user_id = ? order by lower(o.name), o.id`,
       [accountId],
     );
-    return rows.map((r) => ({ organization: organizationRecord(r), role: r.role as Role }));
+    return rows.map((r) => ({ organization: organizationRecord(r), role: r.role }));
   },
   listInvitations: (organizationId, req, now) =>
     page(
@@ -197,20 +195,21 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
       invitationOf,
     ),
   async getInvitation(organizationId, id) {
-    const [r] = await db.all<Row>(
+    const [r] = await db.all<MemberInvitationRow>(
       `select ${INVITATION_COLUMNS} from member_invitations where organization_id = ? and id = ?`,
       [organizationId, id],
     );
     return r ? invitationOf(r) : null;
   },
   async invitationByDigest(digest) {
-    const [r] = await db.all<Row>(`select ${INVITATION_COLUMNS} from member_invitations where token_digest = ?`, [
-      digest,
-    ]);
+    const [r] = await db.all<MemberInvitationRow>(
+      `select ${INVITATION_COLUMNS} from member_invitations where token_digest = ?`,
+      [digest],
+    );
     return r ? invitationOf(r) : null;
   },
   async account(accountId) {
-    const [r] = await db.all<Row>(
+    const [r] = await db.all<Pick<UserRow, "id" | "first_name" | "last_name" | "closed_at"> & { email: string | null }>(
       `select u.id, u.first_name, u.last_name, u.closed_at,
          (select e.email from user_emails e where e.user_id = u.id order by e.position limit 1) as email
        from users u where u.id = ?`,
@@ -218,16 +217,19 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
     );
     if (!r) return null;
     return {
-      id: r.id as string,
-      first_name: r.first_name as string,
-      last_name: r.last_name as string,
-      email: (r.email as string | null) ?? null,
+      id: r.id,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      email: r.email ?? null,
       closed: r.closed_at !== null && r.closed_at !== undefined,
     };
   },
   async addressOwner(emailKey) {
-    const [r] = await db.all<Row>("select user_id, confirmed from user_emails where email_key = ?", [emailKey]);
-    return r ? { user_id: r.user_id as string, confirmed: r.confirmed === true } : null;
+    const [r] = await db.all<Pick<UserEmailRow, "user_id" | "confirmed">>(
+      "select user_id, confirmed from user_emails where email_key = ?",
+      [emailKey],
+    );
+    return r ? { user_id: r.user_id, confirmed: r.confirmed === true } : null;
   },
   pruneInvitations: (before, limit) =>
     db.run(
@@ -240,12 +242,12 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
 export const postgresAuditLog = (db: Database): AuditLog => ({
   async page(organizationId, after: AuditCursor | null, limit) {
     const rows = after
-      ? await db.all<Row>(
+      ? await db.all<AuditLogRow>(
           `select ${AUDIT_COLUMNS} from audit_log where organization_id = ? and (occurred_at, id) < (?, ?)
            order by occurred_at desc, id desc limit ?`,
           [organizationId, after.occurred_at, after.id, limit],
         )
-      : await db.all<Row>(
+      : await db.all<AuditLogRow>(
           `select ${AUDIT_COLUMNS} from audit_log where organization_id = ? order by occurred_at desc, id desc limit ?`,
           [organizationId, limit],
         );

@@ -4,7 +4,6 @@ import type {
   DeliveryClaim,
   DeliveryEvent,
   DeliveryProgress,
-  DeliveryStatus,
   DeliveryStore,
   DeliveryTargets,
   DueDelivery,
@@ -16,23 +15,11 @@ import type {
 } from "../../core/webhooks/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
+import type { WebhookAttemptRow, WebhookDeliveryRow } from "./rows.ts";
 import { placeholders, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  organization_id: string;
-  event_type: string;
-  occurred_at: Date;
-  status: DeliveryStatus;
-  attempts_count: number;
-  first_attempt_at: Date | null;
-  last_attempt_at: Date | null;
-  next_attempt_at: Date | null;
-  succeeded_at: Date | null;
-  created_at: Date;
-  claim_token?: string | null;
-}
+/** What `DELIVERY_COLUMNS` selects. */
+type DeliveryRow = Omit<WebhookDeliveryRow, "lease_until" | "due_at">;
 
 const DELIVERY_COLUMNS =
   "id, event_id, organization_id, event_type, occurred_at, status, attempts_count, first_attempt_at, last_attempt_at, next_attempt_at, succeeded_at, created_at, claim_token";
@@ -54,19 +41,7 @@ const deliveryRecord = (r: DeliveryRow): WebhookDeliveryRecord => ({
   },
 });
 
-interface AttemptRow {
-  id: string;
-  delivery_id: string;
-  attempt_number: number;
-  started_at: Date;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_excerpt: string | null;
-  outcome: WebhookAttemptRecord["outcome"];
-}
-
-const attemptRecord = (r: AttemptRow): WebhookAttemptRecord => ({
+const attemptRecord = (r: WebhookAttemptRow): WebhookAttemptRecord => ({
   ...r,
   attempt_number: toNumber(r.attempt_number),
   duration_ms: toNumber(r.duration_ms),
@@ -184,8 +159,11 @@ const eventTypesOf = (v: unknown): EventTypeSelection => {
   return [];
 };
 
-const claimed = (rows: DeliveryRow[], into: Map<string, ClaimedDelivery>): void => {
-  for (const r of rows) into.set(r.id, { record: deliveryRecord(r), claimToken: r.claim_token as string });
+/** Rows a claim returned: each carries the claim's token. */
+type ClaimedRow = DeliveryRow & { claim_token: string };
+
+const claimed = (rows: ClaimedRow[], into: Map<string, ClaimedDelivery>): void => {
+  for (const r of rows) into.set(r.id, { record: deliveryRecord(r), claimToken: r.claim_token });
 };
 
 /**
@@ -279,7 +257,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
       );
       // Joined to events: a message about an event that is gone (organization deleted) claims nothing.
       claimed(
-        await q.all<DeliveryRow>(
+        await q.all<ClaimedRow>(
           `insert into webhook_deliveries as d (id, event_id, organization_id, event_type, occurred_at, status,
              attempts_count, next_attempt_at, lease_until, claim_token, due_at, created_at)
            select v.id, v.id, v.organization_id, v.event_type, e.occurred_at, 'delivering', 0, ?::timestamptz,
@@ -297,7 +275,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     }
     if (existing.length > 0) {
       claimed(
-        await q.all<DeliveryRow>(
+        await q.all<ClaimedRow>(
           `update webhook_deliveries d set status = 'delivering', lease_until = ?, claim_token = ?, due_at = ?
            from json_array_elements_text(?::json) v(id)
            where d.id = v.id::uuid and ${DUE}
@@ -477,7 +455,7 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
       where.push("d.id = ?::uuid");
       params.push(filter.deliveryId);
     }
-    const rows = await db.all<AttemptRow>(
+    const rows = await db.all<WebhookAttemptRow>(
       `select a.id, a.delivery_id, a.attempt_number, a.started_at, a.duration_ms, a.status_code, a.error,
          a.response_excerpt, a.outcome
        from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
@@ -505,7 +483,7 @@ export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => 
   },
   async attemptsOf(organizationId, deliveryIds) {
     if (deliveryIds.length === 0) return [];
-    const rows = await db.all<AttemptRow>(
+    const rows = await db.all<WebhookAttemptRow>(
       `select a.id, a.delivery_id, a.attempt_number, a.started_at, a.duration_ms, a.status_code, a.error,
          a.response_excerpt, a.outcome
        from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id

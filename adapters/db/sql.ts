@@ -3,7 +3,10 @@ import pg from "pg";
 import { boundedCache, keyBytes } from "../cache/mod.ts";
 import { isDatabaseUnavailable } from "./connection_errors.ts";
 
-/** A row as the driver hands it over: timestamptz as `Date`, jsonb parsed, int8 as text or number. */
+/**
+ * A row as the driver hands it over: timestamptz as `Date`, jsonb parsed, int8 as text or number.
+ * What a statement reads when it names no type; a store names its table's row (adapters/db/rows.ts).
+ */
 export type Row = Record<string, unknown>;
 
 /**

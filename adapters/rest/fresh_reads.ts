@@ -1,7 +1,8 @@
 import type { FastifyReply } from "fastify";
+import { batcher } from "../batch/mod.ts";
 
 /**
- * Read batching that stays strictly fresh (group-commit style, for reads).
+ * Read batching that stays strictly fresh (group commit, for reads), on the one batching primitive.
  *
  * Requests for one key that arrive while a read for that key is under way do not join it: that read
  * may have begun before a write they must see. They wait together and share the NEXT read, which is
@@ -16,66 +17,24 @@ import type { FastifyReply } from "fastify";
 export interface FreshReads<V> {
   /** `read()` of a batch begun after this call, shared with the other callers of `key` in it. */
   load(key: string, read: () => Promise<V>): Promise<V>;
-  /** Keys with a read under way or waiting (for tests and metrics). */
-  readonly size: number;
 }
 
-interface Batch<V> {
+interface ReadCall<V> {
+  key: string;
   read: () => Promise<V>;
-  waiters: Array<{ resolve(v: V): void; reject(e: unknown): void }>;
-}
-
-interface KeyState<V> {
-  running: boolean;
-  next: Batch<V> | null;
 }
 
 export const freshReads = <V>(): FreshReads<V> => {
-  const keys = new Map<string, KeyState<V>>();
-
-  const start = (key: string, state: KeyState<V>): void => {
-    const batch = state.next as Batch<V>;
-    state.next = null;
-    state.running = true;
-    const settle = (fn: (w: Batch<V>["waiters"][number]) => void): void => {
-      for (const w of batch.waiters) fn(w);
-      state.running = false;
-      if (state.next) start(key, state);
-      else keys.delete(key);
-    };
-    let pending: Promise<V>;
-    try {
-      pending = batch.read();
-    } catch (err) {
-      pending = Promise.reject(err);
-    }
-    pending.then(
-      (value) => settle((w) => w.resolve(value)),
-      (err) => settle((w) => w.reject(err)),
-    );
-  };
-
-  return {
-    load(key, read) {
-      return new Promise<V>((resolve, reject) => {
-        let state = keys.get(key);
-        if (!state) {
-          state = { running: false, next: null };
-          keys.set(key, state);
-        }
-        // Only a batch that has not started may be joined: its read begins after this request.
-        if (state.next) {
-          state.next.waiters.push({ resolve, reject });
-          return;
-        }
-        state.next = { read, waiters: [{ resolve, reject }] };
-        if (!state.running) start(key, state);
-      });
+  // A lane per key, one read in flight (`maxInFlight: 1`), started in the caller's turn (`eager`):
+  // the batcher's batch holds exactly the calls that arrived before it started.
+  const load = batcher<ReadCall<V>, V>(
+    async (calls) => {
+      const value = await (calls[0] as ReadCall<V>).read();
+      return calls.map(() => value);
     },
-    get size() {
-      return keys.size;
-    },
-  };
+    { maxItems: Number.POSITIVE_INFINITY, maxInFlight: 1, eager: true, key: (c) => c.key },
+  );
+  return { load: (key, read) => load({ key, read }) };
 };
 
 const JSON_TYPE = "application/json; charset=utf-8";
