@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import t, { type Test } from "tap";
 import { createTemplate, organization } from "../support/badges.ts";
 import { look as lookAs, makeMember, startBrowserLaurel } from "../support/console.ts";
-import { startTs } from "../support/processes.ts";
+import { startWorkerBeside } from "../support/processes.ts";
 
 /**
  * CSV imports in the console, in Chromium: an issuer uploads 500 rows with 3 bad ones, sees the
@@ -113,18 +113,7 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   });
   await again.goto(importUrl);
   // The bar follows the status while the worker starts and issues.
-  const worker = await startTs(
-    "apps/worker.ts",
-    {
-      DATABASE_URL: laurel.database?.url as string,
-      NATS_URL: laurel.nats.url,
-      DATA_DIR: laurel.dataDir,
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-      SMTP_URL: smtp.url,
-    },
-    (out) => out.includes("webhook worker ready"),
-  );
+  const worker = await startWorkerBeside(laurel, { SMTP_URL: smtp.url });
   t.teardown(() => worker.stop());
 
   await again.waitForSelector("#import-progress-text:has-text('497 issued')", { timeout: 60_000 });

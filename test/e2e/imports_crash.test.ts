@@ -1,7 +1,7 @@
 import t, { type Test } from "tap";
 import { createTemplate, eventually, type OrgFixture, organization } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startTs } from "../support/processes.ts";
+import { startWorkerBeside } from "../support/processes.ts";
 
 /**
  * A worker process killed (SIGKILL) in the middle of a 5,000-row import: after workers start
@@ -37,20 +37,6 @@ const postImport = async (t: Test, laurel: TestLaurel, org: OrgFixture, kind: "b
   return { id, status };
 };
 
-/** A worker process (apps/worker.ts) on the test Laurel's database, NATS and data directory, once ready. */
-const startWorker = (laurel: TestLaurel) =>
-  startTs(
-    "apps/worker.ts",
-    {
-      DATABASE_URL: laurel.database?.url as string,
-      NATS_URL: laurel.nats.url,
-      DATA_DIR: laurel.dataDir,
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-    },
-    (out) => out.includes("webhook worker ready"),
-  );
-
 /** The import's status once it has finished. */
 const finished = (status: () => Promise<ImportStatus>) =>
   eventually(async () => {
@@ -73,7 +59,7 @@ t.test("a killed worker's import resumes with every row issued exactly once", as
   ].join("\n");
   const { id, status } = await postImport(t, laurel, org, "badges", csv);
 
-  const first = await startWorker(laurel);
+  const first = await startWorkerBeside(laurel);
   const atKill = await eventually(async () => {
     const s = await status();
     return s.done_count >= 600 ? s : undefined;
@@ -84,8 +70,8 @@ t.test("a killed worker's import resumes with every row issued exactly once", as
   t.ok(afterKill.done_count >= atKill.done_count);
 
   // Two workers take over: they share the rest without taking the same rows.
-  const second = await startWorker(laurel);
-  const third = await startWorker(laurel);
+  const second = await startWorkerBeside(laurel);
+  const third = await startWorkerBeside(laurel);
   t.teardown(async () => {
     await second.stop();
     await third.stop();
@@ -133,12 +119,12 @@ t.test("a killed worker's employee import resumes: every record created once, no
     ...Array.from({ length: PEOPLE }, (_, i) => `E-${i + 1},e${i + 1}@example.org,Emp,${i + 1},Sales`),
   ].join("\n");
   const { id, status } = await postImport(t, laurel, org, "employees", csv);
-  const first = await startWorker(laurel);
+  const first = await startWorkerBeside(laurel);
   await eventually(async () => ((await status()).done_count >= 2000 ? true : undefined), 60_000);
   await first.stop("SIGKILL");
   const afterKill = await status();
   t.ok(afterKill.done_count < PEOPLE, `killed in the middle (${afterKill.done_count} of ${PEOPLE} written)`);
-  const second = await startWorker(laurel);
+  const second = await startWorkerBeside(laurel);
   t.teardown(() => second.stop());
   const end = await finished(status);
   t.match(end, { state: "finished", done_count: PEOPLE, failed_count: 0 });
