@@ -1,27 +1,15 @@
 import pino from "pino";
-import { connectNats } from "../adapters/bus/mod.ts";
-import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
-import { readConfigOrExit } from "./config.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
+import { connectProductionBackends, readProductionConfig } from "./production_start.ts";
 import { onShutdown } from "./shutdown.ts";
 
 /** The API process for production: PostgreSQL (DATABASE_URL) and NATS (NATS_URL) are required. */
-const config = readConfigOrExit();
-if (!config.databaseUrl || !config.natsUrl) {
-  console.error("apps/server needs DATABASE_URL and NATS_URL; for a single self-contained process use `npm start`.");
-  process.exit(2);
-}
+const config = readProductionConfig("server");
 const stdout = asyncStdout();
 const log = pino(loggerOptions(config.logLevel), stdout.stream);
 logUncaught(log, stdout.flush);
-const db = await openDatabase({
-  databaseUrl: config.databaseUrl,
-  dataDir: config.dataDir,
-  pool: { min: 1, max: config.dbPoolMax },
-  log,
-});
-const nc = await connectNats(config.natsUrl, "laurel-server", config.nats);
+const { db, nc } = await connectProductionBackends(config, log, "laurel-server");
 const server = await orRefuse(
   () => buildApiServer(config, db, nc, { ...loggerOptions(config.logLevel), stream: stdout.stream }),
   async () => {

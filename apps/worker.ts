@@ -1,15 +1,14 @@
 import { once } from "node:events";
 import pino from "pino";
-import { connectNats, natsHealthy } from "../adapters/bus/mod.ts";
+import { natsHealthy } from "../adapters/bus/mod.ts";
 import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
-import { openDatabase } from "../adapters/db/mod.ts";
-import { readConfigOrExit } from "./config.ts";
 import { startEarnerExports } from "./export_wiring.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { healthOf, serveOperational } from "./health.ts";
 import { startImportJob } from "./import_wiring.ts";
 import { loggerOptions, logUncaught } from "./logger.ts";
 import { startMailPipeline } from "./mail_wiring.ts";
+import { connectProductionBackends, readProductionConfig } from "./production_start.ts";
 import { startRetentionJob } from "./retention_wiring.ts";
 import { onShutdown } from "./shutdown.ts";
 import { metricsRegistry, pipelineMetrics, registerDatabaseFigures, startWebhookPipeline } from "./webhook_wiring.ts";
@@ -21,20 +20,10 @@ import { metricsRegistry, pipelineMetrics, registerDatabaseFigures, startWebhook
  * are required; DATA_DIR or LAUREL_SECRET_KEY must give the same keys as the API servers (the
  * signing secrets are sealed with them). METRICS_PORT serves /metrics, /healthz and /readyz.
  */
-const config = readConfigOrExit();
-if (!config.databaseUrl || !config.natsUrl) {
-  console.error("apps/worker needs DATABASE_URL and NATS_URL; for a single self-contained process use `npm start`.");
-  process.exit(2);
-}
+const config = readProductionConfig("worker");
 const log = pino(loggerOptions(config.logLevel));
 logUncaught(log);
-const db = await openDatabase({
-  databaseUrl: config.databaseUrl,
-  dataDir: config.dataDir,
-  pool: { min: 1, max: config.dbPoolMax },
-  log,
-});
-const nc = await connectNats(config.natsUrl, "laurel-worker", config.nats);
+const { db, nc } = await connectProductionBackends(config, log, "laurel-worker");
 const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
 const registry = metricsRegistry();
 registerDatabaseFigures(registry, db);

@@ -69,23 +69,12 @@ export const TemplateCreateBody = Type.Object(
 );
 export type TemplateCreateBody = Static<typeof TemplateCreateBody>;
 
-/** Every key optional; `state` is checked by `templateStateFromUpdate`. */
-export const TemplateUpdateBody = Type.Object(
-  {
-    name: Type.Optional(templateFields.name),
-    description: Type.Optional(templateFields.description),
-    skills: Type.Optional(templateFields.skills),
-    image_url: Type.Optional(templateFields.image_url),
-    image: Type.Optional(templateFields.image),
-    url: Type.Optional(templateFields.url),
-    vanity_slug: Type.Optional(templateFields.vanity_slug),
-    state: Type.Optional(Type.Enum(TEMPLATE_STATES)),
-    public: Type.Optional(templateFields.public),
-    criteria_url: Type.Optional(templateFields.criteria_url),
-    global_activity_url: Type.Optional(templateFields.global_activity_url),
-    alignments: Type.Optional(templateFields.alignments),
-    allow_duplicate_badges: Type.Optional(templateFields.allow_duplicate_badges),
-  },
+/**
+ * The create body's keys, every one optional, so the two cannot drift apart; `state` may name any
+ * state here and is checked by `templateStateFromUpdate`.
+ */
+export const TemplateUpdateBody = Type.Partial(
+  Type.Object({ ...TemplateCreateBody.properties, state: Type.Enum(TEMPLATE_STATES) }),
   { additionalProperties: false },
 );
 export type TemplateUpdateBody = Static<typeof TemplateUpdateBody>;

@@ -80,15 +80,8 @@ export const CreateOAuthApplicationInput = Type.Object(
 );
 export type CreateOAuthApplicationInput = Static<typeof CreateOAuthApplicationInput>;
 
-export const UpdateOAuthApplicationInput = Type.Object(
-  {
-    name: Type.Optional(Name),
-    description: Type.Optional(Type.Union([Description, Type.Null()])),
-    scopes: Type.Optional(ScopeList),
-    redirect_uris: Type.Optional(RedirectUris),
-  },
-  { additionalProperties: false },
-);
+/** The create input's keys, every one optional, so the two cannot drift apart. */
+export const UpdateOAuthApplicationInput = Type.Partial(CreateOAuthApplicationInput, { additionalProperties: false });
 export type UpdateOAuthApplicationInput = Static<typeof UpdateOAuthApplicationInput>;
 
 export const CreateAuthorizationTokenInput = Type.Object(

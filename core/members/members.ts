@@ -1,4 +1,4 @@
-import { type AuditBy, auditRecord, credentialActor, OPERATOR } from "../audit/mod.ts";
+import { type AuditAction, type AuditBy, auditRecord, credentialActor, OPERATOR } from "../audit/mod.ts";
 import { normalizeEmail } from "../badges/mod.ts";
 import type { Context, Page, SecretBox } from "../credentials/mod.ts";
 import { isEmailAddress } from "../earners/mod.ts";
@@ -90,6 +90,30 @@ const lockedMembership = async (tx: MemberTx, organizationId: string, membership
   return m;
 };
 
+type AppendAudit = (action: AuditAction, target: string, details: Record<string, unknown>) => Promise<void>;
+
+/**
+ * A change to the organization's people by `actor`, in one transaction, with the audit row it
+ * appends (by the actor, from `clientAddress`); only an actor who may see the members gets this
+ * far, and `change` checks the right it needs.
+ */
+const peopleChange = (
+  deps: Pick<MemberDeps, "members">,
+  ctx: Context,
+  actor: MemberActor,
+  clientAddress: string | null,
+  organizationId: string,
+  change: (tx: MemberTx, audit: AppendAudit) => Promise<void>,
+): Promise<void> => {
+  check(actorMay(actor, organizationId, "members.read"));
+  const by = auditByOf(actor, clientAddress);
+  return deps.members.transaction((tx) =>
+    change(tx, (action, target, details) =>
+      tx.appendAudit(auditRecord(ctx, by, organizationId, action, target, details)),
+    ),
+  );
+};
+
 /** Gives a member another role; owners are made and unmade only with ownership rights, and one always stays. */
 export const changeRole = async (
   deps: Pick<MemberDeps, "members">,
@@ -100,28 +124,14 @@ export const changeRole = async (
   membershipId: string,
   role: Role,
 ): Promise<MemberView> => {
-  check(actorMay(actor, organizationId, "members.read"));
-  await deps.members.transaction(async (tx) => {
+  await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
     const m = await lockedMembership(tx, organizationId, membershipId);
     check(
       mayChangeRole(actor, organizationId, { from: m.role, to: role, owners: await tx.countOwners(organizationId) }),
     );
     if (m.role === role) return;
     await tx.setRole(m.id, role, ctx.now);
-    await tx.appendAudit(
-      auditRecord(
-        ctx,
-        auditByOf(actor, clientAddress),
-        organizationId,
-        "membership.role_changed",
-        `membership:${m.id}`,
-        {
-          user_id: m.user_id,
-          from: m.role,
-          to: role,
-        },
-      ),
-    );
+    await audit("membership.role_changed", `membership:${m.id}`, { user_id: m.user_id, from: m.role, to: role });
   });
   return getMember(deps, actor, organizationId, membershipId);
 };
@@ -135,8 +145,7 @@ export const removeMember = async (
   organizationId: string,
   membershipId: string,
 ): Promise<void> => {
-  check(actorMay(actor, organizationId, "members.read"));
-  await deps.members.transaction(async (tx) => {
+  await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
     const m = await lockedMembership(tx, organizationId, membershipId);
     check(
       mayRemove(actor, organizationId, {
@@ -146,12 +155,7 @@ export const removeMember = async (
       }),
     );
     await tx.deleteMembership(m.id);
-    await tx.appendAudit(
-      auditRecord(ctx, auditByOf(actor, clientAddress), organizationId, "membership.removed", `membership:${m.id}`, {
-        user_id: m.user_id,
-        role: m.role,
-      }),
-    );
+    await audit("membership.removed", `membership:${m.id}`, { user_id: m.user_id, role: m.role });
   });
 };
 
@@ -296,25 +300,12 @@ export const cancelInvitation = async (
   organizationId: string,
   id: string,
 ): Promise<void> => {
-  check(actorMay(actor, organizationId, "members.read"));
-  await deps.members.transaction(async (tx) => {
+  await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
     const inv = await tx.getInvitation(organizationId, id);
     if (!inv) throw notFound("Invitation");
     check(mayInvite(actor, organizationId, inv.role));
     await tx.deleteInvitation(inv.id);
-    await tx.appendAudit(
-      auditRecord(
-        ctx,
-        auditByOf(actor, clientAddress),
-        organizationId,
-        "invitation.cancelled",
-        `invitation:${inv.id}`,
-        {
-          email: inv.email,
-          role: inv.role,
-        },
-      ),
-    );
+    await audit("invitation.cancelled", `invitation:${inv.id}`, { email: inv.email, role: inv.role });
   });
 };
 

@@ -24,6 +24,20 @@ export interface SettingsAudit {
   newId: () => string;
 }
 
+/** Saves the settings with the audit row of the change that made them: a setting never changes unrecorded. */
+const saveAudited = (
+  deps: WebhookSettingsDeps,
+  record: WebhookSettingsRecord,
+  audit: SettingsAudit,
+  now: Date,
+  action: "webhook_settings.updated" | "webhook_secret.rotated",
+  details: Record<string, unknown>,
+) =>
+  deps.settings.save(
+    record,
+    auditRecord({ now, newId: audit.newId }, audit.by, record.organization_id, action, "webhook_settings", details),
+  );
+
 /** An organization that never set anything: no URL, no kinds, no secret. */
 const emptySettings = (organizationId: string, now: Date): WebhookSettingsRecord => ({
   organization_id: organizationId,
@@ -89,21 +103,11 @@ export const updateWebhookSettings = async (
     updated_at: now,
   };
   if (next.webhook_url && !next.secret_sealed) next.secret_sealed = deps.secrets.seal(newSecret(deps));
-  await deps.settings.save(
-    next,
-    auditRecord(
-      { now, newId: options.audit.newId },
-      options.audit.by,
-      organizationId,
-      "webhook_settings.updated",
-      "webhook_settings",
-      {
-        webhook_url: next.webhook_url,
-        event_types: next.event_types,
-        ...(current.webhook_url !== next.webhook_url ? { previous_webhook_url: current.webhook_url } : {}),
-      },
-    ),
-  );
+  await saveAudited(deps, next, options.audit, now, "webhook_settings.updated", {
+    webhook_url: next.webhook_url,
+    event_types: next.event_types,
+    ...(current.webhook_url !== next.webhook_url ? { previous_webhook_url: current.webhook_url } : {}),
+  });
   return webhookSettingsJson(next);
 };
 
@@ -128,17 +132,10 @@ export const webhookSecret = async (
       previous_secret_expires_at: rotated.previousExpiresAt,
       updated_at: now,
     };
-    await deps.settings.save(
-      record,
-      auditRecord(
-        { now, newId: options.audit.newId },
-        options.audit.by,
-        organizationId,
-        "webhook_secret.rotated",
-        "webhook_settings",
-        { rotated: options.rotate, previous_kept_until: record.previous_secret_expires_at?.toISOString() ?? null },
-      ),
-    );
+    await saveAudited(deps, record, options.audit, now, "webhook_secret.rotated", {
+      rotated: options.rotate,
+      previous_kept_until: record.previous_secret_expires_at?.toISOString() ?? null,
+    });
   }
   const signing = activeSecrets({ ...openSecrets(deps, record), now });
   const [secret, previous] = signing as [string, string | undefined];

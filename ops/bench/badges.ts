@@ -20,7 +20,7 @@ import { join } from "node:path";
 import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
 import pg from "pg";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
-import { createBenchDatabase, type Laurel, startLaurelServer } from "./laurel_process.ts";
+import { benchAdminUrl, createBenchDatabase, type Laurel, log, startLaurelServer } from "./laurel_process.ts";
 import {
   type BenchSettings,
   basicHeader,
@@ -43,7 +43,6 @@ const ISSUE_CONNECTIONS = 20;
 const INSERT_CLIENTS = 20;
 const settings = settingsFromEnv();
 const started: RunningServer[] = [];
-const log = (message: string): void => void process.stdout.write(`${message}\n`);
 
 interface Row {
   label: string;
@@ -55,11 +54,7 @@ interface Row {
 // ---------------------------------------------------------------------------------------------
 // Services: a fresh PostgreSQL database, a nats-server, Laurel's API server as its own process
 
-const adminUrl =
-  process.env.BENCH_DATABASE_URL ||
-  process.env.DATABASE_URL ||
-  process.env.TEST_DATABASE_URL ||
-  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+const adminUrl = benchAdminUrl();
 
 const createDatabase = () => createBenchDatabase(adminUrl);
 const startLaurel = async (databaseUrl: string, natsUrl: string, dataDir: string): Promise<Laurel> => {

@@ -10,30 +10,22 @@
 // DATABASE_URL or TEST_DATABASE_URL, dropped afterwards; NATS_URL when set, else a nats-server of
 // its own). Env: BENCH_CONSOLE_DELIVERIES (default 100000), BENCH_CONSOLE_SAMPLES (default 300).
 
-import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
-import { Agent, request } from "undici";
-import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
-import { createBenchDatabase, startLaurelServer } from "./laurel_process.ts";
-import { machineInfo, type RunningServer } from "./lib.ts";
+import {
+  createBenchOrganization,
+  insertOwnerSession,
+  log,
+  runBenchProcess,
+  timedP99,
+  timedPage,
+  withBenchLaurel,
+} from "./laurel_process.ts";
+import type { RunningServer } from "./lib.ts";
 
 const DELIVERIES = Number(process.env.BENCH_CONSOLE_DELIVERIES ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_CONSOLE_SAMPLES ?? 300);
 const TARGET_MS = 50;
-const adminUrl =
-  process.env.BENCH_DATABASE_URL ||
-  process.env.DATABASE_URL ||
-  process.env.TEST_DATABASE_URL ||
-  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
-const started: RunningServer[] = [];
-const log = (message: string): void => void process.stdout.write(`${message}\n`);
 const now = (): number => performance.now();
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /**
  * The owner (an account, its signed-in session and its membership) and the deliveries, one a
@@ -44,26 +36,7 @@ const generate = async (databaseUrl: string, organizationId: string): Promise<{ 
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const userId = randomUUID();
-    const session = randomBytes(32).toString("base64url");
-    const at = new Date();
-    await db.query(
-      "insert into users (id, first_name, last_name, created_at, updated_at) values ($1, 'Bench', 'Owner', $2, $2)",
-      [userId, at],
-    );
-    await db.query(
-      `insert into user_emails (email_key, user_id, email, position, confirmed, created_at)
-       values ('owner@bench.example', $1, 'owner@bench.example', 0, true, $2)`,
-      [userId, at],
-    );
-    await db.query(
-      "insert into earner_sessions (token_hash, user_id, created_at, expires_at) values ($1, $2, $3, $3::timestamptz + interval '1 day')",
-      [createHash("sha256").update(session, "utf8").digest("hex"), userId, at],
-    );
-    await db.query(
-      "insert into memberships (id, organization_id, user_id, role, created_at, updated_at) values ($1, $2, $3, 'owner', $4, $4)",
-      [randomUUID(), organizationId, userId, at],
-    );
+    const session = await insertOwnerSession(db, organizationId);
     await db.query(
       `insert into webhook_deliveries (id, event_id, organization_id, event_type, occurred_at, status, attempts_count,
          first_attempt_at, last_attempt_at, succeeded_at, created_at)
@@ -90,72 +63,23 @@ const generate = async (databaseUrl: string, organizationId: string): Promise<{ 
   }
 };
 
-const main = async (): Promise<number> => {
-  const machine = machineInfo();
-  log("# Laurel benchmark: the console's webhook delivery log");
-  log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}`);
-  const database = await createBenchDatabase(adminUrl);
-  const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-console-"));
-  let nats: LocalNats | undefined;
-  const agent = new Agent({ connections: 1 });
+const main = async (started: RunningServer[]): Promise<number> => {
   let failed = 0;
-  try {
-    if (!process.env.NATS_URL) nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
-    const laurel = await startLaurelServer(database.url, process.env.NATS_URL || (nats as LocalNats).url, dataDir);
-    started.push(laurel.server);
-    const res = await fetch(`${laurel.adminOrigin}/trpc/organizations.create`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${laurel.adminToken}` },
-      body: JSON.stringify({ name: "Bench Console", email: "bench@example.org" }),
-    });
-    const created = ((await res.json()) as { result: { data: { organization: { id: string } } } }).result.data;
-    const organizationId = created.organization.id;
+  const bench = { name: "console", title: "the console's webhook delivery log" };
+  await withBenchLaurel(started, bench, async (laurel, databaseUrl, agent) => {
+    const organizationId = (await createBenchOrganization(laurel, "Bench Console")).organization.id;
     const t0 = now();
-    const { session, middle } = await generate(database.url, organizationId);
+    const { session, middle } = await generate(databaseUrl, organizationId);
     log(`${DELIVERIES.toLocaleString("en-US")} deliveries generated in ${((now() - t0) / 1000).toFixed(0)} s`);
     const page = `${laurel.origin}/console/${organizationId}/developers/webhooks`;
-    const get = async (url: string): Promise<number> => {
-      const t = now();
-      const answer = await request(url, {
-        headers: { cookie: `laurel_session=${session}`, accept: "text/html" },
-        dispatcher: agent,
-      });
-      const body = await answer.body.text();
-      const ms = now() - t;
-      if (answer.statusCode !== 200 || !body.includes("Delivery log")) throw new Error(`${url}: ${answer.statusCode}`);
-      return ms;
-    };
     const timed = async (label: string, url: string) => {
-      for (let i = 0; i < 30; i++) await get(url);
-      const times: number[] = [];
-      for (let i = 0; i < SAMPLES; i++) times.push(await get(url));
-      times.sort((a, b) => a - b);
-      const p99 = percentile(times, 99);
-      if (!(p99 < TARGET_MS)) failed++;
-      log(
-        `- ${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target < ${TARGET_MS} ms: ${p99 < TARGET_MS ? "met" : "not met"})`,
-      );
+      const get = () => timedPage(agent, url, session, "Delivery log");
+      if (!(await timedP99(label, get, SAMPLES, TARGET_MS))) failed++;
     };
     await timed("delivery log, newest page", page);
     await timed("delivery log, a page from the middle", `${page}?after=${middle}`);
-  } finally {
-    await agent.close();
-    for (const s of started.reverse()) await s.stop();
-    await nats?.stop();
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
   return failed > 0 ? 1 : 0;
 };
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(130)));
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
-    void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(1));
-  },
-);
+runBenchProcess(main);

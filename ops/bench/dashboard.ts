@@ -12,57 +12,32 @@
 // DATABASE_URL or TEST_DATABASE_URL, dropped afterwards; NATS_URL when set, else a nats-server of
 // its own). Env: BENCH_DASHBOARD_BADGES (default 1000000), BENCH_DASHBOARD_SAMPLES (default 300).
 
-import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { Agent, request } from "undici";
-import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
-import { createBenchDatabase, startLaurelServer } from "./laurel_process.ts";
-import { machineInfo, type RunningServer } from "./lib.ts";
+import {
+  createBenchOrganization,
+  insertOwnerSession,
+  log,
+  runBenchProcess,
+  timedP99,
+  timedPage,
+  withBenchLaurel,
+} from "./laurel_process.ts";
+import type { RunningServer } from "./lib.ts";
 
 const BADGES = Number(process.env.BENCH_DASHBOARD_BADGES ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_DASHBOARD_SAMPLES ?? 300);
 const EVENTS = 10_000;
 const TARGET_MS = 50;
-const adminUrl =
-  process.env.BENCH_DATABASE_URL ||
-  process.env.DATABASE_URL ||
-  process.env.TEST_DATABASE_URL ||
-  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
-const started: RunningServer[] = [];
-const log = (message: string): void => void process.stdout.write(`${message}\n`);
 const now = (): number => performance.now();
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /** The owner (an account, its signed-in session and its membership), a template, the badges and events. */
 const generate = async (databaseUrl: string, organizationId: string): Promise<string> => {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const userId = randomUUID();
-    const session = randomBytes(32).toString("base64url");
+    const session = await insertOwnerSession(db, organizationId);
     const at = new Date();
-    await db.query(
-      "insert into users (id, first_name, last_name, created_at, updated_at) values ($1, 'Bench', 'Owner', $2, $2)",
-      [userId, at],
-    );
-    await db.query(
-      `insert into user_emails (email_key, user_id, email, position, confirmed, created_at)
-       values ('owner@bench.example', $1, 'owner@bench.example', 0, true, $2)`,
-      [userId, at],
-    );
-    await db.query(
-      "insert into earner_sessions (token_hash, user_id, created_at, expires_at) values ($1, $2, $3, $3::timestamptz + interval '1 day')",
-      [createHash("sha256").update(session, "utf8").digest("hex"), userId, at],
-    );
-    await db.query(
-      "insert into memberships (id, organization_id, user_id, role, created_at, updated_at) values ($1, $2, $3, 'owner', $4, $4)",
-      [randomUUID(), organizationId, userId, at],
-    );
     const templateId = randomUUID();
     await db.query(
       `insert into badge_templates (id, organization_id, name, description, state, public, allow_duplicate_badges, created_at, updated_at)
@@ -118,70 +93,20 @@ const generate = async (databaseUrl: string, organizationId: string): Promise<st
   }
 };
 
-const main = async (): Promise<number> => {
-  const machine = machineInfo();
-  log("# Laurel benchmark: the console's dashboard");
-  log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}`);
-  const database = await createBenchDatabase(adminUrl);
-  const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-dashboard-"));
-  let nats: LocalNats | undefined;
-  const agent = new Agent({ connections: 1 });
+const main = async (started: RunningServer[]): Promise<number> => {
   let failed = 0;
-  try {
-    if (!process.env.NATS_URL) nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
-    const laurel = await startLaurelServer(database.url, process.env.NATS_URL || (nats as LocalNats).url, dataDir);
-    started.push(laurel.server);
-    const res = await fetch(`${laurel.adminOrigin}/trpc/organizations.create`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${laurel.adminToken}` },
-      body: JSON.stringify({ name: "Bench Dashboard", email: "bench@example.org" }),
-    });
-    const created = ((await res.json()) as { result: { data: { organization: { id: string } } } }).result.data;
-    const organizationId = created.organization.id;
+  const bench = { name: "dashboard", title: "the console's dashboard" };
+  await withBenchLaurel(started, bench, async (laurel, databaseUrl, agent) => {
+    const organizationId = (await createBenchOrganization(laurel, "Bench Dashboard")).organization.id;
     const t0 = now();
-    const session = await generate(database.url, organizationId);
+    const session = await generate(databaseUrl, organizationId);
     log(`${BADGES.toLocaleString("en-US")} badges generated in ${((now() - t0) / 1000).toFixed(0)} s`);
     const page = `${laurel.origin}/console/${organizationId}`;
     const total = `data-count="issued"><a href="/console/${organizationId}/badges"><span class="count-n">${BADGES.toLocaleString("en-GB")}</span>`;
-    const get = async (): Promise<number> => {
-      const t = now();
-      const answer = await request(page, {
-        headers: { cookie: `laurel_session=${session}`, accept: "text/html" },
-        dispatcher: agent,
-      });
-      const body = await answer.body.text();
-      const ms = now() - t;
-      if (answer.statusCode !== 200 || !body.includes(total))
-        throw new Error(`${page}: ${answer.statusCode}, not the generated total`);
-      return ms;
-    };
-    for (let i = 0; i < 30; i++) await get();
-    const times: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) times.push(await get());
-    times.sort((a, b) => a - b);
-    const p99 = percentile(times, 99);
-    if (!(p99 < TARGET_MS)) failed++;
-    log(
-      `- dashboard of ${BADGES.toLocaleString("en-US")} badges: p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target < ${TARGET_MS} ms: ${p99 < TARGET_MS ? "met" : "not met"})`,
-    );
-  } finally {
-    await agent.close();
-    for (const s of started.reverse()) await s.stop();
-    await nats?.stop();
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+    const get = () => timedPage(agent, page, session, total);
+    if (!(await timedP99(`dashboard of ${BADGES.toLocaleString("en-US")} badges`, get, SAMPLES, TARGET_MS))) failed++;
+  });
   return failed > 0 ? 1 : 0;
 };
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(130)));
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
-    void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(1));
-  },
-);
+runBenchProcess(main);

@@ -27,17 +27,13 @@ import { connectNats, freePort, type LocalNats, startLocalNats } from "../../ada
 import { openDatabase } from "../../adapters/db/mod.ts";
 import { buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
+import { benchAdminUrl, log, percentile } from "./laurel_process.ts";
 import { basicHeader, REPO_ROOT } from "./lib.ts";
 
 const EMPLOYEES = Number(process.env.BENCH_EMPLOYEES ?? 100_000);
 const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
-const log = (message: string): void => void process.stdout.write(`${message}\n`);
-const adminUrl =
-  process.env.BENCH_DATABASE_URL ||
-  process.env.DATABASE_URL ||
-  process.env.TEST_DATABASE_URL ||
-  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+const adminUrl = benchAdminUrl();
 
 const withClient = async <T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> => {
   const c = new pg.Client({ connectionString: url });
@@ -48,9 +44,6 @@ const withClient = async <T>(url: string, work: (c: pg.Client) => Promise<T>): P
     await c.end();
   }
 };
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 const main = async (): Promise<void> => {
   const name = `laurel_bench_${randomBytes(5).toString("hex")}`;

@@ -19,19 +19,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
-import { createBenchDatabase, startLaurelServer } from "./laurel_process.ts";
+import { benchAdminUrl, createBenchDatabase, log, startLaurelServer } from "./laurel_process.ts";
 import { BENCH_RATE_LIMITS, serverNodeArgs } from "./laurel_setup.ts";
 import { basicHeader, delay, rssKiB, startServer } from "./lib.ts";
 
 const BADGES = Number(process.env.BENCH_IMPORT_BADGES ?? 10_000);
 const EMPLOYEES = Number(process.env.BENCH_IMPORT_EMPLOYEES ?? 100_000);
 const FULL = BADGES === 10_000 && EMPLOYEES === 100_000;
-const log = (message: string): void => void process.stdout.write(`${message}\n`);
-const adminUrl =
-  process.env.BENCH_DATABASE_URL ||
-  process.env.DATABASE_URL ||
-  process.env.TEST_DATABASE_URL ||
-  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
+const adminUrl = benchAdminUrl();
 
 const main = async (): Promise<void> => {
   const database = await createBenchDatabase(adminUrl);

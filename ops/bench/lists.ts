@@ -10,37 +10,16 @@
 // TEST_DATABASE_URL, dropped afterwards; NATS_URL when set, else a nats-server of its own).
 // Env: BENCH_LIST_BADGES (default 1000000), BENCH_LIST_SAMPLES (timed requests each, default 300).
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
-import { Agent, request } from "undici";
-import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
-import { createBenchDatabase, startLaurelServer } from "./laurel_process.ts";
-import { basicHeader, machineInfo, type RunningServer } from "./lib.ts";
+import { request } from "undici";
+import { createBenchOrganization, log, runBenchProcess, timedP99, withBenchLaurel } from "./laurel_process.ts";
+import { basicHeader, type RunningServer } from "./lib.ts";
 
 const BADGES = Number(process.env.BENCH_LIST_BADGES ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 300);
 const CHUNK = 100_000;
 const TARGET_MS = 10;
-const adminUrl =
-  process.env.BENCH_DATABASE_URL ||
-  process.env.DATABASE_URL ||
-  process.env.TEST_DATABASE_URL ||
-  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
-const started: RunningServer[] = [];
-const log = (message: string): void => void process.stdout.write(`${message}\n`);
 const now = (): number => performance.now();
-
-const trpc = async (origin: string, adminToken: string, path: string, input: unknown) => {
-  const res = await fetch(`${origin}/trpc/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify(input),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { result: { data: Record<string, unknown> } }).result.data;
-};
 
 /**
  * The badges, one a minute from 2020-01-01, with UUIDv7-shaped ids in issue order; states cycle
@@ -75,28 +54,13 @@ const generateBadges = async (databaseUrl: string, organizationId: string, templ
   }
 };
 
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-
-const main = async (): Promise<number> => {
-  const machine = machineInfo();
-  log("# Laurel benchmark: list filters and the high-volume badge feed");
-  log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, Node ${machine.node}`);
-  const database = await createBenchDatabase(adminUrl);
-  const dataDir = mkdtempSync(join(tmpdir(), "laurel-bench-lists-"));
-  let nats: LocalNats | undefined;
-  const agent = new Agent({ connections: 1 });
+const main = async (started: RunningServer[]): Promise<number> => {
   let failed = 0;
-  try {
-    if (!process.env.NATS_URL) nats = await startLocalNats({ storeDir: join(dataDir, "nats") });
-    const laurel = await startLaurelServer(database.url, process.env.NATS_URL || (nats as LocalNats).url, dataDir);
-    started.push(laurel.server);
-    const created = await trpc(laurel.adminOrigin, laurel.adminToken, "organizations.create", {
-      name: "Bench Org",
-      email: "bench@example.org",
-    });
-    const organizationId = (created.organization as { id: string }).id;
-    const auth = basicHeader((created.authorization_token as { token: string }).token, "");
+  const bench = { name: "lists", title: "list filters and the high-volume badge feed" };
+  await withBenchLaurel(started, bench, async (laurel, databaseUrl, agent) => {
+    const created = await createBenchOrganization(laurel, "Bench Org");
+    const organizationId = created.organization.id;
+    const auth = basicHeader(created.authorization_token.token, "");
     const api = `${laurel.origin}/v1/organizations/${organizationId}`;
     const tpl = await fetch(`${api}/badge_templates`, {
       method: "POST",
@@ -105,7 +69,7 @@ const main = async (): Promise<number> => {
     });
     const templateId = ((await tpl.json()) as { data: { id: string } }).data.id;
     const t0 = now();
-    await generateBadges(database.url, organizationId, templateId);
+    await generateBadges(databaseUrl, organizationId, templateId);
     log(`${BADGES.toLocaleString("en-US")} badges generated in ${((now() - t0) / 1000).toFixed(0)} s`);
 
     const get = async (url: string) => {
@@ -122,15 +86,7 @@ const main = async (): Promise<number> => {
     const timed = async (label: string, url: string) => {
       const total = (await get(url)).body.metadata.total_count;
       if (total !== undefined) log(`- ${label}: total_count ${total.toLocaleString("en-US")}`);
-      for (let i = 0; i < 30; i++) await get(url);
-      const times: number[] = [];
-      for (let i = 0; i < SAMPLES; i++) times.push((await get(url)).ms);
-      times.sort((a, b) => a - b);
-      const p99 = percentile(times, 99);
-      if (!(p99 < TARGET_MS)) failed++;
-      log(
-        `- ${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target < ${TARGET_MS} ms: ${p99 < TARGET_MS ? "met" : "not met"})`,
-      );
+      if (!(await timedP99(label, async () => (await get(url)).ms, SAMPLES, TARGET_MS))) failed++;
     };
 
     const feedPage = Math.min(2_000, Math.floor(BADGES / 50) - 1);
@@ -149,24 +105,8 @@ const main = async (): Promise<number> => {
     const page100 = Math.min(100, Math.max(1, Math.floor((BADGES * 0.3) / 50)));
     await timed("badge list, state + issued_at_min + sort, page 1", filtered);
     await timed(`badge list, state + issued_at_min + sort, page ${page100}`, `${filtered}&page=${page100}`);
-  } finally {
-    await agent.close();
-    for (const s of started.reverse()) await s.stop();
-    await nats?.stop();
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
   return failed > 0 ? 1 : 0;
 };
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(130)));
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
-    void Promise.all(started.map((s) => s.stop())).finally(() => process.exit(1));
-  },
-);
+runBenchProcess(main);

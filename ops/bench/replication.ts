@@ -18,10 +18,10 @@ import { Agent, request } from "undici";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
 import { appendEvents, openDatabase } from "../../adapters/db/mod.ts";
-import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { badgeEvent } from "../../core/events/mod.ts";
 import { loopbackCa } from "../cluster/loopback_ca.ts";
 import { clusterUrl, type NatsNodeSpec, natsNodeConfig } from "../cluster/nats_config.ts";
+import { BADGE } from "./badge_fixture.ts";
 import {
   delay,
   formatRps,
@@ -37,30 +37,6 @@ const EVENTS = Number(process.env.BENCH_REPLICATION_EVENTS ?? 10_000);
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
 const admin = process.env.DATABASE_URL;
 if (!admin) throw new Error("DATABASE_URL (an admin connection to PostgreSQL) is required");
-
-const BADGE: BadgeStandardShape = {
-  id: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
-  issued_to: "Ada Lovelace",
-  issued_to_first_name: "Ada",
-  issued_to_middle_name: null,
-  issued_to_last_name: "Lovelace",
-  issued_at: "2024-01-01T00:00:00.000Z",
-  issued_at_date: "2024-01-01",
-  expires_at: null,
-  expires_at_date: null,
-  state: "accepted",
-  public: true,
-  badge_url: "https://laurel.example/badges/aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
-  badge_template: {
-    id: "7d3f2a52-8f0e-4a43-8d8e-3a0b6a3f1c11",
-    image: null,
-    image_url: null,
-    description: "Writes safe systems code",
-    name: "Rust",
-    skills: ["rust"],
-  },
-  issuer: { name: "Bench Org", image_url: null },
-};
 
 const dir = mkdtempSync(join(tmpdir(), "laurel-bench-replication-"));
 const cleanups: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];

@@ -31,7 +31,7 @@ import { postgresBadgeStore } from "../../adapters/db/postgres_badge_store.ts";
 import { BADGE_LIST } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import { DEFAULT_RELAY_OPTIONS, startOutboxRelay } from "../../workers/outbox_relay.ts";
-import { createBenchDatabase } from "./laurel_process.ts";
+import { benchAdminUrl, createBenchDatabase, log } from "./laurel_process.ts";
 import { machineInfo } from "./lib.ts";
 
 const ORGS = Number(process.env.BENCH_SCALE_ORGS ?? 1_000_000);
@@ -42,12 +42,7 @@ const IDLE_S = Number(process.env.BENCH_SCALE_IDLE_S ?? 60);
 const WARM_UP = 10;
 const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 200);
 const CHUNK = 100_000;
-const adminUrl =
-  process.env.BENCH_DATABASE_URL ||
-  process.env.DATABASE_URL ||
-  process.env.TEST_DATABASE_URL ||
-  "postgres://laurel:laurel@127.0.0.1:5432/laurel";
-const log = (message: string): void => void process.stdout.write(`${message}\n`);
+const adminUrl = benchAdminUrl();
 const now = (): number => performance.now();
 const p99 = (samples: number[]): number => {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -42,9 +42,9 @@ import { Agent, request } from "undici";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
 import { appendEvents, type Database, openDatabase } from "../../adapters/db/mod.ts";
-import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { badgeEvent } from "../../core/events/mod.ts";
 import { DEFAULT_MAX_CONCURRENT_PER_DESTINATION } from "../../core/webhooks/mod.ts";
+import { BADGE } from "./badge_fixture.ts";
 import { adminOriginOf, BENCH_RATE_LIMITS } from "./laurel_setup.ts";
 import {
   delay,
@@ -95,30 +95,6 @@ const log = (m: string): void =>
     `${m}${m.startsWith("  ") ? "" : ` [${((performance.now() - benchStart) / 1000).toFixed(0)} s]`}\n`,
   );
 const now = (): number => performance.timeOrigin + performance.now();
-
-const BADGE: BadgeStandardShape = {
-  id: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
-  issued_to: "Ada Lovelace",
-  issued_to_first_name: "Ada",
-  issued_to_middle_name: null,
-  issued_to_last_name: "Lovelace",
-  issued_at: "2024-01-01T00:00:00.000Z",
-  issued_at_date: "2024-01-01",
-  expires_at: null,
-  expires_at_date: null,
-  state: "accepted",
-  public: true,
-  badge_url: "https://laurel.example/badges/aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
-  badge_template: {
-    id: "7d3f2a52-8f0e-4a43-8d8e-3a0b6a3f1c11",
-    image: null,
-    image_url: null,
-    description: "Writes safe systems code",
-    name: "Rust",
-    skills: ["rust"],
-  },
-  issuer: { name: "Bench Org", image_url: null },
-};
 
 // ---------------------------------------------------------------------------------------------
 // Services

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import t from "tap";
-import { openDatabase, postgresImageStore } from "../../adapters/db/mod.ts";
+import { postgresImageStore } from "../../adapters/db/mod.ts";
 import {
   badgeImageBaker,
   bakePng,
@@ -10,18 +10,11 @@ import {
   storedBadgeImages,
 } from "../../adapters/rest/obi/mod.ts";
 import type { BadgeView } from "../../core/issuing/mod.ts";
-import { createTestDatabase, tempDir } from "../support/services.ts";
+import { openStoreDatabase } from "../support/store_database.ts";
 
 // The image a badge is baked from, on real PostgreSQL: a template's stored image (by its SHA-256
 // in the images table) in its own type only, else the default image as PNG and SVG.
-const database = await createTestDatabase();
-const dir = tempDir();
-const db = await openDatabase({ databaseUrl: database.url, dataDir: dir.path });
-t.teardown(async () => {
-  await db.close();
-  await database.drop();
-  dir.remove();
-});
+const db = await openStoreDatabase(t);
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 

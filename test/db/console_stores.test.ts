@@ -2,7 +2,6 @@ import { createSecretKey, randomUUID } from "node:crypto";
 import t from "tap";
 import { nodeSecretBox } from "../../adapters/crypto/mod.ts";
 import {
-  openDatabase,
   postgresAuthorizationTokenStore,
   postgresDeliveryAdminStore,
   postgresDeliveryTargets,
@@ -15,18 +14,11 @@ import {
   revokeAuthorizationToken,
 } from "../../core/credentials/mod.ts";
 import { deliveryLog, newDeliveryProgress, redeliverEvent, sendTestEvent } from "../../core/webhooks/mod.ts";
-import { createTestDatabase, tempDir } from "../support/services.ts";
+import { openStoreDatabase } from "../support/store_database.ts";
 
 // The stores behind the console's Developers section on real PostgreSQL: the keyset delivery log,
 // test deliveries and their redelivery, and tokens revoked or replaced by id.
-const database = await createTestDatabase();
-const dir = tempDir();
-const db = await openDatabase({ databaseUrl: database.url, dataDir: dir.path });
-t.teardown(async () => {
-  await db.close();
-  await database.drop();
-  dir.remove();
-});
+const db = await openStoreDatabase(t);
 
 const ORG = "0b1e6c43-53f2-4b1a-9f1d-6f0a9d0a2b11";
 const OTHER = "0b1e6c43-53f2-4b1a-9f1d-6f0a9d0a2b12";

@@ -1,5 +1,5 @@
 import t from "tap";
-import { openDatabase, postgresAuditLog, postgresMemberStore } from "../../adapters/db/mod.ts";
+import { postgresAuditLog, postgresMemberStore } from "../../adapters/db/mod.ts";
 import { auditRecord, readAuditLog } from "../../core/audit/mod.ts";
 import type { SecretBox } from "../../core/credentials/mod.ts";
 import {
@@ -13,18 +13,11 @@ import {
   removeMember,
   updateOrganizationProfile,
 } from "../../core/members/mod.ts";
-import { createTestDatabase, tempDir } from "../support/services.ts";
+import { openStoreDatabase } from "../support/store_database.ts";
 
 // The member store on real PostgreSQL: the migration, the one-invitation-per-address rule, the
 // owner lock, the outbox mail and the audit rows written with each change.
-const database = await createTestDatabase();
-const dir = tempDir();
-const db = await openDatabase({ databaseUrl: database.url, dataDir: dir.path });
-t.teardown(async () => {
-  await db.close();
-  await database.drop();
-  dir.remove();
-});
+const db = await openStoreDatabase(t);
 
 const ORG = "0b1e6c43-53f2-4b1a-9f1d-6f0a9d0a2b11";
 const U1 = "11111111-1111-4111-8111-111111111111";

@@ -1,5 +1,13 @@
 import t from "tap";
-import { apiClient, createTemplate, eventRows, issueBody, organization, rowXmin } from "../support/badges.ts";
+import {
+  apiClient,
+  clientBearer,
+  createTemplate,
+  eventRows,
+  issueBody,
+  organization,
+  rowXmin,
+} from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 
 /** Badge templates over REST, end to end on PostgreSQL. */
@@ -205,19 +213,7 @@ t.test("permissions: scope badge_templates, flags, tenants", async (t) => {
   t.equal((await api("POST", a.templates, readerAuth, { name: "n", description: "d" })).status, 403);
 
   const app = (await api("POST", `/organizations/${a.id}/oauth_applications`, a.auth, { name: "t" })).body.data;
-  const tokenFor = async (scope: string) => {
-    const res = await fetch(`${laurel.authUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "client_credentials",
-        client_id: app.uid,
-        client_secret: app.secret,
-        scope,
-      }),
-    });
-    return `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
-  };
+  const tokenFor = (scope: string) => clientBearer(laurel.authUrl, app, scope);
   t.equal(
     (await api("POST", a.templates, await tokenFor("badge_templates"), { name: "n", description: "d" })).status,
     201,

@@ -1,6 +1,7 @@
 import t from "tap";
 import {
   apiClient,
+  clientBearer,
   createTemplate,
   eventRows,
   issueBody,
@@ -375,19 +376,7 @@ t.test("permissions: scope issued_badges and the Basic flags", async (t) => {
   const tpl = await createTemplate(laurel, org);
   const badge = (await issue(org, issueBody(tpl.id))).body.data;
   const app = (await api("POST", `/organizations/${org.id}/oauth_applications`, org.auth, { name: "b" })).body.data;
-  const bearer = async (scope: string) => {
-    const res = await fetch(`${laurel.authUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "client_credentials",
-        client_id: app.uid,
-        client_secret: app.secret,
-        scope,
-      }),
-    });
-    return `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
-  };
+  const bearer = (scope: string) => clientBearer(laurel.authUrl, app, scope);
   const issuer = await bearer("issued_badges");
   t.equal((await api("GET", org.badges, issuer)).status, 200);
   t.equal((await api("POST", org.badges, issuer, issueBody(tpl.id, { recipient_email: "b@example.org" }))).status, 201);

@@ -1,15 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import t from "tap";
 import { buildApiServer } from "../../apps/api_server.ts";
 import { readConfig } from "../../apps/config.ts";
 import { apiClient, createTemplate, eventRows, issueBody, organization } from "../support/badges.ts";
-import { launchChromium } from "../support/browser.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { startBrowserLaurel } from "../support/console.ts";
 
 /**
  * Connect end to end: an organization's application, as an oauth4webapi client, discovers the
@@ -17,26 +14,20 @@ import { startSmtpSink } from "../support/smtp_sink.ts";
  * link and allows access in Chromium, and the client exchanges the code, refreshes, and reads /me
  * and /me/badges. Then every refusal, and removing access from the connections page.
  */
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
+const { laurel, smtp, browser, flows } = await startBrowserLaurel(t, {
+  env: { MAIL_FROM: "Laurel <badges@laurel.test>" },
+});
 let callbackServer: Server;
 t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url, MAIL_FROM: "Laurel <badges@laurel.test>" } });
-  browser = await launchChromium();
   callbackServer = createServer((_req, res) => res.end("client callback"));
   await new Promise<void>((resolve) => callbackServer.listen(0, "127.0.0.1", resolve));
   REDIRECT = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
 });
 t.teardown(async () => {
-  await browser?.close();
-  await laurel?.close();
-  await smtp?.close();
   callbackServer?.close();
 });
 
-const { mailedLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+const { mailedLink } = flows;
 
 /** The client's redirect URI: a loopback server that only says it was reached. */
 let REDIRECT = "";

@@ -2,29 +2,11 @@ import { randomUUID } from "node:crypto";
 import t from "tap";
 import { postgresConnectStore } from "../../adapters/db/mod.ts";
 import { removeAccess } from "../../core/connect/mod.ts";
-import { startLaurel } from "../support/laurel.ts";
-import {
-  makeTestCa,
-  startReceiver,
-  startTestPipeline,
-  waitFor,
-  webhookEnv,
-  webhookOrganization,
-} from "../support/webhooks.ts";
+import { startDeliveringLaurel, waitFor, webhookOrganization } from "../support/webhooks.ts";
 
 /** `user.connect_access.removed` goes out as a webhook to the application's organization, once. */
 t.test("removing access is delivered to the organization's webhook receiver", async (t) => {
-  const ca = makeTestCa();
-  const laurel = await startLaurel();
-  const receiver = await startReceiver(ca);
-  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
-  t.teardown(async () => {
-    await pipeline.stop();
-    await receiver.close();
-    await laurel.close();
-    ca.remove();
-  });
-  receiver.answer = () => ({ status: 200, body: "ok" });
+  const { laurel, receiver } = await startDeliveringLaurel(t);
   const org = await webhookOrganization(laurel, { url: receiver.url, events: ["user.connect_access.removed"] });
 
   // A grant as the consent page leaves it (the page itself is tested in connect_flow.test.ts).

@@ -1,12 +1,7 @@
-import type { Browser, Page } from "playwright-core";
-import t, { type Test } from "tap";
+import t from "tap";
 import { migratePostgres } from "../../adapters/db/migrate.ts";
-import { apiClient, createTemplate, eventually, type OrgFixture, organization, trpc } from "../support/badges.ts";
-import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
-import { makeMember, signedInMember } from "../support/console.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { apiClient, createTemplate, eventually, organization, trpc } from "../support/badges.ts";
+import { look, signedInMember, startBrowserLaurel } from "../support/console.ts";
 
 /**
  * Issuing and badges in the console, in Chromium: an issuer issues one badge with the form (a
@@ -17,43 +12,16 @@ import { startSmtpSink } from "../support/smtp_sink.ts";
  * lists and a COUNT(*) of the badges; employees are listed and shown. Screenshots and axe on each page.
  */
 
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-  browser = await launchChromium();
-});
-t.teardown(async () => {
-  await browser?.close();
-  await laurel?.close();
-  await smtp?.close();
-});
-
-const flows = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+const { laurel, smtp, flows, memberPage } = await startBrowserLaurel(t);
 const api = () => apiClient(laurel);
 
-const look = async (t: Test, page: Page, name: string) => {
-  await screenshots(page, `console-${name}`);
-  t.same(await seriousViolations(page), [], `${name}: no serious axe violation`);
-};
-
 const mailsTo = (address: string) => smtp.mails.filter((m) => m.to.some((r) => r.includes(address)));
-
-/** A member of `org` with `role`, signed in in a fresh browser context. */
-const memberPage = async (org: OrgFixture, email: string, role: "owner" | "issuer" | "viewer"): Promise<Page> => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await flows.signIn(context, email);
-  await makeMember(laurel, org.id, email, role);
-  return page;
-};
 
 t.test("an issuer issues one badge, finds it, resends its notification and revokes it", async (t) => {
   const org = await organization(laurel, "Issuing Co");
   const template = await createTemplate(laurel, org, { name: "Safe Rust" });
   await createTemplate(laurel, org, { name: "Draft only", state: "draft" });
-  const page = await memberPage(org, "issuer@example.org", "issuer");
+  const page = await memberPage(org.id, "issuer@example.org", "issuer");
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
 
@@ -285,7 +253,7 @@ t.test("the dashboard's counts and weeks are what the API lists and what COUNT(*
   t.equal(replaced.status, 201);
   t.equal((await api()("DELETE", `${org.badges}/${ids[4]}`, org.auth)).status, 204);
 
-  const page = await memberPage(org, "owner@example.org", "owner");
+  const page = await memberPage(org.id, "owner@example.org", "owner");
   await page.goto(`${laurel.origin}/console/${org.id}`);
   const shown = async (key: string) =>
     Number((await page.textContent(`[data-count=${key}] .count-n`))?.replace(/,/g, ""));
@@ -435,7 +403,7 @@ t.test("employees: the list with its filters, one record", async (t) => {
     });
     t.equal(res.status, 201);
   }
-  const page = await memberPage(org, "viewer@example.org", "viewer");
+  const page = await memberPage(org.id, "viewer@example.org", "viewer");
   await page.goto(`${laurel.origin}/console/${org.id}/employees`);
   t.match(await page.textContent("main"), /2 records/);
   t.equal(await page.getAttribute("a:has-text('Import from CSV')", "href"), `/console/${org.id}/imports`);

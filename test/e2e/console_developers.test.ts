@@ -1,5 +1,6 @@
 import t from "tap";
 import type { RetrySchedule, WebhookDelivery } from "../../core/webhooks/mod.ts";
+import { requestClientToken } from "../support/badges.ts";
 import { signedInMember } from "../support/console.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
@@ -133,16 +134,7 @@ t.test("an OAuth application deleted from the console: its access tokens stop wo
   });
   t.equal(created.status, 201);
   const app = ((await created.json()) as { data: { id: number; uid: string; secret: string } }).data;
-  const tokenRes = await fetch(`${laurel.authUrl}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "client_credentials",
-      client_id: app.uid,
-      client_secret: app.secret,
-      scope: "badge_templates",
-    }).toString(),
-  });
+  const tokenRes = await requestClientToken(laurel.authUrl, app, "badge_templates");
   t.equal(tokenRes.status, 200);
   const { access_token } = (await tokenRes.json()) as { access_token: string };
   const list = () =>
@@ -156,16 +148,7 @@ t.test("an OAuth application deleted from the console: its access tokens stop wo
   t.equal(deleted.status, 303);
   t.match((await owner.get(deleted.location ?? "")).text, /Application deleted/);
   t.equal(await list(), 401, "its access token no longer works");
-  const again = await fetch(`${laurel.authUrl}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "client_credentials",
-      client_id: app.uid,
-      client_secret: app.secret,
-      scope: "badge_templates",
-    }).toString(),
-  });
+  const again = await requestClientToken(laurel.authUrl, app, "badge_templates");
   t.not(again.status, 200, "and it gets no new one");
   t.match(await again.text(), /invalid_client/, "an unknown client");
 });

@@ -1,13 +1,9 @@
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import t, { type Test } from "tap";
 import { createTemplate, organization } from "../support/badges.ts";
-import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
-import { makeMember } from "../support/console.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startTs } from "../support/processes.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { look as lookAs, makeMember, startBrowserLaurel } from "../support/console.ts";
+import { startWorkerBeside } from "../support/processes.ts";
 
 /**
  * CSV imports in the console, in Chromium: an issuer uploads 500 rows with 3 bad ones, sees the
@@ -18,26 +14,9 @@ import { startSmtpSink } from "../support/smtp_sink.ts";
 
 const HOSTILE = '<img src=x onerror="alert(1)">';
 
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-  browser = await launchChromium();
-});
-t.teardown(async () => {
-  await browser?.close();
-  await laurel?.close();
-  await smtp?.close();
-});
+const { laurel, smtp, browser, flows, memberPage } = await startBrowserLaurel(t);
 
-const flows = earnerFlows(() => ({ origin: laurel.origin, smtp }));
-
-const look = async (t: Test, page: Page, name: string) => {
-  await screenshots(page, `console-imports-${name}`);
-  t.same(await seriousViolations(page), [], `${name}: no serious axe violation`);
-};
+const look = (t: Test, page: Page, name: string) => lookAs(t, page, name, "console-imports");
 
 const BAD = new Map<number, string>([
   [7, "recipient_email"],
@@ -134,18 +113,7 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   });
   await again.goto(importUrl);
   // The bar follows the status while the worker starts and issues.
-  const worker = await startTs(
-    "apps/worker.ts",
-    {
-      DATABASE_URL: laurel.database?.url as string,
-      NATS_URL: laurel.nats.url,
-      DATA_DIR: laurel.dataDir,
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-      SMTP_URL: smtp.url,
-    },
-    (out) => out.includes("webhook worker ready"),
-  );
+  const worker = await startWorkerBeside(laurel, { SMTP_URL: smtp.url });
   t.teardown(() => worker.stop());
 
   await again.waitForSelector("#import-progress-text:has-text('497 issued')", { timeout: 60_000 });
@@ -193,9 +161,7 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   await context.close();
 
   t.test("an owner imports employee records through the console", async (t) => {
-    const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const owner = await flows.signIn(ownerContext, "owner@example.org");
-    await makeMember(laurel, org.id, "owner@example.org", "owner");
+    const owner = await memberPage(org.id, "owner@example.org", "owner");
     await owner.goto(`${laurel.origin}/console/${org.id}/imports`);
     await owner.selectOption("#import-kind", "employees");
     await owner.setInputFiles("#import-file", {
@@ -227,6 +193,6 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
       [org.id],
     );
     t.equal(audit?.n, 2, "both imports' starts are in the audit log");
-    await ownerContext.close();
+    await owner.context().close();
   });
 });

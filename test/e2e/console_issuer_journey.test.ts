@@ -1,14 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { Browser } from "playwright-core";
 import t from "tap";
 import { organization } from "../support/badges.ts";
-import { launchChromium } from "../support/browser.ts";
-import { makeMember } from "../support/console.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
+import { makeMember, startBrowserLaurel } from "../support/console.ts";
 import { png } from "../support/images.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
 
 /**
  * One member's whole issuing job in the browser, end to end: a template with an uploaded PNG, one
@@ -18,21 +13,7 @@ import { startSmtpSink } from "../support/smtp_sink.ts";
  * an admin: in the role table an issuer issues but does not edit templates.
  */
 
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url }, importWorker: true });
-  browser = await launchChromium();
-});
-t.teardown(async () => {
-  await browser?.close();
-  await laurel?.close();
-  await smtp?.close();
-});
-
-const flows = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+const { laurel, smtp, browser, flows } = await startBrowserLaurel(t, { importWorker: true });
 
 const BAD = new Map<number, string>([
   [3, "recipient_email"],

@@ -1,6 +1,7 @@
-import type { Browser, Page } from "playwright-core";
-import t, { type Test } from "tap";
-import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
+import type { Browser } from "playwright-core";
+import t from "tap";
+import { launchChromium, watchedPage } from "../support/browser.ts";
+import { look } from "../support/console.ts";
 import { earnerFlows } from "../support/earner_flows.ts";
 import { basic, startLaurel, type TestLaurel, trpcMutation } from "../support/laurel.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
@@ -58,26 +59,6 @@ t.teardown(async () => {
 
 const flows = earnerFlows(() => ({ origin: laurel.origin, smtp }));
 
-/** A page that records dialogs and requests to the payload's address, for the inertness check. */
-const watchedPage = async (dialogs: string[], payloadRequests: string[]): Promise<Page> => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.on("dialog", (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  page.on("request", (r) => {
-    if (/\/x$/.test(new URL(r.url()).pathname)) payloadRequests.push(r.url());
-  });
-  return page;
-};
-
-/** Screenshots at phone and desktop width, and no serious axe violation. */
-const look = async (t: Test, page: Page, name: string) => {
-  await screenshots(page, `console-${name}`);
-  t.same(await seriousViolations(page), [], `${name}: no serious axe violation`);
-};
-
 t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Developers section", async (t) => {
   // The operator creates the organization with its first owner's address (as the CLI's --owner-email).
   const created = (await trpcMutation(laurel.adminOrigin, laurel.server.adminToken, "organizations.create", {
@@ -88,7 +69,7 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
   const org = created.organization.id;
   const dialogs: string[] = [];
   const payloadRequests: string[] = [];
-  const page = await watchedPage(dialogs, payloadRequests);
+  const page = await watchedPage(browser, dialogs, payloadRequests);
 
   // Signed out, a console address leads to sign-in and back.
   await page.goto(`${laurel.origin}/console/${org}/developers/oauth_applications`);
@@ -262,7 +243,7 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
     const invitationLink = await flows.mailedLink(email, /https?:\/\/\S+\/console\/invitations\/[A-Za-z0-9_%-]+/, 0);
     const mail = smtp.mails.find((m) => m.to.some((r) => r.includes(email)) && /invitations/.test(m.data));
     t.match(mail?.data ?? "", /multipart\/alternative/, `${role}: the invitation mail is text and HTML`);
-    const other = await watchedPage(dialogs, payloadRequests);
+    const other = await watchedPage(browser, dialogs, payloadRequests);
     await other.goto(invitationLink);
     t.match(
       await other.textContent("h1"),

@@ -1,13 +1,9 @@
 import { createHash } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
-import t, { type Test } from "tap";
+import t from "tap";
 import { apiClient, issueBody, trpc } from "../support/badges.ts";
-import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
-import { makeMember } from "../support/console.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
+import { look, startBrowserLaurel } from "../support/console.ts";
 import { badImages, png } from "../support/images.ts";
-import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { basic } from "../support/laurel.ts";
 
 /**
  * Badge templates in the console, in a real browser: an owner creates a template with an uploaded
@@ -18,33 +14,7 @@ import { startSmtpSink } from "../support/smtp_sink.ts";
  */
 const HOSTILE = '"><img src=x onerror=alert(1)>';
 
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-  browser = await launchChromium();
-});
-t.teardown(async () => {
-  await browser?.close();
-  await laurel?.close();
-  await smtp?.close();
-});
-
-const flows = earnerFlows(() => ({ origin: laurel.origin, smtp }));
-
-const look = async (t: Test, page: Page, name: string) => {
-  await screenshots(page, `console-${name}`);
-  t.same(await seriousViolations(page), [], `${name}: no serious axe violation`);
-};
-
-const signedIn = async (organizationId: string, email: string, role: "owner" | "viewer"): Promise<Page> => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await flows.signIn(context, email);
-  await makeMember(laurel, organizationId, email, role);
-  return page;
-};
+const { laurel, flows, memberPage: signedIn } = await startBrowserLaurel(t);
 
 t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows the stored image", async (t) => {
   const { organization, authorization_token } = await laurel.createOrganization("Template Co");

@@ -2,29 +2,11 @@ import t from "tap";
 import { Value } from "typebox/value";
 import { EmploymentEventDetailSchema, EmploymentSchema } from "../../core/events/mod.ts";
 import { apiClient, trpc } from "../support/badges.ts";
-import { startLaurel } from "../support/laurel.ts";
-import {
-  makeTestCa,
-  startReceiver,
-  startTestPipeline,
-  waitFor,
-  webhookEnv,
-  webhookOrganization,
-} from "../support/webhooks.ts";
+import { startDeliveringLaurel, waitFor, webhookOrganization } from "../support/webhooks.ts";
 
 /** employment.created, .updated and .deleted from the REST API, delivered to a webhook receiver. */
 t.test("each REST change of an employee is delivered, and its detail has the documented shape", async (t) => {
-  const ca = makeTestCa();
-  const laurel = await startLaurel();
-  const receiver = await startReceiver(ca);
-  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
-  t.teardown(async () => {
-    await pipeline.stop();
-    await receiver.close();
-    await laurel.close();
-    ca.remove();
-  });
-  receiver.answer = () => ({ status: 200, body: "ok" });
+  const { laurel, receiver } = await startDeliveringLaurel(t);
   const api = apiClient(laurel);
   const org = await webhookOrganization(laurel, {
     url: receiver.url,

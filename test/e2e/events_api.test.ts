@@ -1,5 +1,6 @@
 import t from "tap";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
+import { clientBearer } from "../support/badges.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { BADGE, recordEvents } from "../support/webhooks.ts";
 
@@ -120,19 +121,7 @@ t.test("the detail of an event, and who may read it", async (t) => {
     body: JSON.stringify({ name: "reader" }),
   });
   const app = ((await appRes.json()) as { data: { uid: string; secret: string } }).data;
-  const bearer = async (scope: string) => {
-    const res = await fetch(`${laurel.authUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "client_credentials",
-        client_id: app.uid,
-        client_secret: app.secret,
-        scope,
-      }),
-    });
-    return `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
-  };
+  const bearer = (scope: string) => clientBearer(laurel.authUrl, app, scope);
   t.equal((await api(path, await bearer("events"))).status, 200, "an access token with `events`");
   t.equal((await api(path, await bearer("issued_badges"))).status, 403, "without it");
 });

@@ -2,7 +2,7 @@ import t from "tap";
 import { freePort } from "../../adapters/bus/mod.ts";
 import { healthOf } from "../../apps/health.ts";
 import { startLaurel } from "../support/laurel.ts";
-import { startTs } from "../support/processes.ts";
+import { startWorkerBeside } from "../support/processes.ts";
 import { startTestNats } from "../support/services.ts";
 
 interface Report {
@@ -31,18 +31,7 @@ t.test("health and readiness of an API process and a worker while NATS is away",
   const laurel = await startLaurel({ nats });
   t.teardown(() => laurel.close());
   const metricsPort = await freePort();
-  const worker = await startTs(
-    "apps/worker.ts",
-    {
-      DATABASE_URL: laurel.database?.url as string,
-      NATS_URL: nats.url,
-      DATA_DIR: laurel.dataDir,
-      METRICS_PORT: String(metricsPort),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-    },
-    (out) => out.includes("webhook worker ready"),
-  );
+  const worker = await startWorkerBeside(laurel, { METRICS_PORT: String(metricsPort) });
   t.teardown(() => worker.stop());
   const workerOrigin = `http://127.0.0.1:${metricsPort}`;
   for (let i = 0; i < 100 && (await fetch(`${workerOrigin}/healthz`).catch(() => null)) === null; i++)

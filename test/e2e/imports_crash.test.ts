@@ -1,7 +1,7 @@
-import t from "tap";
-import { createTemplate, eventually, organization } from "../support/badges.ts";
-import { startLaurel } from "../support/laurel.ts";
-import { startTs } from "../support/processes.ts";
+import t, { type Test } from "tap";
+import { createTemplate, eventually, type OrgFixture, organization } from "../support/badges.ts";
+import { startLaurel, type TestLaurel } from "../support/laurel.ts";
+import { startWorkerBeside } from "../support/processes.ts";
 
 /**
  * A worker process killed (SIGKILL) in the middle of a 5,000-row import: after workers start
@@ -10,6 +10,39 @@ import { startTs } from "../support/processes.ts";
  */
 
 const ROWS = 5000;
+
+interface ImportStatus {
+  state: string;
+  done_count: number;
+  failed_count: number;
+}
+
+/** Posts `csv` as an import of `kind` and returns how to read its status: both tests crash a worker under one. */
+const postImport = async (t: Test, laurel: TestLaurel, org: OrgFixture, kind: "badges" | "employees", csv: string) => {
+  const res = await fetch(`${laurel.baseUrl}/organizations/${org.id}/${kind}/imports`, {
+    method: "POST",
+    headers: { authorization: org.auth, "content-type": "text/csv" },
+    body: csv,
+  });
+  t.equal(res.status, 201);
+  const id = ((await res.json()) as { data: { id: string } }).data.id;
+  const status = async (): Promise<ImportStatus> =>
+    (
+      (await (
+        await fetch(`${laurel.baseUrl}/organizations/${org.id}/${kind}/imports/${id}`, {
+          headers: { authorization: org.auth },
+        })
+      ).json()) as { data: ImportStatus }
+    ).data;
+  return { id, status };
+};
+
+/** The import's status once it has finished. */
+const finished = (status: () => Promise<ImportStatus>) =>
+  eventually(async () => {
+    const s = await status();
+    return s.state === "finished" ? s : undefined;
+  }, 120_000);
 
 t.test("a killed worker's import resumes with every row issued exactly once", async (t) => {
   const laurel = await startLaurel();
@@ -24,31 +57,9 @@ t.test("a killed worker's import resumes with every row issued exactly once", as
       (_, i) => `${template},row${i + 1}@example.org,Row,${i + 1},2024-03-01T10:00:00Z,true`,
     ),
   ].join("\n");
-  const res = await fetch(`${laurel.baseUrl}/organizations/${org.id}/badges/imports`, {
-    method: "POST",
-    headers: { authorization: org.auth, "content-type": "text/csv" },
-    body: csv,
-  });
-  t.equal(res.status, 201);
-  const id = ((await res.json()) as { data: { id: string } }).data.id;
-  const status = async () =>
-    (
-      (await (
-        await fetch(`${laurel.baseUrl}/organizations/${org.id}/badges/imports/${id}`, {
-          headers: { authorization: org.auth },
-        })
-      ).json()) as { data: { state: string; done_count: number; failed_count: number } }
-    ).data;
+  const { id, status } = await postImport(t, laurel, org, "badges", csv);
 
-  const env = {
-    DATABASE_URL: laurel.database?.url as string,
-    NATS_URL: laurel.nats.url,
-    DATA_DIR: laurel.dataDir,
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-  };
-  const ready = (out: string) => out.includes("webhook worker ready");
-  const first = await startTs("apps/worker.ts", env, ready);
+  const first = await startWorkerBeside(laurel);
   const atKill = await eventually(async () => {
     const s = await status();
     return s.done_count >= 600 ? s : undefined;
@@ -59,16 +70,13 @@ t.test("a killed worker's import resumes with every row issued exactly once", as
   t.ok(afterKill.done_count >= atKill.done_count);
 
   // Two workers take over: they share the rest without taking the same rows.
-  const second = await startTs("apps/worker.ts", env, ready);
-  const third = await startTs("apps/worker.ts", env, ready);
+  const second = await startWorkerBeside(laurel);
+  const third = await startWorkerBeside(laurel);
   t.teardown(async () => {
     await second.stop();
     await third.stop();
   });
-  const end = await eventually(async () => {
-    const s = await status();
-    return s.state === "finished" ? s : undefined;
-  }, 120_000);
+  const end = await finished(status);
   t.match(end, { state: "finished", done_count: ROWS, failed_count: 0 });
 
   const perRecipient = await laurel.db.all<{ recipient_email: string; n: number }>(
@@ -110,40 +118,15 @@ t.test("a killed worker's employee import resumes: every record created once, no
     "external_id,email,first_name,last_name,department",
     ...Array.from({ length: PEOPLE }, (_, i) => `E-${i + 1},e${i + 1}@example.org,Emp,${i + 1},Sales`),
   ].join("\n");
-  const res = await fetch(`${laurel.baseUrl}/organizations/${org.id}/employees/imports`, {
-    method: "POST",
-    headers: { authorization: org.auth, "content-type": "text/csv" },
-    body: csv,
-  });
-  t.equal(res.status, 201);
-  const id = ((await res.json()) as { data: { id: string } }).data.id;
-  const status = async () =>
-    (
-      (await (
-        await fetch(`${laurel.baseUrl}/organizations/${org.id}/employees/imports/${id}`, {
-          headers: { authorization: org.auth },
-        })
-      ).json()) as { data: { state: string; done_count: number; failed_count: number } }
-    ).data;
-  const env = {
-    DATABASE_URL: laurel.database?.url as string,
-    NATS_URL: laurel.nats.url,
-    DATA_DIR: laurel.dataDir,
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-  };
-  const ready = (out: string) => out.includes("webhook worker ready");
-  const first = await startTs("apps/worker.ts", env, ready);
+  const { id, status } = await postImport(t, laurel, org, "employees", csv);
+  const first = await startWorkerBeside(laurel);
   await eventually(async () => ((await status()).done_count >= 2000 ? true : undefined), 60_000);
   await first.stop("SIGKILL");
   const afterKill = await status();
   t.ok(afterKill.done_count < PEOPLE, `killed in the middle (${afterKill.done_count} of ${PEOPLE} written)`);
-  const second = await startTs("apps/worker.ts", env, ready);
+  const second = await startWorkerBeside(laurel);
   t.teardown(() => second.stop());
-  const end = await eventually(async () => {
-    const s = await status();
-    return s.state === "finished" ? s : undefined;
-  }, 120_000);
+  const end = await finished(status);
   t.match(end, { state: "finished", done_count: PEOPLE, failed_count: 0 });
   const [records] = await laurel.db.all<{ n: number }>(
     "select count(*)::int as n from employees where organization_id = ?",

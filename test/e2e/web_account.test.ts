@@ -1,31 +1,15 @@
-import type { Browser } from "playwright-core";
 import t from "tap";
 import { apiClient, createTemplate, eventRows, issueBody, organization, trpc } from "../support/badges.ts";
-import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { screenshots, seriousViolations } from "../support/browser.ts";
+import { startBrowserLaurel } from "../support/console.ts";
 
 /**
  * The account page in a real browser: merging two accounts (events for every organization holding
  * a badge of either), adding and removing addresses, the public profile and its vanity name,
  * sign out everywhere, and a badge to an unconfirmed address that cannot be accepted yet.
  */
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url } });
-  browser = await launchChromium();
-});
-t.teardown(async () => {
-  await browser?.close();
-  await laurel?.close();
-  await smtp?.close();
-});
-
-const { linkMailedTo, signIn, useLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+const { laurel, smtp, browser, flows } = await startBrowserLaurel(t);
+const { linkMailedTo, signIn, useLink } = flows;
 
 t.test("merge, addresses, profile, sign out everywhere", async (t) => {
   const api = apiClient(laurel);

@@ -1,50 +1,22 @@
 import { createHash } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
 import t from "tap";
 import { apiClient, createTemplate, eventRows, issueBody, organization } from "../support/badges.ts";
-import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
-import { earnerFlows } from "../support/earner_flows.ts";
-import { startLaurel, type TestLaurel } from "../support/laurel.ts";
-import { startSmtpSink } from "../support/smtp_sink.ts";
+import { screenshots, seriousViolations, watchedPage } from "../support/browser.ts";
+import { startBrowserLaurel } from "../support/console.ts";
 
 /**
  * The earner's journey in a real browser (Debian's chromium through playwright-core): a badge
  * issued over REST, its e-mail, sign-in by mailed link, accept, the public page, private, revoked;
  * hostile content inert, CSRF refused, used and expired links refused, axe-core on every page type.
  */
-let laurel: TestLaurel;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let browser: Browser;
-t.before(async () => {
-  smtp = await startSmtpSink();
-  laurel = await startLaurel({ env: { SMTP_URL: smtp.url, MAIL_FROM: "Laurel <badges@laurel.test>" } });
-  browser = await launchChromium();
+const { laurel, smtp, browser, flows } = await startBrowserLaurel(t, {
+  env: { MAIL_FROM: "Laurel <badges@laurel.test>" },
 });
-t.teardown(async () => {
-  await browser?.close();
-  await laurel?.close();
-  await smtp?.close();
-});
-
-const { mailedLink } = earnerFlows(() => ({ origin: laurel.origin, smtp }));
+const { mailedLink } = flows;
 
 const HOSTILE = {
   script: "<script>alert('s')</script>",
   img: '"><img src=x onerror=alert(1)>',
-};
-
-/** A page that records dialogs and requests to the payload's address, for the inertness check. */
-const watchedPage = async (dialogs: string[], payloadRequests: string[]): Promise<Page> => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.on("dialog", (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  page.on("request", (r) => {
-    if (/\/x$/.test(new URL(r.url()).pathname)) payloadRequests.push(r.url());
-  });
-  return page;
 };
 
 t.test("issue, mail, sign in by link, accept, public, private, revoked", async (t) => {
@@ -86,7 +58,7 @@ t.test("issue, mail, sign in by link, accept, public, private, revoked", async (
 
   const dialogs: string[] = [];
   const payloadRequests: string[] = [];
-  const page = await watchedPage(dialogs, payloadRequests);
+  const page = await watchedPage(browser, dialogs, payloadRequests);
 
   // Pending: the public page is the 404 page.
   const pending = await page.goto(`${laurel.origin}/badges/${badgeId}`);
@@ -126,7 +98,7 @@ t.test("issue, mail, sign in by link, accept, public, private, revoked", async (
   t.equal(changed.at(-1)?.detail.badge.state, "accepted", "accepting records badge.state.changed");
 
   // The public page, in a browser with no session.
-  const visitor = await watchedPage(dialogs, payloadRequests);
+  const visitor = await watchedPage(browser, dialogs, payloadRequests);
   const publicRes = await visitor.goto(`${laurel.origin}/badges/${badgeId}`);
   t.equal(publicRes?.status(), 200);
   t.match(await visitor.textContent(".status"), /Valid/);

@@ -136,3 +136,24 @@ export const trpcFailure = async (
   const body = (await res.json()) as { error?: { message: string; data: { code: string } } };
   return { status: res.status, code: body.error?.data.code ?? "", message: body.error?.message ?? "" };
 };
+
+/** The token endpoint's answer to `app` asking for a client_credentials token of `scope`. */
+export const requestClientToken = (
+  authUrl: string,
+  app: { uid: string; secret: string },
+  scope: string,
+): Promise<Response> =>
+  fetch(`${authUrl}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: app.uid,
+      client_secret: app.secret,
+      scope,
+    }),
+  });
+
+/** A Bearer authorization of `app`'s client_credentials token of `scope`, as the OAuth tests send it. */
+export const clientBearer = async (authUrl: string, app: { uid: string; secret: string }, scope: string) =>
+  `Bearer ${((await (await requestClientToken(authUrl, app, scope)).json()) as { access_token: string }).access_token}`;

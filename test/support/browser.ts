@@ -56,3 +56,20 @@ export const screenshots = async (page: Page, name: string): Promise<void> => {
   await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
   if (size) await page.setViewportSize(size);
 };
+
+/**
+ * A page in a fresh context that records its dialogs and its requests to a path ending in `/x` (the
+ * address hostile payloads load), so a test checks that hostile content stayed inert.
+ */
+export const watchedPage = async (browser: Browser, dialogs: string[], payloadRequests: string[]): Promise<Page> => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on("request", (r) => {
+    if (/\/x$/.test(new URL(r.url()).pathname)) payloadRequests.push(r.url());
+  });
+  return page;
+};

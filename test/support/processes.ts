@@ -56,3 +56,24 @@ export const startTs = async (
       }),
   };
 };
+
+/**
+ * A worker process (`apps/worker.ts`) beside a test Laurel, on its database, NATS and data
+ * directory, with `env` added; resolved once the worker says it is ready.
+ */
+export const startWorkerBeside = (
+  laurel: { database: { url: string } | null; nats: { url: string }; dataDir: string },
+  env: Record<string, string> = {},
+) =>
+  startTs(
+    "apps/worker.ts",
+    {
+      DATABASE_URL: laurel.database?.url as string,
+      NATS_URL: laurel.nats.url,
+      DATA_DIR: laurel.dataDir,
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      ...env,
+    },
+    (out) => out.includes("webhook worker ready"),
+  );

@@ -18,7 +18,7 @@ import {
 } from "../../apps/webhook_wiring.ts";
 import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { badgeEvent, type EventRecord, type EventType } from "../../core/events/mod.ts";
-import { basic, type TestLaurel, trpcMutation } from "./laurel.ts";
+import { basic, startLaurel, type TestLaurel, trpcMutation } from "./laurel.ts";
 import { tempDir } from "./services.ts";
 
 /** A CA and a server certificate for `localhost` / 127.0.0.1, made with the openssl CLI for this run. */
@@ -398,4 +398,23 @@ export const spawnWorker = async (env: Record<string, string>): Promise<SpawnedW
         child.kill("SIGTERM");
       }),
   };
+};
+
+/**
+ * Laurel, an HTTPS receiver answering 200 behind a test CA, and the webhook pipeline, all stopped
+ * when the test ends: what a test of one kind of delivered event starts with.
+ */
+export const startDeliveringLaurel = async (t: { teardown(fn: () => Promise<void>): void }) => {
+  const ca = makeTestCa();
+  const laurel = await startLaurel();
+  const receiver = await startReceiver(ca);
+  const pipeline = await startTestPipeline(laurel, webhookEnv(ca));
+  t.teardown(async () => {
+    await pipeline.stop();
+    await receiver.close();
+    await laurel.close();
+    ca.remove();
+  });
+  receiver.answer = () => ({ status: 200, body: "ok" });
+  return { laurel, receiver };
 };

@@ -2,10 +2,9 @@
 // "an authenticated GET of a 50-item list" (no auth, no database, no serialization per request).
 // Env: PORT, BODY_BYTES (exact body size; default 20000). Prints "listening <port>" when ready.
 
-import { createServer } from "node:http";
+import { peerPort, serveGets } from "./bare_get_server.ts";
 
-const port = Number(process.env.PORT ?? "0");
-if (!Number.isInteger(port) || port <= 0) throw new Error("PORT must be a positive integer");
+const port = peerPort();
 const bodyBytes = Number(process.env.BODY_BYTES ?? "20000");
 if (!Number.isInteger(bodyBytes) || bodyBytes < 2) throw new Error("BODY_BYTES must be an integer >= 2");
 
@@ -70,17 +69,7 @@ const headers = {
   "content-length": String(body.length),
 };
 
-const server = createServer((req, res) => {
-  if (req.method !== "GET") {
-    res.writeHead(405, { allow: "GET", "content-length": "0" });
-    res.end();
-    return;
-  }
+serveGets(port, (_req, res) => {
   res.writeHead(200, headers);
   res.end(body);
 });
-server.keepAliveTimeout = 65_000;
-server.listen(port, "127.0.0.1", () => {
-  console.log(`listening ${port}`);
-});
-process.on("SIGTERM", () => server.close(() => process.exit(0)));
