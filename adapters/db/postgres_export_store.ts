@@ -75,12 +75,15 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     const row = await db.one<Record<string, unknown>>(`select ${COLUMNS} from earner_exports where id = ?`, [exportId]);
     return row ? recordOf(row) : null;
   },
-  async readChunks(exportId, seq, count) {
-    const rows = await db.all<{ bytes: Buffer | Uint8Array }>(
+  async readChunks(exportId, seq, count, into) {
+    // Copied out as stored (docs/decisions.md, export memory): a download then allocates little
+    // beyond the socket's reads, however large the file.
+    const { data, rows } = await db.copyBytes(
       "select bytes from earner_export_chunks where export_id = ? and seq >= ? order by seq limit ?",
       [exportId, seq, count],
+      Buffer.from(into.buffer, into.byteOffset, into.byteLength),
     );
-    return rows.map((r) => r.bytes);
+    return { bytes: data, chunks: rows };
   },
   async removeExpired(before) {
     return db.run("delete from earner_exports where state = 'ready' and expires_at < ?", [before]);

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { renderToString } from "preact-render-to-string";
 import { ZipFile } from "yazl";
 import { fullName } from "../../core/badges/mod.ts";
@@ -23,6 +24,85 @@ export interface ExportWriterDeps {
   digest(token: string): string;
 }
 
+/** Entries added but not yet written out before `add`'s caller waits (a few badges' worth). */
+const ENTRIES_AHEAD = 32;
+
+/**
+ * A ZIP written into the export's chunks as it is made, in memory bounded by a few entries and one
+ * chunk: each entry's bytes are handed to yazl only when it writes that entry (yazl keeps what
+ * `addBuffer` is given until the whole file is done), `caughtUp` holds the producer while the
+ * database write lags, and the output is cut into chunks of exactly EXPORT_CHUNK_BYTES (the last
+ * one shorter), so a reader knows how large a few chunks are.
+ */
+const zipWriter = (exports: Pick<ExportStore, "writeChunk">, exportId: string) => {
+  const zip = new ZipFile();
+  let added = 0;
+  let written = 0;
+  let failure: unknown;
+  let resume: (() => void) | undefined;
+  const wakeProducer = (): void => {
+    resume?.();
+    resume = undefined;
+  };
+  zip.on("error", (err: unknown) => {
+    failure ??= err;
+    wakeProducer();
+  });
+  const chunks = (async () => {
+    const chunk = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES);
+    let filled = 0;
+    let seq = 0;
+    let size = 0;
+    for await (const piece of zip.outputStream as AsyncIterable<Buffer>) {
+      size += piece.length;
+      for (let at = 0; at < piece.length; ) {
+        const n = piece.copy(chunk, filled, at);
+        filled += n;
+        at += n;
+        if (filled === chunk.length) {
+          // The statement has sent the bytes when it resolves: the buffer is free again.
+          await exports.writeChunk(exportId, seq++, chunk);
+          filled = 0;
+        }
+      }
+    }
+    if (filled > 0 || seq === 0) await exports.writeChunk(exportId, seq, chunk.subarray(0, filled));
+    return size;
+  })();
+  chunks.catch((err: unknown) => {
+    failure ??= err;
+    wakeProducer();
+  });
+  return {
+    add(bytes: Buffer, name: string, options: { mtime: Date; compress?: boolean }): void {
+      let held: Buffer | null = bytes;
+      added++;
+      zip.addReadStreamLazy(name, { ...options, size: bytes.length }, (cb) => {
+        const stream = Readable.from([held ?? Buffer.alloc(0)]);
+        held = null;
+        written++;
+        wakeProducer();
+        cb(null, stream);
+      });
+    },
+    /** Resolves once yazl has no more than a few entries waiting. */
+    async caughtUp(): Promise<void> {
+      while (added - written > ENTRIES_AHEAD && failure === undefined) {
+        await new Promise<void>((resolve) => {
+          resume = resolve;
+        });
+      }
+      if (failure !== undefined) throw failure;
+    },
+    /** Finishes the file; its size in bytes. */
+    async end(): Promise<number> {
+      if (failure !== undefined) throw failure;
+      zip.end();
+      return chunks;
+    },
+  };
+};
+
 /** The page that downloads an export, with its token. */
 export const exportLink = (publicUrl: string, id: string, token: string): string =>
   `${publicUrl}/account/export/${id}?token=${encodeURIComponent(token)}`;
@@ -40,27 +120,9 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
   const account = await deps.earners.getAccount(job.user_id);
   if (!account) return false;
   const { user } = account;
-  const zip = new ZipFile();
-  let size = 0;
-  // The output is read while entries are added, so the file flows to the database as it is made.
-  const written = (async () => {
-    let seq = 0;
-    let pending: Buffer[] = [];
-    let held = 0;
-    for await (const piece of zip.outputStream as AsyncIterable<Buffer>) {
-      pending.push(piece);
-      held += piece.length;
-      size += piece.length;
-      if (held >= EXPORT_CHUNK_BYTES) {
-        await deps.exports.writeChunk(job.id, seq++, Buffer.concat(pending));
-        pending = [];
-        held = 0;
-      }
-    }
-    if (held > 0 || seq === 0) await deps.exports.writeChunk(job.id, seq, Buffer.concat(pending));
-  })();
+  const file = zipWriter(deps.exports, job.id);
   const mtime = deps.clock();
-  zip.addBuffer(
+  file.add(
     json({
       first_name: user.first_name,
       last_name: user.last_name,
@@ -73,7 +135,7 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
   );
   for (const view of await deps.earners.userBadges(job.user_id)) {
     const dir = `badges/${view.badge.id}`;
-    zip.addBuffer(
+    file.add(
       json({
         name: view.template.name,
         issuer: view.issuer.name,
@@ -88,17 +150,18 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
       `${dir}/badge.json`,
       { mtime },
     );
-    zip.addBuffer(deps.records.assertion(view), `${dir}/ob2-assertion.json`, { mtime });
-    zip.addBuffer(json(JSON.parse(deps.records.credentialPayload(view))), `${dir}/ob3-credential.json`, { mtime });
-    if (!bakedImageVisible(view.badge, job.user_id)) continue;
-    zip.addBuffer(Buffer.from(await deps.records.credential(view), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
-    const [type] = await deps.baker.types(view);
-    const baked = type ? await deps.baker.bake(view, type, "ob2") : null;
-    // Images are compressed already.
-    if (baked) zip.addBuffer(baked, `${dir}/badge-baked.${type}`, { mtime, compress: false });
+    file.add(deps.records.assertion(view), `${dir}/ob2-assertion.json`, { mtime });
+    file.add(json(JSON.parse(deps.records.credentialPayload(view))), `${dir}/ob3-credential.json`, { mtime });
+    if (bakedImageVisible(view.badge, job.user_id)) {
+      file.add(Buffer.from(await deps.records.credential(view), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
+      const [type] = await deps.baker.types(view);
+      const baked = type ? await deps.baker.bake(view, type, "ob2") : null;
+      // Images are compressed already.
+      if (baked) file.add(baked, `${dir}/badge-baked.${type}`, { mtime, compress: false });
+    }
+    await file.caughtUp();
   }
-  zip.end();
-  await written;
+  const size = await file.end();
 
   const token = deps.newToken();
   const readyAt = deps.clock();

@@ -36,8 +36,16 @@ export interface ExportStore {
     mail: OutboxMail,
   ): Promise<void>;
   get(exportId: string): Promise<EarnerExportRecord | null>;
-  /** Up to `count` of the file's chunks from `seq` on, in order; fewer at its end. */
-  readChunks(exportId: string, seq: number, count: number): Promise<Uint8Array[]>;
+  /**
+   * Up to `count` of the file's chunks from `seq` on, in order, end to end in `into` (in a buffer of
+   * their size when they do not fit); fewer chunks at the file's end.
+   */
+  readChunks(
+    exportId: string,
+    seq: number,
+    count: number,
+    into: Uint8Array,
+  ): Promise<{ bytes: Uint8Array; chunks: number }>;
   /** Removes exports whose link expired before `before`, with their files. */
   removeExpired(before: Date): Promise<number>;
 }
