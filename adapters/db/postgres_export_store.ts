@@ -3,6 +3,9 @@ import type { Database } from "./database.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
 import { toDate, toNumber } from "./sql.ts";
 
+/** Notified when an export is requested (listenForExports). */
+export const EXPORTS_CHANNEL = "laurel_exports";
+
 const COLUMNS = "id, user_id, state, token_digest, size_bytes, created_at, ready_at, expires_at";
 
 const recordOf = (row: Record<string, unknown>): EarnerExportRecord => ({
@@ -32,6 +35,8 @@ export const postgresExportStore = (db: Database): ExportStore => ({
         record.user_id,
         record.created_at,
       ]);
+      // Delivered when the transaction commits: an idle exporter wakes for it at once.
+      await q.run("select pg_notify(?, '')", [EXPORTS_CHANNEL]);
       return record;
     });
   },
