@@ -1,7 +1,7 @@
 import type { EarnerExportRecord, ExportStore } from "../../core/earners/mod.ts";
 import type { Database } from "./database.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
-import { toDate, toNumber } from "./sql.ts";
+import { placeholders, toDate, toNumber } from "./sql.ts";
 
 /** Notified when an export is requested (listenForExports). */
 export const EXPORTS_CHANNEL = "laurel_exports";
@@ -57,13 +57,13 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     }
     return recordOf(row);
   },
-  async writeChunk(exportId, seq, bytes) {
+  async writeChunks(exportId, seq, chunks) {
     if (seq === 0) await db.run("delete from earner_export_chunks where export_id = ?", [exportId]);
-    await db.run("insert into earner_export_chunks (export_id, seq, bytes) values (?, ?, ?)", [
-      exportId,
-      seq,
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-    ]);
+    if (chunks.length === 0) return;
+    await db.run(
+      `insert into earner_export_chunks (export_id, seq, bytes) values ${placeholders(chunks.length, "(?, ?, ?)")}`,
+      chunks.flatMap((bytes, i) => [exportId, seq + i, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
+    );
   },
   async finish(exportId, ready, mail) {
     await db.run(

@@ -26,15 +26,17 @@ export interface ExportWriterDeps {
 
 /** Entries added but not yet written out before `add`'s caller waits (a few badges' worth). */
 const ENTRIES_AHEAD = 32;
+/** Chunks stored by one statement: a 1,000-badge file takes some 60 statements, not 500. */
+const CHUNKS_PER_WRITE = 8;
 
 /**
- * A ZIP written into the export's chunks as it is made, in memory bounded by a few entries and one
- * chunk: each entry's bytes are handed to yazl only when it writes that entry (yazl keeps what
+ * A ZIP written into the export's chunks as it is made, in memory bounded by a few entries and a
+ * few chunks: each entry's bytes are handed to yazl only when it writes that entry (yazl keeps what
  * `addBuffer` is given until the whole file is done), `caughtUp` holds the producer while the
  * database write lags, and the output is cut into chunks of exactly EXPORT_CHUNK_BYTES (the last
  * one shorter), so a reader knows how large a few chunks are.
  */
-const zipWriter = (exports: Pick<ExportStore, "writeChunk">, exportId: string) => {
+const zipWriter = (exports: Pick<ExportStore, "writeChunks">, exportId: string) => {
   const zip = new ZipFile();
   let added = 0;
   let written = 0;
@@ -49,24 +51,30 @@ const zipWriter = (exports: Pick<ExportStore, "writeChunk">, exportId: string) =
     wakeProducer();
   });
   const chunks = (async () => {
-    const chunk = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES);
+    const buffer = Buffer.allocUnsafe(CHUNKS_PER_WRITE * EXPORT_CHUNK_BYTES);
     let filled = 0;
     let seq = 0;
     let size = 0;
+    const store = async (): Promise<void> => {
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < filled || (seq === 0 && chunks.length === 0); at += EXPORT_CHUNK_BYTES) {
+        chunks.push(buffer.subarray(at, Math.min(at + EXPORT_CHUNK_BYTES, filled)));
+      }
+      // The statement has sent the bytes when it resolves: the buffer is free again.
+      await exports.writeChunks(exportId, seq, chunks);
+      seq += chunks.length;
+      filled = 0;
+    };
     for await (const piece of zip.outputStream as AsyncIterable<Buffer>) {
       size += piece.length;
       for (let at = 0; at < piece.length; ) {
-        const n = piece.copy(chunk, filled, at);
+        const n = piece.copy(buffer, filled, at);
         filled += n;
         at += n;
-        if (filled === chunk.length) {
-          // The statement has sent the bytes when it resolves: the buffer is free again.
-          await exports.writeChunk(exportId, seq++, chunk);
-          filled = 0;
-        }
+        if (filled === buffer.length) await store();
       }
     }
-    if (filled > 0 || seq === 0) await exports.writeChunk(exportId, seq, chunk.subarray(0, filled));
+    if (filled > 0 || seq === 0) await store();
     return size;
   })();
   chunks.catch((err: unknown) => {

@@ -27,8 +27,11 @@ export interface ExportStore {
   request(record: EarnerExportRecord): Promise<EarnerExportRecord>;
   /** Takes the oldest pending export not leased, for `leaseMs`; null: none. */
   claim(now: Date, leaseMs: number, maxAttempts: number): Promise<EarnerExportRecord | null>;
-  /** Replaces the file's chunks from `seq` on (a retried export writes its file again). */
-  writeChunk(exportId: string, seq: number, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores the file's chunks `seq`, `seq + 1`, ...; writing from 0 removes what a previous try
+   * wrote (a retried export writes its file again).
+   */
+  writeChunks(exportId: string, seq: number, chunks: readonly Uint8Array[]): Promise<void>;
   /** Marks the export ready with its link's digest and expiry, and queues the mail, together. */
   finish(
     exportId: string,
