@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
 import {
   type Database,
+  listenForExports,
   postgresEarnerStore,
   postgresExportStore,
   postgresImageStore,
@@ -74,10 +75,17 @@ export const startEarnerExports = async (
     newToken: () => randomBytes(32).toString("base64url"),
     digest: sha256Hex,
   };
-  const exporter = startEarnerExporter(
-    { store, write: (job) => writeEarnerExport(deps, job), clock: deps.clock, log },
-    // Exports are rare: the mail poll's pace is plenty.
-    { intervalMs: Math.max(config.mail.pollIntervalMs, 1_000) },
+  const exporter = await startEarnerExporter(
+    {
+      store,
+      write: (job) => writeEarnerExport(deps, job),
+      clock: deps.clock,
+      log,
+      listen: (onNotify) => listenForExports(db, onNotify, (err) => log.warn({ err }, "export notifications lost")),
+    },
+    // A request's notification wakes the exporter; the safety poll finds what a lost one left, and
+    // leases and links that ran out. Without a listener, the mail poll's pace is plenty.
+    { intervalMs: Math.max(config.mail.pollIntervalMs, 1_000), safetyPollMs: 30_000, relistenMs: 5_000 },
   );
   return { stop: () => exporter.stop() };
 };

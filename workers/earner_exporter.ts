@@ -1,35 +1,82 @@
 import type { EarnerExportRecord, ExportStore } from "../core/earners/mod.ts";
 import { EXPORT_LEASE_MS, EXPORT_MAX_ATTEMPTS } from "../core/earners/mod.ts";
-import { type Log, pollLoop } from "./runtime.ts";
+import { failureLog, type Log, wakeableSleep } from "./runtime.ts";
 
 export interface EarnerExporter {
   wake(): void;
   stop(): Promise<void>;
 }
 
+export interface EarnerExporterOptions {
+  /** The wait between rounds while no listener is alive (notifications are lost): a poll. */
+  intervalMs: number;
+  /**
+   * The wait between rounds while a listener is alive: a safety net for a lost notification, a
+   * lease run out (a worker that died) and links expired.
+   */
+  safetyPollMs: number;
+  /** How often a lost listener (its connection broke, say a database restart) is set up again. */
+  relistenMs: number;
+}
+
 /**
  * Writes the earners' exports, one at a time per worker, in any number of worker processes: a
  * claim leases the export, so a worker that dies leaves it to another, and it is given up after a
- * few tries. Expired exports are removed with their files as the loop goes.
+ * few tries. Expired exports are removed with their files as the loop goes. A requested export's
+ * notification wakes the loop; while idle it looks only every `safetyPollMs` (every `intervalMs`
+ * while it cannot listen).
  */
-export const startEarnerExporter = (
+export const startEarnerExporter = async (
   deps: {
     store: ExportStore;
     write(job: EarnerExportRecord): Promise<boolean>;
     clock: () => Date;
     log: Log;
+    /** Starts listening for requested exports; null when listening failed (the loop then polls). */
+    listen?: (onNotify: () => void) => Promise<{ alive(): boolean; close(): Promise<void> } | null>;
   },
-  options: { intervalMs: number },
-): EarnerExporter =>
-  pollLoop(
-    async () => {
-      const now = deps.clock();
-      await deps.store.removeExpired(now);
-      const job = await deps.store.claim(now, EXPORT_LEASE_MS, EXPORT_MAX_ATTEMPTS);
-      if (!job) return { full: false, found: false };
-      await deps.write(job);
-      return { full: true, found: true };
+  options: EarnerExporterOptions,
+): Promise<EarnerExporter> => {
+  const { sleep, wake } = wakeableSleep();
+  let stopped = false;
+  let listener = deps.listen ? await deps.listen(wake) : null;
+  let listenedAt = performance.now();
+  const relisten = async (): Promise<void> => {
+    if (!deps.listen || listener?.alive() || performance.now() - listenedAt < options.relistenMs) return;
+    listenedAt = performance.now();
+    await listener?.close();
+    listener = await deps.listen(wake);
+    if (listener?.alive()) deps.log.info({}, "export notifications restored");
+  };
+  const failures = failureLog((err) => deps.log.warn({ err }, "earner export failed; retrying"));
+  const loop = async (): Promise<void> => {
+    while (!stopped) {
+      let job: EarnerExportRecord | null = null;
+      try {
+        const now = deps.clock();
+        await deps.store.removeExpired(now);
+        job = await deps.store.claim(now, EXPORT_LEASE_MS, EXPORT_MAX_ATTEMPTS);
+        if (job) await deps.write(job);
+        failures.succeeded();
+      } catch (err) {
+        failures.failed(err);
+        await sleep(options.intervalMs);
+        continue;
+      }
+      // Another may be waiting.
+      if (job) continue;
+      await relisten();
+      await sleep(listener?.alive() ? options.safetyPollMs : options.intervalMs);
+    }
+  };
+  const running = loop();
+  return {
+    wake,
+    stop: async () => {
+      stopped = true;
+      wake();
+      await running;
+      await listener?.close();
     },
-    options,
-    (err) => deps.log.warn({ err }, "earner export failed; retrying"),
-  );
+  };
+};

@@ -27,7 +27,7 @@ export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
 export { type ImageStore, postgresImageStore } from "./postgres_image_store.ts";
 export { postgresImportStore } from "./postgres_import_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
-export { listenForEvents, listenForMail } from "./postgres_listen.ts";
+export { listenForEvents, listenForExports, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
 export { postgresAuditLog, postgresMemberStore } from "./postgres_member_store.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";

@@ -2,7 +2,10 @@ import type { EarnerExportRecord, ExportStore } from "../../core/earners/mod.ts"
 import type { Database } from "./database.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
 import type { EarnerExportRow } from "./rows.ts";
-import { toNumber } from "./sql.ts";
+import { placeholders, toNumber } from "./sql.ts";
+
+/** Notified when an export is requested (listenForExports). */
+export const EXPORTS_CHANNEL = "laurel_exports";
 
 const COLUMNS = "id, user_id, state, token_digest, size_bytes, created_at, ready_at, expires_at";
 
@@ -36,6 +39,8 @@ export const postgresExportStore = (db: Database): ExportStore => ({
         record.user_id,
         record.created_at,
       ]);
+      // Delivered when the transaction commits: an idle exporter wakes for it at once.
+      await q.run("select pg_notify(?, '')", [EXPORTS_CHANNEL]);
       return record;
     });
   },
@@ -56,13 +61,13 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     }
     return recordOf(row);
   },
-  async writeChunk(exportId, seq, bytes) {
+  async writeChunks(exportId, seq, chunks) {
     if (seq === 0) await db.run("delete from earner_export_chunks where export_id = ?", [exportId]);
-    await db.run("insert into earner_export_chunks (export_id, seq, bytes) values (?, ?, ?)", [
-      exportId,
-      seq,
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-    ]);
+    if (chunks.length === 0) return;
+    await db.run(
+      `insert into earner_export_chunks (export_id, seq, bytes) values ${placeholders(chunks.length, "(?, ?, ?)")}`,
+      chunks.flatMap((bytes, i) => [exportId, seq + i, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
+    );
   },
   async finish(exportId, ready, mail) {
     await db.run(
@@ -79,12 +84,15 @@ export const postgresExportStore = (db: Database): ExportStore => ({
     const row = await db.one<ExportFields>(`select ${COLUMNS} from earner_exports where id = ?`, [exportId]);
     return row ? recordOf(row) : null;
   },
-  async readChunks(exportId, seq, count) {
-    const rows = await db.all<{ bytes: Buffer | Uint8Array }>(
+  async readChunks(exportId, seq, count, into) {
+    // Copied out as stored (docs/decisions.md, export memory): a download then allocates little
+    // beyond the socket's reads, however large the file.
+    const { data, rows } = await db.copyBytes(
       "select bytes from earner_export_chunks where export_id = ? and seq >= ? order by seq limit ?",
       [exportId, seq, count],
+      Buffer.from(into.buffer, into.byteOffset, into.byteLength),
     );
-    return rows.map((r) => r.bytes);
+    return { bytes: data, chunks: rows };
   },
   async removeExpired(before) {
     return db.run("delete from earner_exports where state = 'ready' and expires_at < ?", [before]);

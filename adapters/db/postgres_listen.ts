@@ -1,5 +1,6 @@
 import type { Database } from "./database.ts";
 import { EVENTS_CHANNEL } from "./postgres_event_log.ts";
+import { EXPORTS_CHANNEL } from "./postgres_export_store.ts";
 import type { Listening } from "./sql.ts";
 
 export type EventsListener = Listening;
@@ -24,3 +25,10 @@ export const listenForMail = (
   onNotify: () => void,
   onError: (err: unknown) => void,
 ): Promise<EventsListener | null> => db.listen(MAIL_CHANNEL, () => onNotify(), onError);
+
+/** LISTENs for requested exports, so an idle exporter wakes at once; null when listening failed. */
+export const listenForExports = (
+  db: Database,
+  onNotify: () => void,
+  onError: (err: unknown) => void,
+): Promise<EventsListener | null> => db.listen(EXPORTS_CHANNEL, () => onNotify(), onError);

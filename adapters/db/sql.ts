@@ -42,6 +42,14 @@ export interface Listening {
 export interface Sql extends Queryable {
   readonly kind: "postgresql" | "pglite";
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * The bytes of the one `bytea` column of `query`'s rows, end to end, copied into `into` (or, when
+   * they do not fit, into a buffer of their size). On PostgreSQL the rows come by `COPY (query) TO
+   * STDOUT` in binary, so the bytes travel as they are stored: no hex text to decode, and nothing
+   * allocated for them beyond the socket's reads. COPY takes no parameters, so the `?` values
+   * (strings or safe integers) are written into the statement as quoted literals.
+   */
+  copyBytes(query: string, params: readonly (string | number)[], into: Buffer): Promise<{ data: Buffer; rows: number }>;
   /** LISTENs on `channel` (on PostgreSQL, on a connection of its own); null when that failed. */
   listen(
     channel: string,
@@ -86,6 +94,138 @@ const queryable = (send: (text: string, params: readonly unknown[], name?: strin
   prepared: async <T>(s: Statement, params: readonly unknown[]) =>
     (await send(numbered(s.text), params, s.name)).rows as T[],
 });
+
+/** Appends pieces to `into` while they fit, then to a buffer of their whole size. */
+const byteSink = (into: Buffer) => {
+  let used = 0;
+  let spilled: Buffer[] | null = null;
+  return {
+    /** `bytes` may be a view the caller reuses: it is copied. */
+    append(bytes: Uint8Array): void {
+      if (spilled === null && used + bytes.length <= into.length) {
+        into.set(bytes, used);
+        used += bytes.length;
+        return;
+      }
+      spilled ??= [into.subarray(0, used)];
+      spilled.push(Buffer.from(bytes));
+    },
+    data: (): Buffer => (spilled === null ? into.subarray(0, used) : Buffer.concat(spilled)),
+  };
+};
+
+const COPY_SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
+
+/**
+ * Reads COPY's binary format as its messages arrive, cut anywhere: a header (signature, flags, an
+ * extension), then per row a field count and per field a length and its bytes (-1: null), then a
+ * field count of -1. Each field's bytes go to `field` as views of the message, valid during the call.
+ */
+const binaryCopyReader = (field: (bytes: Uint8Array) => void) => {
+  const scratch = Buffer.alloc(19);
+  let state: "header" | "extension" | "count" | "length" | "field" | "end" = "header";
+  let need = 19;
+  let have = 0;
+  let left = 0;
+  let fieldsLeft = 0;
+  let rows = 0;
+  const expect = (next: typeof state, bytes: number): void => {
+    state = next;
+    need = bytes;
+    have = 0;
+  };
+  const nextField = (): void => {
+    if (--fieldsLeft > 0) expect("length", 4);
+    else expect("count", 2);
+  };
+  return {
+    push(chunk: Uint8Array): void {
+      let at = 0;
+      while (at < chunk.length && state !== "end") {
+        if (state === "field" || state === "extension") {
+          const n = Math.min(left, chunk.length - at);
+          if (state === "field") field(chunk.subarray(at, at + n));
+          at += n;
+          left -= n;
+          if (left > 0) continue;
+          if (state === "field") nextField();
+          else expect("count", 2);
+          continue;
+        }
+        const n = Math.min(need - have, chunk.length - at);
+        scratch.set(chunk.subarray(at, at + n), have);
+        have += n;
+        at += n;
+        if (have < need) continue;
+        if (state === "header") {
+          if (!scratch.subarray(0, 11).equals(COPY_SIGNATURE)) throw new Error("not COPY's binary format");
+          left = scratch.readInt32BE(15);
+          if (left > 0) state = "extension";
+          else expect("count", 2);
+        } else if (state === "count") {
+          fieldsLeft = scratch.readInt16BE(0);
+          if (fieldsLeft === -1) state = "end";
+          else {
+            rows++;
+            if (fieldsLeft > 0) expect("length", 4);
+            else expect("count", 2);
+          }
+        } else {
+          left = scratch.readInt32BE(0);
+          // -1 is a null: no bytes follow.
+          if (left > 0) state = "field";
+          else nextField();
+        }
+      }
+    },
+    rows: (): number => rows,
+    ended: (): boolean => state === "end",
+  };
+};
+
+/** A statement's `?` values as SQL literals, for statements that take no parameters (COPY). */
+const withLiterals = (query: string, params: readonly (string | number)[]): string => {
+  let i = 0;
+  const text = query.replace(/\?/g, () => {
+    const value = params[i++];
+    if (typeof value === "string") return pg.escapeLiteral(value);
+    if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+    throw new TypeError("COPY's values are strings or safe integers");
+  });
+  if (i !== params.length) throw new TypeError(`${params.length} values for ${i} placeholders`);
+  return text;
+};
+
+/** `COPY (query) TO STDOUT` in binary on one connection, its fields' bytes into `into`. */
+const copyOut = (client: pg.PoolClient, query: string, into: Buffer): Promise<{ data: Buffer; rows: number }> =>
+  new Promise((resolve, reject) => {
+    const sink = byteSink(into);
+    const reader = binaryCopyReader(sink.append);
+    let failed: unknown;
+    // A Submittable: pg hands it the COPY's messages as they arrive. Nothing here may throw into
+    // pg's message handling, so a malformed stream is kept as the answer and the rest skipped.
+    client.query({
+      submit: (connection: pg.Connection) => connection.query(`copy (${query}) to stdout (format binary)`),
+      handleCopyData: (message: { chunk: Uint8Array }) => {
+        if (failed !== undefined) return;
+        try {
+          reader.push(message.chunk);
+        } catch (err) {
+          failed = err;
+        }
+      },
+      handleCommandComplete: () => undefined,
+      handleEmptyQuery: () => undefined,
+      handleError: (err: unknown) => {
+        failed ??= err;
+      },
+      handleReadyForQuery: () => {
+        if (failed === undefined && !reader.ended()) failed = new Error("COPY ended early");
+        if (failed !== undefined) reject(failed);
+        else resolve({ data: sink.data(), rows: reader.rows() });
+      },
+    } as pg.Submittable);
+  });
 
 /** The part of a pino logger the pool needs. */
 export interface SqlLog {
@@ -281,6 +421,26 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
         client.release(broken);
       }
     },
+    async copyBytes(query, params, into) {
+      const text = withLiterals(query, params);
+      const { pool, client } = await connect();
+      let broken: Error | undefined;
+      const onConnectionError = (err: Error): void => {
+        broken ??= err;
+      };
+      client.on("error", onConnectionError);
+      try {
+        return await copyOut(client, text, into);
+      } catch (err) {
+        lost(pool, err);
+        // The connection's state after a failed COPY is not worth trusting: the pool drops it.
+        broken ??= err instanceof Error ? err : new Error(String(err));
+        throw err;
+      } finally {
+        client.off("error", onConnectionError);
+        client.release(broken);
+      }
+    },
     async listen(channel, onNotify, onError) {
       let pool: pg.Pool;
       let client: pg.PoolClient;
@@ -334,6 +494,16 @@ export const pgliteSql = (db: PGlite): Sql => {
     kind: "pglite",
     ...over(db),
     transaction: (work) => db.transaction((tx) => work(over(tx))),
+    // In the same process as its caller: the rows are read as they are.
+    async copyBytes(query, params, into) {
+      const r = await db.query<Record<string, unknown>>(numbered(query), params as unknown[], { rowMode: "array" });
+      const sink = byteSink(into);
+      for (const row of r.rows as unknown as unknown[][]) {
+        const value = row[0];
+        if (value instanceof Uint8Array) sink.append(value);
+      }
+      return { data: sink.data(), rows: r.rows.length };
+    },
     async listen(channel, onNotify, onError) {
       let unlisten: () => Promise<void>;
       try {

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { renderToString } from "preact-render-to-string";
 import { ZipFile } from "yazl";
 import { fullName } from "../../core/badges/mod.ts";
@@ -23,6 +24,93 @@ export interface ExportWriterDeps {
   digest(token: string): string;
 }
 
+/** Entries added but not yet written out before `add`'s caller waits (a few badges' worth). */
+const ENTRIES_AHEAD = 32;
+/** Chunks stored by one statement: a 1,000-badge file takes some 60 statements, not 500. */
+const CHUNKS_PER_WRITE = 8;
+
+/**
+ * A ZIP written into the export's chunks as it is made, in memory bounded by a few entries and a
+ * few chunks: each entry's bytes are handed to yazl only when it writes that entry (yazl keeps what
+ * `addBuffer` is given until the whole file is done), `caughtUp` holds the producer while the
+ * database write lags, and the output is cut into chunks of exactly EXPORT_CHUNK_BYTES (the last
+ * one shorter), so a reader knows how large a few chunks are.
+ */
+const zipWriter = (exports: Pick<ExportStore, "writeChunks">, exportId: string) => {
+  const zip = new ZipFile();
+  let added = 0;
+  let written = 0;
+  let failure: unknown;
+  let resume: (() => void) | undefined;
+  const wakeProducer = (): void => {
+    resume?.();
+    resume = undefined;
+  };
+  zip.on("error", (err: unknown) => {
+    failure ??= err;
+    wakeProducer();
+  });
+  const chunks = (async () => {
+    const buffer = Buffer.allocUnsafe(CHUNKS_PER_WRITE * EXPORT_CHUNK_BYTES);
+    let filled = 0;
+    let seq = 0;
+    let size = 0;
+    const store = async (): Promise<void> => {
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < filled || (seq === 0 && chunks.length === 0); at += EXPORT_CHUNK_BYTES) {
+        chunks.push(buffer.subarray(at, Math.min(at + EXPORT_CHUNK_BYTES, filled)));
+      }
+      // The statement has sent the bytes when it resolves: the buffer is free again.
+      await exports.writeChunks(exportId, seq, chunks);
+      seq += chunks.length;
+      filled = 0;
+    };
+    for await (const piece of zip.outputStream as AsyncIterable<Buffer>) {
+      size += piece.length;
+      for (let at = 0; at < piece.length; ) {
+        const n = piece.copy(buffer, filled, at);
+        filled += n;
+        at += n;
+        if (filled === buffer.length) await store();
+      }
+    }
+    if (filled > 0 || seq === 0) await store();
+    return size;
+  })();
+  chunks.catch((err: unknown) => {
+    failure ??= err;
+    wakeProducer();
+  });
+  return {
+    add(bytes: Buffer, name: string, options: { mtime: Date; compress?: boolean }): void {
+      let held: Buffer | null = bytes;
+      added++;
+      zip.addReadStreamLazy(name, { ...options, size: bytes.length }, (cb) => {
+        const stream = Readable.from([held ?? Buffer.alloc(0)]);
+        held = null;
+        written++;
+        wakeProducer();
+        cb(null, stream);
+      });
+    },
+    /** Resolves once yazl has no more than a few entries waiting. */
+    async caughtUp(): Promise<void> {
+      while (added - written > ENTRIES_AHEAD && failure === undefined) {
+        await new Promise<void>((resolve) => {
+          resume = resolve;
+        });
+      }
+      if (failure !== undefined) throw failure;
+    },
+    /** Finishes the file; its size in bytes. */
+    async end(): Promise<number> {
+      if (failure !== undefined) throw failure;
+      zip.end();
+      return chunks;
+    },
+  };
+};
+
 /** The page that downloads an export, with its token. */
 export const exportLink = (publicUrl: string, id: string, token: string): string =>
   `${publicUrl}/account/export/${id}?token=${encodeURIComponent(token)}`;
@@ -40,27 +128,9 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
   const account = await deps.earners.getAccount(job.user_id);
   if (!account) return false;
   const { user } = account;
-  const zip = new ZipFile();
-  let size = 0;
-  // The output is read while entries are added, so the file flows to the database as it is made.
-  const written = (async () => {
-    let seq = 0;
-    let pending: Buffer[] = [];
-    let held = 0;
-    for await (const piece of zip.outputStream as AsyncIterable<Buffer>) {
-      pending.push(piece);
-      held += piece.length;
-      size += piece.length;
-      if (held >= EXPORT_CHUNK_BYTES) {
-        await deps.exports.writeChunk(job.id, seq++, Buffer.concat(pending));
-        pending = [];
-        held = 0;
-      }
-    }
-    if (held > 0 || seq === 0) await deps.exports.writeChunk(job.id, seq, Buffer.concat(pending));
-  })();
+  const file = zipWriter(deps.exports, job.id);
   const mtime = deps.clock();
-  zip.addBuffer(
+  file.add(
     json({
       first_name: user.first_name,
       last_name: user.last_name,
@@ -73,7 +143,7 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
   );
   for (const view of await deps.earners.userBadges(job.user_id)) {
     const dir = `badges/${view.badge.id}`;
-    zip.addBuffer(
+    file.add(
       json({
         name: view.template.name,
         issuer: view.issuer.name,
@@ -88,17 +158,18 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
       `${dir}/badge.json`,
       { mtime },
     );
-    zip.addBuffer(deps.records.assertion(view), `${dir}/ob2-assertion.json`, { mtime });
-    zip.addBuffer(json(JSON.parse(deps.records.credentialPayload(view))), `${dir}/ob3-credential.json`, { mtime });
-    if (!bakedImageVisible(view.badge, job.user_id)) continue;
-    zip.addBuffer(Buffer.from(await deps.records.credential(view), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
-    const [type] = await deps.baker.types(view);
-    const baked = type ? await deps.baker.bake(view, type, "ob2") : null;
-    // Images are compressed already.
-    if (baked) zip.addBuffer(baked, `${dir}/badge-baked.${type}`, { mtime, compress: false });
+    file.add(deps.records.assertion(view), `${dir}/ob2-assertion.json`, { mtime });
+    file.add(json(JSON.parse(deps.records.credentialPayload(view))), `${dir}/ob3-credential.json`, { mtime });
+    if (bakedImageVisible(view.badge, job.user_id)) {
+      file.add(Buffer.from(await deps.records.credential(view), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
+      const [type] = await deps.baker.types(view);
+      const baked = type ? await deps.baker.bake(view, type, "ob2") : null;
+      // Images are compressed already.
+      if (baked) file.add(baked, `${dir}/badge-baked.${type}`, { mtime, compress: false });
+    }
+    await file.caughtUp();
   }
-  zip.end();
-  await written;
+  const size = await file.end();
 
   const token = deps.newToken();
   const readyAt = deps.clock();

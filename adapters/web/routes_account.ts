@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   type EarnerAccount,
@@ -14,6 +14,7 @@ import {
 import { isCoreError, validationFailed } from "../../core/errors/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
+import { EXPORT_CHUNK_BYTES } from "./earner_export.ts";
 import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
 import { messagePage } from "./layout.ts";
@@ -35,6 +36,18 @@ const ACCOUNT_NOTICES: Record<string, string> = {
 };
 
 const CHUNKS_PER_READ = 16;
+
+/** Writes `bytes` to the response; resolves once the socket has taken them (the buffer is free again). */
+const flushed = (res: ServerResponse, bytes: Uint8Array): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const gone = (): void => reject(new Error("the client closed the connection"));
+    res.once("close", gone);
+    res.write(bytes, (err) => {
+      res.off("close", gone);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
 
 export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   const { deps, urls } = kit;
@@ -159,6 +172,7 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   );
   const exports = deps.exports;
   if (exports) {
+    const { store } = exports;
     app.post(
       "/account/export",
       form(async (account) => {
@@ -167,7 +181,7 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       }),
     );
     // The mailed link: its token is the key (no session needed, as from another device); the file
-    // streams from its stored chunks, so the process holds one chunk at a time.
+    // streams from its stored chunks.
     app.get<{ Querystring: { token?: unknown } }>("/account/export/:id", async (request, reply) => {
       const id = uuidParam(request);
       const token = request.query.token;
@@ -187,21 +201,39 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
           ]),
         );
       }
-      async function* chunks() {
-        // A few chunks per round trip; the response's backpressure paces the reads.
-        for (let seq = 0; ; seq += CHUNKS_PER_READ) {
-          const read = (await exports?.store.readChunks(id, seq, CHUNKS_PER_READ)) ?? [];
-          yield* read;
-          if (read.length < CHUNKS_PER_READ) return;
-        }
-      }
+      // One buffer per download, filled from the database a few chunks at a time and filled again
+      // only once the socket has taken its bytes: the file passes through it, so the process
+      // allocates little beyond the database socket's reads, whatever the file's size. The first
+      // read comes before the answer starts, so a database failure still gets an error answer.
+      const buffer = Buffer.allocUnsafe(CHUNKS_PER_READ * EXPORT_CHUNK_BYTES);
+      const read = (seq: number) => store.readChunks(id, seq, CHUNKS_PER_READ, buffer);
+      let batch = await read(0);
       const day = found.created_at.toISOString().slice(0, 10);
-      return reply
-        .header("cache-control", "private, no-store")
-        .header("content-disposition", `attachment; filename="laurel-export-${day}.zip"`)
-        .header("content-length", String(found.size_bytes ?? 0))
-        .type("application/zip")
-        .send(Readable.from(chunks(), { objectMode: false }));
+      reply.hijack();
+      const res = reply.raw;
+      // What hooks set on the reply goes along (the raw response has the security headers already).
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) res.setHeader(name, value);
+      }
+      res.writeHead(200, {
+        "cache-control": "private, no-store",
+        "content-disposition": `attachment; filename="laurel-export-${day}.zip"`,
+        "content-length": String(found.size_bytes ?? 0),
+        "content-type": "application/zip",
+      });
+      try {
+        for (let seq = 0; request.method !== "HEAD"; ) {
+          await flushed(res, batch.bytes);
+          if (batch.chunks < CHUNKS_PER_READ) break;
+          seq += CHUNKS_PER_READ;
+          batch = await read(seq);
+        }
+        res.end();
+      } catch (err) {
+        // Headers are sent: the client sees the file cut short.
+        request.log.warn({ err }, "export download ended early");
+        res.destroy();
+      }
     });
   }
   app.post(

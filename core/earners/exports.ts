@@ -27,8 +27,11 @@ export interface ExportStore {
   request(record: EarnerExportRecord): Promise<EarnerExportRecord>;
   /** Takes the oldest pending export not leased, for `leaseMs`; null: none. */
   claim(now: Date, leaseMs: number, maxAttempts: number): Promise<EarnerExportRecord | null>;
-  /** Replaces the file's chunks from `seq` on (a retried export writes its file again). */
-  writeChunk(exportId: string, seq: number, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores the file's chunks `seq`, `seq + 1`, ...; writing from 0 removes what a previous try
+   * wrote (a retried export writes its file again).
+   */
+  writeChunks(exportId: string, seq: number, chunks: readonly Uint8Array[]): Promise<void>;
   /** Marks the export ready with its link's digest and expiry, and queues the mail, together. */
   finish(
     exportId: string,
@@ -36,8 +39,16 @@ export interface ExportStore {
     mail: OutboxMail,
   ): Promise<void>;
   get(exportId: string): Promise<EarnerExportRecord | null>;
-  /** Up to `count` of the file's chunks from `seq` on, in order; fewer at its end. */
-  readChunks(exportId: string, seq: number, count: number): Promise<Uint8Array[]>;
+  /**
+   * Up to `count` of the file's chunks from `seq` on, in order, end to end in `into` (in a buffer of
+   * their size when they do not fit); fewer chunks at the file's end.
+   */
+  readChunks(
+    exportId: string,
+    seq: number,
+    count: number,
+    into: Uint8Array,
+  ): Promise<{ bytes: Uint8Array; chunks: number }>;
   /** Removes exports whose link expired before `before`, with their files. */
   removeExpired(before: Date): Promise<number>;
 }
