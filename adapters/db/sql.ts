@@ -496,9 +496,9 @@ export const pgliteSql = (db: PGlite): Sql => {
     transaction: (work) => db.transaction((tx) => work(over(tx))),
     // In the same process as its caller: the rows are read as they are.
     async copyBytes(query, params, into) {
-      const r = await db.query<Record<string, unknown>>(numbered(query), params as unknown[], { rowMode: "array" });
+      const r = await db.query<unknown[]>(numbered(query), params as unknown[], { rowMode: "array" });
       const sink = byteSink(into);
-      for (const row of r.rows as unknown as unknown[][]) {
+      for (const row of r.rows) {
         const value = row[0];
         if (value instanceof Uint8Array) sink.append(value);
       }
