@@ -95,7 +95,7 @@ t.test("a wallet of 1,000 badges exports as a streamed ZIP, by a mailed link tha
   await bo.goto(`${api.origin}/account`);
   const boMails = smtp.mails.length;
   await flows.click(bo, "Prepare my export");
-  const warmUp = await flows.mailedLink("bo@example.org", /https?:\/\/\S+\/account\/export\/\S+/, boMails);
+  const warmUp = await flows.mailedLink("bo@example.org", /https?:\/\/\S+\/account\/export\/\S+/, boMails, 60_000);
   for (let i = 0; i < 10; i++) {
     const res = await fetch(`${api.origin}${new URL(warmUp).pathname}${new URL(warmUp).search}`);
     t.equal(res.status, 200);
@@ -114,6 +114,7 @@ t.test("a wallet of 1,000 badges exports as a streamed ZIP, by a mailed link tha
       "ada@example.org",
       /https?:\/\/\S+\/account\/export\/[0-9a-f-]+\?token=[A-Za-z0-9_-]+/,
       before,
+      60_000,
     ),
   );
   const id = link.pathname.split("/").pop() ?? "";

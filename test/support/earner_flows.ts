@@ -19,7 +19,8 @@ export const unfold = (data: string): string =>
  */
 export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) => {
   /** The first link of `pattern` in a mail to `to` among the mails received after the first `after`. */
-  const mailedLink = (to: string, pattern: RegExp, after: number): Promise<string> =>
+  /** `timeoutMs`: a mail sent after background work (an export of a large wallet) may take longer. */
+  const mailedLink = (to: string, pattern: RegExp, after: number, timeoutMs = 10_000): Promise<string> =>
     eventually(async () => {
       for (const mail of services().smtp.mails.slice(after)) {
         if (!mail.to.some((r) => r.includes(to))) continue;
@@ -27,7 +28,7 @@ export const earnerFlows = (services: () => { origin: string; smtp: SmtpSink }) 
         if (found) return found[0];
       }
       return undefined;
-    }, 10_000);
+    }, timeoutMs);
 
   /** The sign-in link mailed to `to` among the mails received after the first `after`. */
   const linkMailedTo = (to: string, after: number): Promise<string> =>
