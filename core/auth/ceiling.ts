@@ -1,4 +1,4 @@
-import { type CoreError, forbidden } from "../errors/mod.ts";
+import { type CoreError, fail, forbidden, ok, type Result } from "../errors/mod.ts";
 import { ALL_FLAGS, type Credential, type Flags } from "./permissions.ts";
 import { SCOPES, type Scope } from "./scopes.ts";
 
@@ -49,12 +49,9 @@ export const allowedScopes = (app: { ceiling: Ceiling; scopes: readonly Scope[] 
 };
 
 /** The scopes asked for at the token endpoint, when every one is allowed; otherwise those that are not. */
-export const grantScopes = (
-  requested: readonly Scope[],
-  allowed: readonly Scope[],
-): { ok: true; scopes: Scope[] } | { ok: false; refused: Scope[] } => {
+export const grantScopes = (requested: readonly Scope[], allowed: readonly Scope[]): Result<Scope[], Scope[]> => {
   const refused = requested.filter((s) => !allowed.includes(s));
-  return refused.length === 0 ? { ok: true, scopes: [...requested] } : { ok: false, refused };
+  return refused.length === 0 ? ok([...requested]) : fail(refused);
 };
 
 /**

@@ -71,8 +71,8 @@ t.test("grant: every requested scope must be allowed", async (t) => {
   ];
   for (const [requested, allowed, refused] of table) {
     const r = grantScopes(requested, allowed);
-    if (refused === null) t.same(r, { ok: true, scopes: requested }, requested.join(" "));
-    else t.same(r, { ok: false, refused }, requested.join(" "));
+    if (refused === null) t.same(r, { ok: true, value: requested }, requested.join(" "));
+    else t.same(r, { ok: false, error: refused }, requested.join(" "));
   }
 });
 
