@@ -1,4 +1,4 @@
-import { badRequest, type CoreError, isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { badRequest, type CoreError, validationFailed } from "../../core/errors/mod.ts";
 import { checkImage } from "../../core/organizations/mod.ts";
 import type { ImageStore } from "../db/mod.ts";
 
@@ -33,11 +33,10 @@ export const decodeImageDataUri = (uri: string): Uint8Array | CoreError => {
 
 /**
  * Checks an uploaded image by its content (core's `checkImage`) and stores it; the answer is its
- * stored name, `<sha256>.<png|svg>`, or the refusal (a 422 naming the field `image`).
+ * stored name, `<sha256>.<png|svg>`; a refused image throws a 422 naming the field `image`.
  */
-export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: Date): Promise<string | CoreError> => {
+export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: Date): Promise<string> => {
   const checked = checkImage(bytes, new TextDecoder().decode(bytes));
-  if (isCoreError(checked)) return checked;
   const sha = uploads.sha256(bytes);
   await uploads.store.put(sha, checked.contentType, bytes, now);
   return `${sha}.${checked.extension}`;

@@ -1,4 +1,4 @@
-import { type CoreError, fail, forbidden, ok, type Result } from "../errors/mod.ts";
+import { fail, forbidden, ok, type Result } from "../errors/mod.ts";
 import { ALL_FLAGS, type Credential, type Flags } from "./permissions.ts";
 import { SCOPES, type Scope } from "./scopes.ts";
 
@@ -58,10 +58,10 @@ export const grantScopes = (requested: readonly Scope[], allowed: readonly Scope
  * An explicit scope list set on an application must lie within its ceiling and within what the
  * caller setting it could be granted itself (403 otherwise, like a token's flags).
  */
-export const checkScopeList = (scopes: readonly Scope[], ceiling: Ceiling, caller: Credential): Scope[] | CoreError => {
+export const checkScopeList = (scopes: readonly Scope[], ceiling: Ceiling, caller: Credential): Scope[] => {
   const callerMay = scopesWithinCeiling(ceilingOf(caller));
   const appMay = scopesWithinCeiling(ceiling);
   const outside = scopes.filter((s) => !appMay.includes(s) || !callerMay.includes(s));
-  if (outside.length > 0) return forbidden(`Scopes beyond this application's ceiling: ${outside.join(" ")}`);
+  if (outside.length > 0) throw forbidden(`Scopes beyond this application's ceiling: ${outside.join(" ")}`);
   return SCOPES.filter((s) => scopes.includes(s));
 };

@@ -62,6 +62,26 @@ export type Result<T, E = CoreError> = { ok: true; value: T } | { ok: false; err
 export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
 export const fail = <E>(error: E): { ok: false; error: E } => ({ ok: false, error });
 
+/** What `run` returns, or the `CoreError` it throws, as a `Result`; any other error goes on up. */
+export const resultOf = <T>(run: () => T): Result<T> => {
+  try {
+    return ok(run());
+  } catch (err) {
+    if (err instanceof CoreError) return fail(err);
+    throw err;
+  }
+};
+
+/** {@link resultOf} for a function that returns a promise. */
+export const settle = async <T>(run: () => Promise<T>): Promise<Result<T>> => {
+  try {
+    return ok(await run());
+  } catch (err) {
+    if (err instanceof CoreError) return fail(err);
+    throw err;
+  }
+};
+
 export const isCoreError = (value: unknown): value is CoreError => value instanceof CoreError;
 
 export const badRequest = (message: string, errors: FieldError[] = []): CoreError =>

@@ -12,6 +12,8 @@ export {
   notFound,
   oauthError,
   ok,
+  resultOf,
+  settle,
   unauthenticated,
   validationFailed,
 } from "./errors.ts";

@@ -100,7 +100,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
     const sent = fields[IMAGE_FILE] ?? fields.image;
     if (sent === undefined || sent === null) return sent as undefined | null;
     const bytes = sent instanceof Uint8Array ? sent : orThrow(decodeImageDataUri(sent as string));
-    return orThrow(await storeImage(deps.images, bytes, deps.clock()));
+    return storeImage(deps.images, bytes, deps.clock());
   };
 
   app.post(base, {

@@ -126,7 +126,6 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     const bytes = form?.[FILE];
     if (!bytes) return undefined;
     const stored = await storeImage(deps.images, bytes, kit.deps.clock());
-    if (isCoreError(stored)) throw stored;
     return stored;
   };
 
