@@ -155,13 +155,15 @@ export const externalBadgeRoutes =
         "multipart/form-data",
         { parseAs: "buffer", bodyLimit: MAX_BAKED_IMAGE_BYTES * 2 },
         (request, body, done) => {
-          readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-            if (isCoreError(form)) return done(badRequest("The upload could not be read"), undefined);
-            const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.[0] ?? "" };
-            const file = form.files.get("image");
-            if (file) parsed[UPLOAD] = Buffer.from(file);
-            done(null, parsed);
-          }, done);
+          readMultipart(request.headers["content-type"] ?? "", body as Buffer).then(
+            (form) => {
+              const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.[0] ?? "" };
+              const file = form.files.get("image");
+              if (file) parsed[UPLOAD] = Buffer.from(file);
+              done(null, parsed);
+            },
+            () => done(badRequest("The upload could not be read"), undefined),
+          );
         },
       );
       upload.post<{ Body: { [UPLOAD]?: Buffer } | undefined }>(

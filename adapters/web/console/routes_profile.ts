@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { badRequest, fail, isCoreError, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
+import { badRequest, fail, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
 import { readMultipart, storeImage } from "../../rest/mod.ts";
@@ -89,7 +89,6 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
       (request, body, done) => {
         readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-          if (isCoreError(form)) return done(form, undefined);
           const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.at(-1) ?? "" };
           const bytes = form.files.get("image");
           if (bytes) parsed[FILE] = bytes;
