@@ -15,6 +15,7 @@ import {
   removeExternalBadge,
 } from "../../core/workforce/mod.ts";
 import { readBaked, readMultipart } from "../rest/mod.ts";
+import { pageAnswer } from "./errors.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
@@ -130,8 +131,9 @@ export const externalBadgeRoutes =
     const signIn = (reply: FastifyReply) => reply.redirect("/sign_in?next=%2Fwallet", 303);
     /** A refusal the earner can act on: the wallet again, with why (422, or 429 past the hour's checks). */
     const refusal = (err: unknown): { status: number; message: string } => {
-      if (isCoreError(err) && err.code === "validation_failed") return { status: 422, message: err.message };
-      if (isCoreError(err) && err.code === "rate_limited") return { status: 429, message: err.message };
+      if (isCoreError(err) && (err.code === "validation_failed" || err.code === "rate_limited")) {
+        return { status: pageAnswer(err).status, message: err.message };
+      }
       throw err;
     };
 

@@ -3,6 +3,7 @@ import { badRequest, fail, notFound, settle, validationFailed } from "../../../c
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
 import { readMultipart, storeImage } from "../../rest/mod.ts";
+import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
@@ -106,7 +107,7 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
         : fail(badRequest("Choose an image file"));
       if (!stored.ok) {
         const error = formProblem(stored.error) ?? stored.error.message;
-        return show(request, reply, member, stored.error.code === "validation_failed" ? 422 : 400, `Image: ${error}`);
+        return show(request, reply, member, pageAnswer(stored.error).status, `Image: ${error}`);
       }
       await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
         image_url: `${kit.urls.publicUrl}/images/${stored.value}`,
