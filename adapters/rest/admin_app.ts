@@ -1,8 +1,12 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from "fastify";
-import { isCoreError } from "../../core/errors/mod.ts";
-import { DEFAULT_HTTP_LIMITS, failedAuthenticationLimits, type HttpLimits, limitedServer } from "./app.ts";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import {
+  DEFAULT_HTTP_LIMITS,
+  failedAuthenticationLimits,
+  type HttpLimits,
+  limitedServer,
+  restErrorHandler,
+} from "./app.ts";
 import type { RestDeps } from "./deps.ts";
-import { errorBody, STATUS_FOR_CODE } from "./errors.ts";
 import { registerRateLimits } from "./rate_limits.ts";
 import { operationalRoutes } from "./routes/operational.ts";
 
@@ -21,12 +25,7 @@ export const buildAdminApp = async (
     serverFactory: (handler) => limitedServer(options.http ?? DEFAULT_HTTP_LIMITS, handler),
     return503OnClosing: true,
   });
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (isCoreError(err)) return reply.code(STATUS_FOR_CODE[err.code]).send(errorBody(err.code, err.message));
-    const status = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
-    if (status === 500) request.log.error({ err }, "admin request failed");
-    return reply.code(status).send(errorBody(status === 500 ? "unavailable" : "bad_request", err.message));
-  });
+  app.setErrorHandler(restErrorHandler());
   const limits = await registerRateLimits(app, deps.rateLimits ?? { settings: null });
   failedAuthenticationLimits(app, limits);
   await app.register(operationalRoutes(deps, { metrics: true }));

@@ -6,15 +6,16 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
   LogController,
   type onRequestHookHandler,
   type onResponseHookHandler,
 } from "fastify";
 import secureJson from "secure-json-parse";
-import { type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
+import { CoreError, type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
 import type { RestDeps } from "./deps.ts";
-import { errorBody, RETRY_AFTER_SECONDS, STATUS_FOR_CODE, UNAVAILABLE_MESSAGE, WWW_AUTHENTICATE } from "./errors.ts";
+import { codeForStatus, errorBody, restAnswer, UNAVAILABLE_MESSAGE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
 import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";
 import { isAnonymous, type RateLimits, registerRateLimits } from "./rate_limits.ts";
@@ -42,23 +43,12 @@ export const BODY_LIMIT = 1024 * 1024;
 /** `/a/b` of `http://host/a/b/`, or "" for the root. */
 const pathPrefix = (url: string): string => new URL(url).pathname.replace(/\/+$/, "");
 
-const FRAMEWORK_CODES: Record<string, CoreErrorCode> = {
+const FRAMEWORK_CODES: Partial<Record<string, CoreErrorCode>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
   FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "bad_request",
   FST_ERR_CTP_EMPTY_JSON_BODY: "bad_request",
   FST_ERR_CTP_INVALID_JSON_BODY: "bad_request",
-};
-
-const CODE_FOR_STATUS: Partial<Record<number, CoreErrorCode>> = {
-  400: "bad_request",
-  401: "unauthenticated",
-  403: "forbidden",
-  404: "not_found",
-  413: "payload_too_large",
-  415: "unsupported_media_type",
-  422: "validation_failed",
-  429: "rate_limited",
 };
 
 interface ValidationIssue {
@@ -91,6 +81,57 @@ const PART_MESSAGES: Record<string, string> = {
   params: "The request's path parameters are invalid",
   headers: "The request's headers are invalid",
 };
+
+/**
+ * Any error a request raised, as a core error: core's own as they are; Fastify's schema, body and
+ * status errors as the client's mistake they report; a dependency that cannot be reached
+ * (`isUnavailable`) as `unavailable`; anything else as `internal`.
+ */
+export const asCoreError = (
+  err: FastifyError & { validation?: ValidationIssue[]; validationContext?: string },
+  request: FastifyRequest,
+  isUnavailable?: (err: unknown) => boolean,
+): CoreError => {
+  if (isCoreError(err)) return err;
+  if (err.validation) {
+    const inBody = err.validationContext === "body";
+    const message = inBody
+      ? "The request body is invalid"
+      : (PART_MESSAGES[err.validationContext ?? ""] ?? "The request's parameters are invalid");
+    const errors = fieldErrors(err.validation, err.validationContext);
+    return new CoreError(inBody ? "validation_failed" : "bad_request", message, { errors, cause: err });
+  }
+  const framework = err.code ? FRAMEWORK_CODES[err.code] : undefined;
+  if (framework) {
+    const message =
+      framework === "unsupported_media_type"
+        ? "Send the request body as application/json"
+        : framework === "payload_too_large"
+          ? `The request body is larger than ${request.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`
+          : err.message;
+    return new CoreError(framework, message, { cause: err });
+  }
+  if (isRefusedTextError(err)) {
+    const message = "The request holds text that cannot be stored (too long, or not valid UTF-8)";
+    return new CoreError("validation_failed", message, { cause: err });
+  }
+  const byStatus = codeForStatus(err.statusCode);
+  if (byStatus) return new CoreError(byStatus, err.message, { cause: err });
+  if (isUnavailable?.(err)) {
+    request.log.warn({ err: { message: err.message, code: err.code } }, "dependency unavailable");
+    return new CoreError("unavailable", UNAVAILABLE_MESSAGE, { cause: err });
+  }
+  return new CoreError("internal", err.message, { cause: err });
+};
+
+/** The error handler of the API and the admin listener: every error answered through `restAnswer`. */
+export const restErrorHandler =
+  (isUnavailable?: (err: unknown) => boolean) => (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const error = asCoreError(err, request, isUnavailable);
+    if (error.code === "internal") request.log.error({ err }, "request failed");
+    const answer = restAnswer(error);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  };
 
 /** How long a client may take and how many may be connected (per listener). */
 export interface HttpLimits {
@@ -250,47 +291,7 @@ export const buildRestApp = async (
     }
   });
 
-  app.setErrorHandler(
-    (err: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }, request, reply) => {
-      let code: CoreErrorCode;
-      let message: string;
-      let errors: FieldError[] = [];
-      if (isCoreError(err)) {
-        ({ code, message, errors } = err);
-      } else if (err.validation) {
-        const inBody = err.validationContext === "body";
-        code = inBody ? "validation_failed" : "bad_request";
-        message = inBody
-          ? "The request body is invalid"
-          : (PART_MESSAGES[err.validationContext ?? ""] ?? "The request's parameters are invalid");
-        errors = fieldErrors(err.validation, err.validationContext);
-      } else if (err.code && FRAMEWORK_CODES[err.code]) {
-        code = FRAMEWORK_CODES[err.code] as CoreErrorCode;
-        message =
-          code === "unsupported_media_type"
-            ? "Send the request body as application/json"
-            : code === "payload_too_large"
-              ? `The request body is larger than ${request.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`
-              : err.message;
-      } else if (isRefusedTextError(err)) {
-        code = "validation_failed";
-        message = "The request holds text that cannot be stored (too long, or not valid UTF-8)";
-      } else if (err.statusCode && err.statusCode < 500 && CODE_FOR_STATUS[err.statusCode]) {
-        code = CODE_FOR_STATUS[err.statusCode] as CoreErrorCode;
-        message = err.message;
-      } else if (deps.unavailable?.(err)) {
-        request.log.warn({ err: { message: err.message, code: err.code } }, "dependency unavailable");
-        code = "unavailable";
-        message = UNAVAILABLE_MESSAGE;
-      } else {
-        request.log.error({ err }, "request failed");
-        return reply.code(500).send(errorBody("internal_error" as CoreErrorCode, "Internal error"));
-      }
-      if (code === "unauthenticated") reply.header("www-authenticate", WWW_AUTHENTICATE);
-      if (code === "unavailable") reply.header("retry-after", String(RETRY_AFTER_SECONDS));
-      return reply.code(STATUS_FOR_CODE[code]).send(errorBody(code, message, errors));
-    },
-  );
+  app.setErrorHandler(restErrorHandler(deps.unavailable));
 
   const limits = await registerRateLimits(app, deps.rateLimits ?? { settings: null });
   failedAuthenticationLimits(app, limits);

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type Action, actionForMethod, authorize, type Scope } from "../../core/auth/mod.ts";
-import { forbidden, unauthenticated } from "../../core/errors/mod.ts";
+import { forbidden, resultOf, unauthenticated } from "../../core/errors/mod.ts";
 import type { Authenticated, Authenticator } from "./authenticator.ts";
 
 declare module "fastify" {
@@ -29,13 +29,11 @@ export const guard = (authenticator: Authenticator, clock: () => Date, family: S
     const auth = await authenticator.authenticate(request.headers.authorization, now);
     if (!auth) throw unauthenticated("A valid authorization token (HTTP Basic) or access token (Bearer) is required");
     const organizationId = organizationParam(request);
-    const refused = authorize(auth.credential, {
-      organizationId,
-      family,
-      action: action ?? actionForMethod(request.method),
-    });
-    authenticator.recordUse(auth.ref, refused === null, now);
-    if (refused) throw refused;
+    const allowed = resultOf(() =>
+      authorize(auth.credential, { organizationId, family, action: action ?? actionForMethod(request.method) }),
+    );
+    authenticator.recordUse(auth.ref, allowed.ok, now);
+    if (!allowed.ok) throw allowed.error;
     request.auth = auth;
   };
 

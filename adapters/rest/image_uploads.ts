@@ -1,4 +1,4 @@
-import { badRequest, type CoreError, isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { badRequest, type CoreError, validationFailed } from "../../core/errors/mod.ts";
 import { checkImage } from "../../core/organizations/mod.ts";
 import type { ImageStore } from "../db/mod.ts";
 
@@ -15,29 +15,28 @@ const DATA_URI = /^data:(image\/png|image\/svg\+xml)((?:;[a-z0-9=-]+)*?)(;base64
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The bytes of an image sent as a data URI; the content decides what it is, not the declared type. */
-export const decodeImageDataUri = (uri: string): Uint8Array | CoreError => {
+export const decodeImageDataUri = (uri: string): Uint8Array => {
   const head = DATA_URI.exec(uri);
-  if (!head) return notDataUri("must be a data URI of a PNG or SVG image (data:image/png;base64,...)");
+  if (!head) throw notDataUri("must be a data URI of a PNG or SVG image (data:image/png;base64,...)");
   const payload = uri.slice(head[0].length);
   if (head[3]) {
     const compact = payload.replace(/\s+/g, "");
-    if (!BASE64.test(compact)) return notDataUri("is not valid base64");
+    if (!BASE64.test(compact)) throw notDataUri("is not valid base64");
     return new Uint8Array(Buffer.from(compact, "base64"));
   }
   try {
     return new TextEncoder().encode(decodeURIComponent(payload));
   } catch {
-    return notDataUri("is not a valid percent-encoded data URI");
+    throw notDataUri("is not a valid percent-encoded data URI");
   }
 };
 
 /**
  * Checks an uploaded image by its content (core's `checkImage`) and stores it; the answer is its
- * stored name, `<sha256>.<png|svg>`, or the refusal (a 422 naming the field `image`).
+ * stored name, `<sha256>.<png|svg>`; a refused image throws a 422 naming the field `image`.
  */
-export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: Date): Promise<string | CoreError> => {
+export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: Date): Promise<string> => {
   const checked = checkImage(bytes, new TextDecoder().decode(bytes));
-  if (isCoreError(checked)) return checked;
   const sha = uploads.sha256(bytes);
   await uploads.store.put(sha, checked.contentType, bytes, now);
   return `${sha}.${checked.extension}`;
@@ -51,8 +50,8 @@ export interface MultipartForm {
   fileNames: Map<string, string>;
 }
 
-/** Reads a multipart body with the platform's own parser (the fetch API's FormData). */
-export const readMultipart = async (contentType: string, body: Uint8Array): Promise<MultipartForm | CoreError> => {
+/** Reads a multipart body with the platform's own parser (the fetch API's FormData); a 400 when it cannot. */
+export const readMultipart = async (contentType: string, body: Uint8Array): Promise<MultipartForm> => {
   try {
     const form = await new Request("http://upload.invalid/", {
       method: "POST",
@@ -72,6 +71,6 @@ export const readMultipart = async (contentType: string, body: Uint8Array): Prom
     }
     return { fields, files, fileNames };
   } catch {
-    return badRequest("The multipart body could not be read");
+    throw badRequest("The multipart body could not be read");
   }
 };

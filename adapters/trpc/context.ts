@@ -7,7 +7,7 @@ import type {
   RevocationBroadcast,
   SecretBox,
 } from "../../core/credentials/mod.ts";
-import { type CoreErrorCode, isCoreError } from "../../core/errors/mod.ts";
+import { type CoreError, type CoreErrorCode, isCoreError, unauthenticated } from "../../core/errors/mod.ts";
 import type { IssuingDeps } from "../../core/issuing/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { EmployeeStore, WorkforceDeps } from "../../core/workforce/mod.ts";
@@ -67,8 +67,8 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
-/** The one table from core codes to tRPC codes. */
-const TRPC_CODE = {
+/** The one table from core codes to tRPC codes: a new code without one does not compile. */
+export const TRPC_FOR_CODE = {
   bad_request: "BAD_REQUEST",
   unauthenticated: "UNAUTHORIZED",
   forbidden: "FORBIDDEN",
@@ -78,14 +78,16 @@ const TRPC_CODE = {
   unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   rate_limited: "TOO_MANY_REQUESTS",
   unavailable: "SERVICE_UNAVAILABLE",
+  internal: "INTERNAL_SERVER_ERROR",
 } as const satisfies Record<CoreErrorCode, TRPC_ERROR_CODE_KEY>;
+
+/** The tRPC error answering a core error: the only place a tRPC code is derived from a core code. */
+export const trpcError = (err: CoreError): TRPCError =>
+  new TRPCError({ code: TRPC_FOR_CODE[err.code], message: err.message, cause: err });
 
 const coreErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && isCoreError(result.error.cause)) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
-  }
+  if (!result.ok && isCoreError(result.error.cause)) throw trpcError(result.error.cause);
   return result;
 });
 
@@ -94,7 +96,7 @@ export const router = t.router;
 /** Every internal procedure needs the admin token. */
 export const adminProcedure = t.procedure
   .use(({ ctx, next }) => {
-    if (!ctx.admin) throw new TRPCError({ code: "UNAUTHORIZED", message: "The admin token is required" });
+    if (!ctx.admin) throw trpcError(unauthenticated("The admin token is required"));
     return next();
   })
   .use(coreErrors);

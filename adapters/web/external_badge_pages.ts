@@ -15,6 +15,7 @@ import {
   removeExternalBadge,
 } from "../../core/workforce/mod.ts";
 import { readBaked, readMultipart } from "../rest/mod.ts";
+import { pageAnswer } from "./errors.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
@@ -130,8 +131,9 @@ export const externalBadgeRoutes =
     const signIn = (reply: FastifyReply) => reply.redirect("/sign_in?next=%2Fwallet", 303);
     /** A refusal the earner can act on: the wallet again, with why (422, or 429 past the hour's checks). */
     const refusal = (err: unknown): { status: number; message: string } => {
-      if (isCoreError(err) && err.code === "validation_failed") return { status: 422, message: err.message };
-      if (isCoreError(err) && err.code === "rate_limited") return { status: 429, message: err.message };
+      if (isCoreError(err) && (err.code === "validation_failed" || err.code === "rate_limited")) {
+        return { status: pageAnswer(err).status, message: err.message };
+      }
       throw err;
     };
 
@@ -155,13 +157,15 @@ export const externalBadgeRoutes =
         "multipart/form-data",
         { parseAs: "buffer", bodyLimit: MAX_BAKED_IMAGE_BYTES * 2 },
         (request, body, done) => {
-          readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-            if (isCoreError(form)) return done(badRequest("The upload could not be read"), undefined);
-            const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.[0] ?? "" };
-            const file = form.files.get("image");
-            if (file) parsed[UPLOAD] = Buffer.from(file);
-            done(null, parsed);
-          }, done);
+          readMultipart(request.headers["content-type"] ?? "", body as Buffer).then(
+            (form) => {
+              const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.[0] ?? "" };
+              const file = form.files.get("image");
+              if (file) parsed[UPLOAD] = Buffer.from(file);
+              done(null, parsed);
+            },
+            () => done(badRequest("The upload could not be read"), undefined),
+          );
         },
       );
       upload.post<{ Body: { [UPLOAD]?: Buffer } | undefined }>(

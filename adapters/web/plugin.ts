@@ -6,12 +6,12 @@ import helmet from "@fastify/helmet";
 import fastifyStatic from "@fastify/static";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
-import { isCoreError } from "../../core/errors/mod.ts";
-import { errorBody, STATUS_FOR_CODE } from "../rest/mod.ts";
+import { CoreError, isCoreError } from "../../core/errors/mod.ts";
+import { codeForStatus, errorBody, restAnswer } from "../rest/mod.ts";
 import { consoleRoutes } from "./console/routes_console.ts";
 import { earnerMail } from "./earner_mail.ts";
 import { employerRoutes } from "./employer_pages.ts";
-import { PAGE_FOR_CODE } from "./errors.ts";
+import { PAGE_FOR_CODE, pageAnswer } from "./errors.ts";
 import { renderPage } from "./html.ts";
 import { type Frame, messagePage } from "./layout.ts";
 import { pageCache } from "./page_cache.ts";
@@ -36,6 +36,13 @@ declare module "fastify" {
 const ASSETS = fileURLToPath(new URL("./assets/", import.meta.url));
 const CATCH_ALL = "/*";
 const acceptsHtml = (request: FastifyRequest): boolean => (request.headers.accept ?? "").includes("text/html");
+
+/** A page's error as a core error: a framework's 4xx keeps its status where a code has it; the rest is internal. */
+const asPageError = (err: FastifyError): CoreError => {
+  if (isCoreError(err)) return err;
+  const code = err.statusCode && err.statusCode < 500 ? (codeForStatus(err.statusCode) ?? "bad_request") : "internal";
+  return new CoreError(code, err.message, { cause: err });
+};
 
 /**
  * The earner pages on the API's Fastify instance: security headers on every answer, forms parsed
@@ -92,7 +99,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
     urls,
     mail: earnerMail({ ...deps.mail, clock: deps.clock }, urls),
     pages,
-    notFoundPage: (frame) => messagePage(frame, "Page not found", ["There is nothing here, or it is not public."]),
+    notFoundPage: (frame) => messagePage(frame, PAGE_FOR_CODE.not_found.heading, [PAGE_FOR_CODE.not_found.text]),
     frame: (request, reply, title) => ({
       title,
       viewer: request.earner,
@@ -139,22 +146,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    // The catch-all answers the API's error body to all but browsers, its refusals too (a path no
-    // API route takes, such as an over-long id, lands there).
-    if (request.routeOptions.url === CATCH_ALL && !acceptsHtml(request)) {
-      if (isCoreError(err)) return reply.code(STATUS_FOR_CODE[err.code]).send(errorBody(err.code, err.message));
-      if (err.statusCode && err.statusCode < 500)
-        return reply.code(err.statusCode).send(errorBody("bad_request", err.message));
-    }
-    if (isCoreError(err)) {
-      if (err.code === "not_found") return notFound(request, reply);
-      const page = PAGE_FOR_CODE[err.code];
-      return kit.page(
-        reply,
-        page.status,
-        messagePage(kit.frame(request, reply, page.heading), page.heading, [err.message]),
-      );
-    }
+    // A form's token that does not verify has a page of its own: the visitor only needs to reload.
     if (err.code?.startsWith("FST_CSRF")) {
       return kit.page(
         reply,
@@ -164,24 +156,19 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
         ]),
       );
     }
-    if (err.statusCode && err.statusCode < 500) {
-      return kit.page(
-        reply,
-        err.statusCode,
-        messagePage(kit.frame(request, reply, "Error"), "That did not work", [err.message]),
-      );
+    const error = asPageError(err);
+    if (error.code === "internal") request.log.error({ err }, "page failed");
+    // The catch-all answers the API's error body to all but browsers, its refusals too (a path no
+    // API route takes, such as an over-long id, lands there).
+    if (request.routeOptions.url === CATCH_ALL && !acceptsHtml(request) && error.code !== "internal") {
+      const answer = restAnswer(error);
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
     }
-    request.log.error({ err }, "page failed");
-    return reply
-      .code(500)
-      .type("text/html; charset=utf-8")
-      .send(
-        renderPage(
-          messagePage({ title: "Error", viewer: null, csrf: null }, "Something went wrong", [
-            "Please try again shortly.",
-          ]),
-        ),
-      );
+    const page = pageAnswer(error);
+    const frame: Frame = page.anonymous
+      ? { title: page.title, viewer: null, csrf: null }
+      : kit.frame(request, reply, page.title);
+    return kit.page(reply, page.status, messagePage(frame, page.heading, page.lines));
   });
 
   await app.register(publicRoutes(kit));

@@ -74,20 +74,21 @@ export const signInRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
 
   app.post("/sign_in/link", async (request, reply) => {
     const token = (body(request).token ?? "").slice(0, 200);
-    const result = await redeemLink(deps.earners, deps.context(), token, request.earner?.user.id ?? null);
-    if (!result.ok) {
-      const status =
-        result.reason === "unknown" ? 404 : result.reason === "used" || result.reason === "expired" ? 410 : 409;
+    const redeemed = await redeemLink(deps.earners, deps.context(), token, request.earner?.user.id ?? null);
+    if (!redeemed.ok) {
+      const reason = redeemed.error;
+      const status = reason === "unknown" ? 404 : reason === "used" || reason === "expired" ? 410 : 409;
       return kit.page(
         reply,
         status,
-        linkFailedPage({ ...kit.frame(request, reply, "Link refused"), noindex: true }, result.reason),
+        linkFailedPage({ ...kit.frame(request, reply, "Link refused"), noindex: true }, reason),
       );
     }
-    if (result.session) kit.sessionCookie(reply, result.session);
-    if (result.purpose === "sign_in") return reply.redirect(result.next ?? "/wallet?done=signed_in", 303);
+    const used = redeemed.value;
+    if (used.session) kit.sessionCookie(reply, used.session);
+    if (used.purpose === "sign_in") return reply.redirect(used.next ?? "/wallet?done=signed_in", 303);
     // An add-address or merge link is used only in its own account's session (core checks it).
-    return reply.redirect(result.purpose === "merge" ? "/account?done=merged" : "/account?done=email_confirmed", 303);
+    return reply.redirect(used.purpose === "merge" ? "/account?done=merged" : "/account?done=email_confirmed", 303);
   });
 
   app.post("/sign_out", async (request, reply) => {

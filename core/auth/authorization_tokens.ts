@@ -1,4 +1,4 @@
-import { type CoreError, forbidden } from "../errors/mod.ts";
+import { forbidden } from "../errors/mod.ts";
 import { addSeconds, DAY_SECONDS } from "../shared/mod.ts";
 import { type Credential, type Flags, flagsOf } from "./permissions.ts";
 
@@ -21,14 +21,14 @@ export interface FlagRequest {
  * The flags of a new token: each flag asked for is granted only if the creator holds it (403
  * otherwise); a flag not asked for is inherited from the creator.
  */
-export const newTokenFlags = (creator: Credential, requested: FlagRequest): Flags | CoreError => {
+export const newTokenFlags = (creator: Credential, requested: FlagRequest): Flags => {
   const ceiling = flagsOf(creator, "authorization_tokens");
   const result = { ...ceiling };
   for (const key of ["read_enabled", "write_enabled", "delete_enabled"] as const) {
     const wanted = requested[key];
     if (wanted === undefined) continue;
     if (wanted && !ceiling[key]) {
-      return forbidden(`Cannot create a token with ${key} when the requesting credential lacks it`);
+      throw forbidden(`Cannot create a token with ${key} when the requesting credential lacks it`);
     }
     result[key] = wanted;
   }
@@ -51,7 +51,9 @@ export const tokenUsable = (token: { expires_at: Date; revoked_at: Date | null }
   token.revoked_at === null && token.expires_at.getTime() > now.getTime();
 
 /** Rotation replaces the calling token, so only an authorization token can rotate. */
-export const rotationCaller = (caller: Credential): { tokenId: string } | CoreError =>
-  caller.kind === "authorization_token"
-    ? { tokenId: caller.tokenId }
-    : forbidden("Rotation replaces the calling authorization token; call it with HTTP Basic");
+export const rotationCaller = (caller: Credential): { tokenId: string } => {
+  if (caller.kind !== "authorization_token") {
+    throw forbidden("Rotation replaces the calling authorization token; call it with HTTP Basic");
+  }
+  return { tokenId: caller.tokenId };
+};

@@ -1,4 +1,4 @@
-import { type CoreError, forbidden } from "../errors/mod.ts";
+import { fail, forbidden, ok, type Result } from "../errors/mod.ts";
 import { ALL_FLAGS, type Credential, type Flags } from "./permissions.ts";
 import { SCOPES, type Scope } from "./scopes.ts";
 
@@ -49,22 +49,19 @@ export const allowedScopes = (app: { ceiling: Ceiling; scopes: readonly Scope[] 
 };
 
 /** The scopes asked for at the token endpoint, when every one is allowed; otherwise those that are not. */
-export const grantScopes = (
-  requested: readonly Scope[],
-  allowed: readonly Scope[],
-): { ok: true; scopes: Scope[] } | { ok: false; refused: Scope[] } => {
+export const grantScopes = (requested: readonly Scope[], allowed: readonly Scope[]): Result<Scope[], Scope[]> => {
   const refused = requested.filter((s) => !allowed.includes(s));
-  return refused.length === 0 ? { ok: true, scopes: [...requested] } : { ok: false, refused };
+  return refused.length === 0 ? ok([...requested]) : fail(refused);
 };
 
 /**
  * An explicit scope list set on an application must lie within its ceiling and within what the
  * caller setting it could be granted itself (403 otherwise, like a token's flags).
  */
-export const checkScopeList = (scopes: readonly Scope[], ceiling: Ceiling, caller: Credential): Scope[] | CoreError => {
+export const checkScopeList = (scopes: readonly Scope[], ceiling: Ceiling, caller: Credential): Scope[] => {
   const callerMay = scopesWithinCeiling(ceilingOf(caller));
   const appMay = scopesWithinCeiling(ceiling);
   const outside = scopes.filter((s) => !appMay.includes(s) || !callerMay.includes(s));
-  if (outside.length > 0) return forbidden(`Scopes beyond this application's ceiling: ${outside.join(" ")}`);
+  if (outside.length > 0) throw forbidden(`Scopes beyond this application's ceiling: ${outside.join(" ")}`);
   return SCOPES.filter((s) => scopes.includes(s));
 };

@@ -15,14 +15,13 @@ export type { Action, Credential, Flags } from "./permissions.ts";
 export { ALL_FLAGS, actionForMethod, authorize, flagsOf } from "./permissions.ts";
 export type { Scope } from "./scopes.ts";
 export { formatScopes, isScope, parseScopeParam, SCOPES } from "./scopes.ts";
-export type { OAuthError, OAuthErrorCode, TokenRequest, UserGrantRequest } from "./token_request.ts";
+export type { TokenRequest, UserGrantRequest } from "./token_request.ts";
 export {
   clientCredentials,
-  INVALID_CLIENT,
+  invalidClient,
   isUserGrant,
   MAX_CLIENT_ID_LENGTH,
   MAX_CLIENT_SECRET_LENGTH,
-  oauthErrorStatus,
   parseTokenRequest,
   parseUserGrantRequest,
 } from "./token_request.ts";

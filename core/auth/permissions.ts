@@ -1,4 +1,4 @@
-import { type CoreError, forbidden } from "../errors/mod.ts";
+import { forbidden } from "../errors/mod.ts";
 import type { Scope } from "./scopes.ts";
 
 /** What a request does to a resource, from its HTTP method. */
@@ -64,23 +64,26 @@ const FLAG_FOR_ACTION: Record<Action, keyof Flags> = {
 
 /**
  * May `credential` do `action` on `family` in organization `organizationId`? A credential of another
- * organization is refused with 403, as is a missing scope or flag.
+ * organization is refused with 403 (thrown), as is a missing scope or flag.
  */
 export const authorize = (
   credential: Credential,
   request: { organizationId: string; family: Scope; action: Action },
-): CoreError | null => {
+): void => {
   if (credential.organizationId !== request.organizationId) {
-    return forbidden("This credential belongs to another organization");
+    throw forbidden("This credential belongs to another organization");
   }
   const flag = FLAG_FOR_ACTION[request.action];
   if (credential.kind === "oauth") {
     if (!credential.scopes.includes(request.family)) {
-      return forbidden(`This access token lacks the ${request.family} scope`);
+      throw forbidden(`This access token lacks the ${request.family} scope`);
     }
-    return credential.ceiling[flag]
-      ? null
-      : forbidden(`This access token's application was created by a credential that is not ${flag.replace("_", " ")}`);
+    if (!credential.ceiling[flag]) {
+      throw forbidden(
+        `This access token's application was created by a credential that is not ${flag.replace("_", " ")}`,
+      );
+    }
+    return;
   }
-  return credential[flag] ? null : forbidden(`This authorization token is not ${flag.replace("_", " ")}`);
+  if (!credential[flag]) throw forbidden(`This authorization token is not ${flag.replace("_", " ")}`);
 };

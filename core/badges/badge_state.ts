@@ -1,4 +1,4 @@
-import { type CoreError, validationFailed } from "../errors/mod.ts";
+import { validationFailed } from "../errors/mod.ts";
 
 /** `pending` until the earner accepts or rejects (`rejected`: the earner's no); `revoked`, `replaced`: the issuer. */
 export const BADGE_STATES = ["pending", "accepted", "rejected", "revoked", "replaced"] as const;
@@ -36,19 +36,19 @@ const ALLOWED_FROM: Record<BadgeActionName, readonly BadgeState[]> = {
 export const LIVE_BADGE_STATES: readonly BadgeState[] = ["pending", "accepted"];
 export const isLiveBadgeState = (state: BadgeState): boolean => LIVE_BADGE_STATES.includes(state);
 
-/** The next state, or a 422 naming the state and action; a revoke needs a non-blank reason. */
-export const transitionBadge = (state: BadgeState, action: BadgeAction): BadgeState | CoreError => {
+/** The next state; throws a 422 naming the state and action; a revoke needs a non-blank reason. */
+export const transitionBadge = (state: BadgeState, action: BadgeAction): BadgeState => {
   if (!ALLOWED_FROM[action.type].includes(state)) {
-    return validationFailed(`Cannot ${action.type} a badge that is ${state}`, [
+    throw validationFailed(`Cannot ${action.type} a badge that is ${state}`, [
       { field: "state", message: `a ${state} badge cannot be ${TARGET[action.type]}` },
     ]);
   }
   if (action.type === "revoke") {
     const reason = action.reason.trim();
     if (reason === "")
-      return validationFailed("A revocation reason is required", [{ field: "reason", message: "is required" }]);
+      throw validationFailed("A revocation reason is required", [{ field: "reason", message: "is required" }]);
     if (reason.length > REVOCATION_REASON_MAX) {
-      return validationFailed("The revocation reason is too long", [
+      throw validationFailed("The revocation reason is too long", [
         { field: "reason", message: `must be at most ${REVOCATION_REASON_MAX} characters` },
       ]);
     }

@@ -1,11 +1,10 @@
-import { type CoreError, isCoreError, validationFailed } from "../errors/mod.ts";
+import { fail, type Result, resultOf, validationFailed } from "../errors/mod.ts";
 import { schemaFieldErrors } from "./field_errors.ts";
 import { BadgeIssueBody } from "./input_schemas.ts";
 import { type NormalizedIssue, normalizeIssue } from "./issue_rules.ts";
 
-export type BatchItemCheck =
-  | { index: number; ok: true; value: NormalizedIssue }
-  | { index: number; ok: false; error: CoreError };
+/** One item's check: a bad item is reported at its index, not a failure of the batch. */
+export type BatchItemCheck = { index: number } & Result<NormalizedIssue>;
 
 /**
  * Each batch item is validated on its own (schema, then `normalizeIssue`), with field paths
@@ -15,7 +14,6 @@ export const checkBatchItems = (items: readonly unknown[]): BatchItemCheck[] =>
   items.map((item, index) => {
     const prefix = `badges.${index}`;
     const errors = schemaFieldErrors(BadgeIssueBody, item, prefix);
-    if (errors.length > 0) return { index, ok: false, error: validationFailed("Validation failed", errors) };
-    const n = normalizeIssue(item as BadgeIssueBody, prefix);
-    return isCoreError(n) ? { index, ok: false, error: n } : { index, ok: true, value: n };
+    if (errors.length > 0) return { index, ...fail(validationFailed("Validation failed", errors)) };
+    return { index, ...resultOf(() => normalizeIssue(item as BadgeIssueBody, prefix)) };
   });

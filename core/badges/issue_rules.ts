@@ -1,4 +1,4 @@
-import { type CoreError, type FieldError, validationFailed } from "../errors/mod.ts";
+import { type FieldError, validationFailed } from "../errors/mod.ts";
 import type { BadgeIssueBody, BadgeReplaceBody } from "./input_schemas.ts";
 import { parseIssuedAt } from "./issued_at.ts";
 import type { BadgeRecord, BadgeTemplateRecord, UrlEvidence } from "./records.ts";
@@ -11,21 +11,25 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 /**
  * Whether a template may issue to this recipient now. `recipientHasLiveBadge`: the store found a
  * pending or accepted badge (`LIVE_BADGE_STATES`) of this template for the normalized e-mail,
- * leaving out the badge being replaced when this is a replacement.
+ * leaving out the badge being replaced when this is a replacement. `prefix` places field errors
+ * inside a batch (`badges.3`).
  */
 export const checkIssue = (
   template: Pick<BadgeTemplateRecord, "state" | "allow_duplicate_badges">,
   recipientHasLiveBadge: boolean,
-): CoreError | null => {
+  prefix = "",
+): void => {
+  const at = (f: string) => (prefix === "" ? f : `${prefix}.${f}`);
   if (template.state !== "active") {
-    return validationFailed(`The badge template is ${template.state}; only an active template can issue badges`, [
-      { field: "badge_template_id", message: `badge template is ${template.state}, not active` },
+    throw validationFailed(`The badge template is ${template.state}; only an active template can issue badges`, [
+      { field: at("badge_template_id"), message: `badge template is ${template.state}, not active` },
     ]);
   }
   if (recipientHasLiveBadge && !template.allow_duplicate_badges) {
-    return validationFailed(DUPLICATE_BADGE_MESSAGE, [{ field: "recipient_email", message: DUPLICATE_BADGE_MESSAGE }]);
+    throw validationFailed(DUPLICATE_BADGE_MESSAGE, [
+      { field: at("recipient_email"), message: DUPLICATE_BADGE_MESSAGE },
+    ]);
   }
-  return null;
 };
 
 /** An issue request with its timestamps parsed and its text trimmed, ready to become a record. */
@@ -52,7 +56,7 @@ const blankToNull = (s: string | null | undefined): string | null => {
  * The checks a schema cannot make: timestamps (any offset), expiry after issue, names that are
  * only blanks. `prefix` places field errors inside a batch (`badges.3`).
  */
-export const normalizeIssue = (input: BadgeIssueBody, prefix = ""): NormalizedIssue | CoreError => {
+export const normalizeIssue = (input: BadgeIssueBody, prefix = ""): NormalizedIssue => {
   const at = (f: string) => (prefix === "" ? f : `${prefix}.${f}`);
   const errors: FieldError[] = [];
   const issued = parseIssuedAt(input.issued_at, at("issued_at"));
@@ -70,7 +74,7 @@ export const normalizeIssue = (input: BadgeIssueBody, prefix = ""): NormalizedIs
   const last = input.issued_to_last_name.trim();
   if (first === "") errors.push({ field: at("issued_to_first_name"), message: "must not be blank" });
   if (last === "") errors.push({ field: at("issued_to_last_name"), message: "must not be blank" });
-  if (errors.length > 0 || typeof issued !== "number") return validationFailed("Validation failed", errors);
+  if (errors.length > 0 || typeof issued !== "number") throw validationFailed("Validation failed", errors);
   return {
     badge_template_id: input.badge_template_id.toLowerCase(),
     issued_at: new Date(issued),
@@ -98,16 +102,13 @@ export const ISSUED_AT_FUTURE_TOLERANCE_MS = 5 * 60_000;
  * A badge cannot be issued in the future: OB 2.0 verifiers reject an `issuedOn` later than their
  * clock, so such a badge would fail verification until that date.
  */
-export const checkIssuedAtNotFuture = (
-  n: Pick<NormalizedIssue, "issued_at">,
-  now: Date,
-  prefix = "",
-): CoreError | null =>
-  n.issued_at.getTime() > now.getTime() + ISSUED_AT_FUTURE_TOLERANCE_MS
-    ? validationFailed("Validation failed", [
-        { field: prefix === "" ? "issued_at" : `${prefix}.issued_at`, message: "must not be in the future" },
-      ])
-    : null;
+export const checkIssuedAtNotFuture = (n: Pick<NormalizedIssue, "issued_at">, now: Date, prefix = ""): void => {
+  if (n.issued_at.getTime() > now.getTime() + ISSUED_AT_FUTURE_TOLERANCE_MS) {
+    throw validationFailed("Validation failed", [
+      { field: prefix === "" ? "issued_at" : `${prefix}.issued_at`, message: "must not be in the future" },
+    ]);
+  }
+};
 
 /** A replace body completed from the badge it replaces: same template and recipient unless given. */
 export const replacementIssue = (old: BadgeRecord, input: BadgeReplaceBody): BadgeIssueBody => ({

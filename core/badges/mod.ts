@@ -51,11 +51,11 @@ export {
   applyTemplateAction,
   applyTemplateUpdate,
   checkTemplateDeletable,
+  checkTemplateImages,
   newTemplateRecord,
   setBadgePrivacy,
   type TemplateImageChange,
   templateChanged,
-  templateImageConflict,
 } from "./record_changes.ts";
 export type {
   Alignment,

@@ -1,4 +1,4 @@
-import { type CoreError, isCoreError, validationFailed } from "../errors/mod.ts";
+import { validationFailed } from "../errors/mod.ts";
 import { type BadgeAction, transitionBadge } from "./badge_state.ts";
 import type { TemplateCreateBody, TemplateUpdateBody } from "./input_schemas.ts";
 import type { BadgeRecord, BadgeTemplateRecord } from "./records.ts";
@@ -14,18 +14,22 @@ import { type TemplateAction, templateStateFromUpdate, transitionTemplate } from
 export type TemplateImageChange = string | null | undefined;
 
 /** A body may give a new stored image or an outside address, not both. */
-export const templateImageConflict = (image: TemplateImageChange, imageUrl: string | null | undefined) =>
-  typeof image === "string" && typeof imageUrl === "string"
-    ? validationFailed("Validation failed", [{ field: "image", message: "give either image or image_url, not both" }])
-    : null;
+export const checkTemplateImages = (image: TemplateImageChange, imageUrl: string | null | undefined): void => {
+  if (typeof image === "string" && typeof imageUrl === "string") {
+    throw validationFailed("Validation failed", [
+      { field: "image", message: "give either image or image_url, not both" },
+    ]);
+  }
+};
 
 /** The template's `image` and `image_url` after a change: a stored image replaces an outside address and back. */
 const imageFields = (
   current: Pick<BadgeTemplateRecord, "image" | "image_url">,
   image: TemplateImageChange,
   imageUrl: string | null | undefined,
-): Pick<BadgeTemplateRecord, "image" | "image_url"> | CoreError => {
-  if (typeof image === "string") return templateImageConflict(image, imageUrl) ?? { image, image_url: null };
+): Pick<BadgeTemplateRecord, "image" | "image_url"> => {
+  checkTemplateImages(image, imageUrl);
+  if (typeof image === "string") return { image, image_url: null };
   if (image === null) return { image: null, image_url: imageUrl === undefined ? current.image_url : imageUrl };
   if (imageUrl === undefined) return { image: current.image, image_url: current.image_url };
   // `image_url: null` clears the template's image, whichever kind it had.
@@ -62,13 +66,11 @@ export const applyTemplateUpdate = (
   body: TemplateUpdateBody,
   now: Date,
   image: TemplateImageChange = undefined,
-): BadgeTemplateRecord | CoreError => {
+): BadgeTemplateRecord => {
   const state = templateStateFromUpdate(t.state, body.state);
-  if (isCoreError(state)) return state;
   const images = imageFields(t, image, body.image_url);
-  if (isCoreError(images)) return images;
   if (body.name !== undefined && body.name.trim() === "") {
-    return validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }]);
+    throw validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }]);
   }
   const pick = <K extends keyof TemplateUpdateBody & keyof BadgeTemplateRecord>(
     k: K,
@@ -105,20 +107,16 @@ export const templateChanged = (before: BadgeTemplateRecord, after: BadgeTemplat
  * A template that has issued badges cannot be deleted: the badges (and their hosted records)
  * point at it. Archiving is the way to retire it.
  */
-export const checkTemplateDeletable = (t: Pick<BadgeTemplateRecord, "badges_count">): CoreError | null =>
-  t.badges_count > 0
-    ? validationFailed("This badge template has issued badges; archive it instead", [
-        { field: "badges_count", message: `${t.badges_count} badges were issued from this template` },
-      ])
-    : null;
+export const checkTemplateDeletable = (t: Pick<BadgeTemplateRecord, "badges_count">): void => {
+  if (t.badges_count > 0) {
+    throw validationFailed("This badge template has issued badges; archive it instead", [
+      { field: "badges_count", message: `${t.badges_count} badges were issued from this template` },
+    ]);
+  }
+};
 
-export const applyTemplateAction = (
-  t: BadgeTemplateRecord,
-  action: TemplateAction,
-  now: Date,
-): BadgeTemplateRecord | CoreError => {
+export const applyTemplateAction = (t: BadgeTemplateRecord, action: TemplateAction, now: Date): BadgeTemplateRecord => {
   const state = transitionTemplate(t.state, action);
-  if (isCoreError(state)) return state;
   return { ...t, state, updated_at: now };
 };
 
@@ -131,9 +129,8 @@ export const applyBadgeAction = (
   action: BadgeAction,
   now: Date,
   replacementBadgeId: string | null = null,
-): BadgeRecord | CoreError => {
+): BadgeRecord => {
   const state = transitionBadge(b.state, action);
-  if (isCoreError(state)) return state;
   return {
     ...b,
     state,

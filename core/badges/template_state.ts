@@ -17,25 +17,25 @@ const illegal = (state: TemplateState, action: TemplateAction, why: string): Cor
   ]);
 
 /**
- * Next state of a template, or a 422. Activating an active template is a no-op, so a PUT that
+ * Next state of a template; throws a 422. Activating an active template is a no-op, so a PUT that
  * repeats the current state succeeds. Badges already issued from a template keep pointing at it,
  * so an activated template never returns to draft. Unarchiving lands on `active`: a template
  * only reaches `archived` after being usable, or as a draft that is discarded (which then cannot
  * issue until someone unarchives it on purpose).
  */
-export const transitionTemplate = (state: TemplateState, action: TemplateAction): TemplateState | CoreError => {
+export const transitionTemplate = (state: TemplateState, action: TemplateAction): TemplateState => {
   switch (action) {
     case "activate":
-      if (state === "archived") return illegal(state, action, "unarchive it instead");
+      if (state === "archived") throw illegal(state, action, "unarchive it instead");
       return "active";
     case "deactivate":
       if (state === "draft") return "draft";
-      return illegal(state, action, "a template that has been active cannot return to draft");
+      throw illegal(state, action, "a template that has been active cannot return to draft");
     case "archive":
-      if (state === "archived") return illegal(state, action, "it is already archived");
+      if (state === "archived") throw illegal(state, action, "it is already archived");
       return "archived";
     case "unarchive":
-      if (state !== "archived") return illegal(state, action, "it is not archived");
+      if (state !== "archived") throw illegal(state, action, "it is not archived");
       return "active";
   }
 };
@@ -47,7 +47,7 @@ export const transitionTemplate = (state: TemplateState, action: TemplateAction)
 export const templateStateFromUpdate = (
   current: TemplateState,
   requested: TemplateState | undefined,
-): TemplateState | CoreError => {
+): TemplateState => {
   if (requested === undefined || requested === current) return current;
   const action: TemplateAction =
     requested === "active"

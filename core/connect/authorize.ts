@@ -89,10 +89,10 @@ export const checkAuthorizeRequest = (
     return authorizeError(redirectUri, state, "invalid_request", "code_challenge must be 43 base64url characters");
   }
   const scopes = parseUserScopeParam((one("scope") as string | undefined) ?? undefined);
-  if (!scopes.ok) return authorizeError(redirectUri, state, "invalid_scope", scopes.reason);
+  if (!scopes.ok) return authorizeError(redirectUri, state, "invalid_scope", scopes.error);
   return {
     kind: "ok",
-    request: { app, redirectUri, scopes: scopes.scopes, state, codeChallenge: challenge as string },
+    request: { app, redirectUri, scopes: scopes.value, state, codeChallenge: challenge as string },
   };
 };
 

@@ -1,7 +1,6 @@
 import {
   ACCESS_TOKEN_LIFETIME_SECONDS,
-  INVALID_CLIENT,
-  type OAuthError,
+  invalidClient,
   parseUserScopeParam,
   type UserGrantRequest,
   type UserScope,
@@ -13,6 +12,7 @@ import type {
   OAuthApplicationStore,
   SecretBox,
 } from "../credentials/mod.ts";
+import { type CoreError, oauthError } from "../errors/mod.ts";
 import { addSeconds, DAY_SECONDS } from "../shared/mod.ts";
 import type { ConnectStore, GrantRecord, SessionRecord } from "./ports.ts";
 
@@ -36,19 +36,21 @@ export interface ConnectTokenDeps {
   issuer: string;
   /** BASE64URL(SHA-256(ASCII(verifier))), RFC 7636 §4.2. */
   s256(verifier: string): string;
+  /** Told of each request whose client authenticated, and whether it was granted tokens. */
+  recordUse(app: OAuthApplicationRecord, granted: boolean): void;
 }
-
-type Result =
-  | { ok: true; token: UserTokenResponse; app: OAuthApplicationRecord }
-  | { ok: false; error: OAuthError; app: OAuthApplicationRecord | null };
 
 const NO_CLIENT_DIGEST = "-";
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-const invalidGrant = (app: OAuthApplicationRecord | null, description: string): Result => ({
-  ok: false,
-  app,
-  error: { error: "invalid_grant", error_description: description },
-});
+const invalidGrant = (deps: ConnectTokenDeps, app: OAuthApplicationRecord, description: string): CoreError => {
+  deps.recordUse(app, false);
+  return oauthError("invalid_grant", description);
+};
+
+const granted = (deps: ConnectTokenDeps, app: OAuthApplicationRecord, token: UserTokenResponse): UserTokenResponse => {
+  deps.recordUse(app, true);
+  return token;
+};
 
 const authenticateClient = async (
   deps: ConnectTokenDeps,
@@ -112,39 +114,39 @@ export const exchangeUserGrant = async (
   deps: ConnectTokenDeps,
   ctx: { now: Date; newId: () => string },
   request: UserGrantRequest,
-): Promise<Result> => {
+): Promise<UserTokenResponse> => {
   const app = await authenticateClient(deps, request);
-  if (!app) return { ok: false, error: INVALID_CLIENT, app: null };
+  if (!app) throw invalidClient();
   const now = ctx.now;
   if (request.grant === "refresh_token") {
     const found = await deps.store.useRefresh(deps.secrets.digest(request.refreshToken), now);
-    if (!found) return invalidGrant(app, "Unknown refresh token");
+    if (!found) throw invalidGrant(deps, app, "Unknown refresh token");
     const active = await deps.store.activeSession(found.session.id);
     if (found.refresh.used_at !== null) {
       await deps.store.revokeGrant(found.session.grant_id, now);
-      return invalidGrant(app, "Refresh token already used: the grant is revoked");
+      throw invalidGrant(deps, app, "Refresh token already used: the grant is revoked");
     }
-    if (!active || active.grant.application_id !== app.id) return invalidGrant(app, "Unknown refresh token");
-    if (found.refresh.expires_at.getTime() <= now.getTime()) return invalidGrant(app, "Refresh token expired");
+    if (!active || active.grant.application_id !== app.id) throw invalidGrant(deps, app, "Unknown refresh token");
+    if (found.refresh.expires_at.getTime() <= now.getTime()) throw invalidGrant(deps, app, "Refresh token expired");
     const next = newRefresh(deps, now, found.session.id);
     await deps.store.insertRefresh(next.record);
-    return { ok: true, app, token: await tokens(deps, ctx, app, active.grant.user_id, found.session, next.value) };
+    return granted(deps, app, await tokens(deps, ctx, app, active.grant.user_id, found.session, next.value));
   }
   const sessionId = ctx.newId();
   const code = await deps.store.useCode(deps.secrets.digest(request.code), now, sessionId);
-  if (!code || code.application_id !== app.id) return invalidGrant(app, "Unknown authorization code");
+  if (!code || code.application_id !== app.id) throw invalidGrant(deps, app, "Unknown authorization code");
   if (code.used_at !== null) {
     if (code.session_id) await deps.store.revokeSession(code.session_id, now);
-    return invalidGrant(app, "Authorization code already used: the tokens it gave are revoked");
+    throw invalidGrant(deps, app, "Authorization code already used: the tokens it gave are revoked");
   }
-  if (code.expires_at.getTime() <= now.getTime()) return invalidGrant(app, "Authorization code expired");
+  if (code.expires_at.getTime() <= now.getTime()) throw invalidGrant(deps, app, "Authorization code expired");
   if (code.redirect_uri !== request.redirectUri)
-    return invalidGrant(app, "redirect_uri differs from the authorization request");
+    throw invalidGrant(deps, app, "redirect_uri differs from the authorization request");
   if (
     !VERIFIER.test(request.codeVerifier) ||
     !deps.secrets.equal(deps.s256(request.codeVerifier), code.code_challenge)
   ) {
-    return invalidGrant(app, "code_verifier does not match the code_challenge");
+    throw invalidGrant(deps, app, "code_verifier does not match the code_challenge");
   }
   const session: SessionRecord = {
     id: sessionId,
@@ -156,8 +158,8 @@ export const exchangeUserGrant = async (
   const refresh = newRefresh(deps, now, sessionId);
   await deps.store.insertSession(session, refresh.record);
   // The grant may have been removed while the code waited.
-  if (!(await deps.store.activeSession(sessionId))) return invalidGrant(app, "The earner removed this access");
-  return { ok: true, app, token: await tokens(deps, ctx, app, code.user_id, session, refresh.value) };
+  if (!(await deps.store.activeSession(sessionId))) throw invalidGrant(deps, app, "The earner removed this access");
+  return granted(deps, app, await tokens(deps, ctx, app, code.user_id, session, refresh.value));
 };
 
 /** The earner behind a user access token, while its family and grant stand. */
@@ -181,5 +183,5 @@ export const userCaller = async (
   if (!active || active.grant.user_id !== claims.sub) return null;
   const app = await deps.apps.findByUid(claims.client_id);
   if (!app || app.id !== active.grant.application_id) return null;
-  return { userId: claims.sub, scopes: scopes.scopes, grant: active.grant, app };
+  return { userId: claims.sub, scopes: scopes.value, grant: active.grant, app };
 };

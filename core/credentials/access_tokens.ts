@@ -3,11 +3,11 @@ import {
   type Credential,
   formatScopes,
   grantScopes,
-  INVALID_CLIENT,
-  type OAuthError,
+  invalidClient,
   parseScopeParam,
   type TokenRequest,
 } from "../auth/mod.ts";
+import { oauthError } from "../errors/mod.ts";
 import { applicationCeiling, applicationScopes } from "./oauth_applications.ts";
 import type { AccessTokenClaims, AccessTokenSigner, Context, OAuthApplicationStore, SecretBox } from "./ports.ts";
 import type { OAuthApplicationRecord } from "./records.ts";
@@ -18,6 +18,8 @@ export interface AccessTokenDeps {
   secrets: SecretBox;
   signer: AccessTokenSigner;
   issuer: string;
+  /** Told of each request that named an existing application, and whether it was granted a token. */
+  recordUse(app: OAuthApplicationRecord, granted: boolean): void;
 }
 
 /** Sentinel digest compared when the client is unknown, so both failures cost the same. */
@@ -32,21 +34,21 @@ export const issueAccessToken = async (
   deps: AccessTokenDeps,
   ctx: Context,
   request: TokenRequest,
-): Promise<
-  | { ok: true; token: AccessToken; app: OAuthApplicationRecord }
-  | { ok: false; error: OAuthError; app: OAuthApplicationRecord | null }
-> => {
+): Promise<AccessToken> => {
   const app = await deps.apps.findByUid(request.clientId);
   const presented = deps.secrets.digest(request.clientSecret);
   const matches = deps.secrets.equal(presented, app?.secret_digest ?? NO_CLIENT_DIGEST);
-  if (!app || !matches) return { ok: false, error: INVALID_CLIENT, app };
+  if (!app || !matches) {
+    if (app) deps.recordUse(app, false);
+    throw invalidClient();
+  }
   const granted = grantScopes(request.scopes, applicationScopes(app));
   if (!granted.ok) {
-    const error_description = `This application may not be granted: ${formatScopes(granted.refused)}`;
-    return { ok: false, error: { error: "invalid_scope", error_description }, app };
+    deps.recordUse(app, false);
+    throw oauthError("invalid_scope", `This application may not be granted: ${formatScopes(granted.error)}`);
   }
   const iat = Math.floor(ctx.now.getTime() / 1000);
-  const scope = formatScopes(granted.scopes);
+  const scope = formatScopes(granted.value);
   const claims: AccessTokenClaims = {
     iss: deps.issuer,
     sub: app.organization_id,
@@ -56,17 +58,9 @@ export const issueAccessToken = async (
     iat,
     exp: iat + ACCESS_TOKEN_LIFETIME_SECONDS,
   };
-  return {
-    ok: true,
-    app,
-    token: {
-      access_token: await deps.signer.sign(claims),
-      token_type: "Bearer",
-      expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
-      scope,
-      created_at: iat,
-    },
-  };
+  const access_token = await deps.signer.sign(claims);
+  deps.recordUse(app, true);
+  return { access_token, token_type: "Bearer", expires_in: ACCESS_TOKEN_LIFETIME_SECONDS, scope, created_at: iat };
 };
 
 /**
@@ -90,7 +84,7 @@ export const accessTokenCredential = (
     applicationId: app.id,
     clientId: app.uid,
     jti: claims.jti,
-    scopes: scopes.scopes.filter((s) => allowed.includes(s)),
+    scopes: scopes.value.filter((s) => allowed.includes(s)),
     ceiling: applicationCeiling(app).flags,
   };
 };

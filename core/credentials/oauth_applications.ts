@@ -10,7 +10,7 @@ import {
   type Scope,
   scopesWithinCeiling,
 } from "../auth/mod.ts";
-import { isCoreError, notFound } from "../errors/mod.ts";
+import { notFound } from "../errors/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
 import type { Context, OAuthApplicationStore, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
@@ -41,16 +41,12 @@ export const applicationScopes = (app: OAuthApplicationRecord): Scope[] =>
 
 const checkedScopes = (requested: Scope[] | undefined, ceiling: Ceiling, caller: Credential): string | null => {
   if (requested === undefined) return null;
-  const checked = checkScopeList(requested, ceiling, caller);
-  if (isCoreError(checked)) throw checked;
-  return formatScopes(checked);
+  return formatScopes(checkScopeList(requested, ceiling, caller));
 };
 
 const checkedRedirectUris = (uris: readonly string[] | undefined): string | null => {
   if (uris === undefined) return null;
-  const checked = checkRedirectUris(uris);
-  if (isCoreError(checked)) throw checked;
-  return checked;
+  return checkRedirectUris(uris);
 };
 
 /** The OAuth application as the API answers it, with `scopes` (what it may be granted); `secret` only on creation. */

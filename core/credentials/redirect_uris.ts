@@ -1,4 +1,4 @@
-import { type CoreError, type FieldError, validationFailed } from "../errors/mod.ts";
+import { type FieldError, validationFailed } from "../errors/mod.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
@@ -38,14 +38,14 @@ export const redirectUriProblem = (raw: string): string | null => {
   return "must use https, or http on 127.0.0.1, [::1] or localhost";
 };
 
-/** The registered list as stored (one space between URIs, which cannot contain spaces), or a 422. */
-export const checkRedirectUris = (uris: readonly string[], field = "redirect_uris"): string | CoreError => {
+/** The registered list as stored (one space between URIs, which cannot contain spaces); throws a 422. */
+export const checkRedirectUris = (uris: readonly string[], field = "redirect_uris"): string => {
   const errors: FieldError[] = [];
   uris.forEach((uri, i) => {
     const problem = /\s/.test(uri) ? "must not contain whitespace" : redirectUriProblem(uri);
     if (problem) errors.push({ field: `${field}.${i}`, message: problem });
   });
-  if (errors.length > 0) return validationFailed("Invalid redirect URI", errors);
+  if (errors.length > 0) throw validationFailed("Invalid redirect URI", errors);
   return [...new Set(uris)].join(" ");
 };
 

@@ -54,5 +54,5 @@ export {
   verifyChecks,
   walletOrder,
 } from "./rules.ts";
-export type { Redeemed } from "./sign_in.ts";
+export type { LinkRefusal, Redeemed, RedeemedLink } from "./sign_in.ts";
 export { isEmailAddress, redeemLink, requestLink, sessionAccount, signOut, signOutEverywhere } from "./sign_in.ts";

@@ -1,6 +1,6 @@
 import { badgeStandardShape, normalizeEmail } from "../badges/mod.ts";
 import { mergeConnectEvents } from "../connect/mod.ts";
-import { CoreError } from "../errors/mod.ts";
+import { CoreError, fail, ok, type Result } from "../errors/mod.ts";
 import { accountMergedEvent } from "../events/mod.ts";
 import { eventContext, newUserRecord } from "../issuing/mod.ts";
 import { followBadgeChange, syncAccountConnections } from "../workforce/mod.ts";
@@ -52,12 +52,25 @@ export const requestLink = async (
   return { token, link };
 };
 
-export type Redeemed =
-  | {
-      ok: false;
-      reason: "unknown" | "used" | "expired" | "wrong_account" | "email_taken" | "no_account" | "account_closed";
-    }
-  | { ok: true; purpose: LinkPurpose; userId: string; email: string; session: string | null; next: string | null };
+/** Why a link was not used: the page says which, so these are outcomes, not errors. */
+export type LinkRefusal =
+  | "unknown"
+  | "used"
+  | "expired"
+  | "wrong_account"
+  | "email_taken"
+  | "no_account"
+  | "account_closed";
+
+export interface RedeemedLink {
+  purpose: LinkPurpose;
+  userId: string;
+  email: string;
+  session: string | null;
+  next: string | null;
+}
+
+export type Redeemed = Result<RedeemedLink, LinkRefusal>;
 
 /**
  * Uses a mailed link once. A sign-in link confirms its address (making the account when there
@@ -78,9 +91,9 @@ export const redeemLink = async (
   return deps.store.transaction(async (tx): Promise<Redeemed> => {
     const link = await tx.lockLink(hash);
     const check = checkLink(link, ctx.now);
-    if (check !== "ok" || link === null) return { ok: false, reason: check === "ok" ? "unknown" : check };
+    if (check !== "ok" || link === null) return fail(check === "ok" ? "unknown" : check);
     if (link.purpose !== "sign_in" && (link.user_id === null || link.user_id !== sessionUserId))
-      return { ok: false, reason: "wrong_account" };
+      return fail("wrong_account");
     let owner = await tx.ownerOf(link.email_key);
     if (link.user_id !== null) {
       // Both accounts a merge touches are locked before anything is read for it, so two merges of
@@ -89,17 +102,15 @@ export const redeemLink = async (
       const ids = owner !== null ? [link.user_id, owner.user_id] : [link.user_id];
       const locked = await tx.lockAccounts(ids);
       const requester = locked.find((a) => a.id === link.user_id);
-      if (requester === undefined || requester.closed_at !== null) return { ok: false, reason: "account_closed" };
+      if (requester === undefined || requester.closed_at !== null) return fail("account_closed");
       owner = await tx.ownerOf(link.email_key);
       if (link.purpose === "merge" && owner !== null && owner.user_id !== link.user_id) {
         const source = locked.find((a) => a.id === owner?.user_id);
-        if (source === undefined || source.closed_at !== null) return { ok: false, reason: "account_closed" };
+        if (source === undefined || source.closed_at !== null) return fail("account_closed");
       }
     }
-    if (link.purpose === "add_email" && owner !== null && owner.user_id !== link.user_id)
-      return { ok: false, reason: "email_taken" };
-    if (link.purpose === "merge" && (owner === null || owner.user_id === link.user_id))
-      return { ok: false, reason: "no_account" };
+    if (link.purpose === "add_email" && owner !== null && owner.user_id !== link.user_id) return fail("email_taken");
+    if (link.purpose === "merge" && (owner === null || owner.user_id === link.user_id)) return fail("no_account");
     await tx.markLinkUsed(hash, ctx.now);
     let userId: string;
     if (link.purpose === "merge") {
@@ -143,7 +154,7 @@ export const redeemLink = async (
         ),
         ...mergeConnectEvents(connected, shaped, ctx),
       ]);
-      return { ok: true, purpose: link.purpose, userId, email: link.email, session: null, next: "/account" };
+      return ok({ purpose: link.purpose, userId, email: link.email, session: null, next: "/account" });
     }
     if (owner !== null) userId = owner.user_id;
     else if (link.purpose === "add_email") userId = link.user_id as string;
@@ -160,7 +171,7 @@ export const redeemLink = async (
     await tx.linkBadges(userId, [link.email_key], ctx.now);
     await syncAccountConnections(tx.connections, ctx, userId);
     if (link.purpose === "add_email")
-      return { ok: true, purpose: link.purpose, userId, email: link.email, session: null, next: "/account" };
+      return ok({ purpose: link.purpose, userId, email: link.email, session: null, next: "/account" });
     const session = ctx.newToken();
     await tx.insertSession({
       token_hash: deps.digest(session),
@@ -169,7 +180,7 @@ export const redeemLink = async (
       expires_at: new Date(ctx.now.getTime() + SESSION_TTL_MS),
       revoked_at: null,
     });
-    return { ok: true, purpose: link.purpose, userId, email: link.email, session, next: link.next_path };
+    return ok({ purpose: link.purpose, userId, email: link.email, session, next: link.next_path });
   });
 };
 

@@ -1,6 +1,7 @@
 /**
- * Errors are values with a stable `code` from a closed union. Each adapter maps every code to its
- * transport in one table typed `satisfies Record<CoreErrorCode, ...>`, so a new code cannot go unmapped.
+ * Core's one failure: a `CoreError` with a stable `code` from a closed union, thrown (see "Errors"
+ * in CONTRIBUTING.md). Each transport maps every code to its answer in one table typed
+ * `satisfies Record<CoreErrorCode, ...>`, so a new code cannot go unmapped.
  */
 export const CORE_ERROR_CODES = [
   "bad_request", // the request cannot be read: malformed JSON, a path id that is not a UUID
@@ -12,6 +13,7 @@ export const CORE_ERROR_CODES = [
   "unsupported_media_type",
   "rate_limited",
   "unavailable", // a dependency (database, bus) cannot be reached
+  "internal", // a fault of Laurel's own: never the client's doing
 ] as const;
 
 export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
@@ -22,17 +24,63 @@ export interface FieldError {
   message: string;
 }
 
+/** RFC 6749 §5.2 names a refused token request carries; the token endpoint answers with them. */
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unsupported_grant_type"
+  | "invalid_scope";
+
+export interface CoreErrorOptions {
+  errors?: FieldError[];
+  cause?: unknown;
+  /** The RFC 6749 name of a refused token request, which the code alone cannot tell apart. */
+  oauth?: OAuthErrorCode;
+}
+
 export class CoreError extends Error {
   readonly code: CoreErrorCode;
   readonly errors: FieldError[];
+  readonly oauth: OAuthErrorCode | undefined;
 
-  constructor(code: CoreErrorCode, message: string, options: { errors?: FieldError[]; cause?: unknown } = {}) {
+  constructor(code: CoreErrorCode, message: string, options: CoreErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "CoreError";
     this.code = code;
     this.errors = options.errors ?? [];
+    this.oauth = options.oauth;
   }
 }
+
+/**
+ * The one way a failure is returned instead of thrown, where a failure is part of a successful
+ * answer (see "Errors" in CONTRIBUTING.md).
+ */
+export type Result<T, E = CoreError> = { ok: true; value: T } | { ok: false; error: E };
+
+export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
+export const fail = <E>(error: E): { ok: false; error: E } => ({ ok: false, error });
+
+/** What `run` returns, or the `CoreError` it throws, as a `Result`; any other error goes on up. */
+export const resultOf = <T>(run: () => T): Result<T> => {
+  try {
+    return ok(run());
+  } catch (err) {
+    if (err instanceof CoreError) return fail(err);
+    throw err;
+  }
+};
+
+/** {@link resultOf} for a function that returns a promise. */
+export const settle = async <T>(run: () => Promise<T>): Promise<Result<T>> => {
+  try {
+    return ok(await run());
+  } catch (err) {
+    if (err instanceof CoreError) return fail(err);
+    throw err;
+  }
+};
 
 export const isCoreError = (value: unknown): value is CoreError => value instanceof CoreError;
 
@@ -44,6 +92,11 @@ export const notFound = (what: string): CoreError => new CoreError("not_found", 
 export const forbidden = (message: string): CoreError => new CoreError("forbidden", message);
 export const unauthenticated = (message = "Authentication required"): CoreError =>
   new CoreError("unauthenticated", message);
+export const internal = (message: string, cause?: unknown): CoreError => new CoreError("internal", message, { cause });
+
+/** A refused token request: `invalid_client` fails authentication, every other name is a bad request. */
+export const oauthError = (oauth: OAuthErrorCode, description: string): CoreError =>
+  new CoreError(oauth === "invalid_client" ? "unauthenticated" : "bad_request", description, { oauth });
 
 /** How many field errors an error body lists; a final entry counts the rest. */
 export const MAX_LISTED_FIELD_ERRORS = 100;

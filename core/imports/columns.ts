@@ -1,5 +1,5 @@
 import { checkBatchItems, checkIssuedAtNotFuture } from "../badges/mod.ts";
-import type { FieldError } from "../errors/mod.ts";
+import { type FieldError, resultOf } from "../errors/mod.ts";
 import {
   employeeItemErrors,
   NULLABLE_FIELDS,
@@ -133,8 +133,9 @@ export const rowChecker = (
         for (const e of check.error.errors)
           errors.push({ field: badgeColumnOf(e.field.replace("badges.0.", "")), message: e.message });
       } else if (check?.ok) {
-        const future = checkIssuedAtNotFuture(check.value, now, "");
-        if (future) errors.push(...future.errors.map((e) => ({ field: badgeColumnOf(e.field), message: e.message })));
+        const future = resultOf(() => checkIssuedAtNotFuture(check.value, now, ""));
+        if (!future.ok)
+          errors.push(...future.error.errors.map((e) => ({ field: badgeColumnOf(e.field), message: e.message })));
       }
       return { row: r.row, item: built.item as Record<string, unknown>, errors };
     };

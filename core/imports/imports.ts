@@ -378,7 +378,7 @@ const badgeChunk = async (
         const row = (ok[i] as { row: number }).row;
         outcomes.push(
           r.ok
-            ? { row, status: "done", outcome_id: r.issued.view.badge.id, detail: "issued", errors: [] }
+            ? { row, status: "done", outcome_id: r.value.view.badge.id, detail: "issued", errors: [] }
             : { row, status: "failed", outcome_id: null, detail: null, errors: byColumn(r.error.errors, "") },
         );
       });

@@ -21,7 +21,7 @@ import {
 } from "../badges/mod.ts";
 import { publicBadgesEventFor, publicBadgesEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { CoreError, forbidden, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
+import { CoreError, forbidden, notFound, type Result, settle, validationFailed } from "../errors/mod.ts";
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { followBadgeChange } from "../workforce/mod.ts";
@@ -44,17 +44,10 @@ export interface IssuedBadge {
   earner: Earner | null;
 }
 
-export type BatchResult =
-  | { index: number; ok: true; issued: IssuedBadge }
-  | { index: number; ok: false; error: CoreError };
+/** One item's outcome: a failed item is part of the batch's answer, not a failure of the batch. */
+export type BatchResult = { index: number } & Result<IssuedBadge>;
 
 const at = (prefix: string, field: string): string => (prefix === "" ? field : `${prefix}.${field}`);
-
-/** The same error with its field paths placed inside a batch item (`badges.3.recipient_email`). */
-const within = (err: CoreError, prefix: string): CoreError =>
-  prefix === ""
-    ? err
-    : new CoreError(err.code, err.message, { errors: err.errors.map((e) => ({ ...e, field: at(prefix, e.field) })) });
 
 const unknownTemplate = (prefix: string): CoreError =>
   validationFailed("The badge template does not exist", [
@@ -70,9 +63,7 @@ export const badgeEventOf = (kind: BadgeEventType, view: BadgeView, deps: Issuin
 
 const normalized = (input: BadgeIssueBody, now: Date, prefix = ""): NormalizedIssue => {
   const n = normalizeIssue(input, prefix);
-  if (isCoreError(n)) throw n;
-  const future = checkIssuedAtNotFuture(n, now, prefix);
-  if (future) throw future;
+  checkIssuedAtNotFuture(n, now, prefix);
   return n;
 };
 
@@ -100,8 +91,7 @@ const issueWith = async (
   const key = normalizeEmail(n.recipient_email);
   const look = await writer.issueLookup(organizationId, n.badge_template_id, key);
   if (!look.template || !look.issuer) throw unknownTemplate(prefix);
-  const refused = checkIssue(look.template, look.hasLiveBadge);
-  if (refused) throw within(refused, prefix);
+  checkIssue(look.template, look.hasLiveBadge, prefix);
   // Over the organization's mail budget the badge is still issued, without its notification.
   const notify = extra.mailAllowed !== false && !n.suppress_badge_notification_email;
   const acceptToken = notify ? deps.acceptTokens.newToken() : null;
@@ -226,25 +216,19 @@ export const issueBatch = async (
   const results: BatchResult[] = [];
   for (const check of checkBatchItems(items)) {
     if (!check.ok) {
-      results.push({ index: check.index, ok: false, error: check.error });
+      results.push(check);
       continue;
     }
     const prefix = `badges.${check.index}`;
-    try {
-      const future = checkIssuedAtNotFuture(check.value, ctx.now, prefix);
-      if (future) throw future;
+    const issued = await settle(async () => {
+      checkIssuedAtNotFuture(check.value, ctx.now, prefix);
       const mailAllowed = await takeMailBudget(deps, organizationId, check.value);
-      const issued = await issueWith(deps.store, deps, ctx, organizationId, check.value, { prefix, mailAllowed });
-      results.push({ index: check.index, ok: true, issued });
-    } catch (err) {
-      if (!isCoreError(err)) throw err;
-      results.push({ index: check.index, ok: false, error: err });
-    }
+      return issueWith(deps.store, deps, ctx, organizationId, check.value, { prefix, mailAllowed });
+    });
+    results.push({ index: check.index, ...issued });
   }
   return results;
 };
-
-export type CheckedIssueResult = { ok: true; issued: IssuedBadge } | { ok: false; error: CoreError };
 
 /** Whether the organization's mail budget lets this request's notification go (taking one). */
 export const mailAllowedFor = takeMailBudget;
@@ -261,21 +245,14 @@ export const issueChecked = (
   ctx: IssuingContext,
   organizationId: string,
   items: ReadonlyArray<{ value: NormalizedIssue; mailAllowed: boolean }>,
-): Promise<CheckedIssueResult[]> =>
+): Promise<Array<Result<IssuedBadge>>> =>
   Promise.all(
-    items.map(async (item): Promise<CheckedIssueResult> => {
-      try {
-        const future = checkIssuedAtNotFuture(item.value, ctx.now);
-        if (future) throw future;
-        const issued = await issueWith(writer, deps, ctx, organizationId, item.value, {
-          mailAllowed: item.mailAllowed,
-        });
-        return { ok: true, issued };
-      } catch (err) {
-        if (!isCoreError(err)) throw err;
-        return { ok: false, error: err };
-      }
-    }),
+    items.map((item) =>
+      settle(async () => {
+        checkIssuedAtNotFuture(item.value, ctx.now);
+        return issueWith(writer, deps, ctx, organizationId, item.value, { mailAllowed: item.mailAllowed });
+      }),
+    ),
   );
 
 /** A page of the organization's badges; `query` comes from `parseListQuery(BADGE_LIST, ...)`. */
@@ -293,8 +270,9 @@ export const getBadge = async (deps: IssuingDeps, organizationId: string, id: st
 };
 
 /** The earner acting, when the caller names one: the badge must be linked to that account. */
-const checkEarner = (badge: BadgeRecord, userId: string | undefined): CoreError | null =>
-  userId !== undefined && badge.user_id !== userId ? forbidden("This badge was not issued to this user") : null;
+const checkEarner = (badge: BadgeRecord, userId: string | undefined): void => {
+  if (userId !== undefined && badge.user_id !== userId) throw forbidden("This badge was not issued to this user");
+};
 
 /** Locks the badge, applies `change`, writes it with the events it returns (none: nothing to write). */
 /** `user.public_badges.*` for the organizations the earner connected, when the badge's visibility to them changes. */
@@ -321,14 +299,13 @@ const changeBadge = (
   id: string,
   change: (
     view: BadgeView,
-  ) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[]; audit?: AuditRecord[] } | CoreError | null,
+  ) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[]; audit?: AuditRecord[] } | null,
 ): Promise<BadgeView> =>
   deps.store.transaction(async (tx: BadgeChangeTx) => {
     const view = await tx.lockBadge(organizationId, id);
     if (!view) throw notFound("Badge");
     const result = change(view);
     if (result === null) return view;
-    if (isCoreError(result)) throw result;
     const next: BadgeView = { ...view, badge: result.badge };
     await tx.updateBadge(result.badge);
     await tx.appendEvents([...result.events(next), ...(await connectedEvents(tx, deps, ctx, view, next))]);
@@ -346,10 +323,8 @@ const transition = (
   userId?: string,
 ): Promise<BadgeView> =>
   changeBadge(deps, ctx, organizationId, id, (view) => {
-    const refused = checkEarner(view.badge, userId);
-    if (refused) return refused;
+    checkEarner(view.badge, userId);
     const badge = applyBadgeAction(view.badge, action, ctx.now);
-    if (isCoreError(badge)) return badge;
     const audit =
       action.type === "revoke"
         ? auditOf(ctx, view.badge.organization_id, "badge.revoked", `badge:${view.badge.id}`, {
@@ -386,8 +361,7 @@ export const setPrivacy = (
   userId?: string,
 ): Promise<BadgeView> =>
   changeBadge(deps, ctx, null, badgeId, (view) => {
-    const refused = checkEarner(view.badge, userId);
-    if (refused) return refused;
+    checkEarner(view.badge, userId);
     if (view.badge.public === isPublic) return null;
     return {
       badge: setBadgePrivacy(view.badge, isPublic, ctx.now),
@@ -415,7 +389,6 @@ export const replaceBadge = async (
     const n = normalized(replacementIssue(old.badge, body), ctx.now);
     const newId = ctx.newId();
     const oldNext = applyBadgeAction(old.badge, { type: "replace" }, ctx.now, newId);
-    if (isCoreError(oldNext)) throw oldNext;
     // The old badge stops being live first, so the duplicate rule does not count it.
     await tx.updateBadge(oldNext);
     const replaced: BadgeView = { ...old, badge: oldNext };

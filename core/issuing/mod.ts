@@ -3,7 +3,7 @@ export type { BadgeActivityStore, DeliveryStatus, QueuedNotification } from "./b
 export { BADGE_EVENTS_SHOWN, badgeActivity, deliveryStatus } from "./badge_activity.ts";
 export type { FeedPage } from "./badge_feed.ts";
 export { FEED_PAGE_SIZE, feedCursor, searchIssuedBadges } from "./badge_feed.ts";
-export type { BatchResult, CheckedIssueResult, IssuedBadge } from "./badges.ts";
+export type { BatchResult, IssuedBadge } from "./badges.ts";
 export {
   deleteBadge,
   earnerDecision,

@@ -6,6 +6,7 @@ import {
   badgeStandardShape,
   badgeTemplateJson,
   checkTemplateDeletable,
+  checkTemplateImages,
   newTemplateRecord,
   type OrganizationRef,
   type TemplateAction,
@@ -14,11 +15,10 @@ import {
   type TemplateListQuery,
   type TemplateUpdateBody,
   templateChanged,
-  templateImageConflict,
 } from "../badges/mod.ts";
 import { templateChangeEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { type CoreError, isCoreError, notFound, validationFailed } from "../errors/mod.ts";
+import { type CoreError, notFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeTemplateEventType, badgeTemplateEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
@@ -29,10 +29,11 @@ const slugTaken = (): CoreError =>
     { field: "vanity_slug", message: "is already used by another badge template of this organization" },
   ]);
 
-const blankName = (name: string | undefined): CoreError | null =>
-  name !== undefined && name.trim() === ""
-    ? validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }])
-    : null;
+const checkName = (name: string | undefined): void => {
+  if (name !== undefined && name.trim() === "") {
+    throw validationFailed("Validation failed", [{ field: "name", message: "must not be blank" }]);
+  }
+};
 
 const templateEvent = (
   deps: IssuingDeps,
@@ -43,11 +44,6 @@ const templateEvent = (
 ): EventRecord =>
   badgeTemplateEvent(kind, badgeTemplateJson(template, owner, deps.urls), eventContext(ctx, template.organization_id));
 
-const orThrow = <T>(value: T | CoreError): T => {
-  if (isCoreError(value)) throw value;
-  return value;
-};
-
 export const createTemplate = async (
   deps: IssuingDeps,
   ctx: IssuingContext,
@@ -55,8 +51,8 @@ export const createTemplate = async (
   body: TemplateCreateBody,
   image: string | null = null,
 ): Promise<TemplateView> => {
-  const blank = blankName(body.name) ?? templateImageConflict(image, body.image_url);
-  if (blank) throw blank;
+  checkName(body.name);
+  checkTemplateImages(image, body.image_url);
   const template = newTemplateRecord(body, { id: ctx.newId(), organization_id: owner.id, now: ctx.now, image });
   await deps.store.transaction(async (tx: TemplateChangeTx) => {
     if ((await tx.insertTemplate(template)) === "slug_taken") throw slugTaken();
@@ -89,12 +85,12 @@ const changeTemplate = (
   organizationId: string,
   id: string,
   action: "badge_template.updated" | "badge_template.archived" | "badge_template.unarchived",
-  change: (current: BadgeTemplateRecord) => BadgeTemplateRecord | CoreError,
+  change: (current: BadgeTemplateRecord) => BadgeTemplateRecord,
 ): Promise<TemplateView> =>
   deps.store.transaction(async (tx: TemplateChangeTx) => {
     const view = await tx.lockTemplate(organizationId, id);
     if (!view) throw notFound("Badge template");
-    const next = orThrow(change(view.template));
+    const next = change(view.template);
     if (!templateChanged(view.template, next)) return view;
     if ((await tx.updateTemplate(next)) === "slug_taken") throw slugTaken();
     const shape = (badge: BadgeRecord, template: BadgeTemplateRecord) =>
@@ -113,7 +109,7 @@ const changeTemplate = (
     return { template: next, owner: view.owner };
   });
 
-export const updateTemplate = (
+export const updateTemplate = async (
   deps: IssuingDeps,
   ctx: IssuingContext,
   organizationId: string,
@@ -121,8 +117,7 @@ export const updateTemplate = (
   body: TemplateUpdateBody,
   image: TemplateImageChange = undefined,
 ): Promise<TemplateView> => {
-  const blank = blankName(body.name);
-  if (blank) return Promise.reject(blank);
+  checkName(body.name);
   return changeTemplate(deps, ctx, organizationId, id, "badge_template.updated", (t) =>
     applyTemplateUpdate(t, body, ctx.now, image),
   );
@@ -148,8 +143,7 @@ export const deleteTemplate = (
   deps.store.transaction(async (tx: TemplateChangeTx) => {
     const view = await tx.lockTemplate(organizationId, id);
     if (!view) throw notFound("Badge template");
-    const refused = checkTemplateDeletable(view.template);
-    if (refused) throw refused;
+    checkTemplateDeletable(view.template);
     await tx.deleteTemplate(id);
     await tx.appendEvents([templateEvent(deps, ctx, "badge_template.deleted", view.template, view.owner)]);
     await tx.appendAudit(

@@ -38,10 +38,6 @@ export const auditByOf = (actor: MemberActor, clientAddress: string | null): Aud
   }
 };
 
-const check = (refused: CoreError | null): void => {
-  if (refused) throw refused;
-};
-
 export const invitationUrl = (publicUrl: string, token: string): string =>
   `${publicUrl.replace(/\/+$/, "")}/console/invitations/${encodeURIComponent(token)}`;
 
@@ -63,7 +59,7 @@ export const listMembers = (
   organizationId: string,
   page: PageRequest,
 ): Promise<Page<MemberView>> => {
-  check(actorMay(actor, organizationId, "members.read"));
+  actorMay(actor, organizationId, "members.read");
   return deps.members.listMembers(organizationId, page);
 };
 
@@ -73,7 +69,7 @@ export const getMember = async (
   organizationId: string,
   membershipId: string,
 ): Promise<MemberView> => {
-  check(actorMay(actor, organizationId, "members.read"));
+  actorMay(actor, organizationId, "members.read");
   const found = await deps.members.getMember(organizationId, membershipId);
   if (!found) throw notFound("Membership");
   return found;
@@ -105,7 +101,7 @@ const peopleChange = (
   organizationId: string,
   change: (tx: MemberTx, audit: AppendAudit) => Promise<void>,
 ): Promise<void> => {
-  check(actorMay(actor, organizationId, "members.read"));
+  actorMay(actor, organizationId, "members.read");
   const by = auditByOf(actor, clientAddress);
   return deps.members.transaction((tx) =>
     change(tx, (action, target, details) =>
@@ -126,9 +122,7 @@ export const changeRole = async (
 ): Promise<MemberView> => {
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
     const m = await lockedMembership(tx, organizationId, membershipId);
-    check(
-      mayChangeRole(actor, organizationId, { from: m.role, to: role, owners: await tx.countOwners(organizationId) }),
-    );
+    mayChangeRole(actor, organizationId, { from: m.role, to: role, owners: await tx.countOwners(organizationId) });
     if (m.role === role) return;
     await tx.setRole(m.id, role, ctx.now);
     await audit("membership.role_changed", `membership:${m.id}`, { user_id: m.user_id, from: m.role, to: role });
@@ -147,13 +141,11 @@ export const removeMember = async (
 ): Promise<void> => {
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
     const m = await lockedMembership(tx, organizationId, membershipId);
-    check(
-      mayRemove(actor, organizationId, {
-        accountId: m.user_id,
-        role: m.role,
-        owners: await tx.countOwners(organizationId),
-      }),
-    );
+    mayRemove(actor, organizationId, {
+      accountId: m.user_id,
+      role: m.role,
+      owners: await tx.countOwners(organizationId),
+    });
     await tx.deleteMembership(m.id);
     await audit("membership.removed", `membership:${m.id}`, { user_id: m.user_id, role: m.role });
   });
@@ -211,7 +203,7 @@ export const invite = async (
   organizationId: string,
   input: CreateInvitationInput,
 ): Promise<{ invitation: InvitationRecord; token: string }> => {
-  check(mayInvite(actor, organizationId, input.role));
+  mayInvite(actor, organizationId, input.role);
   const org = await deps.members.organization(organizationId);
   if (!org) throw notFound("Organization");
   const email = input.email.trim();
@@ -274,7 +266,7 @@ export const listInvitations = (
   organizationId: string,
   page: PageRequest,
 ): Promise<Page<InvitationRecord>> => {
-  check(actorMay(actor, organizationId, "members.read"));
+  actorMay(actor, organizationId, "members.read");
   return deps.members.listInvitations(organizationId, page, ctx.now);
 };
 
@@ -285,7 +277,7 @@ export const getInvitation = async (
   organizationId: string,
   id: string,
 ): Promise<InvitationRecord> => {
-  check(actorMay(actor, organizationId, "members.read"));
+  actorMay(actor, organizationId, "members.read");
   const found = await deps.members.getInvitation(organizationId, id);
   if (!found || found.expires_at <= ctx.now) throw notFound("Invitation");
   return found;
@@ -303,7 +295,7 @@ export const cancelInvitation = async (
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
     const inv = await tx.getInvitation(organizationId, id);
     if (!inv) throw notFound("Invitation");
-    check(mayInvite(actor, organizationId, inv.role));
+    mayInvite(actor, organizationId, inv.role);
     await tx.deleteInvitation(inv.id);
     await audit("invitation.cancelled", `invitation:${inv.id}`, { email: inv.email, role: inv.role });
   });

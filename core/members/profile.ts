@@ -35,8 +35,7 @@ export const updateOrganizationProfile = async (
   organizationId: string,
   input: UpdateOrganizationInput,
 ): Promise<OrganizationRecord> => {
-  const refused = actorMay(actor, organizationId, "profile.update");
-  if (refused) throw refused;
+  actorMay(actor, organizationId, "profile.update");
   const name = input.name?.trim();
   if (name !== undefined && name.length === 0)
     throw validationFailed("Invalid profile", [{ field: "name", message: "must not be blank" }]);

@@ -28,20 +28,20 @@ const roleOf = (actor: MemberActor): Role => {
   }
 };
 
-/** May `actor` do `action` in `organizationId`? A member or credential of another organization: 403. */
-export const actorMay = (actor: MemberActor, organizationId: string, action: MemberAction): CoreError | null => {
+/** May `actor` do `action` in `organizationId`? Throws 403 if not, as for a member or credential of another organization. */
+export const actorMay = (actor: MemberActor, organizationId: string, action: MemberAction): void => {
   if (actor.kind === "member" && actor.organizationId !== organizationId)
-    return forbidden("You are not a member of this organization");
+    throw forbidden("You are not a member of this organization");
   if (actor.kind === "credential" && actor.credential.organizationId !== organizationId)
-    return forbidden("This credential belongs to another organization");
-  if (allowed(roleOf(actor), action)) return null;
+    throw forbidden("This credential belongs to another organization");
+  if (allowed(roleOf(actor), action)) return;
   if (action === "ownership.change")
-    return forbidden(
+    throw forbidden(
       actor.kind === "credential"
         ? "Owners are made, changed and removed only by an owner in the console"
         : "Only an owner may make, change or remove owners",
     );
-  return forbidden(`Your role does not allow ${action}`);
+  throw forbidden(`Your role does not allow ${action}`);
 };
 
 export const LAST_OWNER_MESSAGE = "The last owner cannot leave or be demoted; make another member owner first";
@@ -50,7 +50,7 @@ const lastOwner = (): CoreError =>
   validationFailed(LAST_OWNER_MESSAGE, [{ field: "role", message: "the organization needs an owner" }]);
 
 /** Inviting an address with `role`: an owner's invitation needs ownership rights. */
-export const mayInvite = (actor: MemberActor, organizationId: string, role: Role): CoreError | null =>
+export const mayInvite = (actor: MemberActor, organizationId: string, role: Role): void =>
   actorMay(actor, organizationId, role === "owner" ? "ownership.change" : "members.invite");
 
 /** Changing a member's role from `from` to `to`, with `owners` owners in the organization now. */
@@ -58,15 +58,13 @@ export const mayChangeRole = (
   actor: MemberActor,
   organizationId: string,
   change: { from: Role; to: Role; owners: number },
-): CoreError | null => {
-  const refused = actorMay(
+): void => {
+  actorMay(
     actor,
     organizationId,
     change.from === "owner" || change.to === "owner" ? "ownership.change" : "members.change_role",
   );
-  if (refused) return refused;
-  if (change.from === "owner" && change.to !== "owner" && change.owners <= 1) return lastOwner();
-  return null;
+  if (change.from === "owner" && change.to !== "owner" && change.owners <= 1) throw lastOwner();
 };
 
 /**
@@ -77,14 +75,12 @@ export const mayRemove = (
   actor: MemberActor,
   organizationId: string,
   target: { accountId: string; role: Role; owners: number },
-): CoreError | null => {
+): void => {
   const leaving = actor.kind === "member" && actor.accountId === target.accountId;
   if (!leaving) {
-    const refused = actorMay(actor, organizationId, target.role === "owner" ? "ownership.change" : "members.remove");
-    if (refused) return refused;
+    actorMay(actor, organizationId, target.role === "owner" ? "ownership.change" : "members.remove");
   } else if (actor.organizationId !== organizationId) {
-    return forbidden("You are not a member of this organization");
+    throw forbidden("You are not a member of this organization");
   }
-  if (target.role === "owner" && target.owners <= 1) return lastOwner();
-  return null;
+  if (target.role === "owner" && target.owners <= 1) throw lastOwner();
 };

@@ -27,14 +27,14 @@ const chunkType = (bytes: Uint8Array, at: number): string => String.fromCharCode
  * file passes as a picture while carrying something else (an HTML page, an archive), so they are
  * refused. CRCs are not checked: a bad one spoils a picture, not the pages that show it.
  */
-const checkPng = (bytes: Uint8Array): CheckedImage | CoreError => {
+const checkPng = (bytes: Uint8Array): CheckedImage => {
   if (bytes.length < 33 || u32(bytes, 8) !== 13 || chunkType(bytes, 8) !== "IHDR") {
-    return refused("is not a readable PNG");
+    throw refused("is not a readable PNG");
   }
   const width = u32(bytes, 16);
   const height = u32(bytes, 20);
   if (width < 1 || height < 1 || width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE) {
-    return refused(`must be between 1 and ${IMAGE_MAX_SIDE} pixels on each side`);
+    throw refused(`must be between 1 and ${IMAGE_MAX_SIDE} pixels on each side`);
   }
   let at = 8;
   let sawData = false;
@@ -42,17 +42,17 @@ const checkPng = (bytes: Uint8Array): CheckedImage | CoreError => {
     const length = u32(bytes, at);
     const type = chunkType(bytes, at);
     const end = at + 12 + length;
-    if (end > bytes.length) return refused("is not a readable PNG: a chunk runs past the end of the file");
-    if (type === "IHDR" && at !== 8) return refused("is not a readable PNG: IHDR appears twice");
+    if (end > bytes.length) throw refused("is not a readable PNG: a chunk runs past the end of the file");
+    if (type === "IHDR" && at !== 8) throw refused("is not a readable PNG: IHDR appears twice");
     if (type === "IDAT") sawData = true;
     if (type === "IEND") {
-      if (!sawData) return refused("is not a readable PNG: it has no image data");
-      if (end !== bytes.length) return refused("is not a readable PNG: it has data after its end (trailing junk)");
+      if (!sawData) throw refused("is not a readable PNG: it has no image data");
+      if (end !== bytes.length) throw refused("is not a readable PNG: it has data after its end (trailing junk)");
       return { contentType: "image/png", extension: "png" };
     }
     at = end;
   }
-  return refused("is not a readable PNG: it has no end chunk");
+  throw refused("is not a readable PNG: it has no end chunk");
 };
 
 /**
@@ -79,10 +79,10 @@ const SVG_HAZARDS: ReadonlyArray<[RegExp, string]> = [
  */
 const SVG_ROOT = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<svg[\s>]/i;
 
-const checkSvg = (text: string): CheckedImage | CoreError => {
-  if (!SVG_ROOT.test(text)) return refused("is neither a PNG nor an SVG image");
+const checkSvg = (text: string): CheckedImage => {
+  if (!SVG_ROOT.test(text)) throw refused("is neither a PNG nor an SVG image");
   for (const [pattern, what] of SVG_HAZARDS) {
-    if (pattern.test(text)) return refused(`is an SVG with ${what}, which Laurel does not accept`);
+    if (pattern.test(text)) throw refused(`is an SVG with ${what}, which Laurel does not accept`);
   }
   return { contentType: "image/svg+xml", extension: "svg" };
 };
@@ -91,9 +91,9 @@ const checkSvg = (text: string): CheckedImage | CoreError => {
  * An uploaded issuer image, judged by its content (never by its name or declared type): a PNG
  * with a valid header, or an inert SVG, at most 1 MiB. `text` is the bytes read as UTF-8.
  */
-export const checkImage = (bytes: Uint8Array, text: string): CheckedImage | CoreError => {
-  if (bytes.length === 0) return refused("is empty");
-  if (bytes.length > IMAGE_MAX_BYTES) return refused("is larger than 1 MiB");
+export const checkImage = (bytes: Uint8Array, text: string): CheckedImage => {
+  if (bytes.length === 0) throw refused("is empty");
+  if (bytes.length > IMAGE_MAX_BYTES) throw refused("is larger than 1 MiB");
   if (PNG_SIGNATURE.every((b, i) => bytes[i] === b)) return checkPng(bytes);
   return checkSvg(text);
 };

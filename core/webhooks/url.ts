@@ -1,4 +1,4 @@
-import { type FieldError, validationFailed } from "../errors/mod.ts";
+import { type FieldError, fail, ok, type Result, validationFailed } from "../errors/mod.ts";
 import { type Cidr, isForbiddenAddress, parseIp } from "./addresses.ts";
 
 /**
@@ -23,24 +23,22 @@ const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 // A WHATWG parser reads a host whose last label is numeric as IPv4 (`2130706433`, `0x7f.1`).
 const NUMERIC_LAST_LABEL = /(^|\.)(0x[0-9a-f]*|[0-9]+)\.?$/;
 
-type Parsed = { ok: true; parts: WebhookUrlParts } | { ok: false; message: string };
-
-const parse = (url: string): Parsed => {
-  if (url.length === 0) return { ok: false, message: "is required" };
+/** The URL's parts, or what is wrong with it (a field error's message). */
+const parse = (url: string): Result<WebhookUrlParts, string> => {
+  if (url.length === 0) return fail("is required");
   if (url.length > WEBHOOK_URL_MAX_LENGTH) {
-    return { ok: false, message: `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters` };
+    return fail(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
   }
   // Whitespace, control characters and non-ASCII are refused rather than silently re-encoded.
-  if (/[^\x21-\x7e]/.test(url))
-    return { ok: false, message: "must not contain spaces, control or non-ASCII characters" };
+  if (/[^\x21-\x7e]/.test(url)) return fail("must not contain spaces, control or non-ASCII characters");
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^#]*)(#.*)?$/.exec(url);
-  if (!m) return { ok: false, message: "must be an absolute URL such as https://example.com/webhooks" };
+  if (!m) return fail("must be an absolute URL such as https://example.com/webhooks");
   const scheme = (m[1] as string).toLowerCase();
   const authority = m[2] as string;
   const rest = m[3] as string;
-  if (m[4] !== undefined) return { ok: false, message: "must not contain a fragment (#...)" };
-  if (authority.includes("@")) return { ok: false, message: "must not contain credentials" };
-  if (rest.includes("\\")) return { ok: false, message: "must not contain backslashes" };
+  if (m[4] !== undefined) return fail("must not contain a fragment (#...)");
+  if (authority.includes("@")) return fail("must not contain credentials");
+  if (rest.includes("\\")) return fail("must not contain backslashes");
 
   let hostText: string;
   let portText: string | undefined;
@@ -49,37 +47,37 @@ const parse = (url: string): Parsed => {
     hostText = bracket[1] as string;
     portText = bracket[2];
     const ip = parseIp(hostText);
-    if (ip?.version !== 6 || hostText.includes("%")) return { ok: false, message: "has an invalid IPv6 host" };
+    if (ip?.version !== 6 || hostText.includes("%")) return fail("has an invalid IPv6 host");
   } else {
     const colon = authority.lastIndexOf(":");
     hostText = colon >= 0 ? authority.slice(0, colon) : authority;
     portText = colon >= 0 ? authority.slice(colon + 1) : undefined;
   }
   const host = hostText.toLowerCase();
-  if (host === "") return { ok: false, message: "must name a host" };
+  if (host === "") return fail("must name a host");
   if (!bracket) {
     const ip = parseIp(host);
     if (!ip) {
       const name = host.endsWith(".") ? host.slice(0, -1) : host;
       if (NUMERIC_LAST_LABEL.test(name) || name.length > 253 || !name.split(".").every((l) => LABEL.test(l))) {
-        return { ok: false, message: "has an invalid host name" };
+        return fail("has an invalid host name");
       }
     }
   }
   let port = DEFAULT_PORTS[scheme] ?? 0;
   if (portText !== undefined && portText !== "") {
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
-      return { ok: false, message: "has an invalid port" };
+      return fail("has an invalid port");
     }
     port = Number(portText);
   }
-  return { ok: true, parts: { scheme, host, port, pathAndQuery: rest === "" ? "/" : rest } };
+  return ok({ scheme, host, port, pathAndQuery: rest === "" ? "/" : rest });
 };
 
 /** The parts of a URL the parser accepts (any scheme), or undefined. */
 export const parseWebhookUrl = (url: string): WebhookUrlParts | undefined => {
   const p = parse(url);
-  return p.ok ? p.parts : undefined;
+  return p.ok ? p.value : undefined;
 };
 
 /**
@@ -96,9 +94,9 @@ export const validateWebhookUrl = (
 ): FieldError[] => {
   const field = options.field ?? "webhook_url";
   const p = parse(url);
-  if (!p.ok) return [{ field, message: p.message }];
-  if (p.parts.scheme !== "https") return [{ field, message: "must use https" }];
-  if (parseIp(p.parts.host) && isForbiddenAddress(p.parts.host, options.allowedNetworks ?? [])) {
+  if (!p.ok) return [{ field, message: p.error }];
+  if (p.value.scheme !== "https") return [{ field, message: "must use https" }];
+  if (parseIp(p.value.host) && isForbiddenAddress(p.value.host, options.allowedNetworks ?? [])) {
     return [{ field, message: "must not point to a private, loopback, link-local or reserved address" }];
   }
   return [];
@@ -120,8 +118,8 @@ export const assertWebhookUrl = (
  */
 export const destinationKey = (url: string): string => {
   const p = parse(url);
-  if (!p.ok) throw validationFailed("Invalid webhook URL", [{ field: "webhook_url", message: p.message }]);
-  const { scheme, host, port } = p.parts;
+  if (!p.ok) throw validationFailed("Invalid webhook URL", [{ field: "webhook_url", message: p.error }]);
+  const { scheme, host, port } = p.value;
   return `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
 };
 

@@ -43,34 +43,34 @@ export const transitionConnection = (
   from: ConnectionFields,
   action: ConnectionAction,
   userId: string | null = null,
-): ConnectionChange | CoreError => {
+): ConnectionChange => {
   const s = from.employee_state;
   switch (action) {
     case "associate":
-      if (from.user_id !== null || userId === null) return refused(action, from);
+      if (from.user_id !== null || userId === null) throw refused(action, from);
       return { employee_state: s, user_id: userId, events: [] };
     case "disassociate":
-      if (from.user_id === null) return refused(action, from);
+      if (from.user_id === null) throw refused(action, from);
       return {
         employee_state: "created",
         user_id: null,
         events: s === "created" ? [] : ["employment.user_account.disassociated"],
       };
     case "prompt":
-      if (from.user_id === null || s !== "created") return refused(action, from);
+      if (from.user_id === null || s !== "created") throw refused(action, from);
       return {
         employee_state: "pending",
         user_id: from.user_id,
         events: ["employment.user_account.associated", "employment.connection.pending"],
       };
     case "accept":
-      if (from.user_id === null || (s !== "pending" && s !== "rejected")) return refused(action, from);
+      if (from.user_id === null || (s !== "pending" && s !== "rejected")) throw refused(action, from);
       return { employee_state: "accepted", user_id: from.user_id, events: ["employment.connection.accepted"] };
     case "reject":
-      if (from.user_id === null || s !== "pending") return refused(action, from);
+      if (from.user_id === null || s !== "pending") throw refused(action, from);
       return { employee_state: "rejected", user_id: from.user_id, events: ["employment.connection.rejected"] };
     case "disconnect":
-      if (from.user_id === null || s !== "accepted") return refused(action, from);
+      if (from.user_id === null || s !== "accepted") throw refused(action, from);
       return { employee_state: "rejected", user_id: from.user_id, events: ["employment.connection.rejected"] };
   }
 };

@@ -6,7 +6,7 @@ import {
   type OrganizationRef,
   type ShapeUrls,
 } from "../badges/mod.ts";
-import { isCoreError, notFound } from "../errors/mod.ts";
+import { notFound } from "../errors/mod.ts";
 import { type EventRecord, employmentBadgeEvent, employmentEvent } from "../events/mod.ts";
 import { type ConnectionAction, employerSeesBadges, transitionConnection, visibleBadges } from "./connection.ts";
 import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
@@ -59,7 +59,6 @@ const apply = (
   badges: BadgeStandardShape[] = [],
 ): Step => {
   const change = transitionConnection(record, action, userId);
-  if (isCoreError(change)) throw change;
   const next: EmployeeRecord = {
     ...record,
     user_id: change.user_id,

@@ -19,7 +19,7 @@ import {
   type TemplateState,
   TemplateUpdateBody,
 } from "../../core/badges/mod.ts";
-import { isCoreError } from "../../core/errors/mod.ts";
+import { resultOf } from "../../core/errors/mod.ts";
 
 t.test("issue rule table", (t) => {
   // [template state, allow duplicates, recipient has a live badge, expected message or null]
@@ -34,12 +34,12 @@ t.test("issue rule table", (t) => {
     ["archived", true, true, "The badge template is archived; only an active template can issue badges"],
   ];
   for (const [state, allow, live, expected] of cases) {
-    const got = checkIssue({ state, allow_duplicate_badges: allow }, live);
+    const got = resultOf(() => checkIssue({ state, allow_duplicate_badges: allow }, live));
     const label = `${state} allow=${allow} live=${live}`;
-    if (expected === null) t.equal(got, null, label);
+    if (expected === null) t.ok(got.ok, label);
     else {
-      t.equal(got?.code, "validation_failed", label);
-      t.equal(got?.message, expected, label);
+      t.equal(got.ok ? null : got.error.code, "validation_failed", label);
+      t.equal(got.ok ? null : got.error.message, expected, label);
     }
   }
   t.equal(DUPLICATE_BADGE_MESSAGE, "User already has this badge");
@@ -116,8 +116,7 @@ t.test("normalizeIssue parses, trims and checks expiry", (t) => {
     expires_at: "2025-01-02T00:00:00Z",
     evidence: [{ type: "UrlEvidence", name: "Repo", value: "https://git.example/x", description: "" }],
   });
-  t.notOk(isCoreError(n));
-  if (!isCoreError(n)) {
+  {
     t.equal(n.issued_at.toISOString(), "2024-01-01T21:34:05.000Z");
     t.equal(n.expires_at?.toISOString(), "2025-01-02T00:00:00.000Z");
     t.equal(n.issued_to_first_name, "Ada");
@@ -137,12 +136,12 @@ t.test("normalizeIssue parses, trims and checks expiry", (t) => {
     t.equal(r.replaces_badge_id, null);
     t.equal(r.state_updated_at.getTime(), 0);
   }
-  const early = normalizeIssue({ ...ISSUE, expires_at: "2024-01-01T21:34:05Z" }, "badges.1");
-  t.ok(isCoreError(early));
-  if (isCoreError(early))
-    t.same(early.errors, [{ field: "badges.1.expires_at", message: "must be later than issued_at" }]);
-  const many = normalizeIssue({ ...ISSUE, issued_at: "nope", issued_to_last_name: " " });
-  t.ok(isCoreError(many) && many.errors.map((e) => e.field).join() === "issued_at,issued_to_last_name");
+  const early = resultOf(() => normalizeIssue({ ...ISSUE, expires_at: "2024-01-01T21:34:05Z" }, "badges.1"));
+  t.same(early.ok ? null : early.error.errors, [
+    { field: "badges.1.expires_at", message: "must be later than issued_at" },
+  ]);
+  const many = resultOf(() => normalizeIssue({ ...ISSUE, issued_at: "nope", issued_to_last_name: " " }));
+  t.equal(many.ok ? null : many.error.errors.map((e) => e.field).join(), "issued_at,issued_to_last_name");
   t.equal(normalizeEmail("  Ada@Example.ORG "), "ada@example.org");
   t.end();
 });

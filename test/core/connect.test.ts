@@ -17,7 +17,13 @@ import {
   redirectUriProblem,
   redirectUriRegistered,
 } from "../../core/credentials/mod.ts";
-import { isCoreError } from "../../core/errors/mod.ts";
+import { type CoreError, isCoreError, resultOf } from "../../core/errors/mod.ts";
+
+/** What a rule returns, or the CoreError it throws: both are answers these tables check. */
+const caught = <T>(run: () => T): T | CoreError => {
+  const result = resultOf(run);
+  return result.ok ? result.value : result.error;
+};
 
 const USER = "0193a7e0-0000-7000-8000-000000000001";
 const badge = (state: string, isPublic: boolean, user: string | null = USER): BadgeVisibility => ({
@@ -194,8 +200,12 @@ t.test("redirect URIs", async (t) => {
   ]) {
     t.not(redirectUriProblem(bad), null, bad);
   }
-  t.equal(checkRedirectUris(["https://a.example/", "https://a.example/"]), "https://a.example/", "duplicates fold");
-  const refused = checkRedirectUris(["https://ok.example/", "https://a b.example/"]);
+  t.equal(
+    caught(() => checkRedirectUris(["https://a.example/", "https://a.example/"])),
+    "https://a.example/",
+    "duplicates fold",
+  );
+  const refused = caught(() => checkRedirectUris(["https://ok.example/", "https://a b.example/"]));
   t.ok(isCoreError(refused) && refused.errors[0]?.field === "redirect_uris.1");
   const registered = ["https://a.example/cb", "http://127.0.0.1:8080/cb"];
   t.ok(redirectUriRegistered(registered, "https://a.example/cb"));
@@ -248,8 +258,19 @@ t.test("authorization requests", async (t) => {
   t.ok(grantCovers(grant, ["profile"]));
   t.notOk(grantCovers(grant, ["profile", "public_badges"]));
   t.notOk(grantCovers(null, ["profile"]));
-  t.same(parseUserScopeParam("x"), { ok: false, reason: "unknown scope: x" });
+  t.same(parseUserScopeParam("x"), { ok: false, error: "unknown scope: x" });
 });
+
+/** The RFC 6749 name a request reader throws, or null when it reads the request. */
+const oauthRefusal = (read: () => unknown): string | null => {
+  try {
+    read();
+    return null;
+  } catch (err) {
+    if (!isCoreError(err)) throw err;
+    return err.oauth ?? err.code;
+  }
+};
 
 t.test("token requests of the user grants", async (t) => {
   const creds = { clientId: "c", clientSecret: "s" };
@@ -260,14 +281,11 @@ t.test("token requests of the user grants", async (t) => {
     code_verifier: "v",
   };
   t.same(parseUserGrantRequest(code, creds), {
-    ok: true,
-    request: {
-      grant: "authorization_code",
-      ...creds,
-      code: "k",
-      redirectUri: "https://a.example/cb",
-      codeVerifier: "v",
-    },
+    grant: "authorization_code",
+    ...creds,
+    code: "k",
+    redirectUri: "https://a.example/cb",
+    codeVerifier: "v",
   });
   for (const [params, error] of [
     [{ ...code, code: "" }, "invalid_request"],
@@ -276,11 +294,14 @@ t.test("token requests of the user grants", async (t) => {
     [{ ...code, code: ["a"] }, "invalid_request"],
     [{ grant_type: "refresh_token" }, "invalid_request"],
   ] as const) {
-    const r = parseUserGrantRequest(params, creds);
-    t.equal(r.ok ? null : r.error.error, error, JSON.stringify(params));
+    t.equal(
+      oauthRefusal(() => parseUserGrantRequest(params, creds)),
+      error,
+      JSON.stringify(params),
+    );
   }
   const refresh = parseUserGrantRequest({ grant_type: "refresh_token", refresh_token: "r" }, creds);
-  t.ok(refresh.ok && refresh.request.grant === "refresh_token");
-  const noClient = parseUserGrantRequest({ grant_type: "refresh_token", refresh_token: "r" }, null);
-  t.equal(noClient.ok ? null : noClient.error.error, "invalid_client");
+  t.equal(refresh.grant, "refresh_token");
+  const noClient = oauthRefusal(() => parseUserGrantRequest({ grant_type: "refresh_token", refresh_token: "r" }, null));
+  t.equal(noClient, "invalid_client");
 });

@@ -10,7 +10,7 @@ import {
   type OrganizationRef,
   templateChanged,
 } from "../../core/badges/mod.ts";
-import { isCoreError } from "../../core/errors/mod.ts";
+import { type CoreError, isCoreError, resultOf } from "../../core/errors/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import {
   type BadgeStore,
@@ -30,6 +30,12 @@ import {
   userJson,
 } from "../../core/issuing/mod.ts";
 import type { OutboxMail } from "../../core/mail/mod.ts";
+
+/** The CoreError a check throws, or null when it passes. */
+const refusal = (run: () => void): CoreError | null => {
+  const result = resultOf(run);
+  return result.ok ? null : result.error;
+};
 
 const NOW = new Date("2024-06-01T12:00:00.000Z");
 const org: OrganizationRef = {
@@ -279,13 +285,29 @@ t.test("replace: the old badge is replaced before the new one is issued, all or 
 
 t.test("rules: issued_at in the future, deletable templates, unchanged templates", (t) => {
   const at = (ms: number) => ({ issued_at: new Date(NOW.getTime() + ms) });
-  t.equal(checkIssuedAtNotFuture(at(0), NOW), null);
-  t.equal(checkIssuedAtNotFuture(at(ISSUED_AT_FUTURE_TOLERANCE_MS), NOW), null, "clock skew tolerated");
-  t.match(checkIssuedAtNotFuture(at(ISSUED_AT_FUTURE_TOLERANCE_MS + 1), NOW, "badges.2"), {
-    errors: [{ field: "badges.2.issued_at" }],
-  });
-  t.equal(checkTemplateDeletable({ badges_count: 0 }), null);
-  t.match(checkTemplateDeletable({ badges_count: 2 }), { code: "validation_failed" });
+  t.equal(
+    refusal(() => checkIssuedAtNotFuture(at(0), NOW)),
+    null,
+  );
+  t.equal(
+    refusal(() => checkIssuedAtNotFuture(at(ISSUED_AT_FUTURE_TOLERANCE_MS), NOW)),
+    null,
+    "clock skew tolerated",
+  );
+  t.match(
+    refusal(() => checkIssuedAtNotFuture(at(ISSUED_AT_FUTURE_TOLERANCE_MS + 1), NOW, "badges.2")),
+    {
+      errors: [{ field: "badges.2.issued_at" }],
+    },
+  );
+  t.equal(
+    refusal(() => checkTemplateDeletable({ badges_count: 0 })),
+    null,
+  );
+  t.match(
+    refusal(() => checkTemplateDeletable({ badges_count: 2 })),
+    { code: "validation_failed" },
+  );
   t.notOk(templateChanged(template, { ...template, updated_at: new Date() }));
   t.ok(templateChanged(template, { ...template, skills: ["x"] }));
   t.end();

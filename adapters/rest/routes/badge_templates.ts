@@ -9,7 +9,7 @@ import {
   TemplateCreateBody,
   TemplateUpdateBody,
 } from "../../../core/badges/mod.ts";
-import { type CoreError, isCoreError, notFound } from "../../../core/errors/mod.ts";
+import { notFound } from "../../../core/errors/mod.ts";
 import {
   createTemplate,
   deleteTemplate,
@@ -50,11 +50,6 @@ const JSON_FIELDS = new Set(["skills", "alignments", "public", "allow_duplicate_
 /** Multipart text fields where an empty value means `null`, as an empty form input does. */
 const NULLABLE_FIELDS = new Set(["image_url", "url", "vanity_slug", "criteria_url", "global_activity_url"]);
 
-const orThrow = <T>(value: T | CoreError): T => {
-  if (isCoreError(value)) throw value;
-  return value;
-};
-
 const IMAGE_DESCRIPTION =
   "Laurel addition: `image` sets the template's image, a PNG or SVG of at most 1 MiB judged by its content: a data URI in a JSON body, or a file part named `image` in a multipart/form-data body (whose other parts are the same fields as text; `skills`, `alignments`, `public` and `allow_duplicate_badges` as JSON, an empty value as null). Laurel stores it and `image_url` then gives its stable address, served with immutable cache headers. A refused image is a 422 naming the field `image`; `image: null` drops a stored image, and an `image_url` replaces it.";
 
@@ -73,7 +68,6 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
     { parseAs: "buffer", bodyLimit: TEMPLATE_BODY_LIMIT },
     (request, body, done) => {
       readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-        if (isCoreError(form)) return done(form, undefined);
         const parsed: Record<string | symbol, unknown> = {};
         for (const [name, values] of form.fields) {
           const value = values.at(-1) ?? "";
@@ -99,8 +93,8 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
     const fields = (body ?? {}) as Record<string | symbol, unknown>;
     const sent = fields[IMAGE_FILE] ?? fields.image;
     if (sent === undefined || sent === null) return sent as undefined | null;
-    const bytes = sent instanceof Uint8Array ? sent : orThrow(decodeImageDataUri(sent as string));
-    return orThrow(await storeImage(deps.images, bytes, deps.clock()));
+    const bytes = sent instanceof Uint8Array ? sent : decodeImageDataUri(sent as string);
+    return storeImage(deps.images, bytes, deps.clock());
   };
 
   app.post(base, {

@@ -114,7 +114,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
       return {
         data: results.map((r) =>
           r.ok
-            ? { index: r.index, status: "issued" as const, badge: json(r.issued.view) }
+            ? { index: r.index, status: "issued" as const, badge: json(r.value.view) }
             : {
                 index: r.index,
                 status: "failed" as const,

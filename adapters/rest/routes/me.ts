@@ -5,10 +5,11 @@ import type { UserScope } from "../../../core/auth/mod.ts";
 import { BadgeStandardShapeSchema, badgeStandardShape } from "../../../core/badges/mod.ts";
 import { type UserCaller, userCaller } from "../../../core/connect/mod.ts";
 import { onPublicProfile } from "../../../core/earners/mod.ts";
+import { type CoreError, forbidden, unauthenticated } from "../../../core/errors/mod.ts";
 import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import type { ConnectRestDeps, RestDeps } from "../deps.ts";
 import { Many, many, One, one, PageQuery, pageUrlFor } from "../envelope.ts";
-import { ErrorBody, errorBody } from "../errors.ts";
+import { ErrorBody, restAnswer } from "../errors.ts";
 
 const Me = Type.Object({
   id: Type.String({ format: "uuid" }),
@@ -22,6 +23,15 @@ const Me = Type.Object({
 
 const errors = { 401: ErrorBody, 403: ErrorBody };
 const BEARER_REALM = 'Bearer realm="Laurel"';
+
+/** The API's answer to `err`, with the Bearer challenge (RFC 6750 §3) of a route only earners' tokens open. */
+const refuse = (reply: FastifyReply, err: CoreError, challenge: string) => {
+  const answer = restAnswer(err);
+  return reply
+    .code(answer.status)
+    .headers({ ...answer.headers, "www-authenticate": challenge })
+    .send(answer.body);
+};
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -44,17 +54,10 @@ export const meRoutes =
       const claims = jwt.length > 0 && jwt.length <= 4096 ? await connect.verifyAccessToken(jwt) : null;
       const fresh = claims && typeof claims.exp === "number" && claims.exp * 1000 > deps.clock().getTime();
       const caller = fresh ? await userCaller({ store: connect.store, apps: deps.apps }, claims) : null;
-      if (!caller) {
-        return reply
-          .code(401)
-          .header("www-authenticate", BEARER_REALM)
-          .send(errorBody("unauthenticated", "An earner's access token is required"));
-      }
+      if (!caller) return refuse(reply, unauthenticated("An earner's access token is required"), BEARER_REALM);
       if (!caller.scopes.includes(scope)) {
-        return reply
-          .code(403)
-          .header("www-authenticate", `${BEARER_REALM}, error="insufficient_scope", scope="${scope}"`)
-          .send(errorBody("forbidden", `This token lacks the ${scope} scope`));
+        const challenge = `${BEARER_REALM}, error="insufficient_scope", scope="${scope}"`;
+        return refuse(reply, forbidden(`This token lacks the ${scope} scope`), challenge);
       }
       request.user = caller;
     };
@@ -70,7 +73,7 @@ export const meRoutes =
       handler: async (request, reply) => {
         const userId = (request.user as UserCaller).userId;
         const account = await connect.earners.getAccount(userId);
-        if (!account) return reply.code(401).send(errorBody("unauthenticated", "The account no longer exists"));
+        if (!account) return refuse(reply, unauthenticated("The account no longer exists"), BEARER_REALM);
         const { user } = account;
         const visible = account.public_profile && account.closed_at === null;
         return one({

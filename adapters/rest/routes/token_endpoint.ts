@@ -1,19 +1,13 @@
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import {
-  isUserGrant,
-  type OAuthError,
-  oauthErrorStatus,
-  parseTokenRequest,
-  parseUserGrantRequest,
-} from "../../../core/auth/mod.ts";
+import { isUserGrant, parseTokenRequest, parseUserGrantRequest } from "../../../core/auth/mod.ts";
 import { exchangeUserGrant } from "../../../core/connect/mod.ts";
-import { AccessToken, issueAccessToken } from "../../../core/credentials/mod.ts";
-import { isCoreError } from "../../../core/errors/mod.ts";
+import { AccessToken, issueAccessToken, type OAuthApplicationRecord } from "../../../core/credentials/mod.ts";
+import { CoreError, isCoreError, oauthError } from "../../../core/errors/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
-import { errorBody, RETRY_AFTER_SECONDS } from "../errors.ts";
 import { isRefusedTextError, isUnstorableText } from "../nul_guard.ts";
+import { oauthAnswer } from "../oauth_errors.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
@@ -83,43 +77,38 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
   await app.register(formbody, { bodyLimit: TOKEN_BODY_LIMIT });
   const limits = deps.limits ?? NO_LIMITS;
 
-  const fail = (reply: import("fastify").FastifyReply, error: OAuthError) => {
-    reply.code(oauthErrorStatus(error.error)).header("cache-control", "no-store").header("pragma", "no-cache");
-    if (error.error === "invalid_client") reply.header("www-authenticate", 'Basic realm="Laurel"');
-    return reply.send(error);
-  };
-
-  app.setErrorHandler((err: FastifyError, _request, reply) => {
-    if (isCoreError(err) && err.code === "rate_limited") {
-      return reply.code(429).header("cache-control", "no-store").send(errorBody(err.code, err.message));
-    }
-    // The edge's refusal of unstorable text (a hook shared by every route), and the database's.
+  /**
+   * Every error as a core error: the grants' own refusals (each names its RFC 6749 error) and the
+   * rate limits' as they are; text PostgreSQL cannot hold, refused by the edge's hook or by the
+   * database, as an invalid request; a body Fastify refused by its status.
+   */
+  const asTokenError = (err: FastifyError): CoreError => {
+    if (isCoreError(err) && (err.oauth !== undefined || err.code === "rate_limited")) return err;
     if (isCoreError(err) || isRefusedTextError(err)) {
-      return fail(reply, { error: "invalid_request", error_description: "Parameters must be valid text without NUL" });
+      return oauthError("invalid_request", "Parameters must be valid text without NUL");
     }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
-      if (deps.unavailable?.(err))
-        reply.log.warn({ err: { message: err.message, code: err.code } }, "dependency unavailable");
-      else reply.log.error({ err }, "token endpoint failure");
-      return reply
-        .code(503)
-        .header("cache-control", "no-store")
-        .header("retry-after", String(RETRY_AFTER_SECONDS))
-        .send({ error: "temporarily_unavailable", error_description: "Try again later" });
+      const code = deps.unavailable?.(err) ? "unavailable" : "internal";
+      return new CoreError(code, err.message, { cause: err });
     }
     if (status === 413) {
-      return reply
-        .code(413)
-        .header("cache-control", "no-store")
-        .send({
-          error: "invalid_request",
-          error_description: `The request body is larger than ${TOKEN_BODY_LIMIT} bytes`,
-        });
+      return new CoreError("payload_too_large", `The request body is larger than ${TOKEN_BODY_LIMIT} bytes`);
     }
-    const description =
-      status === 415 ? "Send application/x-www-form-urlencoded or application/json" : "Malformed request body";
-    return fail(reply, { error: "invalid_request", error_description: description });
+    if (status === 415) {
+      return new CoreError("unsupported_media_type", "Send application/x-www-form-urlencoded or application/json");
+    }
+    return oauthError("invalid_request", "Malformed request body");
+  };
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const error = asTokenError(err);
+    if (error.code === "unavailable") {
+      request.log.warn({ err: { message: err.message, code: err.code } }, "dependency unavailable");
+    }
+    if (error.code === "internal") request.log.error({ err }, "token endpoint failure");
+    const answer = oauthAnswer(error);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
 
   // Credentials sent in the body skip the app-wide check of failing addresses, so every grant
@@ -133,39 +122,36 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
    * every route counts); an unknown, used or expired code or refresh token is a 400 and counts
    * against the address alone: its client authenticated.
    */
-  const countFailure = async (request: FastifyRequest, clientId: string, error: OAuthError): Promise<void> => {
-    if (error.error === "invalid_client") await limits.failed(`client:${clientId}`);
-    else if (error.error === "invalid_grant") await limits.failed(`ip:${request.ip}`);
+  const countFailure = async (request: FastifyRequest, clientId: string, err: unknown): Promise<void> => {
+    if (!isCoreError(err)) return;
+    if (err.oauth === "invalid_client") await limits.failed(`client:${clientId}`);
+    else if (err.oauth === "invalid_grant") await limits.failed(`ip:${request.ip}`);
   };
 
-  const userGrant = async (
-    request: import("fastify").FastifyRequest,
-    reply: import("fastify").FastifyReply,
-    params: Record<string, unknown>,
-  ) => {
+  /** The application a grant names, as the authenticator knows it (cached). */
+  const findByUid = (uid: string): Promise<OAuthApplicationRecord | null> => deps.authenticator.application(uid);
+  const recordUse = (now: Date) => (app: OAuthApplicationRecord, granted: boolean) =>
+    deps.authenticator.recordUse({ kind: "oauth", id: app.id }, granted, now);
+
+  const userGrant = async (request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>) => {
     const connect = deps.connect as NonNullable<RestDeps["connect"]>;
     const parsed = parseUserGrantRequest(params, parseBasic(request.headers.authorization));
-    if (!parsed.ok) return fail(reply, parsed.error);
-    refuseIfFailing(request, reply, parsed.request.clientId);
+    refuseIfFailing(request, reply, parsed.clientId);
     const ctx = contextOf(deps);
-    const result = await exchangeUserGrant(
-      {
-        store: connect.store,
-        apps: { findByUid: (uid) => deps.authenticator.application(uid) },
-        secrets: deps.secrets,
-        signer: deps.signer,
-        issuer: deps.authUrl,
-        s256: connect.s256,
-      },
-      ctx,
-      parsed.request,
-    );
-    if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
-    if (!result.ok) {
-      await countFailure(request, parsed.request.clientId, result.error);
-      return fail(reply, result.error);
-    }
-    return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
+    const grantDeps = {
+      store: connect.store,
+      apps: { findByUid },
+      secrets: deps.secrets,
+      signer: deps.signer,
+      issuer: deps.authUrl,
+      s256: connect.s256,
+      recordUse: recordUse(ctx.now),
+    };
+    const token = await exchangeUserGrant(grantDeps, ctx, parsed).catch(async (err: unknown) => {
+      await countFailure(request, parsed.clientId, err);
+      throw err;
+    });
+    return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(token);
   };
 
   app.post(`${prefix}/oauth/token`, {
@@ -186,31 +172,23 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       const params = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
       if (deps.connect && isUserGrant(params)) return userGrant(request, reply, params);
       const parsed = parseTokenRequest(params, parseBasic(request.headers.authorization));
-      if (!parsed.ok) return fail(reply, parsed.error);
-      if (isUnstorableText(parsed.request.clientId) || isUnstorableText(parsed.request.clientSecret)) {
-        return fail(reply, {
-          error: "invalid_request",
-          error_description: "Client credentials must be valid text without NUL",
-        });
+      if (isUnstorableText(parsed.clientId) || isUnstorableText(parsed.clientSecret)) {
+        throw oauthError("invalid_request", "Client credentials must be valid text without NUL");
       }
-      refuseIfFailing(request, reply, parsed.request.clientId);
+      refuseIfFailing(request, reply, parsed.clientId);
       const ctx = contextOf(deps);
-      const result = await issueAccessToken(
-        {
-          apps: { findByUid: (uid) => deps.authenticator.application(uid) },
-          secrets: deps.secrets,
-          signer: deps.signer,
-          issuer: deps.authUrl,
-        },
-        ctx,
-        parsed.request,
-      );
-      if (result.app) deps.authenticator.recordUse({ kind: "oauth", id: result.app.id }, result.ok, ctx.now);
-      if (!result.ok) {
-        await countFailure(request, parsed.request.clientId, result.error);
-        return fail(reply, result.error);
-      }
-      return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(result.token);
+      const tokenDeps = {
+        apps: { findByUid },
+        secrets: deps.secrets,
+        signer: deps.signer,
+        issuer: deps.authUrl,
+        recordUse: recordUse(ctx.now),
+      };
+      const token = await issueAccessToken(tokenDeps, ctx, parsed).catch(async (err: unknown) => {
+        await countFailure(request, parsed.clientId, err);
+        throw err;
+      });
+      return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(token);
     },
   });
 

@@ -24,6 +24,7 @@ import {
 import { parseListQuery } from "../../../core/listing/mod.ts";
 import { PAGE_SIZE, pageRequest } from "../../../core/shared/mod.ts";
 import { EMPLOYEE_LIST, getEmployee, listEmployees } from "../../../core/workforce/mod.ts";
+import { pageAnswer } from "../errors.ts";
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
@@ -381,7 +382,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       const details = err.errors.map((e) => e.message).join("; ");
       return kit.page(
         reply,
-        err.code === "forbidden" ? 403 : 400,
+        pageAnswer(err).status,
         employeesPage(frame, member, {
           employees: [],
           total: 0,

@@ -102,14 +102,16 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       "multipart/form-data",
       { parseAs: "buffer", bodyLimit: Math.max(IMPORT_LIMITS.badges.bytes, IMPORT_LIMITS.employees.bytes) + 64 * 1024 },
       (request, body, done) => {
-        readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-          if (isCoreError(form)) return done(badRequest("The upload could not be read"), undefined);
-          const text = (name: string) => form.fields.get(name)?.[0] ?? "";
-          const parsed: Record<string | symbol, unknown> = { _csrf: text("_csrf"), kind: text("kind") };
-          const file = form.files.get("file");
-          if (file) parsed[FILE] = { bytes: file, name: (form.fileNames.get("file") ?? "").slice(0, 255) };
-          done(null, parsed);
-        }, done);
+        readMultipart(request.headers["content-type"] ?? "", body as Buffer).then(
+          (form) => {
+            const text = (name: string) => form.fields.get(name)?.[0] ?? "";
+            const parsed: Record<string | symbol, unknown> = { _csrf: text("_csrf"), kind: text("kind") };
+            const file = form.files.get("file");
+            if (file) parsed[FILE] = { bytes: file, name: (form.fileNames.get("file") ?? "").slice(0, 255) };
+            done(null, parsed);
+          },
+          () => done(badRequest("The upload could not be read"), undefined),
+        );
       },
     );
 

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { badRequest, isCoreError, notFound, validationFailed } from "../../../core/errors/mod.ts";
+import { badRequest, fail, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
 import { readMultipart, storeImage } from "../../rest/mod.ts";
+import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
@@ -89,7 +90,6 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
       (request, body, done) => {
         readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-          if (isCoreError(form)) return done(form, undefined);
           const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.at(-1) ?? "" };
           const bytes = form.files.get("image");
           if (bytes) parsed[FILE] = bytes;
@@ -102,13 +102,15 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       const member = await gate(request, reply, "profile.update");
       if (!member) return reply;
       const file = request.body?.[FILE] ?? null;
-      const stored = file ? await storeImage(deps.images, file, kit.deps.clock()) : badRequest("Choose an image file");
-      if (isCoreError(stored)) {
-        const error = formProblem(stored) ?? stored.message;
-        return show(request, reply, member, stored.code === "validation_failed" ? 422 : 400, `Image: ${error}`);
+      const stored = file
+        ? await settle(() => storeImage(deps.images, file, kit.deps.clock()))
+        : fail(badRequest("Choose an image file"));
+      if (!stored.ok) {
+        const error = formProblem(stored.error) ?? stored.error.message;
+        return show(request, reply, member, pageAnswer(stored.error).status, `Image: ${error}`);
       }
       await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
-        image_url: `${kit.urls.publicUrl}/images/${stored}`,
+        image_url: `${kit.urls.publicUrl}/images/${stored.value}`,
       });
       deps.onOrganizationChanged?.(member.organizationId);
       return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=image`, 303);

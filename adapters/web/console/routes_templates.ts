@@ -8,7 +8,7 @@ import {
   type TemplateUpdateBody,
   TemplateUpdateBody as TemplateUpdateSchema,
 } from "../../../core/badges/mod.ts";
-import { isCoreError, notFound } from "../../../core/errors/mod.ts";
+import { notFound } from "../../../core/errors/mod.ts";
 import {
   createTemplate,
   deleteTemplate,
@@ -111,7 +111,6 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
     (request, body, done) => {
       readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-        if (isCoreError(form)) return done(form, undefined);
         const parsed: Record<string | symbol, unknown> = {};
         for (const [name, values] of form.fields) parsed[name] = values.at(-1) ?? "";
         const image = form.files.get("image");
@@ -126,7 +125,6 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     const bytes = form?.[FILE];
     if (!bytes) return undefined;
     const stored = await storeImage(deps.images, bytes, kit.deps.clock());
-    if (isCoreError(stored)) throw stored;
     return stored;
   };
 
