@@ -67,84 +67,92 @@ const auditOf = (r: AuditLogRow): AuditRecord => ({
 });
 
 const memberTx = (q: Queryable): MemberTx => ({
-  async lockOrganization(organizationId) {
-    const rows = await q.all("select id from organizations where id = ? for update", [organizationId]);
-    return rows.length > 0;
+  organizations: {
+    async lock(organizationId) {
+      const rows = await q.all("select id from organizations where id = ? for update", [organizationId]);
+      return rows.length > 0;
+    },
+    async get(id) {
+      const [r] = await q.all<OrganizationFields>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [
+        id,
+      ]);
+      return r ? organizationRecord(r) : null;
+    },
+    async insert(org) {
+      await insertRow(q, "organizations", ORGANIZATION_FIELDS, org);
+    },
+    async update(org) {
+      await q.run(
+        "update organizations set name = ?, description = ?, email = ?, website_url = ?, image_url = ?, updated_at = ? where id = ?",
+        [org.name, org.description, org.email, org.website_url, org.image_url, org.updated_at, org.id],
+      );
+    },
   },
-  async countOwners(organizationId) {
-    const [r] = await q.all<{ n: Int8 }>(
-      "select count(*) as n from memberships where organization_id = ? and role = 'owner'",
-      [organizationId],
-    );
-    return Number(r?.n ?? 0);
+  memberships: {
+    async countOwners(organizationId) {
+      const [r] = await q.all<{ n: Int8 }>(
+        "select count(*) as n from memberships where organization_id = ? and role = 'owner'",
+        [organizationId],
+      );
+      return Number(r?.n ?? 0);
+    },
+    async get(organizationId, id) {
+      const [r] = await q.all<MembershipRow>(
+        `select ${MEMBERSHIP_COLUMNS} from memberships m where m.organization_id = ? and m.id = ?`,
+        [organizationId, id],
+      );
+      return r ? membershipOf(r) : null;
+    },
+    async of(accountId, organizationId) {
+      const [r] = await q.all<MembershipRow>(
+        `select ${MEMBERSHIP_COLUMNS} from memberships m where m.user_id = ? and m.organization_id = ?`,
+        [accountId, organizationId],
+      );
+      return r ? membershipOf(r) : null;
+    },
+    async insert(m) {
+      await insertRow(q, "memberships", MEMBERSHIP_FIELDS, m);
+    },
+    async setRole(id, role, now) {
+      await q.run("update memberships set role = ?, updated_at = ? where id = ?", [role, now, id]);
+    },
+    async delete(id) {
+      await q.run("delete from memberships where id = ?", [id]);
+    },
   },
-  async getMembership(organizationId, id) {
-    const [r] = await q.all<MembershipRow>(
-      `select ${MEMBERSHIP_COLUMNS} from memberships m where m.organization_id = ? and m.id = ?`,
-      [organizationId, id],
-    );
-    return r ? membershipOf(r) : null;
-  },
-  async membershipOf(accountId, organizationId) {
-    const [r] = await q.all<MembershipRow>(
-      `select ${MEMBERSHIP_COLUMNS} from memberships m where m.user_id = ? and m.organization_id = ?`,
-      [accountId, organizationId],
-    );
-    return r ? membershipOf(r) : null;
-  },
-  async insertMembership(m) {
-    await insertRow(q, "memberships", MEMBERSHIP_FIELDS, m);
-  },
-  async setRole(id, role, now) {
-    await q.run("update memberships set role = ?, updated_at = ? where id = ?", [role, now, id]);
-  },
-  async deleteMembership(id) {
-    await q.run("delete from memberships where id = ?", [id]);
-  },
-  async putInvitation(i) {
-    await q.run(
-      `insert into member_invitations (${INVITATION_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (organization_id, email_key) do update set id = excluded.id, email = excluded.email,
-         role = excluded.role, token_digest = excluded.token_digest, invited_by_kind = excluded.invited_by_kind,
-         invited_by_id = excluded.invited_by_id, invited_by_name = excluded.invited_by_name,
-         created_at = excluded.created_at, expires_at = excluded.expires_at`,
-      [
-        i.id,
-        i.organization_id,
-        i.email,
-        i.email_key,
-        i.role,
-        i.token_digest,
-        i.invited_by.kind,
-        i.invited_by.id,
-        i.invited_by_name,
-        i.created_at,
-        i.expires_at,
-      ],
-    );
-  },
-  async getInvitation(organizationId, id) {
-    const [r] = await q.all<MemberInvitationRow>(
-      `select ${INVITATION_COLUMNS} from member_invitations where organization_id = ? and id = ? for update`,
-      [organizationId, id],
-    );
-    return r ? invitationOf(r) : null;
-  },
-  async deleteInvitation(id) {
-    await q.run("delete from member_invitations where id = ?", [id]);
-  },
-  async insertOrganization(org) {
-    await insertRow(q, "organizations", ORGANIZATION_FIELDS, org);
-  },
-  async organization(id) {
-    const [r] = await q.all<OrganizationFields>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
-    return r ? organizationRecord(r) : null;
-  },
-  async updateOrganization(org) {
-    await q.run(
-      "update organizations set name = ?, description = ?, email = ?, website_url = ?, image_url = ?, updated_at = ? where id = ?",
-      [org.name, org.description, org.email, org.website_url, org.image_url, org.updated_at, org.id],
-    );
+  invitations: {
+    async put(i) {
+      await q.run(
+        `insert into member_invitations (${INVITATION_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         on conflict (organization_id, email_key) do update set id = excluded.id, email = excluded.email,
+           role = excluded.role, token_digest = excluded.token_digest, invited_by_kind = excluded.invited_by_kind,
+           invited_by_id = excluded.invited_by_id, invited_by_name = excluded.invited_by_name,
+           created_at = excluded.created_at, expires_at = excluded.expires_at`,
+        [
+          i.id,
+          i.organization_id,
+          i.email,
+          i.email_key,
+          i.role,
+          i.token_digest,
+          i.invited_by.kind,
+          i.invited_by.id,
+          i.invited_by_name,
+          i.created_at,
+          i.expires_at,
+        ],
+      );
+    },
+    async get(organizationId, id) {
+      const [r] = await q.all<MemberInvitationRow>(
+        `select ${INVITATION_COLUMNS} from member_invitations where organization_id = ? and id = ? for update`,
+        [organizationId, id],
+      );
+      return r ? invitationOf(r) : null;
+    },
+    async delete(id) {
+      await q.run("delete from member_invitations where id = ?", [id]);
+    },
   },
   async enqueueMail(mail) {
     await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
@@ -155,7 +163,7 @@ const memberTx = (q: Queryable): MemberTx => ({
 /** Memberships and invitations on PostgreSQL (or PGlite); members are the earner accounts of `users`. */
 export const postgresMemberStore = (db: Database): MemberStore => ({
   transaction: (work) => db.transaction((q) => work(memberTx(q))),
-  organization: (id) => memberTx(db).organization(id),
+  organization: (id) => memberTx(db).organizations.get(id),
   listMembers: (organizationId, req) =>
     page(
       db,
@@ -171,7 +179,7 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
     );
     return r ? memberViewOf(r) : null;
   },
-  membershipOf: (accountId, organizationId) => memberTx(db).membershipOf(accountId, organizationId),
+  membershipOf: (accountId, organizationId) => memberTx(db).memberships.of(accountId, organizationId),
   async organizationsOf(accountId) {
     const rows = await db.all<OrganizationFields & Pick<MembershipRow, "role">>(
       `select ${ORGANIZATION_FIELDS.map((c) => `o.${c}`).join(", ")}, m.role

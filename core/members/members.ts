@@ -80,8 +80,8 @@ export const getMember = async (
  * before the write.
  */
 const lockedMembership = async (tx: MemberTx, organizationId: string, membershipId: string) => {
-  if (!(await tx.lockOrganization(organizationId))) throw notFound("Organization");
-  const m = await tx.getMembership(organizationId, membershipId);
+  if (!(await tx.organizations.lock(organizationId))) throw notFound("Organization");
+  const m = await tx.memberships.get(organizationId, membershipId);
   if (!m) throw notFound("Membership");
   return m;
 };
@@ -122,9 +122,13 @@ export const changeRole = async (
 ): Promise<MemberView> => {
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
     const m = await lockedMembership(tx, organizationId, membershipId);
-    mayChangeRole(actor, organizationId, { from: m.role, to: role, owners: await tx.countOwners(organizationId) });
+    mayChangeRole(actor, organizationId, {
+      from: m.role,
+      to: role,
+      owners: await tx.memberships.countOwners(organizationId),
+    });
     if (m.role === role) return;
-    await tx.setRole(m.id, role, ctx.now);
+    await tx.memberships.setRole(m.id, role, ctx.now);
     await audit("membership.role_changed", `membership:${m.id}`, { user_id: m.user_id, from: m.role, to: role });
   });
   return getMember(deps, actor, organizationId, membershipId);
@@ -144,9 +148,9 @@ export const removeMember = async (
     mayRemove(actor, organizationId, {
       accountId: m.user_id,
       role: m.role,
-      owners: await tx.countOwners(organizationId),
+      owners: await tx.memberships.countOwners(organizationId),
     });
-    await tx.deleteMembership(m.id);
+    await tx.memberships.delete(m.id);
     await audit("membership.removed", `membership:${m.id}`, { user_id: m.user_id, role: m.role });
   });
 };
@@ -232,8 +236,8 @@ export const invite = async (
     expires_at: new Date(ctx.now.getTime() + INVITATION_TTL_MS),
   };
   await deps.members.transaction(async (tx) => {
-    if (!(await tx.lockOrganization(organizationId))) throw notFound("Organization");
-    await tx.putInvitation(invitation);
+    if (!(await tx.organizations.lock(organizationId))) throw notFound("Organization");
+    await tx.invitations.put(invitation);
     await tx.enqueueMail({
       id: ctx.newId(),
       kind: "member_invitation",
@@ -293,10 +297,10 @@ export const cancelInvitation = async (
   id: string,
 ): Promise<void> => {
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
-    const inv = await tx.getInvitation(organizationId, id);
+    const inv = await tx.invitations.get(organizationId, id);
     if (!inv) throw notFound("Invitation");
     mayInvite(actor, organizationId, inv.role);
-    await tx.deleteInvitation(inv.id);
+    await tx.invitations.delete(inv.id);
     await audit("invitation.cancelled", `invitation:${inv.id}`, { email: inv.email, role: inv.role });
   });
 };
@@ -335,11 +339,11 @@ export const acceptInvitation = async (
   }
   const by: AuditBy = { actor: { kind: "member", id: accountId }, client_address: clientAddress };
   const membership = await deps.members.transaction(async (tx) => {
-    if (!(await tx.lockOrganization(organization.id))) throw notFound("Organization");
-    const current = await tx.getInvitation(organization.id, invitation.id);
+    if (!(await tx.organizations.lock(organization.id))) throw notFound("Organization");
+    const current = await tx.invitations.get(organization.id, invitation.id);
     if (!current || current.token_digest !== invitation.token_digest) throw notFound("Invitation");
-    await tx.deleteInvitation(invitation.id);
-    const existing = await tx.membershipOf(accountId, organization.id);
+    await tx.invitations.delete(invitation.id);
+    const existing = await tx.memberships.of(accountId, organization.id);
     if (existing) return existing;
     const m: MembershipRecord = {
       id: ctx.newId(),
@@ -349,7 +353,7 @@ export const acceptInvitation = async (
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await tx.insertMembership(m);
+    await tx.memberships.insert(m);
     await tx.appendAudit(
       auditRecord(ctx, by, organization.id, "invitation.accepted", `membership:${m.id}`, {
         invitation_id: invitation.id,
@@ -399,8 +403,8 @@ export const createOrganizationBySignup = async (
   };
   const by: AuditBy = { actor: { kind: "member", id: accountId }, client_address: clientAddress };
   await deps.members.transaction(async (tx) => {
-    await tx.insertOrganization(organization);
-    await tx.insertMembership(membership);
+    await tx.organizations.insert(organization);
+    await tx.memberships.insert(membership);
     await tx.appendAudit(
       auditRecord(ctx, by, organization.id, "organization.created", null, { name: organization.name }),
     );
@@ -426,7 +430,7 @@ export const createOrganizationByOperator = async (
 ): Promise<{ organization: OrganizationRecord; invitation: InvitationRecord | null }> => {
   const organization = newOrganization(input, ctx.newId(), ctx.now);
   await deps.members.transaction(async (tx) => {
-    await tx.insertOrganization(organization);
+    await tx.organizations.insert(organization);
     await tx.appendAudit(
       auditRecord(ctx, OPERATOR, organization.id, "organization.created", null, { name: organization.name }),
     );

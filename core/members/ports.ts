@@ -15,23 +15,36 @@ export interface MemberAccount {
   closed: boolean;
 }
 
-/** One transaction over memberships, invitations, their mails and the audit rows of each change. */
-export interface MemberTx {
-  /** Locks the organization's row until the transaction ends (owner counts stay true); false: no such organization. */
-  lockOrganization(organizationId: string): Promise<boolean>;
+/** The organization's row inside a member transaction. */
+export interface OrganizationRows {
+  /** Locks the row until the transaction ends (owner counts stay true); false: no such organization. */
+  lock(organizationId: string): Promise<boolean>;
+  get(id: string): Promise<OrganizationRecord | null>;
+  insert(org: OrganizationRecord): Promise<void>;
+  update(org: OrganizationRecord): Promise<void>;
+}
+
+export interface MembershipRows {
   countOwners(organizationId: string): Promise<number>;
-  getMembership(organizationId: string, id: string): Promise<MembershipRecord | null>;
-  membershipOf(accountId: string, organizationId: string): Promise<MembershipRecord | null>;
-  insertMembership(membership: MembershipRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<MembershipRecord | null>;
+  of(accountId: string, organizationId: string): Promise<MembershipRecord | null>;
+  insert(membership: MembershipRecord): Promise<void>;
   setRole(id: string, role: Role, now: Date): Promise<void>;
-  deleteMembership(id: string): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+export interface InvitationRows {
   /** Writes the invitation, replacing any other one of the same organization and address. */
-  putInvitation(invitation: InvitationRecord): Promise<void>;
-  getInvitation(organizationId: string, id: string): Promise<InvitationRecord | null>;
-  deleteInvitation(id: string): Promise<void>;
-  insertOrganization(org: OrganizationRecord): Promise<void>;
-  organization(id: string): Promise<OrganizationRecord | null>;
-  updateOrganization(org: OrganizationRecord): Promise<void>;
+  put(invitation: InvitationRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<InvitationRecord | null>;
+  delete(id: string): Promise<void>;
+}
+
+/** One transaction over the organization, its memberships and invitations, their mails and the audit rows of each change. */
+export interface MemberTx {
+  organizations: OrganizationRows;
+  memberships: MembershipRows;
+  invitations: InvitationRows;
   enqueueMail(mail: OutboxMail): Promise<void>;
   appendAudit(entry: AuditRecord): Promise<void>;
 }

@@ -43,9 +43,7 @@ export const updateOrganizationProfile = async (
   if (email !== undefined && !isEmailAddress(email))
     throw validationFailed("Invalid profile", [{ field: "email", message: "must be an e-mail address" }]);
   return deps.members.transaction(async (tx) => {
-    const current = await tx
-      .lockOrganization(organizationId)
-      .then((found) => (found ? tx.organization(organizationId) : null));
+    const current = (await tx.organizations.lock(organizationId)) ? await tx.organizations.get(organizationId) : null;
     if (!current) throw notFound("Organization");
     const next: OrganizationRecord = {
       ...current,
@@ -58,7 +56,7 @@ export const updateOrganizationProfile = async (
     };
     const changed = FIELDS.filter((f) => next[f] !== current[f]);
     if (changed.length === 0) return current;
-    await tx.updateOrganization(next);
+    await tx.organizations.update(next);
     await tx.appendAudit(
       auditRecord(ctx, auditByOf(actor, clientAddress), organizationId, "organization.updated", null, {
         changed,

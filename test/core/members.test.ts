@@ -222,43 +222,48 @@ const memoryStore = () => {
   const store: MemberStore = {
     transaction: (work) =>
       work({
-        lockOrganization: async (id) => orgs.has(id),
-        countOwners: async (id) =>
-          [...memberships.values()].filter((m) => m.organization_id === id && m.role === "owner").length,
-        getMembership: async (o, id) => {
-          const m = memberships.get(id);
-          return m && m.organization_id === o ? m : null;
+        organizations: {
+          lock: async (id) => orgs.has(id),
+          get: async (id) => orgs.get(id) ?? null,
+          insert: async (o) => {
+            orgs.set(o.id, o);
+          },
+          update: async (o) => {
+            orgs.set(o.id, o);
+          },
         },
-        membershipOf: async (a, o) =>
-          [...memberships.values()].find((m) => m.user_id === a && m.organization_id === o) ?? null,
-        insertMembership: async (m) => {
-          memberships.set(m.id, m);
+        memberships: {
+          countOwners: async (id) =>
+            [...memberships.values()].filter((m) => m.organization_id === id && m.role === "owner").length,
+          get: async (o, id) => {
+            const m = memberships.get(id);
+            return m && m.organization_id === o ? m : null;
+          },
+          of: async (a, o) => [...memberships.values()].find((m) => m.user_id === a && m.organization_id === o) ?? null,
+          insert: async (m) => {
+            memberships.set(m.id, m);
+          },
+          setRole: async (id, role, now) => {
+            const m = memberships.get(id);
+            if (m) memberships.set(id, { ...m, role, updated_at: now });
+          },
+          delete: async (id) => {
+            memberships.delete(id);
+          },
         },
-        setRole: async (id, role, now) => {
-          const m = memberships.get(id);
-          if (m) memberships.set(id, { ...m, role, updated_at: now });
-        },
-        deleteMembership: async (id) => {
-          memberships.delete(id);
-        },
-        putInvitation: async (i) => {
-          for (const [k, v] of invitations)
-            if (v.organization_id === i.organization_id && v.email_key === i.email_key) invitations.delete(k);
-          invitations.set(i.id, i);
-        },
-        getInvitation: async (o, id) => {
-          const i = invitations.get(id);
-          return i && i.organization_id === o ? i : null;
-        },
-        deleteInvitation: async (id) => {
-          invitations.delete(id);
-        },
-        insertOrganization: async (o) => {
-          orgs.set(o.id, o);
-        },
-        organization: async (id) => orgs.get(id) ?? null,
-        updateOrganization: async (o) => {
-          orgs.set(o.id, o);
+        invitations: {
+          put: async (i) => {
+            for (const [k, v] of invitations)
+              if (v.organization_id === i.organization_id && v.email_key === i.email_key) invitations.delete(k);
+            invitations.set(i.id, i);
+          },
+          get: async (o, id) => {
+            const i = invitations.get(id);
+            return i && i.organization_id === o ? i : null;
+          },
+          delete: async (id) => {
+            invitations.delete(id);
+          },
         },
         enqueueMail: async (m) => {
           mails.push(m.message);
