@@ -142,6 +142,11 @@ const main = async (): Promise<number> => {
         });
       if (i >= 0) poll.push(now() - at);
     }
+    const slowest = poll
+      .map((ms, i) => ({ ms, i }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5);
+    log(`slowest relay polls (sample: ms): ${slowest.map((p) => `${p.i}: ${round(p.ms)}`).join(", ")}`);
     const scrape: number[] = [];
     for (let i = -WARM_UP; i < SAMPLES; i++) {
       at = now();
