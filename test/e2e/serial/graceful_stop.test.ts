@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import t from "tap";
-import { spawnServer, startLaurel } from "../support/laurel.ts";
-import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
+import { spawnServer, startLaurel } from "../../support/laurel.ts";
+import { createTestDatabase, startTestNats, tempDir } from "../../support/services.ts";
 import {
   makeTestCa,
   recordEvents,
@@ -10,7 +10,7 @@ import {
   waitFor,
   webhookEnv,
   webhookOrganization,
-} from "../support/webhooks.ts";
+} from "../../support/webhooks.ts";
 
 /**
  * SIGTERM to a busy worker process: the attempts it has under way complete and are recorded, the
