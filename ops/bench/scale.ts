@@ -19,6 +19,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import pg from "pg";
 import {
   appendEvents,
@@ -52,6 +53,49 @@ const median = (samples: number[]): number =>
   [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? Number.NaN;
 const round = (n: number): number => Math.round(n * 100) / 100;
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** Garbage collection in this process so far, in ms (to tell the slow samples' cause apart). */
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ["gc"] });
+
+/** One timed sample: its wall time, this process's CPU and GC time in it, and what else ran. */
+interface Sample {
+  i: number;
+  ms: number;
+  cpuMs: number;
+  gcMs: number;
+}
+const sampled = async (i: number, fn: () => Promise<unknown>): Promise<Sample> => {
+  const cpu = process.cpuUsage();
+  const gc = gcMs;
+  const at = now();
+  await fn();
+  const ms = now() - at;
+  const used = process.cpuUsage(cpu);
+  return { i, ms, cpuMs: (used.user + used.system) / 1000, gcMs: gcMs - gc };
+};
+/** PostgreSQL's own background work now (autovacuum workers and what they run), for the log. */
+const background = async (client: pg.Client): Promise<string> => {
+  const { rows } = await client.query<{ query: string }>(
+    "select query from pg_stat_activity where backend_type = 'autovacuum worker'",
+  );
+  return rows.length === 0 ? "no autovacuum running" : `autovacuum: ${rows.map((r) => r.query).join("; ")}`;
+};
+
+/**
+ * The five slowest samples, each with this process's CPU and GC time: a slow sample whose CPU and
+ * GC are the median's waited on PostgreSQL or on the machine.
+ */
+const slowest = (label: string, samples: Sample[]): void => {
+  const top = [...samples].sort((a, b) => b.ms - a.ms).slice(0, 5);
+  const mid = [...samples].sort((a, b) => a.ms - b.ms)[Math.floor(samples.length / 2)];
+  const show = (s: Sample) => `${s.i}: ${round(s.ms)} ms (cpu ${round(s.cpuMs)}, gc ${round(s.gcMs)})`;
+  log(
+    `slowest ${label} (sample: wall, this process's cpu and gc): ${top.map(show).join("; ")}; median ${mid ? show(mid) : "-"}`,
+  );
+};
 
 /** Idle organizations: one event each, published long ago (counter and cursor at 1). */
 const generateOrganizations = async (client: pg.Client): Promise<void> => {
@@ -129,24 +173,24 @@ const main = async (): Promise<number> => {
     const outbox = postgresOutbox(db);
     const figures = postgresEventFigures(db);
     const refused = new Error("bench: publish refused, the batch rolls back");
-    const poll: number[] = [];
+    log(`before the relay polls: ${await background(client)}`);
+    const polls: Sample[] = [];
     // The first polls plan and compile the statements; the figure is the steady poll.
     for (let i = -WARM_UP; i < SAMPLES; i++) {
-      at = now();
-      await outbox
-        .relayBatch(DEFAULT_RELAY_OPTIONS.batch, async () => {
-          throw refused;
-        })
-        .catch((err) => {
-          if (err !== refused) throw err;
-        });
-      if (i >= 0) poll.push(now() - at);
+      const sample = await sampled(i, () =>
+        outbox
+          .relayBatch(DEFAULT_RELAY_OPTIONS.batch, async () => {
+            throw refused;
+          })
+          .catch((err) => {
+            if (err !== refused) throw err;
+          }),
+      );
+      if (i >= 0) polls.push(sample);
     }
-    const slowest = poll
-      .map((ms, i) => ({ ms, i }))
-      .sort((a, b) => b.ms - a.ms)
-      .slice(0, 5);
-    log(`slowest relay polls (sample: ms): ${slowest.map((p) => `${p.i}: ${round(p.ms)}`).join(", ")}`);
+    slowest("relay polls", polls);
+    log(`after the relay polls: ${await background(client)}`);
+    const poll = polls.map((p) => p.ms);
     const scrape: number[] = [];
     for (let i = -WARM_UP; i < SAMPLES; i++) {
       at = now();
@@ -180,7 +224,8 @@ const main = async (): Promise<number> => {
     await generateBadges(client, badgeOrg, templateId);
     log(`badges generated in ${((now() - at) / 1000).toFixed(1)} s`);
     const store = postgresBadgeStore(db);
-    const walk: number[] = [];
+    log(`before the walks: ${await background(client)}`);
+    const walks: Sample[] = [];
     for (let w = 0; w < 5; w++) {
       // 30 % of the badges, each walk a filter of its own (the first page counts it).
       const max = new Date(Date.UTC(2020, 0, 1) + (Math.floor(BADGES * 0.3) - w) * 60_000);
@@ -191,11 +236,16 @@ const main = async (): Promise<number> => {
       };
       await store.listBadges(badgeOrg, query, { page: 1, per: 50, offset: 0 });
       for (let page = 2; page <= 21; page++) {
-        at = now();
-        await store.listBadges(badgeOrg, { ...query, page }, { page, per: 50, offset: (page - 1) * 50 });
-        walk.push(now() - at);
+        walks.push(
+          await sampled(w * 100 + page, () =>
+            store.listBadges(badgeOrg, { ...query, page }, { page, per: 50, offset: (page - 1) * 50 }),
+          ),
+        );
       }
     }
+    slowest("walk pages (walk x 100 + page)", walks);
+    log(`after the walks: ${await background(client)}`);
+    const walk = walks.map((p) => p.ms);
 
     log(
       `medians: relay poll ${round(median(poll))} ms, metrics ${round(median(scrape))} ms, walk page ${round(median(walk))} ms`,
