@@ -91,6 +91,9 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
+/** How long a second copy of a message under way in this process waits before it comes back. */
+const COPY_BACK_MS = 1_000;
+
 export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWorkerOptions): WebhookWorker => {
   // First deliveries and the scheduler's dispatches (retries) have slots of their own: a wave of
   // retries to a dead receiver cannot keep other organizations' new events waiting.
@@ -99,6 +102,8 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   const limits = destinationLimits(options.perDestination);
   const targets = webhookTargets(deps, options.targetCacheMs);
   const books = webhookBookkeeping(deps, options.leaseMs);
+  /** Events whose first delivery this process is attempting or recording. */
+  const firstUnderWay = new Set<string>();
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
@@ -201,26 +206,38 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     m: WorkMessage<unknown>,
     slot: WorkSlot,
   ) => {
-    const got = slotFor(destination, event.organization_id, () => ({ deliveryId: event.event_id, create: event }), m);
-    if (got !== true && !(await got)) return;
-    let done: Concluded | null;
+    if (firstUnderWay.has(event.event_id)) {
+      // The bus handed the message out again while this process still works on it (a stale NAK
+      // of a worker that stopped can do that): the copy waits until the first one is settled,
+      // and then finds the delivery made, or is attempted if the first one failed.
+      m.nak(COPY_BACK_MS);
+      return;
+    }
+    firstUnderWay.add(event.event_id);
     try {
-      // Only a message that came back can find its delivery made (a relay publishing an event
-      // twice is dropped by JetStream's msgID window).
-      if (m.deliveryCount > 1 && (await books.existing(event.event_id))) return m.ack();
-      // A new delivery (its id is the event's); recordFirst stores it with its first attempt.
-      done = await post(event, event.event_id, newDeliveryProgress(deps.clock()), target, webhookUrl);
+      const got = slotFor(destination, event.organization_id, () => ({ deliveryId: event.event_id, create: event }), m);
+      if (got !== true && !(await got)) return;
+      let done: Concluded | null;
+      try {
+        // Only a message that came back can find its delivery made (a relay publishing an event
+        // twice is dropped by JetStream's msgID window).
+        if (m.deliveryCount > 1 && (await books.existing(event.event_id))) return m.ack();
+        // A new delivery (its id is the event's); recordFirst stores it with its first attempt.
+        done = await post(event, event.event_id, newDeliveryProgress(deps.clock()), target, webhookUrl);
+      } finally {
+        // The destination's slot is for the request only, not for the bookkeeping after it; nor
+        // is the message's work slot.
+        limits.release(destination);
+        slot.release();
+      }
+      if (done) {
+        await books.recordFirst({ event, attempt: done.attempt, progress: done.progress });
+        count(event, done);
+      }
+      m.ack();
     } finally {
-      // The destination's slot is for the request only, not for the bookkeeping after it; nor is
-      // the message's work slot.
-      limits.release(destination);
-      slot.release();
+      firstUnderWay.delete(event.event_id);
     }
-    if (done) {
-      await books.recordFirst({ event, attempt: done.attempt, progress: done.progress });
-      count(event, done);
-    }
-    m.ack();
   };
 
   /** A retry, redelivery or put-off delivery: claimed first, so no two workers attempt it at once. */
