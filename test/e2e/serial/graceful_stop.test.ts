@@ -1,5 +1,8 @@
 import { connect } from "node:net";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect as natsConnect } from "@nats-io/transport-node";
 import t from "tap";
+import { EVENTS_STREAM, WEBHOOK_CONSUMER } from "../../../adapters/bus/mod.ts";
 import { spawnServer, startLaurel } from "../../support/laurel.ts";
 import { createTestDatabase, startTestNats, tempDir } from "../../support/services.ts";
 import {
@@ -75,6 +78,20 @@ t.test("a worker stopped with SIGTERM mid-run finishes or hands back its work", 
       JSON.stringify(
         odd.map((id) => [id, byEvent.get(id)?.map((d) => [d.at - stoppedAt, d.headers["webhook-timestamp"]])]),
       ),
+    );
+    // Where the missing ones are: still pending for a worker (handed out, never settled) or never
+    // handed out, and how many messages came back.
+    const nc = await natsConnect({ servers: laurel.nats.url });
+    const info = await (await jetstreamManager(nc)).consumers.info(EVENTS_STREAM, WEBHOOK_CONSUMER);
+    await nc.close();
+    t.comment(
+      JSON.stringify({
+        ack_pending: info.num_ack_pending,
+        pending: info.num_pending,
+        redelivered: info.num_redelivered,
+        delivered: info.delivered,
+        ack_floor: info.ack_floor,
+      }),
     );
     t.comment(a.output().slice(-3000));
     t.comment(b.output().slice(-3000));
