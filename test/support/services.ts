@@ -90,9 +90,12 @@ const migratedTemplate = (admin: string): Promise<string> => {
     try {
       const { rows } = await c.query("select 1 from pg_database where datname = $1", [name]);
       if (rows.length > 0) return name;
+      // Only earlier days' templates go: another checkout on this server (its migrations
+      // differ) may be copying today's own at this moment.
+      const today = name.slice(name.lastIndexOf("_"));
       const stale = await c.query<{ datname: string }>(
-        "select datname from pg_database where datname like 'laurel\\_tmpl\\_%' and datname <> $1",
-        [name],
+        "select datname from pg_database where datname like 'laurel\\_tmpl\\_%' and datname not like $1",
+        [`%\\${today}%`],
       );
       for (const { datname } of stale.rows) {
         await c.query(`alter database ${datname} is_template false`);
