@@ -7,14 +7,13 @@ import {
   replaceAuthorizationToken,
   revokeAuthorizationToken,
 } from "../../../core/credentials/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
-import { html } from "../html.ts";
 import { field, uuidParam } from "../routes_public.ts";
-import { doneNotice, sentValue } from "../sent.ts";
+import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { tokensPage } from "./authorization_token_pages.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
+import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, formProblem } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
@@ -37,13 +36,9 @@ export const authorizationTokenRoutes =
       status: number,
       extra: { error?: string | null; created?: { description: string; value: string } | null } = {},
     ) => {
-      const pageNo = Number(sentValue(request.query, "page") ?? "1");
-      const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
+      const req = requestedPage(request);
       const page = await listAuthorizationTokens(deps, member.credential, req);
-      const more =
-        page.total > req.offset + page.items.length
-          ? html`<p><a href=${`${consolePath(member.organizationId, "authorization_tokens")}?page=${req.page + 1}`}>More tokens</a></p>`
-          : null;
+      const more = moreLink(consolePath(member.organizationId, "authorization_tokens"), req, page, "More tokens");
       if (extra.created) reply.header("cache-control", "no-store");
       return kit.page(
         reply,

@@ -11,13 +11,12 @@ import {
   updateOAuthApplication,
 } from "../../../core/credentials/mod.ts";
 import { notFound } from "../../../core/errors/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
-import { html } from "../html.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
+import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, fieldValues, formProblem } from "./form_fields.ts";
 import { applicationEditPage, applicationsPage } from "./oauth_application_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
@@ -53,14 +52,9 @@ export const oauthApplicationRoutes =
         form?: { name: string; description: string; scopes: readonly string[] };
       } = {},
     ) => {
-      const pageNo = Number(sentValue(request.query, "page") ?? "1");
-      const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
+      const req = requestedPage(request);
       const page = await listOAuthApplications(deps, member.organizationId, req);
-      const path = consolePath(member.organizationId, "oauth_applications");
-      const more =
-        page.total > req.offset + page.items.length
-          ? html`<p><a href=${`${path}?page=${req.page + 1}`}>More applications</a></p>`
-          : null;
+      const more = moreLink(consolePath(member.organizationId, "oauth_applications"), req, page, "More applications");
       if (extra.created) reply.header("cache-control", "no-store");
       return kit.page(
         reply,
