@@ -11,6 +11,7 @@ import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { tokensPage } from "./authorization_token_pages.ts";
+import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
@@ -23,11 +24,6 @@ const NOTICES: Record<string, string> = { revoked: "Token revoked: it no longer 
 export const authorizationTokenRoutes =
   (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
     const base = "/console/:org/developers/authorization_tokens";
-    const ctx = (member: ConsoleMember, request: FastifyRequest) => ({
-      now: kit.deps.clock(),
-      newId: deps.newId,
-      by: member.by(request.ip),
-    });
 
     const show = async (
       request: FastifyRequest,
@@ -76,7 +72,12 @@ export const authorizationTokenRoutes =
           },
           "token",
         );
-        const { token, value } = await createAuthorizationToken(deps, ctx(member, request), member.credential, input);
+        const { token, value } = await createAuthorizationToken(
+          deps,
+          changeContext(kit, deps, member, request),
+          member.credential,
+          input,
+        );
         return show(request, reply, member, 201, { created: { description: token.description, value } });
       } catch (err) {
         const error = formProblem(err);
@@ -90,7 +91,7 @@ export const authorizationTokenRoutes =
       if (!member) return reply;
       const { token, value } = await replaceAuthorizationToken(
         deps,
-        ctx(member, request),
+        changeContext(kit, deps, member, request),
         member.credential,
         uuidParam(request),
       );
@@ -102,7 +103,7 @@ export const authorizationTokenRoutes =
       if (!member) return reply;
       await revokeAuthorizationToken(
         deps,
-        ctx(member, request),
+        changeContext(kit, deps, member, request),
         member.credential,
         member.organizationId,
         uuidParam(request),

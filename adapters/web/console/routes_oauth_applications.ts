@@ -14,6 +14,7 @@ import { notFound } from "../../../core/errors/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
@@ -99,7 +100,7 @@ export const oauthApplicationRoutes =
         if (!org) throw notFound("Organization");
         const { app: created, secret } = await createOAuthApplication(
           deps,
-          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+          changeContext(kit, deps, member, request),
           org,
           member.credential,
           input,
@@ -154,13 +155,7 @@ export const oauthApplicationRoutes =
           },
           "application",
         );
-        await updateOAuthApplication(
-          deps,
-          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
-          member.credential,
-          id,
-          input,
-        );
+        await updateOAuthApplication(deps, changeContext(kit, deps, member, request), member.credential, id, input);
         return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=saved`, 303);
       } catch (err) {
         const error = formProblem(err);
@@ -174,7 +169,7 @@ export const oauthApplicationRoutes =
       if (!member) return reply;
       await deleteOAuthApplication(
         deps,
-        { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+        changeContext(kit, deps, member, request),
         member.credential,
         member.organizationId,
         appId(request),
