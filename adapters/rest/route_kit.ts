@@ -2,10 +2,13 @@ import type { FastifyReply } from "fastify";
 import { type TString, Type } from "typebox";
 import type { OrganizationStore } from "../../core/credentials/mod.ts";
 import { notFound } from "../../core/errors/mod.ts";
+import type { ListSpec, ParsedList } from "../../core/listing/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
-import { type PageRequest, pageMetadata } from "../../core/shared/mod.ts";
+import { type PageRequest, pageMetadata, pageRequest } from "../../core/shared/mod.ts";
 import { many, one, pageUrlFor } from "./envelope.ts";
 import { ErrorBody } from "./errors.ts";
+import { freshReads, sendFreshBody } from "./fresh_reads.ts";
+import { readListQuery } from "./list_query.ts";
 
 /**
  * What the organization's resource routes (`/organizations/:organization_id/...`) have in common:
@@ -47,6 +50,28 @@ export const pageBody = <T, J>(
   page: { items: T[]; total: number },
   toJson: (item: T) => J,
 ) => many(page.items.map(toJson), pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, requestUrl)));
+
+/**
+ * The handler of an organization's list read with the list grammar (filters, sort, page): `read`
+ * gives the page, `toJson` each item's JSON. Its body depends on the organization and the URL
+ * (filters, page, links) only, so identical requests share one strictly fresh read.
+ */
+export const freshListHandler = <F extends string, S extends string, T, J>(
+  origin: string,
+  spec: ListSpec<F, S>,
+  read: (organizationId: string, query: ParsedList<F, S>, req: PageRequest) => Promise<{ items: T[]; total: number }>,
+  toJson: (item: T) => J,
+) => {
+  const lists = freshReads<Buffer>();
+  return async (request: { params: { organization_id: string }; url: string }, reply: FastifyReply) => {
+    const { organization_id } = request.params;
+    const query = readListQuery(spec, request);
+    const req = pageRequest(query.page);
+    return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () =>
+      pageBody(origin, request.url, req, await read(organization_id, query, req), toJson),
+    );
+  };
+};
 
 /** A 201 answer: the created resource, and its address in `Location` when it has one of its own. */
 export const created = <T>(reply: FastifyReply, data: T, location?: string) => {

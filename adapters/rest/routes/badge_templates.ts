@@ -19,22 +19,20 @@ import {
   updateTemplate,
 } from "../../../core/issuing/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
 import { Many, One, OrganizationParams, one } from "../envelope.ts";
-import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
 import { decodeImageDataUri, readMultipart, storeImage } from "../image_uploads.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
 import {
   BODY_ERRORS,
   created,
   documented,
   ERRORS,
+  freshListHandler,
   noContent,
   organizationOf,
-  pageBody,
   resourceParams,
 } from "../route_kit.ts";
 
@@ -60,7 +58,6 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
   const base = "/organizations/:organization_id/badge_templates";
-  const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: TemplateView) => badgeTemplateJson(v.template, v.owner, issuing.urls);
 
@@ -130,16 +127,12 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
       response: { 200: Many(BadgeTemplateJsonSchema), ...ERRORS },
     }),
     validatorCompiler: listValidatorCompiler,
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const query = readListQuery(TEMPLATE_LIST, request);
-      const req = pageRequest(query.page);
-      // The body depends on the organization and the URL (filters, page, links) only.
-      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await listTemplates(issuing, organization_id, query, req);
-        return pageBody(origin, request.url, req, page, json);
-      });
-    },
+    handler: freshListHandler(
+      origin,
+      TEMPLATE_LIST,
+      (org, query, req) => listTemplates(issuing, org, query, req),
+      json,
+    ),
   });
 
   app.get(`${base}/:badge_template_id`, {

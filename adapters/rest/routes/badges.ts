@@ -23,16 +23,14 @@ import {
   revokeBadge,
 } from "../../../core/issuing/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
 import { Many, One, OrganizationParams, one } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
-import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
-import { BODY_ERRORS, created, documented, ERRORS, noContent, pageBody, resourceParams } from "../route_kit.ts";
+import { BODY_ERRORS, created, documented, ERRORS, freshListHandler, noContent, resourceParams } from "../route_kit.ts";
 
 const BadgeParams = resourceParams("badge_id");
 
@@ -53,7 +51,6 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
   const base = "/organizations/:organization_id/badges";
-  const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
@@ -126,16 +123,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
       response: { 200: Many(BadgeJsonSchema), ...ERRORS },
     }),
     validatorCompiler: listValidatorCompiler,
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const query = readListQuery(BADGE_LIST, request);
-      const req = pageRequest(query.page);
-      // The body depends on the organization and the URL (filters, page, links) only.
-      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await listBadges(issuing, organization_id, query, req);
-        return pageBody(origin, request.url, req, page, json);
-      });
-    },
+    handler: freshListHandler(origin, BADGE_LIST, (org, query, req) => listBadges(issuing, org, query, req), json),
   });
 
   app.get(`${base}/:badge_id`, {

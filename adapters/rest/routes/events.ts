@@ -3,13 +3,11 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EVENT_LIST, EventDetailSchema, getEvent, listEvents } from "../../../core/events/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { Many, One, OrganizationParams, one } from "../envelope.ts";
-import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
-import { documented, pageBody, READ_ERRORS, resourceParams } from "../route_kit.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
+import { documented, freshListHandler, READ_ERRORS, resourceParams } from "../route_kit.ts";
 
 const EventParams = resourceParams("event_id");
 
@@ -40,7 +38,6 @@ export const eventRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "events", "read");
   const base = "/organizations/:organization_id/events";
-  const lists = freshReads<Buffer>();
 
   app.get(base, {
     onRequest,
@@ -52,16 +49,12 @@ export const eventRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
       response: { 200: Many(EventDetailResponse), ...READ_ERRORS },
     }),
     validatorCompiler: listValidatorCompiler,
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const query = readListQuery(EVENT_LIST, request);
-      const req = pageRequest(query.page);
-      // The body depends on the organization and the URL (filters, page, links) only.
-      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await listEvents(deps, organization_id, query, req);
-        return pageBody(origin, request.url, req, page, (event) => event);
-      });
-    },
+    handler: freshListHandler(
+      origin,
+      EVENT_LIST,
+      (org, query, req) => listEvents(deps, org, query, req),
+      (event) => event,
+    ),
   });
 
   app.get(`${base}/:event_id`, {
