@@ -17,3 +17,25 @@ export const moreLink = (path: string, req: PageRequest, page: { items: unknown[
   page.total > req.offset + page.items.length
     ? html`<p><a href=${`${path}?page=${req.page + 1}`}>${label}</a></p>`
     : null;
+
+/** Where a filtered console list stands: how many match, the page shown and the page size. */
+interface ListPosition {
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+const lastPage = (at: ListPosition): number => Math.max(1, Math.ceil(at.total / at.pageSize));
+
+/** How many match and which page this is ("3 badges, page 1 of 1"), announced as a status. */
+export const listStatus = (at: ListPosition, one: string, many: string) =>
+  html`<p class="small" role="status">${at.total.toLocaleString("en-GB")} ${at.total === 1 ? one : many}${at.total > 0 ? `, page ${at.page} of ${lastPage(at)}` : ""}</p>`;
+
+/** The previous and next page links of a list longer than a page; `href` is a page's address. */
+export const pager = (at: ListPosition, href: (page: number) => string) =>
+  at.total > at.pageSize
+    ? html`<nav class="pager row" aria-label="Pages">
+        ${at.page > 1 ? html`<a class="button secondary" rel="prev" href=${href(at.page - 1)}>Previous page</a>` : null}
+        ${at.page < lastPage(at) ? html`<a class="button secondary" rel="next" href=${href(at.page + 1)}>Next page</a>` : null}
+      </nav>`
+    : null;
