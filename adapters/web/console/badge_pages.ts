@@ -118,14 +118,6 @@ export const BADGE_SORTS: Array<{ value: string; label: string }> = [
   { value: "issued_to_last_name", label: "Last name, A to Z" },
 ];
 
-const filterQuery = (filters: BadgeFilters, page: number): string => {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
-  if (page > 1) q.set("page", String(page));
-  const s = q.toString();
-  return s ? `?${s}` : "";
-};
-
 /** `/console/<org>/badges`: the API's list, its filters and sort as a form. */
 export const badgesPage = (
   frame: Frame,
@@ -174,7 +166,7 @@ export const badgesPage = (
             <p class="small"><span class="raw">${v.badge.recipient_email}</span> · ${v.template.name} · issued ${when(v.badge.issued_at)}</p>
           </li>`,
         )}</ul>`,
-    pager(data, (page) => `${path}${filterQuery(f, page)}`),
+    pager(data, path, f),
   );
 };
 

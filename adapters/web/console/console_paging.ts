@@ -31,11 +31,22 @@ const lastPage = (at: ListPosition): number => Math.max(1, Math.ceil(at.total / 
 export const listStatus = (at: ListPosition, one: string, many: string) =>
   html`<p class="small" role="status">${at.total.toLocaleString("en-GB")} ${at.total === 1 ? one : many}${at.total > 0 ? `, page ${at.page} of ${lastPage(at)}` : ""}</p>`;
 
-/** The previous and next page links of a list longer than a page; `href` is a page's address. */
-export const pager = (at: ListPosition, href: (page: number) => string) =>
-  at.total > at.pageSize
+/** The query string of a filtered list's page: the filters that have a value, and a page after the first. */
+const filteredPageQuery = <K extends string>(filters: Record<K, string>, page: number): string => {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries<string>(filters)) if (v) q.set(k, v);
+  if (page > 1) q.set("page", String(page));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+};
+
+/** The previous and next page links of a filtered list at `path` that is longer than a page. */
+export const pager = <K extends string>(at: ListPosition, path: string, filters: Record<K, string>) => {
+  const href = (page: number) => `${path}${filteredPageQuery(filters, page)}`;
+  return at.total > at.pageSize
     ? html`<nav class="pager row" aria-label="Pages">
         ${at.page > 1 ? html`<a class="button secondary" rel="prev" href=${href(at.page - 1)}>Previous page</a>` : null}
         ${at.page < lastPage(at) ? html`<a class="button secondary" rel="next" href=${href(at.page + 1)}>Next page</a>` : null}
       </nav>`
     : null;
+};

@@ -21,14 +21,6 @@ const STATE_LABEL: Record<string, string> = {
   rejected: "Declined",
 };
 
-const pageQuery = (filters: EmployeeFilters, page: number): string => {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
-  if (page > 1) q.set("page", String(page));
-  const s = q.toString();
-  return s ? `?${s}` : "";
-};
-
 const nameOf = (v: EmployeeView): string =>
   v.authorized ? `${v.record.first_name} ${v.record.last_name}`.trim() || v.record.email : v.record.email;
 
@@ -86,7 +78,7 @@ export const employeesPage = (
             <p class="small"><span class="raw">${v.record.email}</span> · external id <span class="raw">${v.record.external_id}</span>${data.authorized && v.record.department ? ` · ${v.record.department}` : ""}</p>
           </li>`,
         )}</ul>`,
-    pager(data, (page) => `${path}${pageQuery(f, page)}`),
+    pager(data, path, f),
   );
 };
 
