@@ -10,25 +10,15 @@ import {
   RotateAuthorizationTokenInput,
   rotateAuthorizationToken,
 } from "../../../core/credentials/mod.ts";
-import { forbidden, notFound } from "../../../core/errors/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { forbidden } from "../../../core/errors/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
 import { type RestDeps, requestContext, urlsOf } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, optionalBody, PageQuery, pageUrlFor } from "../envelope.ts";
-import { ErrorBody } from "../errors.ts";
+import { Many, One, OrganizationParams, optionalBody, PageQuery } from "../envelope.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { callerOf, guard } from "../guard.ts";
+import { BODY_ERRORS, created, documented, organizationOf, pageBody } from "../route_kit.ts";
 
-const errors = {
-  400: ErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  413: ErrorBody,
-  415: ErrorBody,
-  422: ErrorBody,
-};
-const tags = ["Authorization tokens"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["Authorization tokens"]);
 
 /** Authorization tokens (docs/interface.md, Authentication), scope `authorization_tokens`. */
 export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
@@ -36,22 +26,15 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
   const onRequest = guard(deps.authenticator, deps.clock, "authorization_tokens");
   const base = "/organizations/:organization_id/authorization_tokens";
   const lists = freshReads<Buffer>();
-  const organization = async (id: string) => {
-    const org = await deps.organizations.get(id);
-    if (!org) throw notFound("Organization");
-    return org;
-  };
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List authorization tokens (read-only ones only, for a caller without write and delete)",
       params: OrganizationParams,
       querystring: PageQuery,
-      response: { 200: Many(AuthorizationToken), ...errors },
-    },
+      response: { 200: Many(AuthorizationToken), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const caller = callerOf(request).credential;
       const req = pageRequest(request.query.page);
@@ -59,12 +42,11 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
       const key = `${caller.organizationId} ${seesOnlyReadOnlyTokens(caller) ? "read-only" : "all"} ${request.url}`;
       return sendFreshBody(lists, reply, key, async () => {
         const [org, page] = await Promise.all([
-          organization(caller.organizationId),
+          organizationOf(deps.organizations, caller.organizationId),
           listAuthorizationTokens(deps, caller, req),
         ]);
-        return many(
-          page.items.map((t) => authorizationTokenJson(t, deps.secrets.open(t.token_sealed), org, urlsOf(deps))),
-          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
+        return pageBody(origin, request.url, req, page, (t) =>
+          authorizationTokenJson(t, deps.secrets.open(t.token_sealed), org, urlsOf(deps)),
         );
       });
     },
@@ -73,43 +55,39 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
   app.post(base, {
     onRequest,
     preValidation: optionalBody,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Create an authorization token, no stronger than the caller (180 days)",
       params: OrganizationParams,
       body: CreateAuthorizationTokenInput,
-      response: { 201: One(AuthorizationToken), ...errors },
-    },
+      response: { 201: One(AuthorizationToken), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const caller = callerOf(request).credential;
-      const org = await organization(caller.organizationId);
+      const org = await organizationOf(deps.organizations, caller.organizationId);
       const { token, value } = await createAuthorizationToken(
         deps,
         requestContext(deps, request),
         caller,
         request.body ?? {},
       );
-      reply.code(201);
-      return one(authorizationTokenJson(token, value, org, urlsOf(deps)));
+      return created(reply, authorizationTokenJson(token, value, org, urlsOf(deps)));
     },
   });
 
   app.post(`${base}/rotate`, {
     onRequest,
     preValidation: optionalBody,
-    schema: {
-      tags,
+    schema: schema({
       security: [{ basic: [] }],
       summary: "Replace the calling authorization token; the caller stops working at once",
       params: OrganizationParams,
       body: RotateAuthorizationTokenInput,
-      response: { 201: One(AuthorizationToken), ...errors },
-    },
+      response: { 201: One(AuthorizationToken), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const auth = callerOf(request);
       if (!auth.token) throw forbidden("Rotation replaces the calling authorization token; call it with HTTP Basic");
-      const org = await organization(auth.credential.organizationId);
+      const org = await organizationOf(deps.organizations, auth.credential.organizationId);
       const { token, value } = await rotateAuthorizationToken(
         deps,
         requestContext(deps, request),
@@ -117,8 +95,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
         auth.token,
         request.body ?? {},
       );
-      reply.code(201);
-      return one(authorizationTokenJson(token, value, org, urlsOf(deps)));
+      return created(reply, authorizationTokenJson(token, value, org, urlsOf(deps)));
     },
   });
 };

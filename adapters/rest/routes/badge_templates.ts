@@ -9,7 +9,6 @@ import {
   TemplateCreateBody,
   TemplateUpdateBody,
 } from "../../../core/badges/mod.ts";
-import { notFound } from "../../../core/errors/mod.ts";
 import {
   createTemplate,
   deleteTemplate,
@@ -20,25 +19,26 @@ import {
   updateTemplate,
 } from "../../../core/issuing/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
-import { ErrorBody } from "../errors.ts";
-import { freshReads, sendFreshBody } from "../fresh_reads.ts";
+import { Many, One, OrganizationParams, one } from "../envelope.ts";
 import { guard } from "../guard.ts";
 import { decodeImageDataUri, readMultipart, storeImage } from "../image_uploads.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
+import {
+  BODY_ERRORS,
+  created,
+  documented,
+  ERRORS,
+  freshListHandler,
+  noContent,
+  organizationOf,
+  resourceParams,
+} from "../route_kit.ts";
 
-const TemplateParams = Type.Object({
-  organization_id: Type.String({ format: "uuid" }),
-  badge_template_id: Type.String({ format: "uuid" }),
-});
+const TemplateParams = resourceParams("badge_template_id");
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
-const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
-const tags = ["Badge templates"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["Badge templates"]);
 
 /** A 1 MiB image as base64 in a data URI, beside the other fields; or the same as a multipart file. */
 const TEMPLATE_BODY_LIMIT = 2 * 1024 * 1024;
@@ -58,7 +58,6 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
   const base = "/organizations/:organization_id/badge_templates";
-  const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: TemplateView) => badgeTemplateJson(v.template, v.owner, issuing.urls);
 
@@ -100,65 +99,49 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   app.post(base, {
     onRequest,
     bodyLimit: TEMPLATE_BODY_LIMIT,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Create a badge template (a draft unless `state` is `active`)",
       description: IMAGE_DESCRIPTION,
       consumes: ["application/json", "multipart/form-data"],
       params: OrganizationParams,
       body: TemplateCreateBody,
-      response: { 201: One(BadgeTemplateJsonSchema), ...bodyErrors },
-    },
+      response: { 201: One(BadgeTemplateJsonSchema), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const { organization_id } = request.params;
-      const owner = await deps.organizations.get(organization_id);
-      if (!owner) throw notFound("Organization");
+      const owner = await organizationOf(deps.organizations, organization_id);
       const image = (await imageChange(request.body)) ?? null;
       const view = await createTemplate(issuing, issuingContext(deps, request), owner, request.body, image);
-      reply
-        .code(201)
-        .header("location", `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`);
-      return one(json(view));
+      const location = `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`;
+      return created(reply, json(view), location);
     },
   });
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List badge templates, newest first unless sorted",
       description: LIST_DESCRIPTION,
       params: OrganizationParams,
       querystring: listQuerySchema(TEMPLATE_LIST),
-      response: { 200: Many(BadgeTemplateJsonSchema), ...errors },
-    },
+      response: { 200: Many(BadgeTemplateJsonSchema), ...ERRORS },
+    }),
     validatorCompiler: listValidatorCompiler,
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const query = readListQuery(TEMPLATE_LIST, request);
-      const req = pageRequest(query.page);
-      // The body depends on the organization and the URL (filters, page, links) only.
-      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await listTemplates(issuing, organization_id, query, req);
-        return many(
-          page.items.map(json),
-          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-        );
-      });
-    },
+    handler: freshListHandler(
+      origin,
+      TEMPLATE_LIST,
+      (org, query, req) => listTemplates(issuing, org, query, req),
+      json,
+    ),
   });
 
   app.get(`${base}/:badge_template_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Get a badge template",
       params: TemplateParams,
-      response: { 200: One(BadgeTemplateJsonSchema), ...errors },
-    },
+      response: { 200: One(BadgeTemplateJsonSchema), ...ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       return one(json(await getTemplate(issuing, p.organization_id, p.badge_template_id)));
@@ -168,16 +151,14 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   app.put(`${base}/:badge_template_id`, {
     onRequest,
     bodyLimit: TEMPLATE_BODY_LIMIT,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Update a badge template; absent fields are kept, `state: active` activates a draft",
       description: IMAGE_DESCRIPTION,
       consumes: ["application/json", "multipart/form-data"],
       params: TemplateParams,
       body: TemplateUpdateBody,
-      response: { 200: One(BadgeTemplateJsonSchema), ...bodyErrors },
-    },
+      response: { 200: One(BadgeTemplateJsonSchema), ...BODY_ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       const body = request.body ?? {};
@@ -190,13 +171,11 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   for (const action of ["archive", "unarchive"] as const) {
     app.put(`${base}/:badge_template_id/${action}`, {
       onRequest,
-      schema: {
-        tags,
-        security,
+      schema: schema({
         summary: action === "archive" ? "Archive a badge template (it stops issuing)" : "Unarchive a badge template",
         params: TemplateParams,
-        response: { 200: One(BadgeTemplateJsonSchema), ...errors },
-      },
+        response: { 200: One(BadgeTemplateJsonSchema), ...ERRORS },
+      }),
       handler: async (request) => {
         const p = request.params;
         const ctx = issuingContext(deps, request);
@@ -207,17 +186,15 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
 
   app.delete(`${base}/:badge_template_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Delete a badge template that has issued no badges",
       params: TemplateParams,
-      response: { 204: Type.Null(), ...errors },
-    },
+      response: { 204: Type.Null(), ...ERRORS },
+    }),
     handler: async (request, reply) => {
       const p = request.params;
       await deleteTemplate(issuing, issuingContext(deps, request), p.organization_id, p.badge_template_id);
-      return reply.code(204).send(null);
+      return noContent(reply);
     },
   });
 };

@@ -23,20 +23,16 @@ import {
   revokeBadge,
 } from "../../../core/issuing/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
+import { Many, One, OrganizationParams, one } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
-import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { guard } from "../guard.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
+import { BODY_ERRORS, created, documented, ERRORS, freshListHandler, noContent, resourceParams } from "../route_kit.ts";
 
-const BadgeParams = Type.Object({
-  organization_id: Type.String({ format: "uuid" }),
-  badge_id: Type.String({ format: "uuid" }),
-});
+const BadgeParams = resourceParams("badge_id");
 
 /** Each item of a batch: the badge issued, or why it was not (the error body's `data`). */
 const BatchItem = Type.Union([
@@ -48,17 +44,13 @@ const BatchResponse = Type.Object({
   metadata: Type.Object({ issued_count: Type.Integer(), failed_count: Type.Integer() }),
 });
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
-const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
-const tags = ["Badges"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["Badges"]);
 
 /** Issued badges (docs/interface.md, Resources), scope `issued_badges`. */
 export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
   const base = "/organizations/:organization_id/badges";
-  const lists = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
   const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
@@ -66,35 +58,30 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
   app.post(base, {
     onRequest,
     preHandler: (deps.limits ?? NO_LIMITS).issue,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Issue a badge from an active template",
       params: OrganizationParams,
       body: BadgeIssueBody,
-      response: { 201: One(BadgeJsonSchema), ...bodyErrors },
-    },
+      response: { 201: One(BadgeJsonSchema), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const { organization_id } = request.params;
       const issued = await issueBadge(issuing, issuingContext(deps, request), organization_id, request.body);
-      reply.code(201).header("location", location(issued.view));
-      return one(json(issued.view));
+      return created(reply, json(issued.view), location(issued.view));
     },
   });
 
   app.post(`${base}/batch`, {
     onRequest,
     preHandler: (deps.limits ?? NO_LIMITS).issue,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Issue several badges; each item is issued or reported on its own (201 when any was issued)",
       description:
         "Each item has the body of a single issue (at most 100 items). When no item could be issued the answer is a 422 listing every item's errors (`badges.<i>.<field>`).",
       params: OrganizationParams,
       body: BadgeBatchBody,
-      response: { 201: BatchResponse, ...bodyErrors },
-    },
+      response: { 201: BatchResponse, ...BODY_ERRORS },
+    }),
     // Documented with the full item schema, validated as an envelope: each item is then checked
     // on its own (`checkBatchItems`), so one bad item does not refuse the batch.
     validatorCompiler: (route) =>
@@ -128,40 +115,24 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List badges, most recently issued first unless sorted",
       description: LIST_DESCRIPTION,
       params: OrganizationParams,
       querystring: listQuerySchema(BADGE_LIST),
-      response: { 200: Many(BadgeJsonSchema), ...errors },
-    },
+      response: { 200: Many(BadgeJsonSchema), ...ERRORS },
+    }),
     validatorCompiler: listValidatorCompiler,
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const query = readListQuery(BADGE_LIST, request);
-      const req = pageRequest(query.page);
-      // The body depends on the organization and the URL (filters, page, links) only.
-      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await listBadges(issuing, organization_id, query, req);
-        return many(
-          page.items.map(json),
-          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-        );
-      });
-    },
+    handler: freshListHandler(origin, BADGE_LIST, (org, query, req) => listBadges(issuing, org, query, req), json),
   });
 
   app.get(`${base}/:badge_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Get a badge",
       params: BadgeParams,
-      response: { 200: One(BadgeJsonSchema), ...errors },
-    },
+      response: { 200: One(BadgeJsonSchema), ...ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       return one(json(await getBadge(issuing, p.organization_id, p.badge_id)));
@@ -170,14 +141,12 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
 
   app.put(`${base}/:badge_id/revoke`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Revoke a pending or accepted badge (`reason` required)",
       params: BadgeParams,
       body: BadgeRevokeBody,
-      response: { 200: One(BadgeJsonSchema), ...bodyErrors },
-    },
+      response: { 200: One(BadgeJsonSchema), ...BODY_ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       const body = request.body;
@@ -187,14 +156,12 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
 
   app.post(`${base}/:badge_id/replace`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Replace a badge with a new one (same template and recipient unless given)",
       params: BadgeParams,
       body: BadgeReplaceBody,
-      response: { 201: One(BadgeJsonSchema), ...bodyErrors },
-    },
+      response: { 201: One(BadgeJsonSchema), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const p = request.params;
       const body = request.body;
@@ -205,24 +172,21 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
         p.badge_id,
         body,
       );
-      reply.code(201).header("location", location(issued.view));
-      return one(json(issued.view));
+      return created(reply, json(issued.view), location(issued.view));
     },
   });
 
   app.delete(`${base}/:badge_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Delete a badge",
       params: BadgeParams,
-      response: { 204: Type.Null(), ...errors },
-    },
+      response: { 204: Type.Null(), ...ERRORS },
+    }),
     handler: async (request, reply) => {
       const p = request.params;
       await deleteBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id);
-      return reply.code(204).send(null);
+      return noContent(reply);
     },
   });
 };

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EmploymentSchema, ReducedEmploymentSchema } from "../../../core/events/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
 import {
   createEmployee,
   deleteEmployee,
@@ -28,10 +28,11 @@ import {
   upsertEmployees,
 } from "../../../core/workforce/mod.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
+import { Many, One, OrganizationParams, one, PageQuery } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+import { BODY_ERRORS, created, documented, ERRORS, noContent, pageBody, resourceParams } from "../route_kit.ts";
 
 /**
  * An employment as an organization may read it: in full when it is authorized for workforce data,
@@ -51,10 +52,7 @@ export interface EmployeeRestDeps {
   externalBadges?: Pick<ExternalBadgeStore, "pageForUser">;
 }
 
-const EmployeeParams = Type.Object({
-  organization_id: Type.String({ format: "uuid" }),
-  employee_id: Type.String({ format: "uuid" }),
-});
+const EmployeeParams = resourceParams("employee_id");
 
 const UpsertItem = Type.Union([
   Type.Object({
@@ -83,10 +81,7 @@ const InvitationsResponse = One(
   Type.Object({ sent_count: Type.Integer(), sent: Type.Array(Type.String()), failed: Type.Array(Type.String()) }),
 );
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
-const bodyErrors = { ...errors, 413: ErrorBody, 415: ErrorBody };
-const tags = ["Employees"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["Employees"]);
 /** A batch of 1,000 full records is larger than the API's usual 1 MiB. */
 const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -106,62 +101,48 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
 
   app.post(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Create an employee record (records employment.created)",
       params: OrganizationParams,
       body: EmployeeCreateBody,
-      response: { 201: One(EmploymentView), ...bodyErrors },
-    },
+      response: { 201: One(EmploymentView), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const view = await createEmployee(store, ctx(), request.params.organization_id, request.body);
-      reply
-        .code(201)
-        .header(
-          "location",
-          `${deps.baseUrl}/organizations/${request.params.organization_id}/employees/${view.record.id}`,
-        );
-      return one(json(view));
+      const location = `${deps.baseUrl}/organizations/${request.params.organization_id}/employees/${view.record.id}`;
+      return created(reply, json(view), location);
     },
   });
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List employee records, newest first",
       description: `Filters: \`name_or_email\` (substring of "first last" or the e-mail), \`employee_state\` (created, pending, accepted, rejected), \`team\`, \`department\`, \`external_id\` (exact). Sorts: email, created_at, first_name, last_name. Without workforce authorization each record is only \`id\`, \`email\`, \`external_id\`, and the \`employee_state\` filter is refused (403). ${LIST_DESCRIPTION}`,
       params: OrganizationParams,
       querystring: listQuerySchema(EMPLOYEE_LIST),
-      response: { 200: Many(EmploymentView), ...errors },
-    },
+      response: { 200: Many(EmploymentView), ...ERRORS },
+    }),
     validatorCompiler: listValidatorCompiler,
     handler: async (request) => {
       const query = readListQuery(EMPLOYEE_LIST, request);
       const req = pageRequest(query.page);
       const page = await listEmployees(store, request.params.organization_id, query, req);
-      return many(
-        page.items.map(json),
-        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-      );
+      return pageBody(origin, request.url, req, page, json);
     },
   });
 
   app.post(`${base}/batch`, {
     onRequest,
     bodyLimit: BATCH_BODY_LIMIT,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Create or update up to 1,000 employee records by external_id",
       description:
         "Each item has the body of a create and is matched on `external_id`: a new one is created, a known one updated (absent fields kept). An item that changes nothing is `unchanged` and records no event; a bad item is `failed` with its errors (`employees.<i>.<field>`) and the others go ahead.",
       params: OrganizationParams,
       body: EmployeeBatchBody,
-      response: { 200: BatchResponse, ...bodyErrors },
-    },
+      response: { 200: BatchResponse, ...BODY_ERRORS },
+    }),
     validatorCompiler: (route) =>
       TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: EnvelopeSchema } : route),
     handler: async (request) => {
@@ -184,14 +165,12 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
 
   app.post(`${base}/send_invitations`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "E-mail employees an invitation to connect (the listed ids, or `all` still `created`)",
       params: OrganizationParams,
       body: SendInvitationsBody,
-      response: { 200: InvitationsResponse, ...bodyErrors, 429: ErrorBody },
-    },
+      response: { 200: InvitationsResponse, ...BODY_ERRORS, 429: ErrorBody },
+    }),
     handler: async (request) => {
       const result = await sendInvitations(
         deps.employees.invitations,
@@ -205,13 +184,11 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
 
   app.get(`${base}/:employee_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Get an employee record",
       params: EmployeeParams,
-      response: { 200: One(EmploymentView), ...errors },
-    },
+      response: { 200: One(EmploymentView), ...ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       return one(json(await getEmployee(store, p.organization_id, p.employee_id)));
@@ -220,16 +197,14 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
 
   app.get(`${base}/:employee_id/external_badges`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List an employee's badges from other issuers, newest first",
       description:
         "Badges the employee added on their wallet from other issuers (Open Badges 2.0 assertions and 3.0 credentials), each with `verification_status` (`validated` or `unvalidated`) and, when unvalidated, `verification_reason`. The issuer Laurel verified is `issuer_origin` (the origin of the issuer's id, where its profile or key was found); `claimed_issuer_name` and `claimed_issuer_url` are the badge's own unverified claims. Laurel verifies each again daily. Empty until the employee has accepted the connection (`employee_state` `accepted`); 403 while the organization is not authorized for workforce data.",
       params: EmployeeParams,
       querystring: PageQuery,
-      response: { 200: Many(ExternalBadgeSchema), ...errors },
-    },
+      response: { 200: Many(ExternalBadgeSchema), ...ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       const req = pageRequest(request.query.page);
@@ -239,20 +214,18 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
       ]);
       const none = { pageForUser: async () => ({ items: [], total: 0 }) };
       const page = await employeeExternalBadges(deps.employees.externalBadges ?? none, record, req, authorized);
-      return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
+      return pageBody(origin, request.url, req, page, (badge) => badge);
     },
   });
 
   app.put(`${base}/:employee_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Update an employee record; absent fields are kept (records employment.updated on a change)",
       params: EmployeeParams,
       body: EmployeeUpdateBody,
-      response: { 200: One(EmploymentView), ...bodyErrors },
-    },
+      response: { 200: One(EmploymentView), ...BODY_ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       const body = request.body ?? {};
@@ -262,17 +235,15 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
 
   app.delete(`${base}/:employee_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Delete an employee record (records employment.deleted)",
       params: EmployeeParams,
-      response: { 204: Type.Null(), ...errors },
-    },
+      response: { 204: Type.Null(), ...ERRORS },
+    }),
     handler: async (request, reply) => {
       const p = request.params;
       await deleteEmployee(store, ctx(), p.organization_id, p.employee_id);
-      return reply.code(204).send(null);
+      return noContent(reply);
     },
   });
 };

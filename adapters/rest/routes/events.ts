@@ -3,18 +3,13 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EVENT_LIST, EventDetailSchema, getEvent, listEvents } from "../../../core/events/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, pageUrlFor } from "../envelope.ts";
-import { ErrorBody } from "../errors.ts";
-import { freshReads, sendFreshBody } from "../fresh_reads.ts";
+import { Many, One, OrganizationParams, one } from "../envelope.ts";
 import { guard } from "../guard.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
+import { documented, freshListHandler, READ_ERRORS, resourceParams } from "../route_kit.ts";
 
-const EventParams = Type.Object({
-  organization_id: Type.String({ format: "uuid" }),
-  event_id: Type.String({ format: "uuid" }),
-});
+const EventParams = resourceParams("event_id");
 
 /**
  * The details of each kind family, plus a last, open branch: a detail recorded by an older release (or a
@@ -33,9 +28,7 @@ const EventDetailResponse = Type.Union([
   ),
 ]);
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
-const tags = ["Events"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["Events"]);
 
 /**
  * The events API, scope `events` (an authorization token needs `read_enabled`). Items of the list are
@@ -45,41 +38,32 @@ export const eventRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "events", "read");
   const base = "/organizations/:organization_id/events";
-  const lists = freshReads<Buffer>();
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List the organization's events, newest first",
       description: LIST_DESCRIPTION,
       params: OrganizationParams,
       querystring: listQuerySchema(EVENT_LIST),
-      response: { 200: Many(EventDetailResponse), ...errors },
-    },
+      response: { 200: Many(EventDetailResponse), ...READ_ERRORS },
+    }),
     validatorCompiler: listValidatorCompiler,
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const query = readListQuery(EVENT_LIST, request);
-      const req = pageRequest(query.page);
-      // The body depends on the organization and the URL (filters, page, links) only.
-      return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await listEvents(deps, organization_id, query, req);
-        return many(page.items, pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)));
-      });
-    },
+    handler: freshListHandler(
+      origin,
+      EVENT_LIST,
+      (org, query, req) => listEvents(deps, org, query, req),
+      (event) => event,
+    ),
   });
 
   app.get(`${base}/:event_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Get one event's detail (its shape depends on event_type)",
       params: EventParams,
-      response: { 200: One(EventDetailResponse), ...errors },
-    },
+      response: { 200: One(EventDetailResponse), ...READ_ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       return one(await getEvent(deps, p.organization_id, p.event_id));

@@ -20,8 +20,8 @@ import {
 import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { One, OrganizationParams, one } from "../envelope.ts";
-import { ErrorBody } from "../errors.ts";
 import { callerOf, guard } from "../guard.ts";
+import { BODY_ERRORS, created, documented, READ_ERRORS, resourceParams } from "../route_kit.ts";
 
 /** Problems listed in one answer; the result file has every row. */
 const PROBLEMS_LISTED = 1000;
@@ -59,10 +59,7 @@ const PreviewJson = Type.Object({
   errors: Type.Array(Problem),
 });
 
-const ImportParams = Type.Object({
-  organization_id: Type.String({ format: "uuid" }),
-  import_id: Type.String({ format: "uuid" }),
-});
+const ImportParams = resourceParams("import_id");
 
 const StartQuery = Type.Object(
   {
@@ -78,10 +75,8 @@ const problemsJson = (problems: RowProblem[]) =>
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const FAMILY = { badges: "issued_badges", employees: "workforce" } as const;
 const TAGS = { badges: ["Badges"], employees: ["Employees"] };
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
 
 export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -95,7 +90,7 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (plugin:
   const store: ImportStore = deps.imports;
   const onRequest = guard(deps.authenticator, deps.clock, FAMILY[kind]);
   const base = `/organizations/:organization_id/${kind}/imports`;
-  const tags = TAGS[kind];
+  const schema = documented(TAGS[kind]);
   const limits = IMPORT_LIMITS[kind];
   const columns = COLUMNS[kind];
   const json = (r: ImportRecord, problems: RowProblem[]) => ({
@@ -131,9 +126,7 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (plugin:
   app.post(base, {
     onRequest,
     bodyLimit: limits.bytes,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: `Import ${kind} from a CSV file (text/csv); the valid rows are ${kind === "badges" ? "issued" : "written"} in the background`,
       description: `Header row, then one row per ${kind === "badges" ? "badge" : "employee record"} (row 1 is the first under the header). Required columns: ${columns.required.join(", ")}; optional: ${columns.optional.join(", ")}. At most ${limits.rows.toLocaleString("en")} rows and ${limits.bytes / 1024 / 1024} MiB, UTF-8. Each row is checked with the batch endpoint's rules; its problems are listed by row and column and it is skipped. \`dry_run=true\` only answers the preview. A file already imported to the organization (same SHA-256) is refused (422) unless \`repeat=true\`.`,
       params: OrganizationParams,
@@ -143,12 +136,9 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (plugin:
       response: {
         200: One(PreviewJson),
         201: One(ImportJson),
-        ...errors,
-        413: ErrorBody,
-        415: ErrorBody,
-        422: ErrorBody,
+        ...BODY_ERRORS,
       },
-    },
+    }),
     validatorCompiler: ({ schema, httpPart }) => {
       if (httpPart === "body") return (value: unknown) => ({ value });
       return app.validatorCompiler?.({ schema, httpPart, method: "POST", url: base }) ?? (() => true);
@@ -185,22 +175,18 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (plugin:
         { start: true, allowRepeat: q.repeat === true },
         (write) => checkCsvFile(kind, bytes, now, write),
       );
-      reply
-        .code(201)
-        .header("location", `${deps.baseUrl}/organizations/${p.organization_id}/${kind}/imports/${record.id}`);
-      return one(json(record, preview.problems));
+      const location = `${deps.baseUrl}/organizations/${p.organization_id}/${kind}/imports/${record.id}`;
+      return created(reply, json(record, preview.problems), location);
     },
   });
 
   app.get(`${base}/:import_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: `Get a ${kind} import: its state, counts and every problem by row and column`,
       params: ImportParams,
-      response: { 200: One(ImportJson), ...errors },
-    },
+      response: { 200: One(ImportJson), ...READ_ERRORS },
+    }),
     handler: async (request) => {
       const record = await own(request.params);
       return one(json(record, await store.problems(record.id, PROBLEMS_LISTED)));
@@ -210,15 +196,13 @@ export const importRoutes = (deps: RestDeps, kind: ImportKind) => async (plugin:
   // The answer is a stream, which the schema's string type does not admit: typed by the route generic.
   plugin.get<{ Params: Static<typeof ImportParams> }>(`${base}/:import_id/result`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: `The result file of a ${kind} import (CSV: row, status, id, key, errors)`,
       description:
         "One line per row of the uploaded file. Cells starting with =, +, -, @, a tab or a carriage return are prefixed with an apostrophe, so a spreadsheet shows them as text.",
       params: ImportParams,
-      response: { 200: { content: { "text/csv": { schema: Type.String() } } }, ...errors },
-    },
+      response: { 200: { content: { "text/csv": { schema: Type.String() } } }, ...READ_ERRORS },
+    }),
     handler: async (request, reply) => {
       const record = await own(request.params);
       reply

@@ -10,21 +10,16 @@ import {
   invite,
   listInvitations,
 } from "../../../core/members/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
-import { ErrorBody } from "../errors.ts";
+import { Many, One, OrganizationParams, one, PageQuery } from "../envelope.ts";
 import { guard } from "../guard.ts";
+import { BODY_ERRORS, created, documented, ERRORS, noContent, pageBody, resourceParams } from "../route_kit.ts";
 import { requestActor } from "./memberships.ts";
 
-const InvitationParams = Type.Object({
-  organization_id: Type.String({ format: "uuid" }),
-  invitation_id: Type.String({ format: "uuid" }),
-});
+const InvitationParams = resourceParams("invitation_id");
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
-const tags = ["Invitations"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["Invitations"]);
 
 /**
  * Invitations to join the organization, scope `invitations`: the invitee gets a mail whose link
@@ -38,34 +33,27 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (plugi
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List pending invitations, newest first",
       params: OrganizationParams,
       querystring: PageQuery,
-      response: { 200: Many(Invitation), ...errors },
-    },
+      response: { 200: Many(Invitation), ...ERRORS },
+    }),
     handler: async (request) => {
       const { organization_id } = request.params;
       const req = pageRequest(request.query.page);
       const page = await listInvitations(deps.members, contextOf(deps), requestActor(request), organization_id, req);
-      return many(
-        page.items.map(invitationJson),
-        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-      );
+      return pageBody(origin, request.url, req, page, invitationJson);
     },
   });
 
   app.get(`${base}/:invitation_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Get a pending invitation",
       params: InvitationParams,
-      response: { 200: One(Invitation), ...errors },
-    },
+      response: { 200: One(Invitation), ...ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       return one(
@@ -78,14 +66,12 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (plugi
 
   app.post(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Invite an e-mail address with a role (not owner); replaces a pending invitation of that address",
       params: OrganizationParams,
       body: CreateInvitationInput,
-      response: { 201: One(Invitation), ...errors, 413: ErrorBody, 415: ErrorBody },
-    },
+      response: { 201: One(Invitation), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const { organization_id } = request.params;
       const { invitation } = await invite(
@@ -96,22 +82,18 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (plugi
         organization_id,
         request.body,
       );
-      reply
-        .code(201)
-        .header("location", `${deps.baseUrl}/organizations/${organization_id}/invitations/${invitation.id}`);
-      return one(invitationJson(invitation));
+      const location = `${deps.baseUrl}/organizations/${organization_id}/invitations/${invitation.id}`;
+      return created(reply, invitationJson(invitation), location);
     },
   });
 
   app.delete(`${base}/:invitation_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Cancel a pending invitation; its link stops working",
       params: InvitationParams,
-      response: { 204: Type.Null(), ...errors },
-    },
+      response: { 204: Type.Null(), ...ERRORS },
+    }),
     handler: async (request, reply) => {
       const p = request.params;
       await cancelInvitation(
@@ -122,7 +104,7 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (plugi
         p.organization_id,
         p.invitation_id,
       );
-      return reply.code(204).send(null);
+      return noContent(reply);
     },
   });
 };

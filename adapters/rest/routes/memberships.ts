@@ -11,20 +11,15 @@ import {
   removeMember,
   UpdateMembershipInput,
 } from "../../../core/members/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
-import { ErrorBody } from "../errors.ts";
+import { Many, One, OrganizationParams, one, PageQuery } from "../envelope.ts";
 import { callerOf, guard } from "../guard.ts";
+import { BODY_ERRORS, documented, ERRORS, noContent, pageBody, resourceParams } from "../route_kit.ts";
 
-const MembershipParams = Type.Object({
-  organization_id: Type.String({ format: "uuid" }),
-  membership_id: Type.String({ format: "uuid" }),
-});
+const MembershipParams = resourceParams("membership_id");
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
-const tags = ["Memberships"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["Memberships"]);
 
 /** The credential of the request, acting as its organization (not as a member). */
 export const requestActor = (request: Parameters<typeof callerOf>[0]): MemberActor => ({
@@ -43,34 +38,27 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (plugi
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List the organization's members and their roles",
       params: OrganizationParams,
       querystring: PageQuery,
-      response: { 200: Many(Membership), ...errors },
-    },
+      response: { 200: Many(Membership), ...ERRORS },
+    }),
     handler: async (request) => {
       const { organization_id } = request.params;
       const req = pageRequest(request.query.page);
       const page = await listMembers(deps.members, requestActor(request), organization_id, req);
-      return many(
-        page.items.map(membershipJson),
-        pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-      );
+      return pageBody(origin, request.url, req, page, membershipJson);
     },
   });
 
   app.get(`${base}/:membership_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Get a membership",
       params: MembershipParams,
-      response: { 200: One(Membership), ...errors },
-    },
+      response: { 200: One(Membership), ...ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       return one(
@@ -81,14 +69,12 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (plugi
 
   app.put(`${base}/:membership_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Change a member's role (not to or from owner; the last owner stays)",
       params: MembershipParams,
       body: UpdateMembershipInput,
-      response: { 200: One(Membership), ...errors, 413: ErrorBody, 415: ErrorBody },
-    },
+      response: { 200: One(Membership), ...BODY_ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       const body = request.body;
@@ -107,13 +93,11 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (plugi
 
   app.delete(`${base}/:membership_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Remove a member from the organization (not an owner)",
       params: MembershipParams,
-      response: { 204: Type.Null(), ...errors },
-    },
+      response: { 204: Type.Null(), ...ERRORS },
+    }),
     handler: async (request, reply) => {
       const p = request.params;
       await removeMember(
@@ -124,7 +108,7 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (plugi
         p.organization_id,
         p.membership_id,
       );
-      return reply.code(204).send(null);
+      return noContent(reply);
     },
   });
 };

@@ -12,22 +12,19 @@ import {
   UpdateOAuthApplicationInput,
   updateOAuthApplication,
 } from "../../../core/credentials/mod.ts";
-import { notFound } from "../../../core/errors/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
 import { type RestDeps, requestContext } from "../deps.ts";
-import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "../envelope.ts";
-import { ErrorBody } from "../errors.ts";
+import { Many, One, OrganizationParams, one, PageQuery } from "../envelope.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { callerOf, guard } from "../guard.ts";
+import { BODY_ERRORS, created, documented, ERRORS, noContent, organizationOf, pageBody } from "../route_kit.ts";
 
 const AppParams = Type.Object({
   organization_id: Type.String({ format: "uuid" }),
   oauth_application_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
 });
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody };
-const tags = ["OAuth applications"];
-const security: Array<Record<string, string[]>> = [{ basic: [] }, { bearer: [] }];
+const schema = documented(["OAuth applications"]);
 
 /** OAuth applications (docs/interface.md, Resources), scope `oauth_applications`. */
 export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
@@ -38,37 +35,30 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
 
   app.get(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "List OAuth applications",
       params: OrganizationParams,
       querystring: PageQuery,
-      response: { 200: Many(OAuthApplication), ...errors },
-    },
+      response: { 200: Many(OAuthApplication), ...ERRORS },
+    }),
     handler: async (request, reply) => {
       const { organization_id } = request.params;
       const req = pageRequest(request.query.page);
       // The body depends on the organization and the URL (page, links) only.
       return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () => {
         const page = await listOAuthApplications(deps, organization_id, req);
-        return many(
-          page.items.map((a) => oauthApplicationJson(a)),
-          pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, request.url)),
-        );
+        return pageBody(origin, request.url, req, page, (a) => oauthApplicationJson(a));
       });
     },
   });
 
   app.get(`${base}/:oauth_application_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Get an OAuth application",
       params: AppParams,
-      response: { 200: One(OAuthApplication), ...errors },
-    },
+      response: { 200: One(OAuthApplication), ...ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       return one(oauthApplicationJson(await getOAuthApplication(deps, p.organization_id, p.oauth_application_id)));
@@ -77,42 +67,35 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
 
   app.post(base, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Create an OAuth application (the only response that shows its secret)",
       params: OrganizationParams,
       body: CreateOAuthApplicationInput,
-      response: { 201: One(OAuthApplication), ...errors, 413: ErrorBody, 415: ErrorBody },
-    },
+      response: { 201: One(OAuthApplication), ...BODY_ERRORS },
+    }),
     handler: async (request, reply) => {
       const { organization_id } = request.params;
-      const org = await deps.organizations.get(organization_id);
-      if (!org) throw notFound("Organization");
-      const { app: created, secret } = await createOAuthApplication(
+      const org = await organizationOf(deps.organizations, organization_id);
+      const { app: application, secret } = await createOAuthApplication(
         deps,
         requestContext(deps, request),
         org,
         callerOf(request).credential,
         request.body,
       );
-      reply
-        .code(201)
-        .header("location", `${deps.baseUrl}/organizations/${organization_id}/oauth_applications/${created.id}`);
-      return one(oauthApplicationJson(created, secret));
+      const location = `${deps.baseUrl}/organizations/${organization_id}/oauth_applications/${application.id}`;
+      return created(reply, oauthApplicationJson(application, secret), location);
     },
   });
 
   app.put(`${base}/:oauth_application_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Update an OAuth application",
       params: AppParams,
       body: UpdateOAuthApplicationInput,
-      response: { 200: One(OAuthApplication), ...errors, 413: ErrorBody, 415: ErrorBody },
-    },
+      response: { 200: One(OAuthApplication), ...BODY_ERRORS },
+    }),
     handler: async (request) => {
       const p = request.params;
       const updated = await updateOAuthApplication(
@@ -128,13 +111,11 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
 
   app.delete(`${base}/:oauth_application_id`, {
     onRequest,
-    schema: {
-      tags,
-      security,
+    schema: schema({
       summary: "Delete an OAuth application; its access tokens stop working at once",
       params: AppParams,
-      response: { 204: Type.Null(), ...errors },
-    },
+      response: { 204: Type.Null(), ...ERRORS },
+    }),
     handler: async (request, reply) => {
       const p = request.params;
       await deleteOAuthApplication(
@@ -144,7 +125,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
         p.organization_id,
         p.oauth_application_id,
       );
-      return reply.code(204).send(null);
+      return noContent(reply);
     },
   });
 };

@@ -130,28 +130,31 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
 
   /** The application a grant names, as the authenticator knows it (cached). */
   const findByUid = (uid: string): Promise<OAuthApplicationRecord | null> => deps.authenticator.application(uid);
-  const recordUse = (now: Date) => (app: OAuthApplicationRecord, granted: boolean) =>
-    deps.authenticator.recordUse({ kind: "oauth", id: app.id }, granted, now);
+  /** What every grant reads and signs with; a use of an application is recorded at `now`. */
+  const grantBasics = (now: Date) => ({
+    apps: { findByUid },
+    secrets: deps.secrets,
+    signer: deps.signer,
+    issuer: deps.authUrl,
+    recordUse: (app: OAuthApplicationRecord, granted: boolean) =>
+      deps.authenticator.recordUse({ kind: "oauth", id: app.id }, granted, now),
+  });
+  /** The token a grant gives, never cached; a refusal counts against the client or the address. */
+  const sendGrant = async (request: FastifyRequest, reply: FastifyReply, clientId: string, grant: Promise<unknown>) => {
+    const token = await grant.catch(async (err: unknown) => {
+      await countFailure(request, clientId, err);
+      throw err;
+    });
+    return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(token);
+  };
 
   const userGrant = async (request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>) => {
     const connect = deps.connect as NonNullable<RestDeps["connect"]>;
     const parsed = parseUserGrantRequest(params, parseBasic(request.headers.authorization));
     refuseIfFailing(request, reply, parsed.clientId);
     const ctx = contextOf(deps);
-    const grantDeps = {
-      store: connect.store,
-      apps: { findByUid },
-      secrets: deps.secrets,
-      signer: deps.signer,
-      issuer: deps.authUrl,
-      s256: connect.s256,
-      recordUse: recordUse(ctx.now),
-    };
-    const token = await exchangeUserGrant(grantDeps, ctx, parsed).catch(async (err: unknown) => {
-      await countFailure(request, parsed.clientId, err);
-      throw err;
-    });
-    return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(token);
+    const grantDeps = { ...grantBasics(ctx.now), store: connect.store, s256: connect.s256 };
+    return sendGrant(request, reply, parsed.clientId, exchangeUserGrant(grantDeps, ctx, parsed));
   };
 
   app.post(`${prefix}/oauth/token`, {
@@ -177,18 +180,7 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       }
       refuseIfFailing(request, reply, parsed.clientId);
       const ctx = contextOf(deps);
-      const tokenDeps = {
-        apps: { findByUid },
-        secrets: deps.secrets,
-        signer: deps.signer,
-        issuer: deps.authUrl,
-        recordUse: recordUse(ctx.now),
-      };
-      const token = await issueAccessToken(tokenDeps, ctx, parsed).catch(async (err: unknown) => {
-        await countFailure(request, parsed.clientId, err);
-        throw err;
-      });
-      return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(token);
+      return sendGrant(request, reply, parsed.clientId, issueAccessToken(grantBasics(ctx.now), ctx, parsed));
     },
   });
 

@@ -7,6 +7,7 @@ import { html, type Node, safeUrl } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
 import { consoleLayout, consolePath, notice, postButton, problem, when } from "./console_layout.ts";
+import { listStatus, pager } from "./console_paging.ts";
 
 /** What the issue form holds: what was typed, kept when it is refused. */
 export interface IssueForm {
@@ -117,14 +118,6 @@ export const BADGE_SORTS: Array<{ value: string; label: string }> = [
   { value: "issued_to_last_name", label: "Last name, A to Z" },
 ];
 
-const filterQuery = (filters: BadgeFilters, page: number): string => {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
-  if (page > 1) q.set("page", String(page));
-  const s = q.toString();
-  return s ? `?${s}` : "";
-};
-
 /** `/console/<org>/badges`: the API's list, its filters and sort as a form. */
 export const badgesPage = (
   frame: Frame,
@@ -142,7 +135,6 @@ export const badgesPage = (
 ) => {
   const path = consolePath(member.organizationId, "badges");
   const f = data.filters;
-  const last = Math.max(1, Math.ceil(data.total / data.pageSize));
   return consoleLayout(
     frame,
     member,
@@ -165,7 +157,7 @@ export const badgesPage = (
       <div class="row"><button type="submit">Show badges</button> <a href=${path}>Clear filters</a></div>
     </form>`,
     problem(data.error),
-    html`<p class="small" role="status">${data.total.toLocaleString("en-GB")} ${data.total === 1 ? "badge" : "badges"}${data.total > 0 ? `, page ${data.page} of ${last}` : ""}</p>`,
+    listStatus(data, "badge", "badges"),
     data.badges.length === 0
       ? html`<p class="card muted">No badge matches.</p>`
       : html`<ul class="plain stack-list badge-list">${data.badges.map(
@@ -174,12 +166,7 @@ export const badgesPage = (
             <p class="small"><span class="raw">${v.badge.recipient_email}</span> · ${v.template.name} · issued ${when(v.badge.issued_at)}</p>
           </li>`,
         )}</ul>`,
-    data.total > data.pageSize
-      ? html`<nav class="pager row" aria-label="Pages">
-        ${data.page > 1 ? html`<a class="button secondary" rel="prev" href=${`${path}${filterQuery(f, data.page - 1)}`}>Previous page</a>` : null}
-        ${data.page < last ? html`<a class="button secondary" rel="next" href=${`${path}${filterQuery(f, data.page + 1)}`}>Next page</a>` : null}
-      </nav>`
-      : null,
+    pager(data, path, f),
   );
 };
 

@@ -70,3 +70,11 @@ const refuse = (kit: WebKit, request: FastifyRequest, reply: FastifyReply, why: 
       html`<p><a class="button" href="/console">Back to your organizations</a></p>`,
     ),
   );
+
+/** A change `member` makes from the request's address: its time, new ids and whom the audit log names. */
+export const changeContext = (
+  kit: WebKit,
+  deps: Pick<ConsoleDeps, "newId">,
+  member: ConsoleMember,
+  request: FastifyRequest,
+) => ({ now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) });

@@ -4,6 +4,7 @@ import { html } from "../html.ts";
 import type { Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
 import { consoleLayout, consolePath, problem, when } from "./console_layout.ts";
+import { listStatus, pager } from "./console_paging.ts";
 
 export interface EmployeeFilters {
   name_or_email: string;
@@ -18,14 +19,6 @@ const STATE_LABEL: Record<string, string> = {
   pending: "Invited",
   accepted: "Connected",
   rejected: "Declined",
-};
-
-const pageQuery = (filters: EmployeeFilters, page: number): string => {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
-  if (page > 1) q.set("page", String(page));
-  const s = q.toString();
-  return s ? `?${s}` : "";
 };
 
 const nameOf = (v: EmployeeView): string =>
@@ -53,7 +46,6 @@ export const employeesPage = (
 ) => {
   const path = consolePath(member.organizationId, "employees");
   const f = data.filters;
-  const last = Math.max(1, Math.ceil(data.total / data.pageSize));
   return consoleLayout(
     frame,
     member,
@@ -77,7 +69,7 @@ export const employeesPage = (
       <div class="row"><button type="submit">Show employees</button> <a href=${path}>Clear filters</a></div>
     </form>`,
     problem(data.error),
-    html`<p class="small" role="status">${data.total.toLocaleString("en-GB")} ${data.total === 1 ? "record" : "records"}${data.total > 0 ? `, page ${data.page} of ${last}` : ""}</p>`,
+    listStatus(data, "record", "records"),
     data.employees.length === 0
       ? html`<p class="card muted">No employee record matches.</p>`
       : html`<ul class="plain stack-list">${data.employees.map(
@@ -86,12 +78,7 @@ export const employeesPage = (
             <p class="small"><span class="raw">${v.record.email}</span> · external id <span class="raw">${v.record.external_id}</span>${data.authorized && v.record.department ? ` · ${v.record.department}` : ""}</p>
           </li>`,
         )}</ul>`,
-    data.total > data.pageSize
-      ? html`<nav class="pager row" aria-label="Pages">
-        ${data.page > 1 ? html`<a class="button secondary" rel="prev" href=${`${path}${pageQuery(f, data.page - 1)}`}>Previous page</a>` : null}
-        ${data.page < last ? html`<a class="button secondary" rel="next" href=${`${path}${pageQuery(f, data.page + 1)}`}>Next page</a>` : null}
-      </nav>`
-      : null,
+    pager(data, path, f),
   );
 };
 

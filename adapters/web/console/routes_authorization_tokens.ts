@@ -7,14 +7,14 @@ import {
   replaceAuthorizationToken,
   revokeAuthorizationToken,
 } from "../../../core/credentials/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
-import { html } from "../html.ts";
 import { field, uuidParam } from "../routes_public.ts";
-import { doneNotice, sentValue } from "../sent.ts";
+import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { tokensPage } from "./authorization_token_pages.ts";
+import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
+import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, formProblem } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
@@ -24,11 +24,6 @@ const NOTICES: Record<string, string> = { revoked: "Token revoked: it no longer 
 export const authorizationTokenRoutes =
   (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
     const base = "/console/:org/developers/authorization_tokens";
-    const ctx = (member: ConsoleMember, request: FastifyRequest) => ({
-      now: kit.deps.clock(),
-      newId: deps.newId,
-      by: member.by(request.ip),
-    });
 
     const show = async (
       request: FastifyRequest,
@@ -37,13 +32,9 @@ export const authorizationTokenRoutes =
       status: number,
       extra: { error?: string | null; created?: { description: string; value: string } | null } = {},
     ) => {
-      const pageNo = Number(sentValue(request.query, "page") ?? "1");
-      const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
+      const req = requestedPage(request);
       const page = await listAuthorizationTokens(deps, member.credential, req);
-      const more =
-        page.total > req.offset + page.items.length
-          ? html`<p><a href=${`${consolePath(member.organizationId, "authorization_tokens")}?page=${req.page + 1}`}>More tokens</a></p>`
-          : null;
+      const more = moreLink(consolePath(member.organizationId, "authorization_tokens"), req, page, "More tokens");
       if (extra.created) reply.header("cache-control", "no-store");
       return kit.page(
         reply,
@@ -81,7 +72,12 @@ export const authorizationTokenRoutes =
           },
           "token",
         );
-        const { token, value } = await createAuthorizationToken(deps, ctx(member, request), member.credential, input);
+        const { token, value } = await createAuthorizationToken(
+          deps,
+          changeContext(kit, deps, member, request),
+          member.credential,
+          input,
+        );
         return show(request, reply, member, 201, { created: { description: token.description, value } });
       } catch (err) {
         const error = formProblem(err);
@@ -95,7 +91,7 @@ export const authorizationTokenRoutes =
       if (!member) return reply;
       const { token, value } = await replaceAuthorizationToken(
         deps,
-        ctx(member, request),
+        changeContext(kit, deps, member, request),
         member.credential,
         uuidParam(request),
       );
@@ -107,7 +103,7 @@ export const authorizationTokenRoutes =
       if (!member) return reply;
       await revokeAuthorizationToken(
         deps,
-        ctx(member, request),
+        changeContext(kit, deps, member, request),
         member.credential,
         member.organizationId,
         uuidParam(request),

@@ -64,6 +64,13 @@ const queryPairs = (url: string, keys: readonly string[]): [string, string][] =>
 
 const pairValue = (pairs: [string, string][], key: string): string => pairs.find(([k]) => k === key)?.[1] ?? "";
 
+/** The value of each filter key among the pairs ("" when absent), as the filter form shows them again. */
+const pairValues = <K extends string>(pairs: [string, string][], keys: readonly K[]): Record<K, string> => {
+  const values = {} as Record<K, string>;
+  for (const key of keys) values[key] = pairValue(pairs, key);
+  return values;
+};
+
 /** `datetime-local` has no zone: the form says UTC. A value with its own zone is kept. */
 const utc = (value: string): string => {
   const v = value.trim();
@@ -213,14 +220,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     const member = await gate(request, reply, "badges.read");
     if (!member) return reply;
     const pairs = queryPairs(request.url, BADGE_FILTER_KEYS);
-    const filters: BadgeFilters = {
-      state: pairValue(pairs, "state"),
-      badge_template_id: pairValue(pairs, "badge_template_id"),
-      query: pairValue(pairs, "query"),
-      issued_at_min: pairValue(pairs, "issued_at_min"),
-      issued_at_max: pairValue(pairs, "issued_at_max"),
-      sort: pairValue(pairs, "sort"),
-    };
+    const filters: BadgeFilters = { ...pairValues(pairs, BADGE_FILTER_KEYS), sort: pairValue(pairs, "sort") };
     const templates = await templatesFor(member, false);
     const frame = kit.frame(request, reply, "Badges");
     const base = { templates: templates.items, filters, pageSize: PAGE_SIZE };
@@ -352,13 +352,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     const member = await gate(request, reply, "employees.read");
     if (!member) return reply;
     const pairs = queryPairs(request.url, EMPLOYEE_FILTER_KEYS);
-    const filters: EmployeeFilters = {
-      name_or_email: pairValue(pairs, "name_or_email"),
-      employee_state: pairValue(pairs, "employee_state"),
-      team: pairValue(pairs, "team"),
-      department: pairValue(pairs, "department"),
-      external_id: pairValue(pairs, "external_id"),
-    };
+    const filters: EmployeeFilters = pairValues(pairs, EMPLOYEE_FILTER_KEYS);
     const frame = kit.frame(request, reply, "Employees");
     try {
       const query = parseListQuery(EMPLOYEE_LIST, pairs);

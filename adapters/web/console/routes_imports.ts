@@ -17,6 +17,7 @@ import { readMultipart } from "../../rest/mod.ts";
 import { uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { exampleCsv, importKindsFor, importPage, importPath, importsPage } from "./import_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
@@ -41,11 +42,6 @@ const NOTICES: Record<string, string> = { started: "Started: the workers are on 
 export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
   const store = deps.imports;
   const base = "/console/:org/imports";
-  const ctx = (member: ConsoleMember, request: FastifyRequest) => ({
-    now: kit.deps.clock(),
-    newId: deps.newId,
-    by: member.by(request.ip),
-  });
 
   const listPage = async (
     request: FastifyRequest,
@@ -135,7 +131,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         const now = kit.deps.clock();
         const { record } = await createImport(
           store,
-          ctx(member, request),
+          changeContext(kit, deps, member, request),
           member.organizationId,
           kind,
           { sha256: deps.images.sha256(file.bytes), name: file.name },
@@ -187,7 +183,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     if (!here) return reply;
     const { member, record } = here;
     try {
-      await startImport(store, ctx(member, request), member.organizationId, record.id);
+      await startImport(store, changeContext(kit, deps, member, request), member.organizationId, record.id);
     } catch (err) {
       if (!isCoreError(err) || err.code !== "validation_failed") throw err;
       return showImport(request, reply, member, record, 422, "This import was already started.");

@@ -11,13 +11,13 @@ import {
   updateOAuthApplication,
 } from "../../../core/credentials/mod.ts";
 import { notFound } from "../../../core/errors/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
-import { html } from "../html.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
+import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, fieldValues, formProblem } from "./form_fields.ts";
 import { applicationEditPage, applicationsPage } from "./oauth_application_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
@@ -53,14 +53,9 @@ export const oauthApplicationRoutes =
         form?: { name: string; description: string; scopes: readonly string[] };
       } = {},
     ) => {
-      const pageNo = Number(sentValue(request.query, "page") ?? "1");
-      const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1);
+      const req = requestedPage(request);
       const page = await listOAuthApplications(deps, member.organizationId, req);
-      const path = consolePath(member.organizationId, "oauth_applications");
-      const more =
-        page.total > req.offset + page.items.length
-          ? html`<p><a href=${`${path}?page=${req.page + 1}`}>More applications</a></p>`
-          : null;
+      const more = moreLink(consolePath(member.organizationId, "oauth_applications"), req, page, "More applications");
       if (extra.created) reply.header("cache-control", "no-store");
       return kit.page(
         reply,
@@ -105,7 +100,7 @@ export const oauthApplicationRoutes =
         if (!org) throw notFound("Organization");
         const { app: created, secret } = await createOAuthApplication(
           deps,
-          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+          changeContext(kit, deps, member, request),
           org,
           member.credential,
           input,
@@ -160,13 +155,7 @@ export const oauthApplicationRoutes =
           },
           "application",
         );
-        await updateOAuthApplication(
-          deps,
-          { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
-          member.credential,
-          id,
-          input,
-        );
+        await updateOAuthApplication(deps, changeContext(kit, deps, member, request), member.credential, id, input);
         return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=saved`, 303);
       } catch (err) {
         const error = formProblem(err);
@@ -180,7 +169,7 @@ export const oauthApplicationRoutes =
       if (!member) return reply;
       await deleteOAuthApplication(
         deps,
-        { now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) },
+        changeContext(kit, deps, member, request),
         member.credential,
         member.organizationId,
         appId(request),

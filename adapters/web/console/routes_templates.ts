@@ -20,14 +20,13 @@ import {
 } from "../../../core/issuing/mod.ts";
 import { parseListQuery } from "../../../core/listing/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
 import { readMultipart, storeImage } from "../../rest/mod.ts";
-import { html } from "../html.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
+import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, formProblem } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 import {
@@ -131,15 +130,11 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
   app.get(base, async (request, reply) => {
     const member = await gate(request, reply, "templates.read");
     if (!member) return reply;
-    const pageNo = Number(sentValue(request.query, "page") ?? "1");
-    const req = pageRequest(Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1, LIST_PAGE);
+    const req = requestedPage(request, LIST_PAGE);
     const query = parseListQuery(TEMPLATE_LIST, [["sort", "name"]]);
     const page = await listTemplates(issuing, member.organizationId, query, req);
     const path = consolePath(member.organizationId, "templates");
-    const more =
-      page.total > req.offset + page.items.length
-        ? html`<p><a href=${`${path}?page=${req.page + 1}`}>More templates</a></p>`
-        : null;
+    const more = moreLink(path, req, page, "More templates");
     return kit.page(
       reply,
       200,
