@@ -23,6 +23,19 @@ const DELETE_DELIVERIES_TRIGGER = `create trigger events_delete_deliveries after
       referencing old table as gone for each statement execute function laurel_delete_event_deliveries()`;
 
 /**
+ * Fills the new `events` from the table it replaces, drops that one, then builds the indexes (the
+ * sequence index on `seqKey`) and the cascade trigger: indexes built after the copy cost less.
+ */
+const refill = (from: string, seqKey: string): string[] => [
+  `insert into events (id, organization_id, event_type, occurred_at, detail, seq)
+      select id, organization_id, event_type, occurred_at, detail, seq from ${from}`,
+  `drop table ${from}`,
+  `create unique index events_org_seq_idx on events ${seqKey}`,
+  ...INDEXES,
+  DELETE_DELIVERIES_TRIGGER,
+];
+
+/**
  * `events` is partitioned by week on `occurred_at`, so that `EVENT_RETENTION_DAYS` removes old
  * events by dropping whole partitions (no bulk DELETE, indexes that stop growing), as the webhook
  * log is (migration 029), by the same partition maintenance.
@@ -75,13 +88,7 @@ export class M20261127030EventPartitions extends Migration {
         end loop;
       end $$`);
 
-    this.addSql(`insert into events (id, organization_id, event_type, occurred_at, detail, seq)
-      select id, organization_id, event_type, occurred_at, detail, seq from events_unpartitioned`);
-    this.addSql("drop table events_unpartitioned");
-
-    this.addSql("create unique index events_org_seq_idx on events (organization_id, seq desc, occurred_at)");
-    for (const sql of INDEXES) this.addSql(sql);
-    this.addSql(DELETE_DELIVERIES_TRIGGER);
+    for (const sql of refill("events_unpartitioned", "(organization_id, seq desc, occurred_at)")) this.addSql(sql);
   }
 
   override async down(): Promise<void> {
@@ -98,11 +105,6 @@ export class M20261127030EventPartitions extends Migration {
       detail jsonb not null,
       seq bigint not null
     )`);
-    this.addSql(`insert into events (id, organization_id, event_type, occurred_at, detail, seq)
-      select id, organization_id, event_type, occurred_at, detail, seq from events_partitioned`);
-    this.addSql("drop table events_partitioned");
-    this.addSql("create unique index events_org_seq_idx on events (organization_id, seq desc)");
-    for (const sql of INDEXES) this.addSql(sql);
-    this.addSql(DELETE_DELIVERIES_TRIGGER);
+    for (const sql of refill("events_partitioned", "(organization_id, seq desc)")) this.addSql(sql);
   }
 }
