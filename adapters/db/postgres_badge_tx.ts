@@ -10,10 +10,11 @@ import {
   templateViewOf,
 } from "./badge_rows.ts";
 import { lookupIssues, writeIssues } from "./grouped_issues.ts";
+import { connectedOrganizations } from "./postgres_connect_store.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
-import { FOREIGN_KEY_VIOLATION, placeholders, type Queryable, UNIQUE_VIOLATION, violates } from "./sql.ts";
+import { FOREIGN_KEY_VIOLATION, type Queryable, UNIQUE_VIOLATION, violates } from "./sql.ts";
 import { insertUser, linkBadges } from "./user_rows.ts";
 
 const UNIQUE = UNIQUE_VIOLATION;
@@ -88,15 +89,7 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
     await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows(mails.map((mail) => ({ mail })))]);
   },
 
-  async connectedOrganizations(userIds) {
-    if (userIds.length === 0) return [];
-    const found = await q.all<{ organization_id: string }>(
-      `select distinct organization_id from connect_grants
-       where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by organization_id`,
-      userIds,
-    );
-    return found.map((r) => r.organization_id);
-  },
+  connectedOrganizations: (userIds) => connectedOrganizations(q, userIds),
 
   async connectedHolders(templateId) {
     const grants = await q.all<{ user_id: string; organization_id: string }>(

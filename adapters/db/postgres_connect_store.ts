@@ -9,7 +9,7 @@ import type {
 import type { Database } from "./database.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import type { ConnectCodeRow, ConnectGrantRow, ConnectRefreshTokenRow, ConnectSessionRow } from "./rows.ts";
-import { placeholders, toNumber } from "./sql.ts";
+import { placeholders, type Queryable, toNumber } from "./sql.ts";
 
 const grantOf = (r: ConnectGrantRow): GrantRecord => ({
   id: r.id,
@@ -51,6 +51,17 @@ const sessionOf = (r: SessionFields): SessionRecord => ({
 
 const GRANT_COLUMNS =
   "g.id, g.user_id, g.application_id, g.organization_id, g.scopes, g.created_at, g.updated_at, g.revoked_at";
+
+/** The organizations the accounts have an active grant with, for the events a change of theirs tells. */
+export const connectedOrganizations = async (q: Queryable, userIds: readonly string[]): Promise<string[]> => {
+  if (userIds.length === 0) return [];
+  const found = await q.all<Pick<ConnectGrantRow, "organization_id">>(
+    `select distinct organization_id from connect_grants
+       where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by organization_id`,
+    userIds,
+  );
+  return found.map((r) => r.organization_id);
+};
 
 export const postgresConnectStore = (db: Database): ConnectStore => ({
   async activeGrant(userId, applicationId) {
@@ -178,15 +189,7 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
       }),
     );
   },
-  async connectedOrganizations(userIds) {
-    if (userIds.length === 0) return [];
-    const found = await db.all<{ organization_id: string }>(
-      `select distinct organization_id from connect_grants
-       where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by organization_id`,
-      userIds,
-    );
-    return found.map((r) => r.organization_id);
-  },
+  connectedOrganizations: (userIds) => connectedOrganizations(db, userIds),
 });
 
 const insertRefreshRow = async (

@@ -1,12 +1,16 @@
-import type { AuditAction, AuditActorKind } from "../../core/audit/mod.ts";
+import type { AuditActorKind, AuditRecord } from "../../core/audit/mod.ts";
 import type { BadgeRecord, BadgeTemplateData } from "../../core/badges/mod.ts";
-import type { ExportState, LinkPurpose } from "../../core/earners/mod.ts";
+import type { CodeRecord, GrantRecord, RefreshTokenRecord, SessionRecord } from "../../core/connect/mod.ts";
+import type { AuthorizationTokenRecord, OAuthApplicationRecord } from "../../core/credentials/mod.ts";
+import type { EarnerAccount, EarnerExportRecord, EarnerLink, EarnerSession } from "../../core/earners/mod.ts";
 import type { FieldError } from "../../core/errors/mod.ts";
-import type { EventType } from "../../core/events/mod.ts";
-import type { ImportKind, ImportState, RowStatus } from "../../core/imports/mod.ts";
-import type { MailMessage } from "../../core/mail/mod.ts";
-import type { Role } from "../../core/members/mod.ts";
-import type { DeliveryStatus, WebhookAttemptRecord } from "../../core/webhooks/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
+import type { ImportRecord, ImportRow } from "../../core/imports/mod.ts";
+import type { UserRecord } from "../../core/issuing/mod.ts";
+import type { DueMail } from "../../core/mail/mod.ts";
+import type { InvitationRecord, MembershipRecord } from "../../core/members/mod.ts";
+import type { OrganizationRecord } from "../../core/organizations/mod.ts";
+import type { DeliveryEvent, DeliveryStatus, WebhookAttemptRecord } from "../../core/webhooks/mod.ts";
 import type { EmployeeRecord, ExternalBadgeRecord } from "../../core/workforce/mod.ts";
 
 /**
@@ -22,56 +26,14 @@ import type { EmployeeRecord, ExternalBadgeRecord } from "../../core/workforce/m
 
 export type Int8 = string | number;
 
-export interface OrganizationRow {
-  id: string;
-  name: string;
-  description: string | null;
-  email: string | null;
-  website_url: string | null;
-  image_url: string | null;
-  created_at: Date;
-  updated_at: Date;
+/** `organizations`: core's record, with the switch operators set for workforce features. */
+export interface OrganizationRow extends OrganizationRecord {
   workforce_authorized: boolean;
 }
 
-export interface OAuthApplicationRow {
-  id: number;
-  organization_id: string;
-  name: string;
-  description: string | null;
-  uid: string;
-  secret_digest: string;
-  created_by_id: string;
-  created_by_type: string;
-  created_by_name: string;
-  data_services_enabled: boolean;
-  created_at: Date;
-  updated_at: Date;
-  last_used_at: Date | null;
-  last_successfully_used_at: Date | null;
-  ceiling_read_enabled: boolean;
-  ceiling_write_enabled: boolean;
-  ceiling_delete_enabled: boolean;
-  ceiling_scopes: string | null;
-  scopes: string | null;
-  redirect_uris: string;
-}
+export type OAuthApplicationRow = OAuthApplicationRecord;
 
-export interface AuthorizationTokenRow {
-  id: string;
-  organization_id: string;
-  description: string;
-  token_digest: string;
-  token_sealed: string;
-  read_enabled: boolean;
-  write_enabled: boolean;
-  delete_enabled: boolean;
-  created_at: Date;
-  expires_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  last_successfully_used_at: Date | null;
-}
+export type AuthorizationTokenRow = AuthorizationTokenRecord;
 
 /** `badge_templates`: core's template record as stored (jsonb `skills` and `alignments` parsed). */
 export type BadgeTemplateRow = BadgeTemplateData;
@@ -83,15 +45,8 @@ export interface BadgeRow extends BadgeRecord {
   status_index: number;
 }
 
-export interface UserRow {
-  id: string;
-  first_name: string;
-  last_name: string;
-  created_at: Date;
-  updated_at: Date;
-  public_profile: boolean;
-  vanity_name: string | null;
-  closed_at: Date | null;
+/** `users`: core's account without its addresses (`user_emails` holds them), with its web settings. */
+export interface UserRow extends Omit<UserRecord, "emails">, Omit<EarnerAccount, "user"> {
   merged_into_user_id: string | null;
 }
 
@@ -104,142 +59,52 @@ export interface UserEmailRow {
   created_at: Date;
 }
 
-export interface MembershipRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  role: Role;
-  created_at: Date;
-  updated_at: Date;
-}
+export type MembershipRow = MembershipRecord;
 
-export interface MemberInvitationRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  email_key: string;
-  role: Role;
-  token_digest: string;
+/** `member_invitations`: core's invitation with its inviter in two columns. */
+export interface MemberInvitationRow extends Omit<InvitationRecord, "invited_by"> {
   invited_by_kind: AuditActorKind;
   invited_by_id: string | null;
-  invited_by_name: string;
-  created_at: Date;
-  expires_at: Date;
 }
 
-export interface AuditLogRow {
-  id: string;
-  organization_id: string;
-  occurred_at: Date;
+/** `audit_log`: core's record with its actor in two columns. */
+export interface AuditLogRow extends Omit<AuditRecord, "actor"> {
   actor_kind: AuditActorKind;
   actor_id: string | null;
-  action: AuditAction;
-  target: string | null;
-  client_address: string | null;
-  details: Record<string, unknown>;
 }
 
-export interface ConnectGrantRow {
-  id: string;
-  user_id: string;
+/** `connect_grants`: core's grant; `application_id` is int8. */
+export interface ConnectGrantRow extends Omit<GrantRecord, "application_id"> {
   application_id: Int8;
-  organization_id: string;
-  scopes: string;
-  created_at: Date;
-  updated_at: Date;
-  revoked_at: Date | null;
 }
 
-export interface ConnectCodeRow {
-  digest: string;
-  grant_id: string;
-  user_id: string;
+/** `connect_codes`: core's code; `application_id` is int8. */
+export interface ConnectCodeRow extends Omit<CodeRecord, "application_id"> {
   application_id: Int8;
-  redirect_uri: string;
-  code_challenge: string;
-  scopes: string;
-  created_at: Date;
-  expires_at: Date;
-  used_at: Date | null;
-  session_id: string | null;
 }
 
-export interface ConnectSessionRow {
-  id: string;
-  grant_id: string;
-  scopes: string;
-  created_at: Date;
-  revoked_at: Date | null;
-}
+export type ConnectSessionRow = SessionRecord;
 
-export interface ConnectRefreshTokenRow {
-  digest: string;
-  session_id: string;
-  created_at: Date;
-  expires_at: Date;
-  used_at: Date | null;
-}
+export type ConnectRefreshTokenRow = RefreshTokenRecord;
 
-export interface EarnerLinkRow {
-  token_hash: string;
-  purpose: LinkPurpose;
-  email: string;
-  email_key: string;
-  user_id: string | null;
-  next_path: string | null;
-  client_key: string | null;
-  created_at: Date;
-  expires_at: Date;
-  used_at: Date | null;
-}
+export type EarnerLinkRow = EarnerLink;
 
-export interface EarnerSessionRow {
-  token_hash: string;
-  user_id: string;
-  created_at: Date;
-  expires_at: Date;
-  revoked_at: Date | null;
-}
+export type EarnerSessionRow = EarnerSession;
 
-export interface EarnerExportRow {
-  id: string;
-  user_id: string;
-  state: ExportState;
+/** `earner_exports`: core's record with the worker's lease; `size_bytes` is int8. */
+export interface EarnerExportRow extends Omit<EarnerExportRecord, "size_bytes"> {
   lease_until: Date | null;
   attempts: number;
-  token_digest: string | null;
   size_bytes: Int8 | null;
-  created_at: Date;
-  ready_at: Date | null;
-  expires_at: Date | null;
 }
 
-/** `imports`: one import job. */
-export interface ImportJobRow {
-  id: string;
-  organization_id: string;
-  kind: ImportKind;
-  state: ImportState;
-  file_sha256: string;
-  file_name: string;
-  row_count: number;
-  invalid_count: number;
-  done_count: number;
-  failed_count: number;
-  repeat_of: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
+/** `imports`: one import job, core's record. */
+export type ImportJobRow = ImportRecord;
 
 /** `import_rows`: one line of an import's file. */
-export interface ImportLineRow {
+export interface ImportLineRow extends Omit<ImportRow, "row" | "errors"> {
   import_id: string;
   row_no: number;
-  status: RowStatus;
-  item: Record<string, unknown>;
-  outcome_id: string | null;
-  detail: string | null;
   errors: FieldError[] | null;
 }
 
@@ -259,34 +124,21 @@ export interface ExternalBadgeRow extends Omit<ExternalBadgeRecord, "details"> {
   details: Record<string, unknown>;
 }
 
-export interface EventRow {
-  id: string;
-  organization_id: string;
-  event_type: EventType;
-  occurred_at: Date;
-  detail: Record<string, unknown>;
+/** `events`: core's record with its place in the relay's order (int8). */
+export interface EventRow extends EventRecord {
   seq: Int8;
 }
 
-export interface MailOutboxRow {
-  id: string;
-  kind: string;
-  organization_id: string | null;
-  message: MailMessage;
-  sent_event: { event_type: EventType; detail: Record<string, unknown> } | null;
-  created_at: Date;
-  attempts: number;
+/** `mail_outbox`: core's due mail with its retry schedule and end. */
+export interface MailOutboxRow extends DueMail {
   next_attempt_at: Date;
   last_error: string | null;
   failed_at: Date | null;
 }
 
-export interface WebhookDeliveryRow {
+/** `webhook_deliveries`: the event it carries, and core's `DeliveryProgress` as columns with the worker's claim. */
+export interface WebhookDeliveryRow extends DeliveryEvent {
   id: string;
-  event_id: string;
-  organization_id: string;
-  event_type: string;
-  occurred_at: Date;
   status: DeliveryStatus;
   attempts_count: number;
   first_attempt_at: Date | null;
@@ -299,14 +151,4 @@ export interface WebhookDeliveryRow {
   created_at: Date;
 }
 
-export interface WebhookAttemptRow {
-  id: string;
-  delivery_id: string;
-  attempt_number: number;
-  started_at: Date;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_excerpt: string | null;
-  outcome: WebhookAttemptRecord["outcome"];
-}
+export type WebhookAttemptRow = WebhookAttemptRecord;

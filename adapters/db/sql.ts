@@ -386,21 +386,35 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
       throw err;
     }
   };
+  /**
+   * Runs `use` on a connection of its own and releases it, dropped by the pool when it broke. The
+   * pool listens for errors on idle connections only. One the server cuts while `use` awaits
+   * something else (the bus, say) emits an error no query is there to receive, which without a
+   * listener ends the process: it is kept, the next statement fails, and the release drops the
+   * connection. `use` calls `drop` for a connection it no longer trusts.
+   */
+  const leased = async <T>(use: (client: pg.PoolClient, drop: (err: Error) => void) => Promise<T>): Promise<T> => {
+    const { pool, client } = await connect();
+    let broken: Error | undefined;
+    const drop = (err: Error): void => {
+      broken ??= err;
+    };
+    client.on("error", drop);
+    try {
+      return await use(client, drop);
+    } catch (err) {
+      lost(pool, err);
+      throw err;
+    } finally {
+      client.off("error", drop);
+      client.release(broken);
+    }
+  };
   return {
     kind: "postgresql",
     ...outside,
-    async transaction(work) {
-      const { pool, client } = await connect();
-      let broken: Error | undefined;
-      // The pool listens for errors on idle connections only. One the server cuts while the work
-      // awaits something else (the bus, say) emits an error no query is there to receive, which
-      // without a listener ends the process: it is kept, the next statement fails, and the release
-      // drops the connection.
-      const onConnectionError = (err: Error): void => {
-        broken ??= err;
-      };
-      client.on("error", onConnectionError);
-      try {
+    transaction: (work) =>
+      leased(async (client, drop) => {
         await client.query("begin");
         try {
           const result = await work(over(client));
@@ -408,38 +422,21 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
           return result;
         } catch (err) {
           // A connection that cannot roll back is broken: released with the error, the pool drops it.
-          await client.query("rollback").catch((rollbackErr: Error) => {
-            broken = rollbackErr;
-          });
+          await client.query("rollback").catch(drop);
           throw err;
         }
-      } catch (err) {
-        lost(pool, err);
-        throw err;
-      } finally {
-        client.off("error", onConnectionError);
-        client.release(broken);
-      }
-    },
+      }),
     async copyBytes(query, params, into) {
       const text = withLiterals(query, params);
-      const { pool, client } = await connect();
-      let broken: Error | undefined;
-      const onConnectionError = (err: Error): void => {
-        broken ??= err;
-      };
-      client.on("error", onConnectionError);
-      try {
-        return await copyOut(client, text, into);
-      } catch (err) {
-        lost(pool, err);
-        // The connection's state after a failed COPY is not worth trusting: the pool drops it.
-        broken ??= err instanceof Error ? err : new Error(String(err));
-        throw err;
-      } finally {
-        client.off("error", onConnectionError);
-        client.release(broken);
-      }
+      return leased(async (client, drop) => {
+        try {
+          return await copyOut(client, text, into);
+        } catch (err) {
+          // The connection's state after a failed COPY is not worth trusting: the pool drops it.
+          drop(err instanceof Error ? err : new Error(String(err)));
+          throw err;
+        }
+      });
     },
     async listen(channel, onNotify, onError) {
       let pool: pg.Pool;

@@ -1,5 +1,15 @@
 import { Migration } from "@mikro-orm/migrations";
 
+/** The list's sorts, then its exact filters (migration 015 puts these back when undone). */
+export const LIST_INDEXES = [
+  "create index employees_org_created_idx on employees (organization_id, created_at, id)",
+  "create index employees_org_email_idx on employees (organization_id, email_key, id)",
+  "create index employees_org_first_name_idx on employees (organization_id, lower(first_name), id)",
+  "create index employees_org_last_name_idx on employees (organization_id, lower(last_name), id)",
+  "create index employees_org_department_idx on employees (organization_id, lower(department))",
+  "create index employees_org_team_idx on employees (organization_id, lower(team))",
+] as const;
+
 /**
  * Employee records of workforce organizations. Column names are the record's field names, so rows
  * are written from JSON with `jsonb_populate_recordset` (one bound value for a batch of 1,000).
@@ -38,13 +48,8 @@ export class M20261125011Employees extends Migration {
       last_updated_by_organization_at timestamptz(3) not null
     )`);
     this.addSql("create unique index employees_org_external_id_idx on employees (organization_id, external_id)");
-    this.addSql("create index employees_org_created_idx on employees (organization_id, created_at, id)");
-    this.addSql("create index employees_org_email_idx on employees (organization_id, email_key, id)");
-    this.addSql("create index employees_org_first_name_idx on employees (organization_id, lower(first_name), id)");
-    this.addSql("create index employees_org_last_name_idx on employees (organization_id, lower(last_name), id)");
-    // The list's exact filters; `employee_state` also serves the newest-first order within a state.
-    this.addSql("create index employees_org_department_idx on employees (organization_id, lower(department))");
-    this.addSql("create index employees_org_team_idx on employees (organization_id, lower(team))");
+    for (const sql of LIST_INDEXES) this.addSql(sql);
+    // The state filter, which also serves the newest-first order within a state.
     this.addSql("create index employees_org_state_idx on employees (organization_id, employee_state, created_at, id)");
     // Association with earner accounts goes by the normalized address across organizations.
     this.addSql("create index employees_email_key_idx on employees (email_key)");

@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { LIST_INDEXES } from "./m20261125_011_employees.ts";
 
 /**
  * The employees list at any depth and its `total_count` without reading the rows.
@@ -70,11 +71,6 @@ export class M20261126015EmployeeListKeys extends Migration {
       this.addSql(`drop index employees_org_${name}_idx`);
     }
     for (const k of KEYS) this.addSql(`alter table employees drop column ${k}_key`);
-    this.addSql("create index employees_org_created_idx on employees (organization_id, created_at, id)");
-    this.addSql("create index employees_org_email_idx on employees (organization_id, email_key, id)");
-    this.addSql("create index employees_org_first_name_idx on employees (organization_id, lower(first_name), id)");
-    this.addSql("create index employees_org_last_name_idx on employees (organization_id, lower(last_name), id)");
-    this.addSql("create index employees_org_department_idx on employees (organization_id, lower(department))");
-    this.addSql("create index employees_org_team_idx on employees (organization_id, lower(team))");
+    for (const sql of LIST_INDEXES) this.addSql(sql);
   }
 }

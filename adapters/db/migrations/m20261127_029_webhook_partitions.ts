@@ -6,6 +6,19 @@ const TABLES = [
   { table: "webhook_attempts", key: "started_at" },
 ] as const;
 
+/** The indexes of both tables but their primary keys, as migration 004 made them. */
+const INDEXES = [
+  "create index webhook_deliveries_due_idx on webhook_deliveries (due_at) where due_at is not null",
+  "create index webhook_deliveries_event_idx on webhook_deliveries (event_id, created_at desc)",
+  "create index webhook_deliveries_org_idx on webhook_deliveries (organization_id, created_at desc, id desc)",
+  "create index webhook_deliveries_failed_idx on webhook_deliveries (organization_id, last_attempt_at) where status = 'failed'",
+  "create index webhook_attempts_delivery_idx on webhook_attempts (delivery_id, attempt_number)",
+] as const;
+
+/** Migration 006's cascade: deleting deliveries deletes their attempts. */
+const DELETE_ATTEMPTS_TRIGGER = `create trigger webhook_deliveries_delete_attempts after delete on webhook_deliveries
+      referencing old table as gone for each statement execute function laurel_delete_delivery_attempts()`;
+
 /**
  * Webhook deliveries and attempts are partitioned by week, so that the retention worker removes
  * old ones by dropping whole partitions (no bulk DELETE, no dead rows, indexes that stop growing).
@@ -91,18 +104,9 @@ export class M20261127029WebhookPartitions extends Migration {
     this.addSql("drop table webhook_deliveries_unpartitioned");
 
     this.addSql("create index webhook_deliveries_id_idx on webhook_deliveries (id)");
-    this.addSql("create index webhook_deliveries_due_idx on webhook_deliveries (due_at) where due_at is not null");
-    this.addSql("create index webhook_deliveries_event_idx on webhook_deliveries (event_id, created_at desc)");
-    this.addSql(
-      "create index webhook_deliveries_org_idx on webhook_deliveries (organization_id, created_at desc, id desc)",
-    );
-    this.addSql(
-      "create index webhook_deliveries_failed_idx on webhook_deliveries (organization_id, last_attempt_at) where status = 'failed'",
-    );
-    this.addSql("create index webhook_attempts_delivery_idx on webhook_attempts (delivery_id, attempt_number)");
+    for (const sql of INDEXES) this.addSql(sql);
 
-    this.addSql(`create trigger webhook_deliveries_delete_attempts after delete on webhook_deliveries
-      referencing old table as gone for each statement execute function laurel_delete_delivery_attempts()`);
+    this.addSql(DELETE_ATTEMPTS_TRIGGER);
   }
 
   override async down(): Promise<void> {
@@ -121,16 +125,7 @@ export class M20261127029WebhookPartitions extends Migration {
     this.addSql("drop table webhook_deliveries_partitioned");
     this.addSql("alter table webhook_deliveries add primary key (id)");
     this.addSql("alter table webhook_attempts add primary key (id)");
-    this.addSql("create index webhook_deliveries_due_idx on webhook_deliveries (due_at) where due_at is not null");
-    this.addSql("create index webhook_deliveries_event_idx on webhook_deliveries (event_id, created_at desc)");
-    this.addSql(
-      "create index webhook_deliveries_org_idx on webhook_deliveries (organization_id, created_at desc, id desc)",
-    );
-    this.addSql(
-      "create index webhook_deliveries_failed_idx on webhook_deliveries (organization_id, last_attempt_at) where status = 'failed'",
-    );
-    this.addSql("create index webhook_attempts_delivery_idx on webhook_attempts (delivery_id, attempt_number)");
-    this.addSql(`create trigger webhook_deliveries_delete_attempts after delete on webhook_deliveries
-      referencing old table as gone for each statement execute function laurel_delete_delivery_attempts()`);
+    for (const sql of INDEXES) this.addSql(sql);
+    this.addSql(DELETE_ATTEMPTS_TRIGGER);
   }
 }
