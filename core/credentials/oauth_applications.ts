@@ -10,7 +10,7 @@ import {
   type Scope,
   scopesWithinCeiling,
 } from "../auth/mod.ts";
-import { notFound } from "../errors/mod.ts";
+import { notFound, orNotFound } from "../errors/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
 import type { Context, OAuthApplicationStore, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
@@ -85,9 +85,7 @@ export const getOAuthApplication = async (
   organizationId: string,
   id: number,
 ): Promise<OAuthApplicationRecord> => {
-  const app = await deps.apps.get(organizationId, id);
-  if (!app) throw notFound("OAuth application");
-  return app;
+  return orNotFound(await deps.apps.get(organizationId, id), "OAuth application");
 };
 
 /**

@@ -3,7 +3,7 @@ import { type AuditBy, type AuditRecord, auditRecord } from "../audit/mod.ts";
 import type { ShapeUrls } from "../badges/mod.ts";
 import { schemaFieldErrors } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { type CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import { type CoreError, forbidden, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import {
   type Employment,
   type EmploymentEventType,
@@ -160,9 +160,7 @@ const audited = async (
 };
 
 const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> => {
-  const employer = await from.employer(organizationId);
-  if (!employer) throw notFound("Organization");
-  return employer;
+  return orNotFound(await from.employer(organizationId), "Organization");
 };
 
 export const createEmployee = async (
@@ -230,8 +228,7 @@ export const updateEmployee = async (
 ): Promise<EmployeeView> => ({
   ...(await store.transaction(async (tx): Promise<EmployeeView> => {
     const employer = await employerOf(tx, organizationId);
-    const current = await tx.lock(organizationId, id);
-    if (!current) throw notFound("Employee");
+    const current = orNotFound(await tx.lock(organizationId, id), "Employee");
     const changed = applyEmployeeUpdate(current, body, ctx);
     if (changed === current) return (await viewsOf(tx, employer, [current]))[0] as EmployeeView;
     const linked = await reconcileRecords(tx, ctx, employer, [changed]);
@@ -257,8 +254,7 @@ export const deleteEmployee = (
 ): Promise<void> =>
   store.transaction(async (tx) => {
     const employer = await employerOf(tx, organizationId);
-    const current = await tx.lock(organizationId, id);
-    if (!current) throw notFound("Employee");
+    const current = orNotFound(await tx.lock(organizationId, id), "Employee");
     await tx.delete(id);
     const [view] = await viewsOf(tx, employer, [current]);
     await tx.appendEvents([event("employment.deleted", view as EmployeeView, ctx)]);

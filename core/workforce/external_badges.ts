@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
 import type { ShapeUrls } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { CoreError, notFound, validationFailed } from "../errors/mod.ts";
+import { CoreError, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import { type EventRecord, employmentEvent } from "../events/mod.ts";
 import { isoMillis, type PageRequest } from "../shared/mod.ts";
 import { employerSeesBadges, visibleBadges } from "./connection.ts";
@@ -425,13 +425,13 @@ export const recheckExternalBadge = async (
   owner: ExternalBadgeOwner,
   id: string,
 ): Promise<ExternalBadgeRecord> => {
-  const record = (await deps.store.listForUser(owner.userId)).find((r) => r.id === id);
-  if (!record) throw notFound("External badge");
+  const record = orNotFound(
+    (await deps.store.listForUser(owner.userId)).find((r) => r.id === id),
+    "External badge",
+  );
   await takeFetchBudget(deps, owner.userId, inputOf(record));
   const verification = await verifyExternalBadge(deps.verify, inputOf(record), owner.confirmedEmails, ctx.now);
-  const stored = await recordVerification(deps.store, ctx, id, verification);
-  if (!stored) throw notFound("External badge");
-  return stored;
+  return orNotFound(await recordVerification(deps.store, ctx, id, verification), "External badge");
 };
 
 /**
