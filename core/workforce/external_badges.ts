@@ -1,5 +1,4 @@
 import { type Static, Type } from "typebox";
-import type { ShapeUrls } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import { CoreError, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import { type EventRecord, employmentEvent } from "../events/mod.ts";
@@ -7,7 +6,7 @@ import { isoMillis, type PageRequest } from "../shared/mod.ts";
 import { employerSeesBadges, visibleBadges } from "./connection.ts";
 import { type ConnectionTx, heldShapes } from "./connections.ts";
 import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
-import { workforceDataRefused } from "./employees.ts";
+import { type EmployeeContext, workforceDataRefused } from "./employees.ts";
 import {
   EXTERNAL_BADGE_REASONS,
   EXTERNAL_BADGE_SOURCES,
@@ -168,13 +167,11 @@ export interface ExternalBadgeDeps {
 
 const HOUR = 3_600_000;
 
-export interface ExternalBadgeContext {
-  now: Date;
-  newId: () => string;
-  newEventId: () => string;
-  /** Where the Laurel badges in employments are hosted. */
-  urls: ShapeUrls;
-}
+/**
+ * An employee change's context without its audit actor: an earner's own badges change employment
+ * histories the way an employee change does, but no organization made the change.
+ */
+export type ExternalBadgeContext = Omit<EmployeeContext, "by">;
 
 /** The earner whose badges these are, with the addresses a recipient may match. */
 export interface ExternalBadgeOwner {
