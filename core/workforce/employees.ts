@@ -159,6 +159,25 @@ const audited = async (
   if (ctx.by) await tx.appendAudit([auditRecord(ctx, ctx.by, organizationId, action, target, details)]);
 };
 
+/**
+ * The event and audit row of one record created or changed, after the events of the connections
+ * the write linked, in the write's transaction.
+ */
+const recordWritten = async (
+  tx: Pick<EmployeeTx, "appendEvents" | "appendAudit">,
+  ctx: EmployeeContext,
+  organizationId: string,
+  change: "created" | "updated",
+  view: EmployeeView,
+  linkedEvents: EventRecord[],
+): Promise<void> => {
+  await tx.appendEvents([event(`employment.${change}`, view, ctx), ...linkedEvents]);
+  await audited(tx, ctx, organizationId, `employee.${change}`, `employee:${view.record.id}`, {
+    external_id: view.record.external_id,
+    email: view.record.email,
+  });
+};
+
 const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> => {
   return orNotFound(await from.employer(organizationId), "Organization");
 };
@@ -176,11 +195,7 @@ export const createEmployee = async (
     const record = linked.records[0] as EmployeeRecord;
     if ((await tx.insert([record])) === "external_id_taken") throw externalIdTaken();
     const view = { record, employer, held: [] };
-    await tx.appendEvents([event("employment.created", view, ctx), ...linked.events]);
-    await audited(tx, ctx, organizationId, "employee.created", `employee:${record.id}`, {
-      external_id: record.external_id,
-      email: record.email,
-    });
+    await recordWritten(tx, ctx, organizationId, "created", view, linked.events);
     return view;
   })),
   authorized: await store.workforceAuthorized(organizationId),
@@ -235,11 +250,7 @@ export const updateEmployee = async (
     const next = linked.records[0] as EmployeeRecord;
     if ((await tx.update([next])) === "external_id_taken") throw externalIdTaken();
     const view = (await viewsOf(tx, employer, [next]))[0] as EmployeeView;
-    await tx.appendEvents([event("employment.updated", view, ctx), ...linked.events]);
-    await audited(tx, ctx, organizationId, "employee.updated", `employee:${next.id}`, {
-      external_id: next.external_id,
-      email: next.email,
-    });
+    await recordWritten(tx, ctx, organizationId, "updated", view, linked.events);
     return view;
   })),
   authorized: await store.workforceAuthorized(organizationId),
