@@ -84,9 +84,7 @@ export const getOAuthApplication = async (
   deps: Pick<OAuthApplicationDeps, "apps">,
   organizationId: string,
   id: number,
-): Promise<OAuthApplicationRecord> => {
-  return orNotFound(await deps.apps.get(organizationId, id), "OAuth application");
-};
+): Promise<OAuthApplicationRecord> => orNotFound(await deps.apps.get(organizationId, id), "OAuth application");
 
 /**
  * Creates an application. The organization is recorded as its creator (applications made

@@ -281,9 +281,8 @@ export const repeatedFile = (earlier: ImportRecord): CoreError =>
     },
   ]);
 
-export const getImport = async (store: ImportStore, organizationId: string, id: string): Promise<ImportRecord> => {
-  return orNotFound(await store.get(organizationId, id), "Import");
-};
+export const getImport = async (store: ImportStore, organizationId: string, id: string): Promise<ImportRecord> =>
+  orNotFound(await store.get(organizationId, id), "Import");
 
 /** The go for an import checked first: its valid rows are issued by the workers from now on. */
 export const startImport = async (

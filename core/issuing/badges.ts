@@ -262,9 +262,8 @@ export const listBadges = (
   page: PageRequest,
 ): Promise<Page<BadgeView>> => deps.store.listBadges(organizationId, query, page);
 
-export const getBadge = async (deps: IssuingDeps, organizationId: string, id: string): Promise<BadgeView> => {
-  return orNotFound(await deps.store.getBadge(organizationId, id), "Badge");
-};
+export const getBadge = async (deps: IssuingDeps, organizationId: string, id: string): Promise<BadgeView> =>
+  orNotFound(await deps.store.getBadge(organizationId, id), "Badge");
 
 /** The earner acting, when the caller names one: the badge must be linked to that account. */
 const checkEarner = (badge: BadgeRecord, userId: string | undefined): void => {

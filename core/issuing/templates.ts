@@ -72,9 +72,8 @@ export const listTemplates = (
   page: PageRequest,
 ): Promise<Page<TemplateView>> => deps.store.listTemplates(organizationId, query, page);
 
-export const getTemplate = async (deps: IssuingDeps, organizationId: string, id: string): Promise<TemplateView> => {
-  return orNotFound(await deps.store.getTemplate(organizationId, id), "Badge template");
-};
+export const getTemplate = async (deps: IssuingDeps, organizationId: string, id: string): Promise<TemplateView> =>
+  orNotFound(await deps.store.getTemplate(organizationId, id), "Badge template");
 
 /** Locks the template, applies `change`, and records `badge_template.changed` when something changed. */
 const changeTemplate = (

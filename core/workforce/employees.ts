@@ -178,9 +178,8 @@ const recordWritten = async (
   });
 };
 
-const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> => {
-  return orNotFound(await from.employer(organizationId), "Organization");
-};
+const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> =>
+  orNotFound(await from.employer(organizationId), "Organization");
 
 export const createEmployee = async (
   store: EmployeeStore,
