@@ -1,6 +1,6 @@
 import type { EarnerExportRecord, ExportStore } from "../core/earners/mod.ts";
 import { EXPORT_LEASE_MS, EXPORT_MAX_ATTEMPTS } from "../core/earners/mod.ts";
-import { failureLog, type Log, wakeableSleep } from "./runtime.ts";
+import { failureLog, keptListener, type Listener, type Log, wakeableSleep } from "./runtime.ts";
 
 export interface EarnerExporter {
   wake(): void;
@@ -33,21 +33,15 @@ export const startEarnerExporter = async (
     clock: () => Date;
     log: Log;
     /** Starts listening for requested exports; null when listening failed (the loop then polls). */
-    listen?: (onNotify: () => void) => Promise<{ alive(): boolean; close(): Promise<void> } | null>;
+    listen?: (onNotify: () => void) => Promise<Listener | null>;
   },
   options: EarnerExporterOptions,
 ): Promise<EarnerExporter> => {
   const { sleep, wake } = wakeableSleep();
   let stopped = false;
-  let listener = deps.listen ? await deps.listen(wake) : null;
-  let listenedAt = performance.now();
-  const relisten = async (): Promise<void> => {
-    if (!deps.listen || listener?.alive() || performance.now() - listenedAt < options.relistenMs) return;
-    listenedAt = performance.now();
-    await listener?.close();
-    listener = await deps.listen(wake);
-    if (listener?.alive()) deps.log.info({}, "export notifications restored");
-  };
+  const listener = await keptListener(deps.listen, wake, options.relistenMs, () =>
+    deps.log.info({}, "export notifications restored"),
+  );
   const failures = failureLog((err) => deps.log.warn({ err }, "earner export failed; retrying"));
   const loop = async (): Promise<void> => {
     while (!stopped) {
@@ -65,8 +59,8 @@ export const startEarnerExporter = async (
       }
       // Another may be waiting.
       if (job) continue;
-      await relisten();
-      await sleep(listener?.alive() ? options.safetyPollMs : options.intervalMs);
+      await listener.relisten();
+      await sleep(listener.alive() ? options.safetyPollMs : options.intervalMs);
     }
   };
   const running = loop();
@@ -76,7 +70,7 @@ export const startEarnerExporter = async (
       stopped = true;
       wake();
       await running;
-      await listener?.close();
+      await listener.close();
     },
   };
 };

@@ -1,5 +1,13 @@
 import type { EventPublisher, Outbox } from "../core/events/mod.ts";
-import { failureLog, idleBackoff, type Log, type PipelineMetrics, wakeableSleep } from "./runtime.ts";
+import {
+  failureLog,
+  idleBackoff,
+  keptListener,
+  type Listener,
+  type Log,
+  type PipelineMetrics,
+  wakeableSleep,
+} from "./runtime.ts";
 
 export interface OutboxRelayDeps {
   outbox: Outbox;
@@ -11,9 +19,7 @@ export interface OutboxRelayDeps {
    * the notification names one); returns whether the listener is alive, or null when listening
    * failed: the relay then polls faster.
    */
-  listen?: (
-    onNotify: (organizationId?: string) => void,
-  ) => Promise<{ alive(): boolean; close(): Promise<void> } | null>;
+  listen?: (onNotify: (organizationId?: string) => void) => Promise<Listener | null>;
 }
 
 export interface OutboxRelayOptions {
@@ -73,20 +79,13 @@ export const startOutboxRelay = async (
     else everyone = true;
     wake();
   };
-  let listener = deps.listen ? await deps.listen(onNotify) : null;
-  let listenedAt = performance.now();
-  /** While the database answers but the listener is gone, listens again now and then. */
-  const relisten = async (): Promise<void> => {
-    if (!deps.listen || listener?.alive() || performance.now() - listenedAt < options.relistenMs) return;
-    listenedAt = performance.now();
-    await listener?.close();
-    listener = await deps.listen(onNotify);
-    if (listener?.alive()) deps.log.info({}, "event notifications restored");
-  };
+  const listener = await keptListener(deps.listen, onNotify, options.relistenMs, () =>
+    deps.log.info({}, "event notifications restored"),
+  );
   const failures = failureLog((err) => deps.log.warn({ err }, "event relay could not publish; retrying"));
   const loop = async (): Promise<void> => {
     while (!stopped) {
-      const all = everyone || !listener?.alive();
+      const all = everyone || !listener.alive();
       const organizations = all ? undefined : [...named];
       everyone = false;
       named.clear();
@@ -122,8 +121,8 @@ export const startOutboxRelay = async (
         continue;
       }
       if (named.size > 0 || everyone) continue;
-      await relisten();
-      if (listener?.alive()) {
+      await listener.relisten();
+      if (listener.alive()) {
         // Until a notification, or the next poll.
         const left = pollWaitMs - (performance.now() - scannedAt);
         if (left > 0) await sleep(left);
@@ -140,7 +139,7 @@ export const startOutboxRelay = async (
       stopped = true;
       wake();
       await running;
-      await listener?.close();
+      await listener.close();
     },
   };
 };

@@ -169,3 +169,38 @@ export const failureLog = (report: (err: unknown, failures: number) => void) => 
     count: (): number => failures,
   };
 };
+
+/** A notification listener (PostgreSQL LISTEN on its own connection). */
+export interface Listener {
+  alive(): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * A listener started by `listen` (none without it, nor where it returned null) that `relisten`
+ * sets up again while it is gone (its connection broke, say a database restart), at most every
+ * `relistenMs`; `restored` is called when a new one is alive.
+ */
+export const keptListener = async <N>(
+  listen: ((onNotify: N) => Promise<Listener | null>) | undefined,
+  onNotify: N,
+  relistenMs: number,
+  restored: () => void,
+) => {
+  let listener = listen ? await listen(onNotify) : null;
+  let listenedAt = performance.now();
+  return {
+    alive: (): boolean => listener?.alive() ?? false,
+    /** Called while the database answers: listens again if the listener is gone and it is time. */
+    relisten: async (): Promise<void> => {
+      if (!listen || listener?.alive() || performance.now() - listenedAt < relistenMs) return;
+      listenedAt = performance.now();
+      await listener?.close();
+      listener = await listen(onNotify);
+      if (listener?.alive()) restored();
+    },
+    close: async (): Promise<void> => {
+      await listener?.close();
+    },
+  };
+};

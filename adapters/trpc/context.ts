@@ -1,28 +1,21 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
-import type {
-  AuthorizationTokenStore,
-  OAuthApplicationStore,
-  OrganizationStore,
-  RevocationBroadcast,
-  SecretBox,
-} from "../../core/credentials/mod.ts";
+import type { AuthorizationTokenDeps, OAuthApplicationDeps, OrganizationStore } from "../../core/credentials/mod.ts";
 import { type CoreError, type CoreErrorCode, isCoreError, unauthenticated } from "../../core/errors/mod.ts";
 import type { IssuingDeps } from "../../core/issuing/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { EmployeeStore, WorkforceDeps } from "../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "./webhooks_router.ts";
 
-/** What internal procedures can reach; filled by the app, transport-free so tests use createCaller. */
-export interface TrpcDeps {
+/**
+ * What internal procedures can reach; filled by the app, transport-free so tests use createCaller.
+ * The stores of authorization tokens and OAuth applications are the core's own deps of each.
+ */
+export interface TrpcDeps extends AuthorizationTokenDeps, OAuthApplicationDeps {
   baseUrl: string;
   clock: () => Date;
   newId: () => string;
   organizations: OrganizationStore;
-  apps: OAuthApplicationStore;
-  tokens: AuthorizationTokenStore;
-  secrets: SecretBox;
-  revocations: RevocationBroadcast;
   /** Earners and their badges: the issuing ports and the event id source (UUIDv7). */
   badges: { issuing: IssuingDeps; newEventId: () => string; newSalt: () => string };
   /** Memberships and invitations. */

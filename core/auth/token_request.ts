@@ -16,18 +16,27 @@ export const MAX_CLIENT_SECRET_LENGTH = 256;
 
 const ALLOWED_PARAMS = new Set(["grant_type", "scope", "client_id", "client_secret"]);
 
+/** Client credentials sent with HTTP Basic, "malformed" where the header cannot be read, or null. */
+export type BasicCredentials = { clientId: string; clientSecret: string } | "malformed" | null;
+
+/**
+ * Refuses a parameter given more than once or not as a string; with `allowed`, also a parameter
+ * of another name that is too long to repeat in an answer.
+ */
+const checkParams = (params: Record<string, unknown>, allowed?: ReadonlySet<string>): void => {
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value !== "string") throw oauthError("invalid_request", `${key} must be given once, as a string`);
+    if (allowed && !allowed.has(key) && key.length > 200)
+      throw oauthError("invalid_request", "parameter name too long");
+  }
+};
+
 /**
  * Reads a `client_credentials` token request: parameters from a form or JSON body,
  * client credentials in the body or in HTTP Basic (`basic`), not both.
  */
-export const parseTokenRequest = (
-  params: Record<string, unknown>,
-  basic: { clientId: string; clientSecret: string } | "malformed" | null,
-): TokenRequest => {
-  for (const [key, value] of Object.entries(params)) {
-    if (typeof value !== "string") throw oauthError("invalid_request", `${key} must be given once, as a string`);
-    if (!ALLOWED_PARAMS.has(key) && key.length > 200) throw oauthError("invalid_request", "parameter name too long");
-  }
+export const parseTokenRequest = (params: Record<string, unknown>, basic: BasicCredentials): TokenRequest => {
+  checkParams(params, ALLOWED_PARAMS);
   const get = (k: string): string | undefined => params[k] as string | undefined;
   const grant = get("grant_type");
   if (!grant) throw oauthError("invalid_request", "grant_type is required");
@@ -46,7 +55,7 @@ export const parseTokenRequest = (
 /** Client credentials in the body or in HTTP Basic (RFC 6749 §2.3.1), not both. */
 export const clientCredentials = (
   params: Record<string, unknown>,
-  basic: { clientId: string; clientSecret: string } | "malformed" | null,
+  basic: BasicCredentials,
 ): { clientId: string; clientSecret: string } => {
   const get = (k: string): string | undefined => (typeof params[k] === "string" ? params[k] : undefined);
   if (basic === "malformed") throw invalidClient();
@@ -86,13 +95,8 @@ export type UserGrantRequest =
 export const isUserGrant = (params: Record<string, unknown>): boolean =>
   params.grant_type === "authorization_code" || params.grant_type === "refresh_token";
 
-export const parseUserGrantRequest = (
-  params: Record<string, unknown>,
-  basic: { clientId: string; clientSecret: string } | "malformed" | null,
-): UserGrantRequest => {
-  for (const [key, value] of Object.entries(params)) {
-    if (typeof value !== "string") throw oauthError("invalid_request", `${key} must be given once, as a string`);
-  }
+export const parseUserGrantRequest = (params: Record<string, unknown>, basic: BasicCredentials): UserGrantRequest => {
+  checkParams(params);
   const get = (k: string): string => (typeof params[k] === "string" ? params[k] : "");
   // The grant's own parameters first: a malformed request is invalid_request whoever sends it.
   if (get("grant_type") === "refresh_token") {

@@ -10,7 +10,7 @@ import {
 import { notFound, unauthenticated } from "../errors/mod.ts";
 import { type OrganizationRecord, organizationUrl, type Urls } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
-import { auditByOf } from "./oauth_applications.ts";
+import { auditByOf, credentialAudit } from "./oauth_applications.ts";
 import type { AuthorizationTokenStore, Context, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
 import type { AuthorizationTokenRecord } from "./records.ts";
 import type { AuthorizationToken, CreateAuthorizationTokenInput, RotateAuthorizationTokenInput } from "./shapes.ts";
@@ -108,9 +108,9 @@ export const revokeAuthorizationToken = async (
 ): Promise<void> => {
   if (!UUID.test(tokenId)) throw notFound("Authorization token");
   if (caller) await manageableToken(deps, { ...caller, organizationId }, tokenId);
-  const audit = auditRecord(
+  const audit = credentialAudit(
     ctx,
-    auditByOf(ctx, caller),
+    caller,
     organizationId,
     "authorization_token.revoked",
     `authorization_token:${tokenId}`,

@@ -1,4 +1,4 @@
-import { type AuditBy, auditRecord, byCredential, OPERATOR } from "../audit/mod.ts";
+import { type AuditAction, type AuditBy, type AuditRecord, auditRecord, byCredential, OPERATOR } from "../audit/mod.ts";
 import {
   allowedScopes,
   type Ceiling,
@@ -10,7 +10,7 @@ import {
   type Scope,
   scopesWithinCeiling,
 } from "../auth/mod.ts";
-import { notFound } from "../errors/mod.ts";
+import { notFound, orNotFound } from "../errors/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
 import type { Context, OAuthApplicationStore, Page, RevocationBroadcast, SecretBox } from "./ports.ts";
@@ -21,6 +21,16 @@ import type { CreateOAuthApplicationInput, OAuthApplication, UpdateOAuthApplicat
 /** Who the audit log names for a change: the context's actor, else the calling credential. */
 export const auditByOf = (ctx: Pick<Context, "by">, caller: Credential | null): AuditBy =>
   ctx.by ?? (caller ? byCredential(caller, null) : OPERATOR);
+
+/** The audit row of a change to the organization's credentials made by `caller` (or as `ctx.by` says). */
+export const credentialAudit = (
+  ctx: Context,
+  caller: Credential | null,
+  organizationId: string,
+  action: AuditAction,
+  target: string,
+  details?: Record<string, unknown>,
+): AuditRecord => auditRecord(ctx, auditByOf(ctx, caller), organizationId, action, target, details);
 
 const scopeList = (stored: string | null): Scope[] | null =>
   stored === null ? null : stored.split(" ").filter(isScope);
@@ -84,11 +94,7 @@ export const getOAuthApplication = async (
   deps: Pick<OAuthApplicationDeps, "apps">,
   organizationId: string,
   id: number,
-): Promise<OAuthApplicationRecord> => {
-  const app = await deps.apps.get(organizationId, id);
-  if (!app) throw notFound("OAuth application");
-  return app;
-};
+): Promise<OAuthApplicationRecord> => orNotFound(await deps.apps.get(organizationId, id), "OAuth application");
 
 /**
  * Creates an application. The organization is recorded as its creator (applications made
@@ -130,7 +136,7 @@ export const createOAuthApplication = async (
       last_successfully_used_at: null,
     },
     (id) =>
-      auditRecord(ctx, auditByOf(ctx, creator), org.id, "oauth_application.created", `oauth_application:${id}`, {
+      credentialAudit(ctx, creator, org.id, "oauth_application.created", `oauth_application:${id}`, {
         name,
         scopes: scopes ?? formatScopes(scopesWithinCeiling(ceiling)),
       }),
@@ -159,17 +165,10 @@ export const updateOAuthApplication = async (
   const changed = (["name", "description", "scopes", "redirect_uris"] as const).filter((k) => next[k] !== app[k]);
   await deps.apps.update(
     next,
-    auditRecord(
-      ctx,
-      auditByOf(ctx, caller),
-      app.organization_id,
-      "oauth_application.updated",
-      `oauth_application:${app.id}`,
-      {
-        changed,
-        name: next.name,
-      },
-    ),
+    credentialAudit(ctx, caller, app.organization_id, "oauth_application.updated", `oauth_application:${app.id}`, {
+      changed,
+      name: next.name,
+    }),
   );
   return next;
 };
@@ -183,14 +182,9 @@ export const deleteOAuthApplication = async (
   id: number,
 ): Promise<void> => {
   const app = await getOAuthApplication(deps, organizationId, id);
-  const audit = auditRecord(
-    ctx,
-    auditByOf(ctx, caller),
-    organizationId,
-    "oauth_application.deleted",
-    `oauth_application:${id}`,
-    { name: app.name },
-  );
+  const audit = credentialAudit(ctx, caller, organizationId, "oauth_application.deleted", `oauth_application:${id}`, {
+    name: app.name,
+  });
   if (!(await deps.apps.remove(organizationId, id, audit))) throw notFound("OAuth application");
   await deps.revocations.applicationRevoked(app.uid);
 };

@@ -1,6 +1,6 @@
 import type { OrganizationRef } from "../badges/mod.ts";
 import { normalizeEmail } from "../badges/mod.ts";
-import { forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import { forbidden, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeView, earnerDecision, type IssuingContext, setPrivacy, type TemplateView } from "../issuing/mod.ts";
 import { syncAccountConnections } from "../workforce/mod.ts";
 import type { EarnerDeps } from "./context.ts";
@@ -140,8 +140,7 @@ export const issuerPage = async (
   deps: Pick<EarnerDeps, "store">,
   organizationId: string,
 ): Promise<{ issuer: OrganizationRef; templates: TemplateView[] }> => {
-  const issuer = await deps.store.getIssuer(organizationId);
-  if (!issuer) throw notFound("Organization");
+  const issuer = orNotFound(await deps.store.getIssuer(organizationId), "Organization");
   const templates = await deps.store.issuerTemplates(organizationId);
   return { issuer, templates: templates.filter((t) => t.template.state === "active" && t.template.public) };
 };

@@ -89,6 +89,11 @@ export const badRequest = (message: string, errors: FieldError[] = []): CoreErro
 export const validationFailed = (message: string, errors: FieldError[] = []): CoreError =>
   new CoreError("validation_failed", message, { errors });
 export const notFound = (what: string): CoreError => new CoreError("not_found", `${what} not found`);
+/** `value` itself, or a thrown {@link notFound} of `what` where a look-up found nothing. */
+export const orNotFound = <T>(value: T | null | undefined, what: string): T => {
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+};
 export const forbidden = (message: string): CoreError => new CoreError("forbidden", message);
 export const unauthenticated = (message = "Authentication required"): CoreError =>
   new CoreError("unauthenticated", message);

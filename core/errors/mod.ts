@@ -12,6 +12,7 @@ export {
   notFound,
   oauthError,
   ok,
+  orNotFound,
   resultOf,
   settle,
   unauthenticated,

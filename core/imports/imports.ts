@@ -1,7 +1,7 @@
 import type { AuditBy, AuditRecord } from "../audit/mod.ts";
 import { auditRecord } from "../audit/mod.ts";
 import { checkBatchItems, type NormalizedIssue } from "../badges/mod.ts";
-import { type CoreError, type FieldError, notFound, validationFailed } from "../errors/mod.ts";
+import { type CoreError, type FieldError, orNotFound, validationFailed } from "../errors/mod.ts";
 import { type IssueWrites, type IssuingDeps, issueChecked, mailAllowedFor } from "../issuing/mod.ts";
 import { type EmployeeContext, type EmployeeStore, upsertEmployees } from "../workforce/mod.ts";
 import { type CheckedRow, checkRows, headerProblems, type ImportInputRow, type ImportKind } from "./columns.ts";
@@ -281,11 +281,8 @@ export const repeatedFile = (earlier: ImportRecord): CoreError =>
     },
   ]);
 
-export const getImport = async (store: ImportStore, organizationId: string, id: string): Promise<ImportRecord> => {
-  const record = await store.get(organizationId, id);
-  if (!record) throw notFound("Import");
-  return record;
-};
+export const getImport = async (store: ImportStore, organizationId: string, id: string): Promise<ImportRecord> =>
+  orNotFound(await store.get(organizationId, id), "Import");
 
 /** The go for an import checked first: its valid rows are issued by the workers from now on. */
 export const startImport = async (

@@ -21,7 +21,7 @@ import {
 } from "../badges/mod.ts";
 import { publicBadgesEventFor, publicBadgesEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { CoreError, forbidden, notFound, type Result, settle, validationFailed } from "../errors/mod.ts";
+import { CoreError, forbidden, orNotFound, type Result, settle, validationFailed } from "../errors/mod.ts";
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { followBadgeChange } from "../workforce/mod.ts";
@@ -174,8 +174,7 @@ export const resendNotification = async (
     throw new CoreError("rate_limited", "This organization's notification budget is spent for now; try again later");
   }
   return deps.store.transaction(async (tx) => {
-    const view = await tx.lockBadge(organizationId, id);
-    if (!view) throw notFound("Badge");
+    const view = orNotFound(await tx.lockBadge(organizationId, id), "Badge");
     if (view.badge.state !== "pending") {
       throw validationFailed(NOT_PENDING, [{ field: "state", message: `is ${view.badge.state}` }]);
     }
@@ -263,11 +262,8 @@ export const listBadges = (
   page: PageRequest,
 ): Promise<Page<BadgeView>> => deps.store.listBadges(organizationId, query, page);
 
-export const getBadge = async (deps: IssuingDeps, organizationId: string, id: string): Promise<BadgeView> => {
-  const view = await deps.store.getBadge(organizationId, id);
-  if (!view) throw notFound("Badge");
-  return view;
-};
+export const getBadge = async (deps: IssuingDeps, organizationId: string, id: string): Promise<BadgeView> =>
+  orNotFound(await deps.store.getBadge(organizationId, id), "Badge");
 
 /** The earner acting, when the caller names one: the badge must be linked to that account. */
 const checkEarner = (badge: BadgeRecord, userId: string | undefined): void => {
@@ -302,8 +298,7 @@ const changeBadge = (
   ) => { badge: BadgeRecord; events: (next: BadgeView) => EventRecord[]; audit?: AuditRecord[] } | null,
 ): Promise<BadgeView> =>
   deps.store.transaction(async (tx: BadgeChangeTx) => {
-    const view = await tx.lockBadge(organizationId, id);
-    if (!view) throw notFound("Badge");
+    const view = orNotFound(await tx.lockBadge(organizationId, id), "Badge");
     const result = change(view);
     if (result === null) return view;
     const next: BadgeView = { ...view, badge: result.badge };
@@ -384,8 +379,7 @@ export const replaceBadge = async (
   const mailAllowed =
     body.suppress_badge_notification_email || !deps.mailBudget ? true : await deps.mailBudget.take(organizationId);
   return deps.store.transaction(async (tx: BadgeChangeTx & IssueWrites) => {
-    const old = await tx.lockBadge(organizationId, id);
-    if (!old) throw notFound("Badge");
+    const old = orNotFound(await tx.lockBadge(organizationId, id), "Badge");
     const n = normalized(replacementIssue(old.badge, body), ctx.now);
     const newId = ctx.newId();
     const oldNext = applyBadgeAction(old.badge, { type: "replace" }, ctx.now, newId);
@@ -419,8 +413,7 @@ export const deleteBadge = (
   id: string,
 ): Promise<void> =>
   deps.store.transaction(async (tx: BadgeChangeTx) => {
-    const view = await tx.lockBadge(organizationId, id);
-    if (!view) throw notFound("Badge");
+    const view = orNotFound(await tx.lockBadge(organizationId, id), "Badge");
     await tx.deleteBadge(id);
     await tx.appendEvents([
       badgeEventOf("badge.deleted", view, deps, ctx),

@@ -18,7 +18,7 @@ import {
 } from "../badges/mod.ts";
 import { templateChangeEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { type CoreError, notFound, validationFailed } from "../errors/mod.ts";
+import { type CoreError, orNotFound, validationFailed } from "../errors/mod.ts";
 import { type BadgeTemplateEventType, badgeTemplateEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
@@ -72,11 +72,8 @@ export const listTemplates = (
   page: PageRequest,
 ): Promise<Page<TemplateView>> => deps.store.listTemplates(organizationId, query, page);
 
-export const getTemplate = async (deps: IssuingDeps, organizationId: string, id: string): Promise<TemplateView> => {
-  const view = await deps.store.getTemplate(organizationId, id);
-  if (!view) throw notFound("Badge template");
-  return view;
-};
+export const getTemplate = async (deps: IssuingDeps, organizationId: string, id: string): Promise<TemplateView> =>
+  orNotFound(await deps.store.getTemplate(organizationId, id), "Badge template");
 
 /** Locks the template, applies `change`, and records `badge_template.changed` when something changed. */
 const changeTemplate = (
@@ -88,8 +85,7 @@ const changeTemplate = (
   change: (current: BadgeTemplateRecord) => BadgeTemplateRecord,
 ): Promise<TemplateView> =>
   deps.store.transaction(async (tx: TemplateChangeTx) => {
-    const view = await tx.lockTemplate(organizationId, id);
-    if (!view) throw notFound("Badge template");
+    const view = orNotFound(await tx.lockTemplate(organizationId, id), "Badge template");
     const next = change(view.template);
     if (!templateChanged(view.template, next)) return view;
     if ((await tx.updateTemplate(next)) === "slug_taken") throw slugTaken();
@@ -141,8 +137,7 @@ export const deleteTemplate = (
   id: string,
 ): Promise<void> =>
   deps.store.transaction(async (tx: TemplateChangeTx) => {
-    const view = await tx.lockTemplate(organizationId, id);
-    if (!view) throw notFound("Badge template");
+    const view = orNotFound(await tx.lockTemplate(organizationId, id), "Badge template");
     checkTemplateDeletable(view.template);
     await tx.deleteTemplate(id);
     await tx.appendEvents([templateEvent(deps, ctx, "badge_template.deleted", view.template, view.owner)]);

@@ -2,7 +2,7 @@ import { type AuditAction, type AuditBy, auditRecord, credentialActor, OPERATOR 
 import { normalizeEmail } from "../badges/mod.ts";
 import type { Context, Page, SecretBox } from "../credentials/mod.ts";
 import { isEmailAddress } from "../earners/mod.ts";
-import { CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import { CoreError, forbidden, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import type { MailMessage } from "../mail/mod.ts";
 import { type CreateOrganizationInput, newOrganization, type OrganizationRecord } from "../organizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
@@ -70,9 +70,7 @@ export const getMember = async (
   membershipId: string,
 ): Promise<MemberView> => {
   actorMay(actor, organizationId, "members.read");
-  const found = await deps.members.getMember(organizationId, membershipId);
-  if (!found) throw notFound("Membership");
-  return found;
+  return orNotFound(await deps.members.getMember(organizationId, membershipId), "Membership");
 };
 
 /**
@@ -81,9 +79,7 @@ export const getMember = async (
  */
 const lockedMembership = async (tx: MemberTx, organizationId: string, membershipId: string) => {
   if (!(await tx.organizations.lock(organizationId))) throw notFound("Organization");
-  const m = await tx.memberships.get(organizationId, membershipId);
-  if (!m) throw notFound("Membership");
-  return m;
+  return orNotFound(await tx.memberships.get(organizationId, membershipId), "Membership");
 };
 
 type AppendAudit = (action: AuditAction, target: string, details: Record<string, unknown>) => Promise<void>;
@@ -208,8 +204,7 @@ export const invite = async (
   input: CreateInvitationInput,
 ): Promise<{ invitation: InvitationRecord; token: string }> => {
   mayInvite(actor, organizationId, input.role);
-  const org = await deps.members.organization(organizationId);
-  if (!org) throw notFound("Organization");
+  const org = orNotFound(await deps.members.organization(organizationId), "Organization");
   const email = input.email.trim();
   if (!isEmailAddress(email))
     throw validationFailed("Invalid invitation", [{ field: "email", message: "must be an e-mail address" }]);
@@ -297,8 +292,7 @@ export const cancelInvitation = async (
   id: string,
 ): Promise<void> => {
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
-    const inv = await tx.invitations.get(organizationId, id);
-    if (!inv) throw notFound("Invitation");
+    const inv = orNotFound(await tx.invitations.get(organizationId, id), "Invitation");
     mayInvite(actor, organizationId, inv.role);
     await tx.invitations.delete(inv.id);
     await audit("invitation.cancelled", `invitation:${inv.id}`, { email: inv.email, role: inv.role });
@@ -330,8 +324,7 @@ export const acceptInvitation = async (
   token: string,
   clientAddress: string | null,
 ): Promise<{ membership: MembershipRecord; organization: OrganizationRecord }> => {
-  const found = await invitationForToken(deps, token, ctx.now);
-  if (!found) throw notFound("Invitation");
+  const found = orNotFound(await invitationForToken(deps, token, ctx.now), "Invitation");
   const { invitation, organization } = found;
   const owner = await deps.members.addressOwner(invitation.email_key);
   if (!owner || owner.user_id !== accountId || !owner.confirmed) {

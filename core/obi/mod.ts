@@ -19,13 +19,6 @@ export {
 } from "./status_list.ts";
 export type { BadgeClassOptions, ObiUrls } from "./v2_documents.ts";
 export { assertionDocument, badgeClassDocument, issuerDocument, revokedAssertionDocument } from "./v2_documents.ts";
-export type {
-  AssertionDocument,
-  BadgeClassDocument,
-  EmbeddedIssuer,
-  IssuerDocument,
-  RevokedAssertionDocument,
-} from "./v2_schemas.ts";
 export {
   AssertionDocumentSchema,
   BadgeClassDocumentSchema,

@@ -1,6 +1,6 @@
 import { type AuditBy, auditRecord, OPERATOR } from "../audit/mod.ts";
 import type { OAuthApplicationStore, OrganizationStore, SecretBox } from "../credentials/mod.ts";
-import { type FieldError, notFound, validationFailed } from "../errors/mod.ts";
+import { type FieldError, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import { EVENT_TYPES } from "../events/mod.ts";
 import { isoMillis } from "../shared/mod.ts";
 import type { Cidr } from "./addresses.ts";
@@ -169,8 +169,7 @@ export const setDataServices = async (
   applicationId: number,
   enabled: boolean,
 ): Promise<DataServicesSetting> => {
-  const app = await deps.apps.get(organizationId, applicationId);
-  if (!app) throw notFound("OAuth application");
+  const app = orNotFound(await deps.apps.get(organizationId, applicationId), "OAuth application");
   if (app.data_services_enabled !== enabled)
     await deps.apps.update(
       { ...app, data_services_enabled: enabled },

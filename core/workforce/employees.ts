@@ -3,7 +3,7 @@ import { type AuditBy, type AuditRecord, auditRecord } from "../audit/mod.ts";
 import type { ShapeUrls } from "../badges/mod.ts";
 import { schemaFieldErrors } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { type CoreError, forbidden, notFound, validationFailed } from "../errors/mod.ts";
+import { type CoreError, forbidden, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import {
   type Employment,
   type EmploymentEventType,
@@ -159,11 +159,27 @@ const audited = async (
   if (ctx.by) await tx.appendAudit([auditRecord(ctx, ctx.by, organizationId, action, target, details)]);
 };
 
-const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> => {
-  const employer = await from.employer(organizationId);
-  if (!employer) throw notFound("Organization");
-  return employer;
+/**
+ * The event and audit row of one record created or changed, after the events of the connections
+ * the write linked, in the write's transaction.
+ */
+const recordWritten = async (
+  tx: Pick<EmployeeTx, "appendEvents" | "appendAudit">,
+  ctx: EmployeeContext,
+  organizationId: string,
+  change: "created" | "updated",
+  view: EmployeeView,
+  linkedEvents: EventRecord[],
+): Promise<void> => {
+  await tx.appendEvents([event(`employment.${change}`, view, ctx), ...linkedEvents]);
+  await audited(tx, ctx, organizationId, `employee.${change}`, `employee:${view.record.id}`, {
+    external_id: view.record.external_id,
+    email: view.record.email,
+  });
 };
+
+const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> =>
+  orNotFound(await from.employer(organizationId), "Organization");
 
 export const createEmployee = async (
   store: EmployeeStore,
@@ -178,11 +194,7 @@ export const createEmployee = async (
     const record = linked.records[0] as EmployeeRecord;
     if ((await tx.insert([record])) === "external_id_taken") throw externalIdTaken();
     const view = { record, employer, held: [] };
-    await tx.appendEvents([event("employment.created", view, ctx), ...linked.events]);
-    await audited(tx, ctx, organizationId, "employee.created", `employee:${record.id}`, {
-      external_id: record.external_id,
-      email: record.email,
-    });
+    await recordWritten(tx, ctx, organizationId, "created", view, linked.events);
     return view;
   })),
   authorized: await store.workforceAuthorized(organizationId),
@@ -230,19 +242,14 @@ export const updateEmployee = async (
 ): Promise<EmployeeView> => ({
   ...(await store.transaction(async (tx): Promise<EmployeeView> => {
     const employer = await employerOf(tx, organizationId);
-    const current = await tx.lock(organizationId, id);
-    if (!current) throw notFound("Employee");
+    const current = orNotFound(await tx.lock(organizationId, id), "Employee");
     const changed = applyEmployeeUpdate(current, body, ctx);
     if (changed === current) return (await viewsOf(tx, employer, [current]))[0] as EmployeeView;
     const linked = await reconcileRecords(tx, ctx, employer, [changed]);
     const next = linked.records[0] as EmployeeRecord;
     if ((await tx.update([next])) === "external_id_taken") throw externalIdTaken();
     const view = (await viewsOf(tx, employer, [next]))[0] as EmployeeView;
-    await tx.appendEvents([event("employment.updated", view, ctx), ...linked.events]);
-    await audited(tx, ctx, organizationId, "employee.updated", `employee:${next.id}`, {
-      external_id: next.external_id,
-      email: next.email,
-    });
+    await recordWritten(tx, ctx, organizationId, "updated", view, linked.events);
     return view;
   })),
   authorized: await store.workforceAuthorized(organizationId),
@@ -257,8 +264,7 @@ export const deleteEmployee = (
 ): Promise<void> =>
   store.transaction(async (tx) => {
     const employer = await employerOf(tx, organizationId);
-    const current = await tx.lock(organizationId, id);
-    if (!current) throw notFound("Employee");
+    const current = orNotFound(await tx.lock(organizationId, id), "Employee");
     await tx.delete(id);
     const [view] = await viewsOf(tx, employer, [current]);
     await tx.appendEvents([event("employment.deleted", view as EmployeeView, ctx)]);

@@ -1,13 +1,12 @@
 import { type Static, Type } from "typebox";
-import type { ShapeUrls } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
-import { CoreError, notFound, validationFailed } from "../errors/mod.ts";
+import { CoreError, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import { type EventRecord, employmentEvent } from "../events/mod.ts";
 import { isoMillis, type PageRequest } from "../shared/mod.ts";
 import { employerSeesBadges, visibleBadges } from "./connection.ts";
 import { type ConnectionTx, heldShapes } from "./connections.ts";
 import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
-import { workforceDataRefused } from "./employees.ts";
+import { type EmployeeContext, workforceDataRefused } from "./employees.ts";
 import {
   EXTERNAL_BADGE_REASONS,
   EXTERNAL_BADGE_SOURCES,
@@ -168,13 +167,11 @@ export interface ExternalBadgeDeps {
 
 const HOUR = 3_600_000;
 
-export interface ExternalBadgeContext {
-  now: Date;
-  newId: () => string;
-  newEventId: () => string;
-  /** Where the Laurel badges in employments are hosted. */
-  urls: ShapeUrls;
-}
+/**
+ * An employee change's context without its audit actor: an earner's own badges change employment
+ * histories the way an employee change does, but no organization made the change.
+ */
+export type ExternalBadgeContext = Omit<EmployeeContext, "by">;
 
 /** The earner whose badges these are, with the addresses a recipient may match. */
 export interface ExternalBadgeOwner {
@@ -425,13 +422,13 @@ export const recheckExternalBadge = async (
   owner: ExternalBadgeOwner,
   id: string,
 ): Promise<ExternalBadgeRecord> => {
-  const record = (await deps.store.listForUser(owner.userId)).find((r) => r.id === id);
-  if (!record) throw notFound("External badge");
+  const record = orNotFound(
+    (await deps.store.listForUser(owner.userId)).find((r) => r.id === id),
+    "External badge",
+  );
   await takeFetchBudget(deps, owner.userId, inputOf(record));
   const verification = await verifyExternalBadge(deps.verify, inputOf(record), owner.confirmedEmails, ctx.now);
-  const stored = await recordVerification(deps.store, ctx, id, verification);
-  if (!stored) throw notFound("External badge");
-  return stored;
+  return orNotFound(await recordVerification(deps.store, ctx, id, verification), "External badge");
 };
 
 /**

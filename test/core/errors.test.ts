@@ -1,5 +1,5 @@
 import t from "tap";
-import { CoreError, capFieldErrors, isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { CoreError, capFieldErrors, isCoreError, orNotFound, validationFailed } from "../../core/errors/mod.ts";
 
 t.test("validationFailed carries its field errors and code", (t) => {
   const e = validationFailed("bad", [{ field: "name", message: "is required" }]);
@@ -20,5 +20,14 @@ t.test("field errors are capped at 100 and the rest counted", (t) => {
   t.same(capped[100], { field: "errors", message: "1 more error not listed" });
   t.same(capFieldErrors(errors(300_000)).at(-1), { field: "errors", message: "299900 more errors not listed" });
   t.same(capFieldErrors(errors(5), 2), [...errors(2), { field: "errors", message: "3 more errors not listed" }]);
+  t.end();
+});
+
+t.test("orNotFound passes a found value through and throws not_found for null or undefined", (t) => {
+  const found = { id: 1 };
+  t.equal(orNotFound(found, "Badge"), found);
+  t.equal(orNotFound(0, "Count"), 0);
+  t.throws(() => orNotFound(null, "Badge"), { code: "not_found", message: "Badge not found" });
+  t.throws(() => orNotFound(undefined, "Import"), { code: "not_found", message: "Import not found" });
   t.end();
 });
