@@ -39,8 +39,12 @@ const ORGS = Number(process.env.BENCH_SCALE_ORGS ?? 1_000_000);
 const PENDING = Number(process.env.BENCH_SCALE_PENDING ?? 100);
 const BADGES = Number(process.env.BENCH_SCALE_BADGES ?? 1_000_000);
 const IDLE_S = Number(process.env.BENCH_SCALE_IDLE_S ?? 60);
-/** Polls, scrapes and pages run before the measured ones, not counted. */
-const WARM_UP = 10;
+/**
+ * Polls, scrapes and pages run before the measured ones, not counted: the first statements are
+ * planned and compiled, and the first hundred or so polls run before V8 has optimized the row
+ * parsing (with ten, the slowest polls were the early ones); a relay runs for days.
+ */
+const WARM_UP = 100;
 const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 200);
 const CHUNK = 100_000;
 const adminUrl = benchAdminUrl();
