@@ -10,7 +10,7 @@ import type { PageRequest } from "../../core/shared/mod.ts";
 import type { Database } from "./database.ts";
 import { type ListTable, listWhere } from "./list_sql.ts";
 import type { EventRow } from "./rows.ts";
-import { type Queryable, toDate, toJson, toNumber } from "./sql.ts";
+import { type Queryable, statement, toDate, toJson, toNumber } from "./sql.ts";
 
 /** An event as the lists read it (every column but `seq`). */
 type EventFields = Omit<EventRow, "seq">;
@@ -117,6 +117,51 @@ const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors
 };
 
 /**
+ * The relay's read: the organizations with unpublished events (locked), then each one's next
+ * events. Named statements, planned once per connection: the poll runs every second on every
+ * relay, and planning the lateral probes over every weekly partition cost about as much as
+ * running them.
+ */
+const relayRead = (locked: string): string =>
+  `with l as (${locked}
+   ), c as (
+     select organization_id, published_seq, total,
+       least(total, published_seq + ?::int / count(*) over () + 1) as upto
+     from l
+   )
+   select e.id, e.organization_id, e.event_type, e.occurred_at, e.seq, c.total
+   from c cross join lateral (
+     select id, organization_id, event_type, occurred_at, seq from events
+     where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
+     order by seq limit ?::int
+   ) e
+   order by e.seq - c.published_seq, e.organization_id
+   limit ?::int`;
+/** Organizations named by notifications: their cursors, when behind their counters. */
+const RELAY_NAMED = statement(
+  "relay_named",
+  relayRead(`select r.organization_id, r.published_seq, n.total
+     from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
+     where r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))
+       and n.total > r.published_seq
+     limit ?::int
+     for update of r skip locked`),
+);
+/** The organizations marked pending (migration 027). */
+const RELAY_PENDING = statement(
+  "relay_pending",
+  relayRead(`select r.organization_id, r.published_seq, n.total
+     from event_relay_pending p
+     cross join lateral (
+       select organization_id, published_seq from event_relay_cursors
+       where organization_id = p.organization_id for update skip locked
+     ) r
+     cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
+     where n.total > r.published_seq
+     limit ?::int`),
+);
+
+/**
  * The relay's side of the outbox (migration 005): per organization, the events above its cursor
  * (`event_relay_cursors.published_seq`) and at most its committed `event_counts.total` are
  * unpublished. A batch locks the cursors of organizations with such events (`skip locked`: several
@@ -142,37 +187,8 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // The pending path is lateral, each subquery a fence (`for update`, `offset 0`), so it stays
       // one index probe per marked organization even when the planner, misled by a small or fresh
       // table's statistics, would hash-join every counter and cursor.
-      const locked = organizations
-        ? `select r.organization_id, r.published_seq, n.total
-           from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
-           where r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))
-             and n.total > r.published_seq
-           limit ?::int
-           for update of r skip locked`
-        : `select r.organization_id, r.published_seq, n.total
-           from event_relay_pending p
-           cross join lateral (
-             select organization_id, published_seq from event_relay_cursors
-             where organization_id = p.organization_id for update skip locked
-           ) r
-           cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
-           where n.total > r.published_seq
-           limit ?::int`;
-      const rows = await tx.all<OutboxEvent & { seq: string | number; total: string | number }>(
-        `with l as (${locked}
-         ), c as (
-           select organization_id, published_seq, total,
-             least(total, published_seq + ?::int / count(*) over () + 1) as upto
-           from l
-         )
-         select e.id, e.organization_id, e.event_type, e.occurred_at, e.seq, c.total
-         from c cross join lateral (
-           select id, organization_id, event_type, occurred_at, seq from events
-           where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
-           order by seq limit ?::int
-         ) e
-         order by e.seq - c.published_seq, e.organization_id
-         limit ?::int`,
+      const rows = await tx.prepared<OutboxEvent & { seq: string | number; total: string | number }>(
+        organizations ? RELAY_NAMED : RELAY_PENDING,
         organizations ? [JSON.stringify(organizations), limit, limit, limit, limit] : [limit, limit, limit, limit],
       );
       if (rows.length === 0) return 0;
