@@ -1,7 +1,7 @@
 import t from "tap";
 import type { Database } from "../../adapters/db/mod.ts";
 import { postgresEventFigures, postgresOutbox } from "../../adapters/db/mod.ts";
-import type { Queryable } from "../../adapters/db/sql.ts";
+import type { Queryable, Statement } from "../../adapters/db/sql.ts";
 import { startLaurel } from "../support/laurel.ts";
 import { recordEvents } from "../support/webhooks.ts";
 
@@ -89,24 +89,30 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     const plans: PlanNode[] = [];
     const spy = {
       transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
-        laurel.db.transaction((tx) =>
-          work({
+        laurel.db.transaction((tx) => {
+          /** The relay's read, run once more under EXPLAIN ANALYZE (its locks are the transaction's). */
+          const explained = async (sql: string, params?: readonly unknown[]) => {
+            if (!sql.trimStart().startsWith("with l as")) return;
+            const [row] = await tx.all<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+              `explain (analyze, format json) ${sql}`,
+              params,
+            );
+            const plan = row?.["QUERY PLAN"][0]?.Plan;
+            if (plan) plans.push(plan);
+          };
+          return work({
             all: async <R>(sql: string, params?: readonly unknown[]) => {
-              if (sql.trimStart().startsWith("with l as")) {
-                const [row] = await tx.all<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
-                  `explain (analyze, format json) ${sql}`,
-                  params,
-                );
-                const plan = row?.["QUERY PLAN"][0]?.Plan;
-                if (plan) plans.push(plan);
-              }
+              await explained(sql, params);
               return tx.all<R>(sql, params);
             },
             one: (sql, params) => tx.one(sql, params),
             run: (sql, params) => tx.run(sql, params),
-            prepared: (s, params) => tx.prepared(s, params),
-          }),
-        ),
+            prepared: async <R>(s: Statement, params: readonly unknown[]) => {
+              await explained(s.text, params);
+              return tx.prepared<R>(s, params);
+            },
+          });
+        }),
     } as unknown as Database;
     let got: string[] = [];
     await postgresOutbox(spy).relayBatch(500, async (events) => {
