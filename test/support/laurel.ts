@@ -75,28 +75,52 @@ export const startLaurel = async (
   const nats = opts.nats ?? (await startTestNats());
   const dir = opts.dataDir ? null : tempDir();
   const dataDir = opts.dataDir ?? (dir as { path: string }).path;
-  const port = await freePort();
-  const adminPort = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const adminOrigin = `http://127.0.0.1:${adminPort}`;
-  const config = readConfig({
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    ADMIN_PORT: String(adminPort),
-    BASE_URL: `${origin}/v1`,
-    AUTH_URL: origin,
-    DATA_DIR: dataDir,
-    ...(database ? { DATABASE_URL: database.url } : {}),
-    NATS_URL: nats.url,
-    // Tests of other features send many failing requests from one address: limits are tested apart.
-    RATE_LIMITS: "off",
-    MAIL_POLL_INTERVAL_MS: "100",
-    ...opts.env,
-  });
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: database?.url, dataDir });
   const nc = await connectNats(nats.url, "laurel-test");
-  const server = await buildApiServer(config, db, nc, false);
-  await server.listen();
+  const listening = async () => {
+    // Another test file may bind a port between freePort's check and this listen: new ports then.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const adminPort = await freePort();
+      const origin = `http://127.0.0.1:${port}`;
+      const adminOrigin = `http://127.0.0.1:${adminPort}`;
+      const config = readConfig({
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        ADMIN_PORT: String(adminPort),
+        BASE_URL: `${origin}/v1`,
+        AUTH_URL: origin,
+        DATA_DIR: dataDir,
+        ...(database ? { DATABASE_URL: database.url } : {}),
+        NATS_URL: nats.url,
+        // Tests of other features send many failing requests from one address: limits are tested apart.
+        RATE_LIMITS: "off",
+        MAIL_POLL_INTERVAL_MS: "100",
+        ...opts.env,
+      });
+      const server = await buildApiServer(config, db, nc, false);
+      try {
+        await server.listen();
+        return { origin, adminOrigin, config, server };
+      } catch (err) {
+        await server.close();
+        if (attempt >= 5 || (err as { code?: string }).code !== "EADDRINUSE") throw err;
+      }
+    }
+  };
+  let started: Awaited<ReturnType<typeof listening>>;
+  try {
+    started = await listening();
+  } catch (err) {
+    // Nothing left open to keep the test process alive.
+    await nc.close();
+    await db.close();
+    if (!opts.nats) await nats.stop();
+    await database?.drop();
+    dir?.remove();
+    throw err;
+  }
+  const { origin, adminOrigin, config, server } = started;
   // The mail outbox's sender, as a worker beside the API would run it.
   const mail = await startMailPipeline(config, db, server.app.log, server.metrics);
   // The earners' exports, written as a worker beside the API would.
@@ -147,6 +171,22 @@ export const spawnServer = async (
   /** The address clients use, shared by every process behind one load balancer. */
   publicOrigin?: string,
 ): Promise<SpawnedServer> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(env, publicOrigin);
+    } catch (err) {
+      // Another test file bound a port between freePort's check and the server's listen.
+      if (attempt >= 5 || !(err instanceof PortTaken)) throw err;
+    }
+  }
+};
+
+class PortTaken extends Error {}
+
+const spawnOnce = async (
+  env: { DATABASE_URL: string; NATS_URL: string; DATA_DIR: string } & Record<string, string>,
+  publicOrigin?: string,
+): Promise<SpawnedServer> => {
   const port = await freePort();
   const adminPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -172,7 +212,10 @@ export const spawnServer = async (
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    if (child.exitCode !== null) {
+      if (output.includes("EADDRINUSE")) throw new PortTaken(output);
+      throw new Error(`server exited early:\n${output}`);
+    }
     try {
       const res = await fetch(`${origin}/healthz`);
       if (res.status === 200) break;
