@@ -62,7 +62,20 @@ interface LocalNatsOptions {
  * Used by `npm start` when NATS_URL is unset, and by tests.
  */
 export const startLocalNats = async (opts: LocalNatsOptions): Promise<LocalNats> => {
-  const port = opts.port ?? (await freePort());
+  if (opts.port !== undefined || opts.config) return startOn(opts, opts.port ?? (await freePort()));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(opts, await freePort());
+    } catch (err) {
+      // Another process bound the port between freePort's check and the server's: another one.
+      if (attempt >= 5 || !(err instanceof PortTaken)) throw err;
+    }
+  }
+};
+
+class PortTaken extends Error {}
+
+const startOn = async (opts: LocalNatsOptions, port: number): Promise<LocalNats> => {
   mkdirSync(opts.storeDir, { recursive: true });
   const binary = opts.binary ?? "nats-server";
   // A small shell keeps watch on its stdin, which only this process holds: when this process ends
@@ -104,6 +117,8 @@ export const startLocalNats = async (opts: LocalNatsOptions): Promise<LocalNats>
     );
     child.once("exit", (code) => {
       process.off("exit", killChild);
+      if (/address already in use/i.test(log))
+        return reject(new PortTaken(`nats-server could not bind its port:\n${log}`));
       reject(
         new Error(
           code === 127
