@@ -119,8 +119,7 @@ const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors
 /**
  * The relay's read: the organizations with unpublished events (locked), then each one's next
  * events. Named statements, planned once per connection: the poll runs every second on every
- * relay, and planning the lateral probes over every weekly partition cost about as much as
- * running them.
+ * relay, and the lateral probes over every weekly partition are costly to plan.
  */
 const relayRead = (locked: string): string =>
   `with l as (${locked}
@@ -189,7 +188,7 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // one index probe per marked organization even when the planner, misled by a small or fresh
       // table's statistics, would hash-join every counter and cursor.
       // The time as epoch milliseconds: a number, where pg parses a timestamptz's text with a
-      // regular expression (a sixth of the busy CPU in a profile of the scale bench's polls).
+      // regular expression, a large part of the poll's own CPU (docs/benchmarks.md, scale).
       const rows = await tx.prepared<
         Omit<OutboxEvent, "occurred_at"> & { occurred_ms: number; seq: string | number; total: string | number }
       >(

@@ -311,6 +311,19 @@ const serverLost = (err: unknown): boolean =>
   isDatabaseUnavailable(err) || (err as { code?: unknown } | null)?.code === "25006";
 
 /**
+ * A statement on a connection of its own, through pg's callback form: its promise form keeps each
+ * result reachable after the next statement on the connection, so every transaction handed
+ * megabytes to the old generation and young collections grew slow (docs/benchmarks.md, scale).
+ */
+const onClient = (client: pg.PoolClient, query: pg.QueryConfig): Promise<Result> =>
+  new Promise((resolve, reject) => {
+    client.query(query, (err: Error | null, r: pg.QueryResult) => {
+      if (err) reject(err);
+      else resolve({ rows: r.rows, count: r.rowCount ?? 0 });
+    });
+  });
+
+/**
  * PostgreSQL through `pg`'s pool. timestamptz comes back as `Date` (pg's default), as from PGlite.
  * JIT compilation is off: Laurel's statements are short, and a misestimate easily passes
  * `jit_above_cost`, and compiling then costs many times the statement itself (docs/benchmarks.md,
@@ -322,21 +335,6 @@ const serverLost = (err: unknown): boolean =>
  * the list. The pool left behind is not ended while statements may still be on their way to it:
  * its idle connections close by themselves (pg's idle timeout), and `end()` ends it.
  */
-/**
- * A statement on a connection of its own, through pg's callback form. Its promise form keeps each
- * result reachable for a while after the next statement on the connection: with transactions of
- * three statements, what survived the young generation's collections grew by megabytes a second
- * until a full collection, and the scavenges took 5-20 ms instead of under 1 (`node --trace-gc`
- * over 2,000 transactions of a 500-row select, pg 8.23); the callback form keeps nothing.
- */
-const onClient = (client: pg.PoolClient, query: pg.QueryConfig): Promise<Result> =>
-  new Promise((resolve, reject) => {
-    client.query(query, (err: Error | null, r: pg.QueryResult) => {
-      if (err) reject(err);
-      else resolve({ rows: r.rows, count: r.rowCount ?? 0 });
-    });
-  });
-
 export const postgresSql = (opts: { url: string; max: number; log?: SqlLog }): Sql => {
   const { servers, readWrite } = parseHostList(opts.url);
   const follows = servers.length > 1 || readWrite;
