@@ -17,7 +17,6 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
 import pg from "pg";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
 import { benchAdminUrl, createBenchDatabase, type Laurel, log, startLaurelServer } from "./laurel_process.ts";
@@ -30,7 +29,6 @@ import {
   machineInfo,
   markdownTable,
   measure,
-  processCpuMs,
   RESULT_HEADERS,
   type RunningServer,
   resultRow,
@@ -148,53 +146,20 @@ const run = async (
   return { label, result, expect304: request.headers?.["if-none-match"] !== undefined };
 };
 
-/** autocannon with a fresh recipient per request, so every POST issues a new badge. */
+/** A fresh recipient per request, so every POST issues a new badge. */
 const runIssue = async (laurel: Laurel, fx: Fixture): Promise<Row> => {
-  log(
-    `- Laurel badge issue: ${settings.warmup} s warm-up + ${settings.duration} s, ${ISSUE_CONNECTIONS} connections ...`,
-  );
   let n = 0;
-  const options = (duration: number): AutocannonOptions =>
-    ({
-      url: laurel.origin,
-      connections: ISSUE_CONNECTIONS,
-      pipelining: 1,
-      timeout: 10,
-      duration,
-      requests: [
-        {
-          method: "POST",
-          path: `/v1/organizations/${fx.organizationId}/badges`,
-          headers: { authorization: fx.auth, "content-type": "application/json" },
-          setupRequest: (req: Record<string, unknown>) => ({
-            ...req,
-            body: JSON.stringify(issueBody(fx.templateId, `earner${n++}@bench.example`)),
-          }),
-        },
-      ],
-    }) as AutocannonOptions;
-  if (settings.warmup > 0) await autocannon(options(settings.warmup));
-  const cpuBefore = processCpuMs(laurel.server.pid);
-  const t0 = performance.now();
-  const r: AutocannonResult = await autocannon(options(settings.duration));
-  const wall = performance.now() - t0;
-  const cpuAfter = processCpuMs(laurel.server.pid);
-  const result: LoadResult = {
-    rps: r.requests.mean,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    total: r.requests.total,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
-    bytesPerSecond: r.throughput.mean,
-    serverCores: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / wall,
-    otherCores: undefined,
-    generatorCores: 0,
-  };
-  log(
-    `  ${formatRps(result.rps)} req/s, p50 ${formatMs(result.p50)} ms, p99 ${formatMs(result.p99)} ms, non-2xx ${result.non2xx}`,
+  return run(
+    `Laurel POST badges (${ISSUE_CONNECTIONS} conns)`,
+    {
+      url: `${laurel.origin}/v1/organizations/${fx.organizationId}/badges`,
+      method: "POST",
+      headers: { authorization: fx.auth, "content-type": "application/json" },
+      nextBody: () => JSON.stringify(issueBody(fx.templateId, `earner${n++}@bench.example`)),
+    },
+    laurel.server,
+    { ...settings, connections: ISSUE_CONNECTIONS },
   );
-  return { label: `Laurel POST badges (${ISSUE_CONNECTIONS} conns)`, result };
 };
 
 /** Single-row INSERTs (autocommit) from 20 clients, each waiting for its previous one. */

@@ -78,6 +78,8 @@ export interface LaurelSetupContext {
   /** The admin token the server was started with (for tRPC `/trpc` calls). */
   adminToken: string;
   dataDir: string;
+  /** The admin listener's origin, when it is not the default (the origin's port + 1). */
+  adminOrigin?: string;
 }
 
 /** The credentials and list the benchmark uses; everything must already exist in Laurel. */
@@ -111,7 +113,7 @@ export interface LaurelFixture {
  * so `listPath` returns a full page of 50 read from the database.
  */
 export async function setupLaurel(baseUrl: string, context: LaurelSetupContext): Promise<LaurelFixture> {
-  const res = await fetch(`${adminOriginOf(baseUrl)}/trpc/organizations.create`, {
+  const res = await fetch(`${context.adminOrigin ?? adminOriginOf(baseUrl)}/trpc/organizations.create`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${context.adminToken}` },
     body: JSON.stringify({ name: "Bench", email: "bench@example.org" }),

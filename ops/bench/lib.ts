@@ -208,6 +208,8 @@ export interface LoadRequest {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** A new body for each request (overrides `body`), e.g. a new recipient per issued badge. */
+  nextBody?: () => string;
 }
 
 export interface LoadResult {
@@ -248,6 +250,9 @@ export async function measure(request: LoadRequest, settings: BenchSettings, ser
     pipelining: 1,
     timeout: 10,
     ...(request.body === undefined ? {} : { body: request.body }),
+    ...(request.nextBody === undefined
+      ? {}
+      : { requests: [{ setupRequest: (req: object) => ({ ...req, body: (request.nextBody as () => string)() }) }] }),
   };
   if (settings.warmup > 0) await autocannon({ ...options, duration: settings.warmup });
   const before = cpuSnapshot(serverPid);
