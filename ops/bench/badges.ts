@@ -26,6 +26,7 @@ import {
   formatMs,
   formatRps,
   type LoadResult,
+  laurelEntry,
   machineInfo,
   markdownTable,
   measure,
@@ -337,7 +338,7 @@ const main = async (): Promise<number> => {
     "## Hosted assertions and badge issuing",
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`npx node ops/bench/badges.ts\` on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ` +
-      `${settings.warmup} s warm-up then ${settings.duration} s per row; Laurel (apps/server.ts) on PostgreSQL, one process.`,
+      `${settings.warmup} s warm-up then ${settings.duration} s per row; Laurel (${laurelEntry("server")}) on PostgreSQL, one process.`,
     "",
     `### GET /obi/v2/badge_assertions/<id> (${assertionBytes} bytes), ${settings.connections} connections`,
     "",

@@ -1,8 +1,8 @@
 // What Laurel costs doing nothing, and what an API process holds after start:
-//   1. `npm start` (apps/start.ts: API, workers, embedded PGlite and its own nats-server) with no
+//   1. `npm start` (dist/apps/start.js: API, workers, embedded PGlite and its own nats-server) with no
 //      traffic: CPU of the whole process tree over BENCH_IDLE_SECONDS (60) from 15 s after it became
 //      healthy; target under 1% of a core.
-//   2. `npm run server` (apps/server.ts) on PostgreSQL (DATABASE_URL) and NATS (NATS_URL): resident
+//   2. an API server (dist/apps/server.js, `laurelEntry`) on PostgreSQL (DATABASE_URL) and NATS (NATS_URL): resident
 //      memory 10 s after it listens; target at most 200 MiB.
 //
 // Run: BENCH_ONLY=idle npm run bench. Prints its figures; writes no file.
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLaurelServer } from "./laurel_process.ts";
-import { delay, descendants, freePort, mib, processCpuMs, rssKiB, startServer } from "./lib.ts";
+import { delay, descendants, freePort, laurelEntry, mib, processCpuMs, rssKiB, startServer } from "./lib.ts";
 
 const log = (message: string): void => void process.stdout.write(`${message}\n`);
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? "60");
@@ -44,7 +44,7 @@ const misses: string[] = [];
   const server = await startServer({
     name: "npm start",
     command: process.execPath,
-    args: ["apps/start.ts"],
+    args: [laurelEntry("start")],
     env,
     unsetEnv: ["DATABASE_URL", "NATS_URL"],
     ready: /listening on/,

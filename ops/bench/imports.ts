@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
 import { benchAdminUrl, createBenchDatabase, log, startLaurelServer } from "./laurel_process.ts";
 import { BENCH_RATE_LIMITS, serverNodeArgs } from "./laurel_setup.ts";
-import { basicHeader, delay, rssKiB, startServer } from "./lib.ts";
+import { basicHeader, delay, laurelEntry, rssKiB, startServer } from "./lib.ts";
 
 const BADGES = Number(process.env.BENCH_IMPORT_BADGES ?? 10_000);
 const EMPLOYEES = Number(process.env.BENCH_IMPORT_EMPLOYEES ?? 100_000);
@@ -37,7 +37,7 @@ const main = async (): Promise<void> => {
   const worker = await startServer({
     name: "worker",
     command: process.execPath,
-    args: [...serverNodeArgs(), "apps/worker.ts"],
+    args: [...serverNodeArgs(), laurelEntry("worker")],
     env: { DATA_DIR: dir, DATABASE_URL: database.url, NATS_URL: natsUrl, HOST: "127.0.0.1", ...BENCH_RATE_LIMITS },
     ready: /webhook worker ready/,
     readyTimeoutMs: 120_000,

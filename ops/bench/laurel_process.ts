@@ -10,7 +10,7 @@ import pg from "pg";
 import { Agent, request } from "undici";
 import { type LocalNats, startLocalNats } from "../../adapters/bus/mod.ts";
 import { BENCH_RATE_LIMITS, serverNodeArgs } from "./laurel_setup.ts";
-import { freePort, machineInfo, type RunningServer, startServer } from "./lib.ts";
+import { freePort, laurelEntry, machineInfo, type RunningServer, startServer } from "./lib.ts";
 
 export const createBenchDatabase = async (adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> => {
   const name = `laurel_bench_${randomBytes(5).toString("hex")}`;
@@ -47,7 +47,7 @@ export const startLaurelServer = async (databaseUrl: string, natsUrl: string, da
   const server = await startServer({
     name: "laurel",
     command: process.execPath,
-    args: [...serverNodeArgs(), "apps/server.ts"],
+    args: [...serverNodeArgs(), laurelEntry("server")],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",

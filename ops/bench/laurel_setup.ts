@@ -1,6 +1,8 @@
 // How the benchmark starts Laurel and prepares the data it measures.
 //
 
+import { laurelEntry } from "./lib.ts";
+
 /** What run.ts knows when it starts Laurel. */
 export interface LaurelLaunchContext {
   /** Free loopback port chosen by run.ts. */
@@ -23,12 +25,12 @@ export interface LaurelLaunch {
 }
 
 /**
- * Default: `node apps/server.ts` (one process, so its pid is the server's), or
- * `node <file>` when LAUREL_ENTRY names a built `.js` file (e.g. `dist/apps/server.js`).
+ * `node <entry>` (`laurelEntry`: dist/apps/server.js as bench.sh runs it): one process, so its pid
+ * is the server's.
  * Adjust freely; keep it a single process so the RSS reading means something.
  */
 export function laurelLaunch(context: LaurelLaunchContext): LaurelLaunch {
-  const entry = process.env.LAUREL_ENTRY ?? "apps/server.ts";
+  const entry = laurelEntry("server");
   const origin = `http://127.0.0.1:${context.port}`;
   return {
     command: process.execPath,

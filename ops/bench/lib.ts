@@ -179,8 +179,12 @@ export function delay(ms: number): Promise<void> {
 }
 
 /** Arguments that run a TypeScript file with the current Node (it strips the types), in one process. */
-export function tsArgs(file: string): string[] {
-  return [file];
+/**
+ * The file a measured Laurel process runs: with LAUREL_DIST=1 (bench.sh sets it after building)
+ * the JavaScript `npm start` runs (dist/, ops/build.sh), else the TypeScript sources.
+ */
+export function laurelEntry(app: "server" | "worker" | "start"): string {
+  return process.env.LAUREL_DIST === "1" ? `dist/apps/${app}.js` : `apps/${app}.ts`;
 }
 
 /** Starts one of ops/bench/peers/*.ts on a fresh loopback port. */
@@ -193,7 +197,7 @@ export async function startPeer(
   const server = await startServer({
     name,
     command: process.execPath,
-    args: tsArgs(`ops/bench/peers/${file}`),
+    args: [`ops/bench/peers/${file}`],
     env: { ...env, PORT: String(port) },
     ready: new RegExp(`^listening ${port}$`),
   });

@@ -31,6 +31,7 @@ import {
   freePort,
   type LoadRequest,
   type LoadResult,
+  laurelEntry,
   markdownTable,
   measure,
   type RunningServer,
@@ -72,7 +73,7 @@ const launch = async (
   const server = await startServer({
     name,
     command: pinned ? "taskset" : process.execPath,
-    args: [...(pinned ? ["-c", "1", process.execPath] : []), ...nodeArgs, "apps/server.ts"],
+    args: [...(pinned ? ["-c", "1", process.execPath] : []), ...nodeArgs, laurelEntry("server")],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -26,11 +26,11 @@ import {
   delay,
   formatRps,
   freePort,
+  laurelEntry,
   markdownTable,
   processCpuMs,
   type RunningServer,
   startServer,
-  tsArgs,
 } from "./lib.ts";
 
 const EVENTS = Number(process.env.BENCH_REPLICATION_EVENTS ?? 10_000);
@@ -110,7 +110,7 @@ const receiverPort = await freePort();
 const receiver = await startServer({
   name: "receiver",
   command: process.execPath,
-  args: tsArgs("ops/bench/peers/webhook_receiver.ts"),
+  args: ["ops/bench/peers/webhook_receiver.ts"],
   env: { PORT: String(receiverPort), TLS_KEY_FILE: ca.keyFile, TLS_CERT_FILE: ca.certFile },
   ready: new RegExp(`^listening ${receiverPort}$`),
 });
@@ -139,7 +139,7 @@ cleanups.push(() => apiNats.stop());
 const api = await startServer({
   name: "laurel-api",
   command: process.execPath,
-  args: tsArgs("apps/server.ts"),
+  args: [laurelEntry("server")],
   env: {
     PORT: String(apiPort),
     HOST: "127.0.0.1",
@@ -212,7 +212,7 @@ const drain = async (nats: Nats, replicas: number, processes: number): Promise<D
       startServer({
         name: `worker-${i}`,
         command: process.execPath,
-        args: tsArgs("apps/worker.ts"),
+        args: [laurelEntry("worker")],
         env: {
           DATABASE_URL: databaseUrl,
           NATS_URL: nats.url,

@@ -50,13 +50,13 @@ import {
   delay,
   formatRps,
   freePort,
+  laurelEntry,
   machineInfo,
   markdownTable,
   processCpuMs,
   REPO_ROOT,
   type RunningServer,
   startServer,
-  tsArgs,
   writeDocsSection,
 } from "./lib.ts";
 
@@ -192,7 +192,7 @@ const start = async (
   const server = await startServer({
     name,
     command: process.execPath,
-    args: [...nodeArgs, ...tsArgs(entry)],
+    args: [...nodeArgs, entry],
     env: extra,
     ready,
   });
@@ -229,7 +229,7 @@ const setUp = async (): Promise<Stack> => {
   const dataDir = join(dir, "data");
   const api = await start(
     "laurel-api",
-    "apps/server.ts",
+    laurelEntry("server"),
     {
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -301,7 +301,7 @@ const webhookOrganization = async (s: Stack, name: string, url: string): Promise
 const startWorker = (s: Stack, i: number, extra: Record<string, string> = {}) =>
   start(
     `laurel-worker-${i}`,
-    "apps/worker.ts",
+    laurelEntry("worker"),
     {
       DATABASE_URL: s.databaseUrl,
       NATS_URL: s.nats.url,
@@ -804,7 +804,7 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`npx node ops/bench/webhooks.ts\` on ${m.cpu}, ${m.cores} cores, ` +
       `${m.memory} RAM, Node ${m.node}, ${m.os}. Everything real and on this machine: PostgreSQL, one nats-server, ` +
-      "Laurel's API server (`apps/server.ts`) and worker processes (`apps/worker.ts`, each an event relay, retry scheduler and " +
+      `Laurel's API server (\`${laurelEntry("server")}\`) and worker processes (\`${laurelEntry("worker")}\`, each an event relay, retry scheduler and ` +
       "delivery worker), and an HTTPS receiver (`node:https`, `ops/bench/peers/webhook_receiver.ts`, answering 200 " +
       "`ok`) with a CA made for the run. CPU per event is the CPU each process used during the run divided by the " +
       "events delivered (PostgreSQL: the backends serving the benchmark database).",

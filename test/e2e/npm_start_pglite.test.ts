@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import t from "tap";
 import { freePort } from "../../adapters/bus/mod.ts";
 import { basic } from "../support/laurel.ts";
@@ -5,11 +7,15 @@ import { runTs, startTs } from "../support/processes.ts";
 import { tempDir } from "../support/services.ts";
 
 /**
- * The README's walk-through as a new user runs it: `npm start`'s process (apps/start.ts) with no
- * DATABASE_URL and no NATS_URL (embedded PGlite, a local nats-server it starts), then the admin CLI
- * and the REST API with curl's requests.
+ * The README's walk-through as a new user runs it: `npm start`'s build (ops/build.sh) and its
+ * process (dist/apps/start.js) with no DATABASE_URL and no NATS_URL (embedded PGlite, a local
+ * nats-server it starts), then the admin CLI and the REST API with curl's requests.
  */
 t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t) => {
+  const build = await promisify(execFile)("bash", ["ops/build.sh"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+  });
+  t.equal(build.stderr, "", "the build says nothing on stderr");
   const dir = tempDir();
   const port = await freePort();
   // Two draws may name the same port; the admin listener needs one of its own.
@@ -19,7 +25,7 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
   const adminOrigin = `http://localhost:${adminPort}`;
   const ports = { PORT: String(port), ADMIN_PORT: String(adminPort) };
   const env = { DATA_DIR: dir.path, ...ports, DATABASE_URL: "", NATS_URL: "", LOG_LEVEL: "info" };
-  const server = await startTs("apps/start.ts", env, (out) => out.includes("Laurel listening"));
+  const server = await startTs("dist/apps/start.js", env, (out) => out.includes("Laurel listening"));
   t.teardown(async () => {
     await server.stop();
     dir.remove();
@@ -101,7 +107,7 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
   t.equal(((await list.json()) as { data: unknown[] }).data.length, 1);
 
   // A second process on the same embedded database is refused with a clear message.
-  const second = await runTs("apps/start.ts", [], { ...env, PORT: String(await freePort()) });
+  const second = await runTs("dist/apps/start.js", [], { ...env, PORT: String(await freePort()) });
   t.not(second.code, 0);
   t.match(second.stdout + second.stderr, /in use by process/);
 
