@@ -12,15 +12,13 @@ export interface CredentialSigning {
   sign(payload: Record<string, unknown>): Promise<string>;
 }
 
-/** Badge templates, badges and the hosted records, passed in by the app. */
-export interface BadgeRestDeps {
+/**
+ * Badge templates, badges and the hosted records, passed in by the app, with the sources of ids
+ * and salts each request's `IssuingContext` takes (`newId` gives UUIDv7s too, so templates and
+ * badges of equal timestamps still list in creation order).
+ */
+export interface BadgeRestDeps extends Pick<IssuingContext, "newId" | "newEventId" | "newSalt"> {
   issuing: IssuingDeps;
-  /** Ids of templates and badges: UUIDv7s, so equal timestamps still list in creation order. */
-  newId: () => string;
-  /** UUIDv7s for events. */
-  newEventId: () => string;
-  /** The per-badge salt of the hashed OBI recipient. */
-  newSalt: () => string;
   hosted: HostedRecordCache;
   credentials: CredentialSigning;
   /** The revocation status lists of OB 3.0 credentials. */
