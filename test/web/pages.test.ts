@@ -122,6 +122,38 @@ t.test("next must stay inside Laurel; signed-out actions go to sign-in", async (
   t.match(await link.text(), /This link does not work/);
 });
 
+t.test("every page carries the security headers, a strict Content-Security-Policy first", async (t) => {
+  for (const path of ["/sign_in", "/no/such/page", "/assets/laurel.css"]) {
+    const res = await fetch(`${laurel.origin}${path}`, { headers: { accept: "text/html" } });
+    await res.arrayBuffer();
+    t.equal(
+      res.headers.get("content-security-policy"),
+      "default-src 'self';script-src 'self';style-src 'self';img-src 'self' https: data:;form-action 'self';" +
+        "frame-ancestors 'none';base-uri 'none';object-src 'none'",
+      path,
+    );
+    t.match(
+      Object.fromEntries(res.headers),
+      {
+        "x-content-type-options": "nosniff",
+        "x-frame-options": "SAMEORIGIN",
+        "referrer-policy": "same-origin",
+        "cross-origin-opener-policy": "same-origin",
+        "cross-origin-resource-policy": "same-origin",
+        "origin-agent-cluster": "?1",
+        "x-dns-prefetch-control": "off",
+        "x-download-options": "noopen",
+        "x-permitted-cross-domain-policies": "none",
+        "x-xss-protection": "0",
+      },
+      path,
+    );
+    // Served over http here: no HSTS, which only an https public URL turns on.
+    t.equal(res.headers.get("strict-transport-security"), null, path);
+    t.equal(res.headers.get("x-powered-by"), null, path);
+  }
+});
+
 t.test("unknown paths: the 404 page for browsers, the API error body otherwise", async (t) => {
   const html = await fetch(`${laurel.origin}/no/such/page`, { headers: { accept: "text/html" } });
   t.equal(html.status, 404);
