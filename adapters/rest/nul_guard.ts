@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { badRequest, type FieldError, validationFailed } from "../../core/errors/mod.ts";
 
 const MAX_DEPTH = 64;
@@ -43,16 +43,24 @@ const unstorablePaths = (value: unknown, path: string, out: FieldError[], depth 
 /**
  * A preValidation hook for every route: text PostgreSQL cannot hold (U+0000, lone surrogates) in the
  * path, the query or the body is refused up front (400 / 422 naming the field) instead of failing in
- * the database.
+ * the database. A callback hook: it runs on every request, and an async one costs promises even
+ * when it finds nothing.
  */
-export const refuseUnstorableText = async (request: FastifyRequest): Promise<void> => {
+export const refuseUnstorableText = (
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (err?: Error) => void,
+): void => {
   const inUrl: FieldError[] = [];
   unstorablePaths(request.params, "", inUrl);
   unstorablePaths(request.query, "", inUrl);
-  if (inUrl.length > 0) throw badRequest("The request's path or query string is invalid", inUrl);
+  if (inUrl.length > 0) {
+    done(badRequest("The request's path or query string is invalid", inUrl));
+    return;
+  }
   const inBody: FieldError[] = [];
   unstorablePaths(request.body, "", inBody);
-  if (inBody.length > 0) throw validationFailed("The request body is invalid", inBody);
+  done(inBody.length > 0 ? validationFailed("The request body is invalid", inBody) : undefined);
 };
 
 /**
