@@ -416,51 +416,47 @@ const typeFilter = (eventTypes: EventTypeSelection): { sql: string; params: unkn
       ? { sql: " and false", params: [] }
       : { sql: ` and d.event_type in (${placeholders(eventTypes.length)})`, params: [...eventTypes] };
 
+/** The conditions on deliveries `d` of an organization, with each optional one whose value was given. */
+const deliveryWhere = (
+  organizationId: string,
+  optional: ReadonlyArray<readonly [sql: string, value: string | null | undefined]>,
+): { sql: string; params: unknown[] } => {
+  const given = optional.filter(([, value]) => value);
+  return {
+    sql: ["d.organization_id = ?::uuid", ...given.map(([sql]) => sql)].join(" and "),
+    params: [organizationId, ...given.map(([, value]) => value)],
+  };
+};
+
 const REDELIVER_BATCH = 1000;
 
 export const postgresDeliveryAdminStore = (db: Database): DeliveryAdminStore => ({
   async list(filter, page) {
-    const where = ["d.organization_id = ?::uuid"];
-    const params: unknown[] = [filter.organizationId];
-    if (filter.eventId) {
-      where.push("d.event_id = ?::uuid");
-      params.push(filter.eventId);
-    }
-    if (filter.status) {
-      where.push("d.status = ?");
-      params.push(filter.status);
-    }
-    const q = db;
+    const where = deliveryWhere(filter.organizationId, [
+      ["d.event_id = ?::uuid", filter.eventId],
+      ["d.status = ?", filter.status],
+    ]);
     const [rows, count] = await Promise.all([
-      q.all<DeliveryRow>(
-        `select ${DELIVERY_COLUMNS} from webhook_deliveries d where ${where.join(" and ")}
+      db.all<DeliveryRow>(
+        `select ${DELIVERY_COLUMNS} from webhook_deliveries d where ${where.sql}
          order by d.created_at desc, d.id desc limit ?::int offset ?::int`,
-        [...params, page.per, page.offset],
+        [...where.params, page.per, page.offset],
       ),
-      db.all<{ n: string | number }>(
-        `select count(*) as n from webhook_deliveries d where ${where.join(" and ")}`,
-        params,
-      ),
+      db.all<{ n: string | number }>(`select count(*) as n from webhook_deliveries d where ${where.sql}`, where.params),
     ]);
     return { items: rows.map(deliveryRecord), total: toNumber(count[0]?.n ?? 0) };
   },
   async attempts(filter, limit) {
-    const where = ["d.organization_id = ?::uuid"];
-    const params: unknown[] = [filter.organizationId];
-    if (filter.eventId) {
-      where.push("d.event_id = ?::uuid");
-      params.push(filter.eventId);
-    }
-    if (filter.deliveryId) {
-      where.push("d.id = ?::uuid");
-      params.push(filter.deliveryId);
-    }
+    const where = deliveryWhere(filter.organizationId, [
+      ["d.event_id = ?::uuid", filter.eventId],
+      ["d.id = ?::uuid", filter.deliveryId],
+    ]);
     const rows = await db.all<WebhookAttemptRow>(
       `select a.id, a.delivery_id, a.attempt_number, a.started_at, a.duration_ms, a.status_code, a.error,
          a.response_excerpt, a.outcome
        from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-       where ${where.join(" and ")} order by a.started_at desc, a.attempt_number desc limit ?::int`,
-      [...params, limit],
+       where ${where.sql} order by a.started_at desc, a.attempt_number desc limit ?::int`,
+      [...where.params, limit],
     );
     return rows.map(attemptRecord);
   },

@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { ORGANIZATION_RECORD_KEYS } from "./columns.ts";
 
 /** Organizations, OAuth applications and authorization tokens. SQL valid on PostgreSQL 15. */
 export class M20261122001Foundation extends Migration {
@@ -31,8 +32,7 @@ export class M20261122001Foundation extends Migration {
     )`);
     this.addSql("create index oauth_applications_org_idx on oauth_applications (organization_id, id desc)");
     this.addSql(`create table authorization_tokens (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       description text not null,
       token_digest text not null unique,
       token_sealed text not null,

@@ -1,5 +1,11 @@
 import { Migration } from "@mikro-orm/migrations";
 
+/** An event's columns after its id; migration 030 makes the partitioned table with the same ones. */
+export const EVENT_COLUMNS = `organization_id uuid not null references organizations(id) on delete cascade,
+      event_type text not null,
+      occurred_at timestamptz(3) not null,
+      detail jsonb not null`;
+
 /**
  * The events table is the outbox: a row is written in the transaction of the change
  * that causes it; the relay publishes rows whose `published_at` is null.
@@ -8,10 +14,7 @@ export class M20261122002Events extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table events (
       id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
-      event_type text not null,
-      occurred_at timestamptz(3) not null,
-      detail jsonb not null,
+      ${EVENT_COLUMNS},
       published_at timestamptz(3) null
     )`);
     // Listing is newest first per organization; ids are UUIDv7, so id order is time order.

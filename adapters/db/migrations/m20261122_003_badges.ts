@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { ORGANIZATION_RECORD_KEYS } from "./columns.ts";
 
 /**
  * Badge templates, earners (users and their e-mail addresses) and issued badges.
@@ -8,8 +9,7 @@ import { Migration } from "@mikro-orm/migrations";
 export class M20261122003Badges extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table badge_templates (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       name text not null,
       description text not null,
       skills jsonb not null default '[]'::jsonb,
@@ -57,8 +57,7 @@ export class M20261122003Badges extends Migration {
     this.addSql("create index user_emails_user_idx on user_emails (user_id, position)");
 
     this.addSql(`create table badges (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       badge_template_id uuid not null references badge_templates(id),
       state text not null check (state in ('pending', 'accepted', 'rejected', 'revoked', 'replaced')),
       public boolean not null,

@@ -1,6 +1,31 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
+ * A delivery's and an attempt's columns after their keys, in order. Migration 029 makes the
+ * partitioned tables with the same ones and copies the rows across with `select *`, so the two
+ * must not differ.
+ */
+export const DELIVERY_COLUMNS = `event_type text not null,
+      occurred_at timestamptz(3) not null,
+      status text not null check (status in ('pending', 'delivering', 'succeeded', 'failed')),
+      attempts_count integer not null default 0,
+      first_attempt_at timestamptz(3) null,
+      last_attempt_at timestamptz(3) null,
+      next_attempt_at timestamptz(3) null,
+      succeeded_at timestamptz(3) null,
+      lease_until timestamptz(3) null,
+      claim_token text null,
+      due_at timestamptz(3) null,
+      created_at timestamptz(3) not null`;
+export const ATTEMPT_COLUMNS = `attempt_number integer not null,
+      started_at timestamptz(3) not null,
+      duration_ms integer not null,
+      status_code integer null,
+      error text null,
+      response_excerpt text null,
+      outcome text not null`;
+
+/**
  * Event listing counters and webhook delivery state. SQL valid on PostgreSQL 15.
  *
  * - `event_counts` holds each organization's number of events, kept in the transaction that appends
@@ -45,18 +70,7 @@ export class M20261122004Webhooks extends Migration {
       id uuid primary key,
       event_id uuid not null references events(id) on delete cascade,
       organization_id uuid not null references organizations(id) on delete cascade,
-      event_type text not null,
-      occurred_at timestamptz(3) not null,
-      status text not null check (status in ('pending', 'delivering', 'succeeded', 'failed')),
-      attempts_count integer not null default 0,
-      first_attempt_at timestamptz(3) null,
-      last_attempt_at timestamptz(3) null,
-      next_attempt_at timestamptz(3) null,
-      succeeded_at timestamptz(3) null,
-      lease_until timestamptz(3) null,
-      claim_token text null,
-      due_at timestamptz(3) null,
-      created_at timestamptz(3) not null
+      ${DELIVERY_COLUMNS}
     )`);
     this.addSql("create index webhook_deliveries_due_idx on webhook_deliveries (due_at) where due_at is not null");
     this.addSql("create index webhook_deliveries_event_idx on webhook_deliveries (event_id, created_at desc)");
@@ -70,13 +84,7 @@ export class M20261122004Webhooks extends Migration {
     this.addSql(`create table webhook_attempts (
       id uuid primary key,
       delivery_id uuid not null references webhook_deliveries(id) on delete cascade,
-      attempt_number integer not null,
-      started_at timestamptz(3) not null,
-      duration_ms integer not null,
-      status_code integer null,
-      error text null,
-      response_excerpt text null,
-      outcome text not null
+      ${ATTEMPT_COLUMNS}
     )`);
     this.addSql("create index webhook_attempts_delivery_idx on webhook_attempts (delivery_id, attempt_number)");
   }

@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { ORGANIZATION_RECORD_KEYS } from "./columns.ts";
 
 /** The list's sorts, then its exact filters (migration 015 puts these back when undone). */
 export const LIST_INDEXES = [
@@ -18,8 +19,7 @@ export const LIST_INDEXES = [
 export class M20261125011Employees extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table employees (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       email text not null,
       email_key text not null,
       first_name text not null,

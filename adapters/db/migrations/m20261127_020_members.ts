@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { ORGANIZATION_RECORD_KEYS } from "./columns.ts";
 
 /**
  * An organization's people: memberships of earner accounts with one role each, invitations
@@ -8,8 +9,7 @@ import { Migration } from "@mikro-orm/migrations";
 export class M20261127020Members extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table memberships (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       user_id uuid not null references users(id) on delete cascade,
       role text not null check (role in ('owner', 'admin', 'issuer', 'viewer')),
       created_at timestamptz(3) not null,
@@ -19,8 +19,7 @@ export class M20261127020Members extends Migration {
     // An account's organizations (the console's first page, every console request's role).
     this.addSql("create index memberships_user_idx on memberships (user_id)");
     this.addSql(`create table member_invitations (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       email text not null,
       email_key text not null,
       role text not null check (role in ('owner', 'admin', 'issuer', 'viewer')),
@@ -34,8 +33,7 @@ export class M20261127020Members extends Migration {
     )`);
     this.addSql("create index member_invitations_expiry_idx on member_invitations (expires_at)");
     this.addSql(`create table audit_log (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       occurred_at timestamptz(3) not null,
       actor_kind text not null check (actor_kind in ('member', 'authorization_token', 'oauth_application', 'operator')),
       actor_id text null,

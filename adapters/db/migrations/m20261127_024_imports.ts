@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { ORGANIZATION_RECORD_KEYS } from "./columns.ts";
 
 /**
  * CSV imports (badges, employee records) as durable jobs: the import with its counts, and one row
@@ -10,8 +11,7 @@ import { Migration } from "@mikro-orm/migrations";
 export class M20261127024Imports extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table imports (
-      id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
+      ${ORGANIZATION_RECORD_KEYS},
       kind text not null check (kind in ('badges', 'employees')),
       state text not null check (state in ('validating', 'ready', 'running', 'finished', 'failed')),
       file_sha256 text not null,

@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { ATTEMPT_COLUMNS, DELIVERY_COLUMNS } from "./m20261122_004_webhooks.ts";
 
 /** The partitioned tables, their partition key, and the former table each replaces. */
 const TABLES = [
@@ -55,30 +56,13 @@ export class M20261127029WebhookPartitions extends Migration {
       id uuid not null,
       event_id uuid not null,
       organization_id uuid not null,
-      event_type text not null,
-      occurred_at timestamptz(3) not null,
-      status text not null check (status in ('pending', 'delivering', 'succeeded', 'failed')),
-      attempts_count integer not null default 0,
-      first_attempt_at timestamptz(3) null,
-      last_attempt_at timestamptz(3) null,
-      next_attempt_at timestamptz(3) null,
-      succeeded_at timestamptz(3) null,
-      lease_until timestamptz(3) null,
-      claim_token text null,
-      due_at timestamptz(3) null,
-      created_at timestamptz(3) not null,
+      ${DELIVERY_COLUMNS},
       primary key (id, occurred_at)
     ) partition by range (occurred_at)`);
     this.addSql(`create table webhook_attempts (
       id uuid not null,
       delivery_id uuid not null,
-      attempt_number integer not null,
-      started_at timestamptz(3) not null,
-      duration_ms integer not null,
-      status_code integer null,
-      error text null,
-      response_excerpt text null,
-      outcome text not null,
+      ${ATTEMPT_COLUMNS},
       primary key (id, started_at)
     ) partition by range (started_at)`);
 

@@ -1,4 +1,5 @@
 import { Migration } from "@mikro-orm/migrations";
+import { EVENT_COLUMNS } from "./m20261122_002_events.ts";
 
 /** Every index of `events` but its primary key, as migrations 002, 004, 012 and 025 made them. */
 const INDEXES = [
@@ -67,10 +68,7 @@ export class M20261127030EventPartitions extends Migration {
 
     this.addSql(`create table events (
       id uuid not null,
-      organization_id uuid not null references organizations(id) on delete cascade,
-      event_type text not null,
-      occurred_at timestamptz(3) not null,
-      detail jsonb not null,
+      ${EVENT_COLUMNS},
       seq bigint not null,
       primary key (id, occurred_at)
     ) partition by range (occurred_at)`);
@@ -99,10 +97,7 @@ export class M20261127030EventPartitions extends Migration {
     this.addSql("alter table events_partitioned drop constraint events_pkey");
     this.addSql(`create table events (
       id uuid primary key,
-      organization_id uuid not null references organizations(id) on delete cascade,
-      event_type text not null,
-      occurred_at timestamptz(3) not null,
-      detail jsonb not null,
+      ${EVENT_COLUMNS},
       seq bigint not null
     )`);
     for (const sql of refill("events_partitioned", "(organization_id, seq desc)")) this.addSql(sql);

@@ -11,14 +11,8 @@ import type { EventStore } from "../../../core/events/mod.ts";
 import type { ImportStore } from "../../../core/imports/mod.ts";
 import type { BadgeActivityStore, BadgeCounters, IssuingDeps } from "../../../core/issuing/mod.ts";
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
-import type {
-  Cidr,
-  DeliveryAdminStore,
-  DeliveryTargets,
-  WebhookCrypto,
-  WebhookSettingsStore,
-} from "../../../core/webhooks/mod.ts";
 import type { EmployeeStore } from "../../../core/workforce/mod.ts";
+import type { WebhookAdminDeps } from "../../trpc/mod.ts";
 
 /** The signed-in account's place in one organization, as core's membership rules see it. */
 export interface ConsoleMember {
@@ -66,16 +60,8 @@ export interface ConsoleDeps {
   secrets: SecretBox;
   revocations: RevocationBroadcast;
   newId(): string;
-  webhooks: {
-    settings: WebhookSettingsStore;
-    targets: DeliveryTargets;
-    deliveries: DeliveryAdminStore;
-    events: Pick<EventStore, "get">;
-    crypto: Pick<WebhookCrypto, "newKey">;
-    allowedNetworks: readonly Cidr[];
-    /** Workers drop the delivery settings they cached for the organization. */
-    onSettingsChanged?: (organizationId: string) => Promise<void>;
-  };
+  /** The webhook parts the internal tools reach, the same ones. */
+  webhooks: Omit<WebhookAdminDeps, "onRedeliver">;
   /** Issuing, badges and the dashboard: the issuing use cases' parts, as REST has them. */
   badges: {
     issuing: IssuingDeps;
