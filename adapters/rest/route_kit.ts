@@ -1,10 +1,11 @@
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type {
   FastifyBaseLogger,
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
   FastifySchema,
+  FastifySchemaCompiler,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
@@ -60,6 +61,16 @@ export const pageBody = <T, J>(
   page: { items: T[]; total: number },
   toJson: (item: T) => J,
 ) => many(page.items.map(toJson), pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, requestUrl)));
+
+/**
+ * The validator of a batch route: its documentation gives the full item schema, but its body is
+ * validated as `envelope` (the items' list, not their fields), so that core checks each item on its
+ * own and one bad item does not refuse the batch.
+ */
+export const batchValidator =
+  (envelope: TSchema): FastifySchemaCompiler<TSchema> =>
+  (route) =>
+    TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: envelope } : route);
 
 /** A 201 answer: the created resource, and its address in `Location` when it has one of its own. */
 export const created = <T>(reply: FastifyReply, data: T, location?: string) => {

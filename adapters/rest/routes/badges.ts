@@ -1,4 +1,4 @@
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import {
@@ -28,7 +28,7 @@ import { OrganizationParams, one } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
-import { BODY_ERRORS, created, resourceRoutes } from "../route_kit.ts";
+import { BODY_ERRORS, batchValidator, created, resourceRoutes } from "../route_kit.ts";
 
 /** Each item of a batch: the badge issued, or why it was not (the error body's `data`). */
 const BatchItem = Type.Union([
@@ -77,10 +77,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
       body: BadgeBatchBody,
       response: { 201: BatchResponse, ...BODY_ERRORS },
     }),
-    // Documented with the full item schema, validated as an envelope: each item is then checked
-    // on its own (`checkBatchItems`), so one bad item does not refuse the batch.
-    validatorCompiler: (route) =>
-      TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: BadgeBatchEnvelope } : route),
+    validatorCompiler: batchValidator(BadgeBatchEnvelope),
     handler: async (request, reply) => {
       const { organization_id } = request.params;
       const items = request.body.badges;

@@ -1,4 +1,4 @@
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EmploymentSchema, ReducedEmploymentSchema } from "../../../core/events/mod.ts";
@@ -31,7 +31,7 @@ import { Many, One, OrganizationParams, one, PageQuery } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION } from "../list_query.ts";
-import { BODY_ERRORS, created, ERRORS, pageBody, resourceRoutes } from "../route_kit.ts";
+import { BODY_ERRORS, batchValidator, created, ERRORS, pageBody, resourceRoutes } from "../route_kit.ts";
 
 /**
  * An employment as an organization may read it: in full when it is authorized for workforce data,
@@ -135,8 +135,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
       body: EmployeeBatchBody,
       response: { 200: BatchResponse, ...BODY_ERRORS },
     }),
-    validatorCompiler: (route) =>
-      TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: EnvelopeSchema } : route),
+    validatorCompiler: batchValidator(EnvelopeSchema),
     handler: async (request) => {
       const items = request.body.employees;
       const results = await upsertEmployees(store, ctx(), request.params.organization_id, items);
