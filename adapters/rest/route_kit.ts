@@ -9,6 +9,8 @@ import type {
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
+  RouteGenericInterface,
+  RouteHandlerMethod,
 } from "fastify";
 import { type Static, type TSchema, type TString, Type } from "typebox";
 import type { OrganizationStore } from "../../core/credentials/mod.ts";
@@ -99,6 +101,18 @@ export type TypedApp = FastifyInstance<
   RawReplyDefaultExpression,
   FastifyBaseLogger,
   TypeBoxTypeProvider
+>;
+
+/** The handler of a route whose request and answer the type provider reads from the schema `S`. */
+type TypedHandler<S extends FastifySchema> = RouteHandlerMethod<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  RouteGenericInterface,
+  unknown,
+  S,
+  TypeBoxTypeProvider,
+  FastifyBaseLogger
 >;
 
 /**
@@ -251,6 +265,28 @@ export const resourceRoutes = <K extends string>(
         },
       });
     },
+
+    /**
+     * The options of `POST base` creating from a JSON body (201): the guard, the schema, and `handler`,
+     * whose request and answer the type provider reads from that schema where the route is declared.
+     * `more` adds to the documentation (a description...).
+     */
+    creating: <B extends TSchema, T extends TSchema, M extends object = object>(
+      summary: string,
+      body: B,
+      item: T,
+      handler: TypedHandler<ReturnType<typeof schemas.creation<typeof OrganizationParams, B, T, M>>>,
+      more?: M,
+    ) => ({ onRequest, schema: schemas.creation(summary, OrganizationParams, body, item, more), handler }),
+
+    /** The options of `PUT base/:key` (or a path below it) changing the resource from a JSON body (200). */
+    changing: <B extends TSchema, T extends TSchema, M extends object = object>(
+      summary: string,
+      body: B,
+      item: T,
+      handler: TypedHandler<ReturnType<typeof schemas.change<typeof params, B, T, M>>>,
+      more?: M,
+    ) => ({ onRequest, schema: schemas.change(summary, params, body, item, more), handler }),
 
     /** `GET base/:key`: one resource, as core reads it (404 when there is none). */
     get: <T extends TSchema>(

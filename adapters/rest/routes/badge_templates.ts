@@ -19,7 +19,7 @@ import {
 } from "../../../core/issuing/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
-import { One, OrganizationParams, one } from "../envelope.ts";
+import { One, one } from "../envelope.ts";
 import { guard } from "../guard.ts";
 import { decodeImageDataUri, readMultipart, storeImage } from "../image_uploads.ts";
 import { created, ERRORS, organizationOf, resourceRoutes } from "../route_kit.ts";
@@ -85,23 +85,21 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   };
 
   app.post(base, {
-    onRequest,
     bodyLimit: TEMPLATE_BODY_LIMIT,
-    schema: templates.creation(
+    ...templates.creating(
       "Create a badge template (a draft unless `state` is `active`)",
-      OrganizationParams,
       TemplateCreateBody,
       BadgeTemplateJsonSchema,
+      async (request, reply) => {
+        const { organization_id } = request.params;
+        const owner = await organizationOf(deps.organizations, organization_id);
+        const image = (await imageChange(request.body)) ?? null;
+        const view = await createTemplate(issuing, issuingContext(deps, request), owner, request.body, image);
+        const location = `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`;
+        return created(reply, json(view), location);
+      },
       WITH_IMAGE,
     ),
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const owner = await organizationOf(deps.organizations, organization_id);
-      const image = (await imageChange(request.body)) ?? null;
-      const view = await createTemplate(issuing, issuingContext(deps, request), owner, request.body, image);
-      const location = `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`;
-      return created(reply, json(view), location);
-    },
   });
 
   templates.list(
@@ -117,22 +115,20 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   );
 
   app.put(`${base}/:badge_template_id`, {
-    onRequest,
     bodyLimit: TEMPLATE_BODY_LIMIT,
-    schema: templates.change(
+    ...templates.changing(
       "Update a badge template; absent fields are kept, `state: active` activates a draft",
-      templates.params,
       TemplateUpdateBody,
       BadgeTemplateJsonSchema,
+      async (request) => {
+        const p = request.params;
+        const body = request.body ?? {};
+        const image = await imageChange(body);
+        const ctx = issuingContext(deps, request);
+        return one(json(await updateTemplate(issuing, ctx, p.organization_id, p.badge_template_id, body, image)));
+      },
       WITH_IMAGE,
     ),
-    handler: async (request) => {
-      const p = request.params;
-      const body = request.body ?? {};
-      const image = await imageChange(body);
-      const ctx = issuingContext(deps, request);
-      return one(json(await updateTemplate(issuing, ctx, p.organization_id, p.badge_template_id, body, image)));
-    },
   });
 
   for (const action of ["archive", "unarchive"] as const) {

@@ -51,19 +51,17 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
 
   app.post(base, {
-    onRequest,
     preHandler: (deps.limits ?? NO_LIMITS).issue,
-    schema: badges.creation(
+    ...badges.creating(
       "Issue a badge from an active template",
-      OrganizationParams,
       BadgeIssueBody,
       BadgeJsonSchema,
+      async (request, reply) => {
+        const { organization_id } = request.params;
+        const issued = await issueBadge(issuing, issuingContext(deps, request), organization_id, request.body);
+        return created(reply, json(issued.view), location(issued.view));
+      },
     ),
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const issued = await issueBadge(issuing, issuingContext(deps, request), organization_id, request.body);
-      return created(reply, json(issued.view), location(issued.view));
-    },
   });
 
   app.post(`${base}/batch`, {
@@ -117,20 +115,21 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
     json(await getBadge(issuing, organizationId, id)),
   );
 
-  app.put(`${base}/:badge_id/revoke`, {
-    onRequest,
-    schema: badges.change(
+  app.put(
+    `${base}/:badge_id/revoke`,
+    badges.changing(
       "Revoke a pending or accepted badge (`reason` required)",
-      badges.params,
       BadgeRevokeBody,
       BadgeJsonSchema,
+      async (request) => {
+        const p = request.params;
+        const body = request.body;
+        return one(
+          json(await revokeBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id, body)),
+        );
+      },
     ),
-    handler: async (request) => {
-      const p = request.params;
-      const body = request.body;
-      return one(json(await revokeBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id, body)));
-    },
-  });
+  );
 
   app.post(`${base}/:badge_id/replace`, {
     onRequest,

@@ -96,20 +96,19 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
   });
   const json = (v: EmployeeView) => employmentOf(v, deps.badges.issuing.urls);
 
-  app.post(base, {
-    onRequest,
-    schema: employees.creation(
+  app.post(
+    base,
+    employees.creating(
       "Create an employee record (records employment.created)",
-      OrganizationParams,
       EmployeeCreateBody,
       EmploymentView,
+      async (request, reply) => {
+        const view = await createEmployee(store, ctx(), request.params.organization_id, request.body);
+        const location = `${deps.baseUrl}/organizations/${request.params.organization_id}/employees/${view.record.id}`;
+        return created(reply, json(view), location);
+      },
     ),
-    handler: async (request, reply) => {
-      const view = await createEmployee(store, ctx(), request.params.organization_id, request.body);
-      const location = `${deps.baseUrl}/organizations/${request.params.organization_id}/employees/${view.record.id}`;
-      return created(reply, json(view), location);
-    },
-  });
+  );
 
   employees.list(
     "List employee records, newest first",
@@ -200,20 +199,19 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
     },
   });
 
-  app.put(`${base}/:employee_id`, {
-    onRequest,
-    schema: employees.change(
+  app.put(
+    `${base}/:employee_id`,
+    employees.changing(
       "Update an employee record; absent fields are kept (records employment.updated on a change)",
-      employees.params,
       EmployeeUpdateBody,
       EmploymentView,
+      async (request) => {
+        const p = request.params;
+        const body = request.body ?? {};
+        return one(json(await updateEmployee(store, ctx(), p.organization_id, p.employee_id, body)));
+      },
     ),
-    handler: async (request) => {
-      const p = request.params;
-      const body = request.body ?? {};
-      return one(json(await updateEmployee(store, ctx(), p.organization_id, p.employee_id, body)));
-    },
-  });
+  );
 
   employees.remove("Delete an employee record (records employment.deleted)", (organizationId, id) =>
     deleteEmployee(store, ctx(), organizationId, id),

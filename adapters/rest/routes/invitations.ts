@@ -10,7 +10,6 @@ import {
   listInvitations,
 } from "../../../core/members/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
-import { OrganizationParams } from "../envelope.ts";
 import { guard } from "../guard.ts";
 import { created, resourceRoutes } from "../route_kit.ts";
 import { requestActor } from "./memberships.ts";
@@ -37,28 +36,27 @@ export const invitationRoutes = (deps: RestDeps, origin: string) => async (plugi
     invitationJson(await getInvitation(deps.members, contextOf(deps), requestActor(request), organizationId, id)),
   );
 
-  app.post(invitations.base, {
-    onRequest,
-    schema: invitations.creation(
+  app.post(
+    invitations.base,
+    invitations.creating(
       "Invite an e-mail address with a role (not owner); replaces a pending invitation of that address",
-      OrganizationParams,
       CreateInvitationInput,
       Invitation,
+      async (request, reply) => {
+        const { organization_id } = request.params;
+        const { invitation } = await invite(
+          deps.members,
+          contextOf(deps),
+          requestActor(request),
+          request.ip,
+          organization_id,
+          request.body,
+        );
+        const location = `${deps.baseUrl}/organizations/${organization_id}/invitations/${invitation.id}`;
+        return created(reply, invitationJson(invitation), location);
+      },
     ),
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const { invitation } = await invite(
-        deps.members,
-        contextOf(deps),
-        requestActor(request),
-        request.ip,
-        organization_id,
-        request.body,
-      );
-      const location = `${deps.baseUrl}/organizations/${organization_id}/invitations/${invitation.id}`;
-      return created(reply, invitationJson(invitation), location);
-    },
-  });
+  );
 
   invitations.remove("Cancel a pending invitation; its link stops working", (organizationId, id, request) =>
     cancelInvitation(deps.members, contextOf(deps), requestActor(request), request.ip, organizationId, id),

@@ -41,28 +41,27 @@ export const membershipRoutes = (deps: RestDeps, origin: string) => async (plugi
     membershipJson(await getMember(deps.members, requestActor(request), organizationId, id)),
   );
 
-  app.put(memberships.itemPath, {
-    onRequest,
-    schema: memberships.change(
+  app.put(
+    memberships.itemPath,
+    memberships.changing(
       "Change a member's role (not to or from owner; the last owner stays)",
-      memberships.params,
       UpdateMembershipInput,
       Membership,
+      async (request) => {
+        const p = request.params;
+        const updated = await changeRole(
+          deps.members,
+          contextOf(deps),
+          requestActor(request),
+          request.ip,
+          p.organization_id,
+          p.membership_id,
+          request.body.role,
+        );
+        return one(membershipJson(updated));
+      },
     ),
-    handler: async (request) => {
-      const p = request.params;
-      const updated = await changeRole(
-        deps.members,
-        contextOf(deps),
-        requestActor(request),
-        request.ip,
-        p.organization_id,
-        p.membership_id,
-        request.body.role,
-      );
-      return one(membershipJson(updated));
-    },
-  });
+  );
 
   memberships.remove("Remove a member from the organization (not an owner)", (organizationId, id, request) =>
     removeMember(deps.members, contextOf(deps), requestActor(request), request.ip, organizationId, id),

@@ -13,7 +13,7 @@ import {
   updateOAuthApplication,
 } from "../../../core/credentials/mod.ts";
 import { type RestDeps, requestContext } from "../deps.ts";
-import { One, OrganizationParams, one } from "../envelope.ts";
+import { One, one } from "../envelope.ts";
 import { callerOf, guard } from "../guard.ts";
 import { created, ERRORS, noContent, organizationOf, resourceRoutes } from "../route_kit.ts";
 
@@ -53,28 +53,27 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
     },
   });
 
-  app.post(base, {
-    onRequest,
-    schema: applications.creation(
+  app.post(
+    base,
+    applications.creating(
       "Create an OAuth application (the only response that shows its secret)",
-      OrganizationParams,
       CreateOAuthApplicationInput,
       OAuthApplication,
+      async (request, reply) => {
+        const { organization_id } = request.params;
+        const org = await organizationOf(deps.organizations, organization_id);
+        const { app: application, secret } = await createOAuthApplication(
+          deps,
+          requestContext(deps, request),
+          org,
+          callerOf(request).credential,
+          request.body,
+        );
+        const location = `${deps.baseUrl}/organizations/${organization_id}/oauth_applications/${application.id}`;
+        return created(reply, oauthApplicationJson(application, secret), location);
+      },
     ),
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const org = await organizationOf(deps.organizations, organization_id);
-      const { app: application, secret } = await createOAuthApplication(
-        deps,
-        requestContext(deps, request),
-        org,
-        callerOf(request).credential,
-        request.body,
-      );
-      const location = `${deps.baseUrl}/organizations/${organization_id}/oauth_applications/${application.id}`;
-      return created(reply, oauthApplicationJson(application, secret), location);
-    },
-  });
+  );
 
   app.put(itemPath, {
     onRequest,
