@@ -127,20 +127,20 @@ export const familySchemas = (tags: string[]) => {
     /** The schema of a route that creates from a JSON body (201); `more` adds a description, content types... */
     creation: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
       summary: string,
-      path: P,
+      params: P,
       body: B,
       item: T,
       more?: M,
-    ) => schema({ summary, ...more, params: path, body, response: { 201: One(item), ...BODY_ERRORS } }),
+    ) => schema({ summary, ...more, params, body, response: { 201: One(item), ...BODY_ERRORS } }),
 
     /** The schema of a route that changes a resource from a JSON body and answers it (200). */
     change: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
       summary: string,
-      path: P,
+      params: P,
       body: B,
       item: T,
       more?: M,
-    ) => schema({ summary, ...more, params: path, body, response: { 200: One(item), ...BODY_ERRORS } }),
+    ) => schema({ summary, ...more, params, body, response: { 200: One(item), ...BODY_ERRORS } }),
   };
 };
 
@@ -163,12 +163,14 @@ type PageRoute = { Params: { organization_id: string }; Querystring: { page?: nu
 
 /**
  * The routes of one kind of an organization's resources, behind one `onRequest` guard and documented
- * under `tags`: `base` lists (and creates), `base/:key` reads, changes and deletes. `page`, `list`,
- * `get` and `remove` declare a whole route from its summary and its core call; the family's schemas
- * (`familySchemas`) document a route whose handler is its own, which the type provider reads as usual.
+ * under `tags`: `base` lists and creates, `base/:key` reads, changes and deletes. `page`, `list`, `get`
+ * and `remove` declare a whole route from its summary and its core call; `creating` and `changing`
+ * give the guard and schema of a route whose handler is its own, and the family's schemas
+ * (`familySchemas`) document any other route.
  *
- * The routes this declares read their request through their route generic:
- * Fastify cannot resolve a schema's static type inside a function generic over that schema.
+ * Fastify cannot resolve a schema's static type inside a function generic over that schema: the
+ * routes this declares read their request through their route generic, and `creating` and `changing`
+ * return their options for the route file to declare, where the type provider reads them as usual.
  */
 export const resourceRoutes = <K extends string>(
   app: TypedApp,
