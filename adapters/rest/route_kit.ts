@@ -1,14 +1,27 @@
-import type { FastifyReply } from "fastify";
-import { type TString, Type } from "typebox";
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  FastifySchemaCompiler,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+  RouteHandlerMethod,
+} from "fastify";
+import { type Static, type TSchema, type TString, Type } from "typebox";
 import type { OrganizationStore } from "../../core/credentials/mod.ts";
 import { notFound } from "../../core/errors/mod.ts";
-import type { ListSpec, ParsedList } from "../../core/listing/mod.ts";
+import { type ListSpec, listQuerySchema, type ParsedList } from "../../core/listing/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import { type PageRequest, pageMetadata, pageRequest } from "../../core/shared/mod.ts";
-import { many, one, pageUrlFor } from "./envelope.ts";
+import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "./envelope.ts";
 import { ErrorBody } from "./errors.ts";
-import { freshReads, sendFreshBody } from "./fresh_reads.ts";
-import { readListQuery } from "./list_query.ts";
+import { type FreshReads, freshReads, sendFreshBody } from "./fresh_reads.ts";
+import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "./list_query.ts";
 
 /**
  * What the organization's resource routes (`/organizations/:organization_id/...`) have in common:
@@ -52,26 +65,14 @@ export const pageBody = <T, J>(
 ) => many(page.items.map(toJson), pageMetadata(req, page.items.length, page.total, pageUrlFor(origin, requestUrl)));
 
 /**
- * The handler of an organization's list read with the list grammar (filters, sort, page): `read`
- * gives the page, `toJson` each item's JSON. Its body depends on the organization and the URL
- * (filters, page, links) only, so identical requests share one strictly fresh read.
+ * The validator of a batch route: its documentation gives the full item schema, but its body is
+ * validated as `envelope` (the items' list, not their fields), so that core checks each item on its
+ * own and one bad item does not refuse the batch.
  */
-export const freshListHandler = <F extends string, S extends string, T, J>(
-  origin: string,
-  spec: ListSpec<F, S>,
-  read: (organizationId: string, query: ParsedList<F, S>, req: PageRequest) => Promise<{ items: T[]; total: number }>,
-  toJson: (item: T) => J,
-) => {
-  const lists = freshReads<Buffer>();
-  return async (request: { params: { organization_id: string }; url: string }, reply: FastifyReply) => {
-    const { organization_id } = request.params;
-    const query = readListQuery(spec, request);
-    const req = pageRequest(query.page);
-    return sendFreshBody(lists, reply, `${organization_id} ${request.url}`, async () =>
-      pageBody(origin, request.url, req, await read(organization_id, query, req), toJson),
-    );
-  };
-};
+export const batchValidator =
+  (envelope: TSchema): FastifySchemaCompiler<TSchema> =>
+  (route) =>
+    TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: envelope } : route);
 
 /** A 201 answer: the created resource, and its address in `Location` when it has one of its own. */
 export const created = <T>(reply: FastifyReply, data: T, location?: string) => {
@@ -91,4 +92,230 @@ export const organizationOf = async (
   const org = await organizations.get(id);
   if (!org) throw notFound("Organization");
   return org;
+};
+
+/** A Fastify instance whose routes read their request through the TypeBox type provider. */
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** The handler of a route whose request and answer the type provider reads from the schema `S`. */
+type TypedHandler<S extends FastifySchema> = RouteHandlerMethod<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  RouteGenericInterface,
+  unknown,
+  S,
+  TypeBoxTypeProvider,
+  FastifyBaseLogger
+>;
+
+/**
+ * The documentation of a family of routes: `schema` gives any route's with the family's tags and
+ * security; `creation` and `change` that of a route that reads a JSON body and answers one resource.
+ */
+export const familySchemas = (tags: string[]) => {
+  const schema = documented(tags);
+  return {
+    schema,
+
+    /** The schema of a route that creates from a JSON body (201); `more` adds a description, content types... */
+    creation: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
+      summary: string,
+      params: P,
+      body: B,
+      item: T,
+      more?: M,
+    ) => schema({ summary, ...more, params, body, response: { 201: One(item), ...BODY_ERRORS } }),
+
+    /** The schema of a route that changes a resource from a JSON body and answers it (200). */
+    change: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
+      summary: string,
+      params: P,
+      body: B,
+      item: T,
+      more?: M,
+    ) => schema({ summary, ...more, params, body, response: { 200: One(item), ...BODY_ERRORS } }),
+  };
+};
+
+/**
+ * A page's body as `read` gives it; with `lists`, identical requests (the same organization and URL)
+ * share one strictly fresh read, for a body that depends on nothing else.
+ */
+const sendPage = (
+  lists: FreshReads<Buffer> | null,
+  reply: FastifyReply,
+  organizationId: string,
+  url: string,
+  read: () => Promise<unknown>,
+) => (lists ? sendFreshBody(lists, reply, `${organizationId} ${url}`, read) : read());
+
+/** The path parameters of one resource: the schema checks them (UUIDs); here they are the strings of the path. */
+type ItemRoute = { Params: { organization_id: string } & Record<string, string> };
+/** ...and of a page of the organization's resources. */
+type PageRoute = { Params: { organization_id: string }; Querystring: { page?: number } };
+
+/**
+ * The routes of one kind of an organization's resources, behind one `onRequest` guard and documented
+ * under `tags`: `base` lists and creates, `base/:key` reads, changes and deletes. `page`, `list`, `get`
+ * and `remove` declare a whole route from its summary and its core call; `creating` and `changing`
+ * give the guard and schema of a route whose handler is its own, and the family's schemas
+ * (`familySchemas`) document any other route.
+ *
+ * Fastify cannot resolve a schema's static type inside a function generic over that schema: the
+ * routes this declares read their request through their route generic, and `creating` and `changing`
+ * return their options for the route file to declare, where the type provider reads them as usual.
+ */
+export const resourceRoutes = <K extends string>(
+  app: TypedApp,
+  origin: string,
+  onRequest: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+  /** The resource's path below the organization's: `<collection>/:<key>`. */
+  path: `${string}/:${K}`,
+  tags: string[],
+  /** The error answers of its reads and deletions (a family that only reads has no 422). */
+  errors: typeof ERRORS | typeof READ_ERRORS = ERRORS,
+) => {
+  const itemPath = `/organizations/:organization_id/${path}`;
+  const base = itemPath.slice(0, itemPath.lastIndexOf("/:"));
+  // The path's type ends in `/:${K}`: what follows its last `/:` is that key.
+  const key = itemPath.slice(itemPath.lastIndexOf("/:") + 2) as K;
+  const schemas = familySchemas(tags);
+  const { schema } = schemas;
+  const params = resourceParams(key);
+  return {
+    ...schemas,
+    base,
+    params,
+    itemPath,
+
+    /**
+     * `GET base`: one page (`?page=`) of the organization's resources; `fresh` when its body depends
+     * on the organization and the URL only.
+     */
+    page: <T extends TSchema, V>(
+      summary: string,
+      item: T,
+      read: (
+        organizationId: string,
+        req: PageRequest,
+        request: FastifyRequest,
+      ) => Promise<{ items: V[]; total: number }>,
+      toJson: (value: V) => Static<T>,
+      options: { fresh?: boolean } = {},
+    ) => {
+      const lists = options.fresh ? freshReads<Buffer>() : null;
+      app.get<PageRoute, unknown, FastifySchema>(base, {
+        onRequest,
+        schema: schema({
+          summary,
+          params: OrganizationParams,
+          querystring: PageQuery,
+          response: { 200: Many(item), ...errors },
+        }),
+        handler: async (request, reply) => {
+          const { organization_id } = request.params;
+          const req = pageRequest(request.query.page);
+          return sendPage(lists, reply, organization_id, request.url, async () =>
+            pageBody(origin, request.url, req, await read(organization_id, req, request), toJson),
+          );
+        },
+      });
+    },
+
+    /**
+     * `GET base`: the organization's resources through the list grammar (filters, sort, page): `read`
+     * gives the page, `toJson` each item's JSON. Unless `fresh` is false (a body that depends on more
+     * than the organization and the URL), identical requests share one strictly fresh read.
+     */
+    list: <T extends TSchema, F extends string, S extends string, V>(
+      summary: string,
+      item: T,
+      spec: ListSpec<F, S>,
+      read: (
+        organizationId: string,
+        query: ParsedList<F, S>,
+        req: PageRequest,
+      ) => Promise<{ items: V[]; total: number }>,
+      toJson: (value: V) => Static<T>,
+      options: { description?: string; fresh?: boolean } = {},
+    ) => {
+      const lists = options.fresh === false ? null : freshReads<Buffer>();
+      app.get<{ Params: { organization_id: string } }, unknown, FastifySchema>(base, {
+        onRequest,
+        schema: schema({
+          summary,
+          description: options.description ?? LIST_DESCRIPTION,
+          params: OrganizationParams,
+          querystring: listQuerySchema(spec),
+          response: { 200: Many(item), ...errors },
+        }),
+        validatorCompiler: listValidatorCompiler,
+        handler: async (request, reply) => {
+          const { organization_id } = request.params;
+          const query = readListQuery(spec, request);
+          const req = pageRequest(query.page);
+          return sendPage(lists, reply, organization_id, request.url, async () =>
+            pageBody(origin, request.url, req, await read(organization_id, query, req), toJson),
+          );
+        },
+      });
+    },
+
+    /**
+     * The options of `POST base` creating from a JSON body (201): the guard, the schema, and `handler`,
+     * whose request and answer the type provider reads from that schema where the route is declared.
+     * `more` adds to the documentation (a description...).
+     */
+    creating: <B extends TSchema, T extends TSchema, M extends object = object>(
+      summary: string,
+      body: B,
+      item: T,
+      handler: TypedHandler<ReturnType<typeof schemas.creation<typeof OrganizationParams, B, T, M>>>,
+      more?: M,
+    ) => ({ onRequest, schema: schemas.creation(summary, OrganizationParams, body, item, more), handler }),
+
+    /** The options of `PUT base/:key` (or a path below it) changing the resource from a JSON body (200). */
+    changing: <B extends TSchema, T extends TSchema, M extends object = object>(
+      summary: string,
+      body: B,
+      item: T,
+      handler: TypedHandler<ReturnType<typeof schemas.change<typeof params, B, T, M>>>,
+      more?: M,
+    ) => ({ onRequest, schema: schemas.change(summary, params, body, item, more), handler }),
+
+    /** `GET base/:key`: one resource, as core reads it (404 when there is none). */
+    get: <T extends TSchema>(
+      summary: string,
+      item: T,
+      read: (organizationId: string, id: string, request: FastifyRequest) => Promise<Static<T>>,
+    ) => {
+      app.get<ItemRoute, unknown, FastifySchema>(itemPath, {
+        onRequest,
+        schema: schema({ summary, params, response: { 200: One(item), ...errors } }),
+        handler: async (request) => one(await read(request.params.organization_id, request.params[key], request)),
+      });
+    },
+
+    /** `DELETE base/:key`: 204 once core has removed the resource. */
+    remove: (
+      summary: string,
+      remove: (organizationId: string, id: string, request: FastifyRequest) => Promise<unknown>,
+    ) => {
+      app.delete<ItemRoute, unknown, FastifySchema>(itemPath, {
+        onRequest,
+        schema: schema({ summary, params, response: { 204: Type.Null(), ...errors } }),
+        handler: async (request, reply) => {
+          await remove(request.params.organization_id, request.params[key], request);
+          return noContent(reply);
+        },
+      });
+    },
+  };
 };

@@ -13,12 +13,13 @@ import {
 import { forbidden } from "../../../core/errors/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
 import { type RestDeps, requestContext, urlsOf } from "../deps.ts";
-import { Many, One, OrganizationParams, optionalBody, PageQuery } from "../envelope.ts";
+import { Many, OrganizationParams, optionalBody, PageQuery } from "../envelope.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { callerOf, guard } from "../guard.ts";
-import { BODY_ERRORS, created, documented, organizationOf, pageBody } from "../route_kit.ts";
+import { BODY_ERRORS, created, familySchemas, organizationOf, pageBody } from "../route_kit.ts";
 
-const schema = documented(["Authorization tokens"]);
+const tokens = familySchemas(["Authorization tokens"]);
+const { schema } = tokens;
 
 /** Authorization tokens (docs/interface.md, Authentication), scope `authorization_tokens`. */
 export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
@@ -55,12 +56,12 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
   app.post(base, {
     onRequest,
     preValidation: optionalBody,
-    schema: schema({
-      summary: "Create an authorization token, no stronger than the caller (180 days)",
-      params: OrganizationParams,
-      body: CreateAuthorizationTokenInput,
-      response: { 201: One(AuthorizationToken), ...BODY_ERRORS },
-    }),
+    schema: tokens.creation(
+      "Create an authorization token, no stronger than the caller (180 days)",
+      OrganizationParams,
+      CreateAuthorizationTokenInput,
+      AuthorizationToken,
+    ),
     handler: async (request, reply) => {
       const caller = callerOf(request).credential;
       const org = await organizationOf(deps.organizations, caller.organizationId);
@@ -77,13 +78,13 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
   app.post(`${base}/rotate`, {
     onRequest,
     preValidation: optionalBody,
-    schema: schema({
-      security: [{ basic: [] }],
-      summary: "Replace the calling authorization token; the caller stops working at once",
-      params: OrganizationParams,
-      body: RotateAuthorizationTokenInput,
-      response: { 201: One(AuthorizationToken), ...BODY_ERRORS },
-    }),
+    schema: tokens.creation(
+      "Replace the calling authorization token; the caller stops working at once",
+      OrganizationParams,
+      RotateAuthorizationTokenInput,
+      AuthorizationToken,
+      { security: [{ basic: [] }] },
+    ),
     handler: async (request, reply) => {
       const auth = callerOf(request);
       if (!auth.token) throw forbidden("Rotation replaces the calling authorization token; call it with HTTP Basic");

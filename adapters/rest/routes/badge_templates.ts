@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { Type } from "typebox";
 import type { TemplateImageChange } from "../../../core/badges/mod.ts";
 import {
   BadgeTemplateJsonSchema,
@@ -18,27 +17,12 @@ import {
   templateAction,
   updateTemplate,
 } from "../../../core/issuing/mod.ts";
-import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, One, OrganizationParams, one } from "../envelope.ts";
+import { One, one } from "../envelope.ts";
 import { guard } from "../guard.ts";
 import { decodeImageDataUri, readMultipart, storeImage } from "../image_uploads.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
-import {
-  BODY_ERRORS,
-  created,
-  documented,
-  ERRORS,
-  freshListHandler,
-  noContent,
-  organizationOf,
-  resourceParams,
-} from "../route_kit.ts";
-
-const TemplateParams = resourceParams("badge_template_id");
-
-const schema = documented(["Badge templates"]);
+import { created, ERRORS, organizationOf, resourceRoutes } from "../route_kit.ts";
 
 /** A 1 MiB image as base64 in a data URI, beside the other fields; or the same as a multipart file. */
 const TEMPLATE_BODY_LIMIT = 2 * 1024 * 1024;
@@ -53,11 +37,15 @@ const NULLABLE_FIELDS = new Set(["image_url", "url", "vanity_slug", "criteria_ur
 const IMAGE_DESCRIPTION =
   "Laurel addition: `image` sets the template's image, a PNG or SVG of at most 1 MiB judged by its content: a data URI in a JSON body, or a file part named `image` in a multipart/form-data body (whose other parts are the same fields as text; `skills`, `alignments`, `public` and `allow_duplicate_badges` as JSON, an empty value as null). Laurel stores it and `image_url` then gives its stable address, served with immutable cache headers. A refused image is a 422 naming the field `image`; `image: null` drops a stored image, and an `image_url` replaces it.";
 
+/** What a creation's and an update's documentation add: the image and the multipart body. */
+const WITH_IMAGE = { description: IMAGE_DESCRIPTION, consumes: ["application/json", "multipart/form-data"] };
+
 /** Badge templates, scope `badge_templates`. */
 export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "badge_templates");
-  const base = "/organizations/:organization_id/badge_templates";
+  const templates = resourceRoutes(app, origin, onRequest, "badge_templates/:badge_template_id", ["Badge templates"]);
+  const { base, schema } = templates;
   const issuing = deps.badges.issuing;
   const json = (v: TemplateView) => badgeTemplateJson(v.template, v.owner, issuing.urls);
 
@@ -97,75 +85,50 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
   };
 
   app.post(base, {
-    onRequest,
     bodyLimit: TEMPLATE_BODY_LIMIT,
-    schema: schema({
-      summary: "Create a badge template (a draft unless `state` is `active`)",
-      description: IMAGE_DESCRIPTION,
-      consumes: ["application/json", "multipart/form-data"],
-      params: OrganizationParams,
-      body: TemplateCreateBody,
-      response: { 201: One(BadgeTemplateJsonSchema), ...BODY_ERRORS },
-    }),
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const owner = await organizationOf(deps.organizations, organization_id);
-      const image = (await imageChange(request.body)) ?? null;
-      const view = await createTemplate(issuing, issuingContext(deps, request), owner, request.body, image);
-      const location = `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`;
-      return created(reply, json(view), location);
-    },
-  });
-
-  app.get(base, {
-    onRequest,
-    schema: schema({
-      summary: "List badge templates, newest first unless sorted",
-      description: LIST_DESCRIPTION,
-      params: OrganizationParams,
-      querystring: listQuerySchema(TEMPLATE_LIST),
-      response: { 200: Many(BadgeTemplateJsonSchema), ...ERRORS },
-    }),
-    validatorCompiler: listValidatorCompiler,
-    handler: freshListHandler(
-      origin,
-      TEMPLATE_LIST,
-      (org, query, req) => listTemplates(issuing, org, query, req),
-      json,
+    ...templates.creating(
+      "Create a badge template (a draft unless `state` is `active`)",
+      TemplateCreateBody,
+      BadgeTemplateJsonSchema,
+      async (request, reply) => {
+        const { organization_id } = request.params;
+        const owner = await organizationOf(deps.organizations, organization_id);
+        const image = (await imageChange(request.body)) ?? null;
+        const view = await createTemplate(issuing, issuingContext(deps, request), owner, request.body, image);
+        const location = `${deps.baseUrl}/organizations/${organization_id}/badge_templates/${view.template.id}`;
+        return created(reply, json(view), location);
+      },
+      WITH_IMAGE,
     ),
   });
 
-  app.get(`${base}/:badge_template_id`, {
-    onRequest,
-    schema: schema({
-      summary: "Get a badge template",
-      params: TemplateParams,
-      response: { 200: One(BadgeTemplateJsonSchema), ...ERRORS },
-    }),
-    handler: async (request) => {
-      const p = request.params;
-      return one(json(await getTemplate(issuing, p.organization_id, p.badge_template_id)));
-    },
-  });
+  templates.list(
+    "List badge templates, newest first unless sorted",
+    BadgeTemplateJsonSchema,
+    TEMPLATE_LIST,
+    (organizationId, query, req) => listTemplates(issuing, organizationId, query, req),
+    json,
+  );
+
+  templates.get("Get a badge template", BadgeTemplateJsonSchema, async (organizationId, id) =>
+    json(await getTemplate(issuing, organizationId, id)),
+  );
 
   app.put(`${base}/:badge_template_id`, {
-    onRequest,
     bodyLimit: TEMPLATE_BODY_LIMIT,
-    schema: schema({
-      summary: "Update a badge template; absent fields are kept, `state: active` activates a draft",
-      description: IMAGE_DESCRIPTION,
-      consumes: ["application/json", "multipart/form-data"],
-      params: TemplateParams,
-      body: TemplateUpdateBody,
-      response: { 200: One(BadgeTemplateJsonSchema), ...BODY_ERRORS },
-    }),
-    handler: async (request) => {
-      const p = request.params;
-      const body = request.body ?? {};
-      const image = await imageChange(body);
-      const ctx = issuingContext(deps, request);
-      return one(json(await updateTemplate(issuing, ctx, p.organization_id, p.badge_template_id, body, image)));
-    },
+    ...templates.changing(
+      "Update a badge template; absent fields are kept, `state: active` activates a draft",
+      TemplateUpdateBody,
+      BadgeTemplateJsonSchema,
+      async (request) => {
+        const p = request.params;
+        const body = request.body ?? {};
+        const image = await imageChange(body);
+        const ctx = issuingContext(deps, request);
+        return one(json(await updateTemplate(issuing, ctx, p.organization_id, p.badge_template_id, body, image)));
+      },
+      WITH_IMAGE,
+    ),
   });
 
   for (const action of ["archive", "unarchive"] as const) {
@@ -173,7 +136,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
       onRequest,
       schema: schema({
         summary: action === "archive" ? "Archive a badge template (it stops issuing)" : "Unarchive a badge template",
-        params: TemplateParams,
+        params: templates.params,
         response: { 200: One(BadgeTemplateJsonSchema), ...ERRORS },
       }),
       handler: async (request) => {
@@ -184,17 +147,7 @@ export const badgeTemplateRoutes = (deps: RestDeps, origin: string) => async (pl
     });
   }
 
-  app.delete(`${base}/:badge_template_id`, {
-    onRequest,
-    schema: schema({
-      summary: "Delete a badge template that has issued no badges",
-      params: TemplateParams,
-      response: { 204: Type.Null(), ...ERRORS },
-    }),
-    handler: async (request, reply) => {
-      const p = request.params;
-      await deleteTemplate(issuing, issuingContext(deps, request), p.organization_id, p.badge_template_id);
-      return noContent(reply);
-    },
-  });
+  templates.remove("Delete a badge template that has issued no badges", (organizationId, id, request) =>
+    deleteTemplate(issuing, issuingContext(deps, request), organizationId, id),
+  );
 };

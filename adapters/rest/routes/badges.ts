@@ -1,4 +1,4 @@
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import {
@@ -22,17 +22,13 @@ import {
   replaceBadge,
   revokeBadge,
 } from "../../../core/issuing/mod.ts";
-import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, One, OrganizationParams, one } from "../envelope.ts";
+import { OrganizationParams, one } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler } from "../list_query.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
-import { BODY_ERRORS, created, documented, ERRORS, freshListHandler, noContent, resourceParams } from "../route_kit.ts";
-
-const BadgeParams = resourceParams("badge_id");
+import { BODY_ERRORS, batchValidator, created, resourceRoutes } from "../route_kit.ts";
 
 /** Each item of a batch: the badge issued, or why it was not (the error body's `data`). */
 const BatchItem = Type.Union([
@@ -44,31 +40,28 @@ const BatchResponse = Type.Object({
   metadata: Type.Object({ issued_count: Type.Integer(), failed_count: Type.Integer() }),
 });
 
-const schema = documented(["Badges"]);
-
 /** Issued badges (docs/interface.md, Resources), scope `issued_badges`. */
 export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
-  const base = "/organizations/:organization_id/badges";
+  const badges = resourceRoutes(app, origin, onRequest, "badges/:badge_id", ["Badges"]);
+  const { base, schema } = badges;
   const issuing = deps.badges.issuing;
   const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
 
   app.post(base, {
-    onRequest,
     preHandler: (deps.limits ?? NO_LIMITS).issue,
-    schema: schema({
-      summary: "Issue a badge from an active template",
-      params: OrganizationParams,
-      body: BadgeIssueBody,
-      response: { 201: One(BadgeJsonSchema), ...BODY_ERRORS },
-    }),
-    handler: async (request, reply) => {
-      const { organization_id } = request.params;
-      const issued = await issueBadge(issuing, issuingContext(deps, request), organization_id, request.body);
-      return created(reply, json(issued.view), location(issued.view));
-    },
+    ...badges.creating(
+      "Issue a badge from an active template",
+      BadgeIssueBody,
+      BadgeJsonSchema,
+      async (request, reply) => {
+        const { organization_id } = request.params;
+        const issued = await issueBadge(issuing, issuingContext(deps, request), organization_id, request.body);
+        return created(reply, json(issued.view), location(issued.view));
+      },
+    ),
   });
 
   app.post(`${base}/batch`, {
@@ -82,10 +75,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
       body: BadgeBatchBody,
       response: { 201: BatchResponse, ...BODY_ERRORS },
     }),
-    // Documented with the full item schema, validated as an envelope: each item is then checked
-    // on its own (`checkBatchItems`), so one bad item does not refuse the batch.
-    validatorCompiler: (route) =>
-      TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: BadgeBatchEnvelope } : route),
+    validatorCompiler: batchValidator(BadgeBatchEnvelope),
     handler: async (request, reply) => {
       const { organization_id } = request.params;
       const items = request.body.badges;
@@ -113,55 +103,42 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
     },
   });
 
-  app.get(base, {
-    onRequest,
-    schema: schema({
-      summary: "List badges, most recently issued first unless sorted",
-      description: LIST_DESCRIPTION,
-      params: OrganizationParams,
-      querystring: listQuerySchema(BADGE_LIST),
-      response: { 200: Many(BadgeJsonSchema), ...ERRORS },
-    }),
-    validatorCompiler: listValidatorCompiler,
-    handler: freshListHandler(origin, BADGE_LIST, (org, query, req) => listBadges(issuing, org, query, req), json),
-  });
+  badges.list(
+    "List badges, most recently issued first unless sorted",
+    BadgeJsonSchema,
+    BADGE_LIST,
+    (organizationId, query, req) => listBadges(issuing, organizationId, query, req),
+    json,
+  );
 
-  app.get(`${base}/:badge_id`, {
-    onRequest,
-    schema: schema({
-      summary: "Get a badge",
-      params: BadgeParams,
-      response: { 200: One(BadgeJsonSchema), ...ERRORS },
-    }),
-    handler: async (request) => {
-      const p = request.params;
-      return one(json(await getBadge(issuing, p.organization_id, p.badge_id)));
-    },
-  });
+  badges.get("Get a badge", BadgeJsonSchema, async (organizationId, id) =>
+    json(await getBadge(issuing, organizationId, id)),
+  );
 
-  app.put(`${base}/:badge_id/revoke`, {
-    onRequest,
-    schema: schema({
-      summary: "Revoke a pending or accepted badge (`reason` required)",
-      params: BadgeParams,
-      body: BadgeRevokeBody,
-      response: { 200: One(BadgeJsonSchema), ...BODY_ERRORS },
-    }),
-    handler: async (request) => {
-      const p = request.params;
-      const body = request.body;
-      return one(json(await revokeBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id, body)));
-    },
-  });
+  app.put(
+    `${base}/:badge_id/revoke`,
+    badges.changing(
+      "Revoke a pending or accepted badge (`reason` required)",
+      BadgeRevokeBody,
+      BadgeJsonSchema,
+      async (request) => {
+        const p = request.params;
+        const body = request.body;
+        return one(
+          json(await revokeBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id, body)),
+        );
+      },
+    ),
+  );
 
   app.post(`${base}/:badge_id/replace`, {
     onRequest,
-    schema: schema({
-      summary: "Replace a badge with a new one (same template and recipient unless given)",
-      params: BadgeParams,
-      body: BadgeReplaceBody,
-      response: { 201: One(BadgeJsonSchema), ...BODY_ERRORS },
-    }),
+    schema: badges.creation(
+      "Replace a badge with a new one (same template and recipient unless given)",
+      badges.params,
+      BadgeReplaceBody,
+      BadgeJsonSchema,
+    ),
     handler: async (request, reply) => {
       const p = request.params;
       const body = request.body;
@@ -176,17 +153,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
     },
   });
 
-  app.delete(`${base}/:badge_id`, {
-    onRequest,
-    schema: schema({
-      summary: "Delete a badge",
-      params: BadgeParams,
-      response: { 204: Type.Null(), ...ERRORS },
-    }),
-    handler: async (request, reply) => {
-      const p = request.params;
-      await deleteBadge(issuing, issuingContext(deps, request), p.organization_id, p.badge_id);
-      return noContent(reply);
-    },
-  });
+  badges.remove("Delete a badge", (organizationId, id, request) =>
+    deleteBadge(issuing, issuingContext(deps, request), organizationId, id),
+  );
 };

@@ -1,8 +1,7 @@
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EmploymentSchema, ReducedEmploymentSchema } from "../../../core/events/mod.ts";
-import { listQuerySchema } from "../../../core/listing/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
 import {
   createEmployee,
@@ -31,8 +30,8 @@ import type { RestDeps } from "../deps.ts";
 import { Many, One, OrganizationParams, one, PageQuery } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
-import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "../list_query.ts";
-import { BODY_ERRORS, created, documented, ERRORS, noContent, pageBody, resourceParams } from "../route_kit.ts";
+import { LIST_DESCRIPTION } from "../list_query.ts";
+import { BODY_ERRORS, batchValidator, created, ERRORS, pageBody, resourceRoutes } from "../route_kit.ts";
 
 /**
  * An employment as an organization may read it: in full when it is authorized for workforce data,
@@ -51,8 +50,6 @@ export interface EmployeeRestDeps {
   /** The external badges of connected employees; absent: the route answers an empty list. */
   externalBadges?: Pick<ExternalBadgeStore, "pageForUser">;
 }
-
-const EmployeeParams = resourceParams("employee_id");
 
 const UpsertItem = Type.Union([
   Type.Object({
@@ -81,7 +78,6 @@ const InvitationsResponse = One(
   Type.Object({ sent_count: Type.Integer(), sent: Type.Array(Type.String()), failed: Type.Array(Type.String()) }),
 );
 
-const schema = documented(["Employees"]);
 /** A batch of 1,000 full records is larger than the API's usual 1 MiB. */
 const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -89,7 +85,8 @@ const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = guard(deps.authenticator, deps.clock, "workforce");
-  const base = "/organizations/:organization_id/employees";
+  const employees = resourceRoutes(app, origin, onRequest, "employees/:employee_id", ["Employees"]);
+  const { base, schema } = employees;
   const { store } = deps.employees;
   const ctx = (): EmployeeContext => ({
     now: deps.clock(),
@@ -99,38 +96,32 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
   });
   const json = (v: EmployeeView) => employmentOf(v, deps.badges.issuing.urls);
 
-  app.post(base, {
-    onRequest,
-    schema: schema({
-      summary: "Create an employee record (records employment.created)",
-      params: OrganizationParams,
-      body: EmployeeCreateBody,
-      response: { 201: One(EmploymentView), ...BODY_ERRORS },
-    }),
-    handler: async (request, reply) => {
-      const view = await createEmployee(store, ctx(), request.params.organization_id, request.body);
-      const location = `${deps.baseUrl}/organizations/${request.params.organization_id}/employees/${view.record.id}`;
-      return created(reply, json(view), location);
-    },
-  });
+  app.post(
+    base,
+    employees.creating(
+      "Create an employee record (records employment.created)",
+      EmployeeCreateBody,
+      EmploymentView,
+      async (request, reply) => {
+        const view = await createEmployee(store, ctx(), request.params.organization_id, request.body);
+        const location = `${deps.baseUrl}/organizations/${request.params.organization_id}/employees/${view.record.id}`;
+        return created(reply, json(view), location);
+      },
+    ),
+  );
 
-  app.get(base, {
-    onRequest,
-    schema: schema({
-      summary: "List employee records, newest first",
+  employees.list(
+    "List employee records, newest first",
+    EmploymentView,
+    EMPLOYEE_LIST,
+    (organizationId, query, req) => listEmployees(store, organizationId, query, req),
+    json,
+    {
       description: `Filters: \`name_or_email\` (substring of "first last" or the e-mail), \`employee_state\` (created, pending, accepted, rejected), \`team\`, \`department\`, \`external_id\` (exact). Sorts: email, created_at, first_name, last_name. Without workforce authorization each record is only \`id\`, \`email\`, \`external_id\`, and the \`employee_state\` filter is refused (403). ${LIST_DESCRIPTION}`,
-      params: OrganizationParams,
-      querystring: listQuerySchema(EMPLOYEE_LIST),
-      response: { 200: Many(EmploymentView), ...ERRORS },
-    }),
-    validatorCompiler: listValidatorCompiler,
-    handler: async (request) => {
-      const query = readListQuery(EMPLOYEE_LIST, request);
-      const req = pageRequest(query.page);
-      const page = await listEmployees(store, request.params.organization_id, query, req);
-      return pageBody(origin, request.url, req, page, json);
+      // Each record's shape depends on the organization's workforce authorization, not on the URL alone.
+      fresh: false,
     },
-  });
+  );
 
   app.post(`${base}/batch`, {
     onRequest,
@@ -143,8 +134,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
       body: EmployeeBatchBody,
       response: { 200: BatchResponse, ...BODY_ERRORS },
     }),
-    validatorCompiler: (route) =>
-      TypeBoxValidatorCompiler(route.httpPart === "body" ? { ...route, schema: EnvelopeSchema } : route),
+    validatorCompiler: batchValidator(EnvelopeSchema),
     handler: async (request) => {
       const items = request.body.employees;
       const results = await upsertEmployees(store, ctx(), request.params.organization_id, items);
@@ -182,18 +172,9 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
     },
   });
 
-  app.get(`${base}/:employee_id`, {
-    onRequest,
-    schema: schema({
-      summary: "Get an employee record",
-      params: EmployeeParams,
-      response: { 200: One(EmploymentView), ...ERRORS },
-    }),
-    handler: async (request) => {
-      const p = request.params;
-      return one(json(await getEmployee(store, p.organization_id, p.employee_id)));
-    },
-  });
+  employees.get("Get an employee record", EmploymentView, async (organizationId, id) =>
+    json(await getEmployee(store, organizationId, id)),
+  );
 
   app.get(`${base}/:employee_id/external_badges`, {
     onRequest,
@@ -201,7 +182,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
       summary: "List an employee's badges from other issuers, newest first",
       description:
         "Badges the employee added on their wallet from other issuers (Open Badges 2.0 assertions and 3.0 credentials), each with `verification_status` (`validated` or `unvalidated`) and, when unvalidated, `verification_reason`. The issuer Laurel verified is `issuer_origin` (the origin of the issuer's id, where its profile or key was found); `claimed_issuer_name` and `claimed_issuer_url` are the badge's own unverified claims. Laurel verifies each again daily. Empty until the employee has accepted the connection (`employee_state` `accepted`); 403 while the organization is not authorized for workforce data.",
-      params: EmployeeParams,
+      params: employees.params,
       querystring: PageQuery,
       response: { 200: Many(ExternalBadgeSchema), ...ERRORS },
     }),
@@ -218,32 +199,21 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
     },
   });
 
-  app.put(`${base}/:employee_id`, {
-    onRequest,
-    schema: schema({
-      summary: "Update an employee record; absent fields are kept (records employment.updated on a change)",
-      params: EmployeeParams,
-      body: EmployeeUpdateBody,
-      response: { 200: One(EmploymentView), ...BODY_ERRORS },
-    }),
-    handler: async (request) => {
-      const p = request.params;
-      const body = request.body ?? {};
-      return one(json(await updateEmployee(store, ctx(), p.organization_id, p.employee_id, body)));
-    },
-  });
+  app.put(
+    `${base}/:employee_id`,
+    employees.changing(
+      "Update an employee record; absent fields are kept (records employment.updated on a change)",
+      EmployeeUpdateBody,
+      EmploymentView,
+      async (request) => {
+        const p = request.params;
+        const body = request.body ?? {};
+        return one(json(await updateEmployee(store, ctx(), p.organization_id, p.employee_id, body)));
+      },
+    ),
+  );
 
-  app.delete(`${base}/:employee_id`, {
-    onRequest,
-    schema: schema({
-      summary: "Delete an employee record (records employment.deleted)",
-      params: EmployeeParams,
-      response: { 204: Type.Null(), ...ERRORS },
-    }),
-    handler: async (request, reply) => {
-      const p = request.params;
-      await deleteEmployee(store, ctx(), p.organization_id, p.employee_id);
-      return noContent(reply);
-    },
-  });
+  employees.remove("Delete an employee record (records employment.deleted)", (organizationId, id) =>
+    deleteEmployee(store, ctx(), organizationId, id),
+  );
 };
