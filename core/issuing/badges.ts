@@ -76,6 +76,17 @@ const takeMailBudget = async (deps: IssuingDeps, organizationId: string, n: Norm
   n.suppress_badge_notification_email || !deps.mailBudget ? true : deps.mailBudget.take(organizationId);
 
 /**
+ * `takeMailBudget` begun, to be awaited by `issueWith` after its lookup, which runs meanwhile:
+ * neither needs the other. Outside a transaction only (see above). Settled here too, so a take
+ * that fails while the lookup refused first is not left unhandled.
+ */
+const mailBudgetTaking = (deps: IssuingDeps, organizationId: string, n: NormalizedIssue): Promise<boolean> => {
+  const taking = takeMailBudget(deps, organizationId, n);
+  taking.catch(() => {});
+  return taking;
+};
+
+/**
  * Issues one normalized request: checks the template and duplicates, then writes the badge with
  * its `badge.created` event in one atomic write (`writer` is the store, or a transaction).
  */
@@ -85,7 +96,7 @@ const issueWith = async (
   ctx: IssuingContext,
   organizationId: string,
   n: NormalizedIssue,
-  extra: { id?: string; replaces_badge_id?: string; prefix?: string; mailAllowed?: boolean } = {},
+  extra: { id?: string; replaces_badge_id?: string; prefix?: string; mailAllowed?: boolean | Promise<boolean> } = {},
 ): Promise<IssuedBadge> => {
   const prefix = extra.prefix ?? "";
   const key = normalizeEmail(n.recipient_email);
@@ -93,7 +104,7 @@ const issueWith = async (
   if (!look.template || !look.issuer) throw unknownTemplate(prefix);
   checkIssue(look.template, look.hasLiveBadge, prefix);
   // Over the organization's mail budget the badge is still issued, without its notification.
-  const notify = extra.mailAllowed !== false && !n.suppress_badge_notification_email;
+  const notify = (await extra.mailAllowed) !== false && !n.suppress_badge_notification_email;
   const acceptToken = notify ? deps.acceptTokens.newToken() : null;
   const badge = newBadgeRecord(n, {
     id: extra.id ?? ctx.newId(),
@@ -137,8 +148,12 @@ export const issueBadge = async (
   options: { audit?: boolean } = {},
 ): Promise<IssuedBadge> => {
   const n = normalized(body, ctx.now);
+  if (!options.audit || !ctx.by) {
+    return issueWith(deps.store, deps, ctx, organizationId, n, {
+      mailAllowed: mailBudgetTaking(deps, organizationId, n),
+    });
+  }
   const mailAllowed = await takeMailBudget(deps, organizationId, n);
-  if (!options.audit || !ctx.by) return issueWith(deps.store, deps, ctx, organizationId, n, { mailAllowed });
   return deps.store.transaction(async (tx) => {
     const issued = await issueWith(tx, deps, ctx, organizationId, n, { mailAllowed });
     const { badge } = issued.view;
@@ -221,7 +236,7 @@ export const issueBatch = async (
     const prefix = `badges.${check.index}`;
     const issued = await settle(async () => {
       checkIssuedAtNotFuture(check.value, ctx.now, prefix);
-      const mailAllowed = await takeMailBudget(deps, organizationId, check.value);
+      const mailAllowed = mailBudgetTaking(deps, organizationId, check.value);
       return issueWith(deps.store, deps, ctx, organizationId, check.value, { prefix, mailAllowed });
     });
     results.push({ index: check.index, ...issued });
