@@ -62,7 +62,7 @@ const started: RunningServer[] = [];
 
 function commandLine(): string {
   const overrides = Object.entries(process.env)
-    .filter(([key]) => key.startsWith("BENCH_") || key === "LAUREL_DIST")
+    .filter(([key]) => key.startsWith("BENCH_"))
     .map(([key, value]) => `${key}=${value}`)
     .sort();
   // `npx` sets npm_lifecycle_event too ("npx"); only a package.json script is worth naming.
