@@ -17,7 +17,7 @@ import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
 import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
 import { appendEvents, appendEventsCtes, EVENTS_RECORDSET, eventsJson } from "./postgres_event_log.ts";
 import type { EmployeeRow } from "./rows.ts";
-import { type Queryable, toJson } from "./sql.ts";
+import { arrayLiteral, type Queryable, toJson } from "./sql.ts";
 
 /** Every column of `employees` (migration 011); each is the record field of the same name. */
 const COLUMNS = [
@@ -48,10 +48,6 @@ export const recordOf = (r: EmployeeFields): EmployeeRecord => ({
   ...r,
   employment_histories: toJson(r.employment_histories),
 });
-
-/** Strings as one PostgreSQL array literal (each quoted, `"` and `\\` escaped). */
-const textArray = (values: readonly string[]): string =>
-  `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 
 /** Records as one JSON array for `jsonb_populate_recordset` (timestamps as ISO text). */
 const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
@@ -200,7 +196,7 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
     const rows = await q.all<EmployeeFields>(
       `select ${SELECT} from employees e where e.organization_id = ? and e.external_id = any(?::text[])
        order by e.id for update`,
-      [organizationId, textArray(externalIds)],
+      [organizationId, arrayLiteral(externalIds)],
     );
     return rows.map(recordOf);
   },

@@ -16,7 +16,7 @@ import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { employeeStoreWithin } from "./postgres_employee_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import type { ImportJobRow, ImportLineRow } from "./rows.ts";
-import { type Queryable, toJson } from "./sql.ts";
+import { arrayLiteral, type Queryable, toJson } from "./sql.ts";
 
 const COLUMNS = [
   "id",
@@ -221,7 +221,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
         const claimed = await q.all<Pick<ImportLineRow, "row_no" | "item">>(
           `select row_no, item from import_rows where import_id = ? and row_no = any(?::int[]) and status = 'pending'
            order by row_no for update skip locked`,
-          [importId, `{${rows.join(",")}}`],
+          [importId, arrayLiteral(rows)],
         );
         return work(
           claimed.map((r) => ({ row: r.row_no, item: toJson(r.item) })),

@@ -25,8 +25,8 @@ interface Hit {
 
 /**
  * Hits of one key that arrive together are counted by one statement that adds them all: every
- * issued badge takes its organization's mail budget, and one upsert per hit made the issues of an
- * organization queue on that row's lock, one commit after another. Each caller still gets its own
+ * issued badge takes its organization's mail budget, and with one upsert per hit the issues of an
+ * organization would queue on that row's lock, one commit after another. Each caller still gets its own
  * count, the hits before it in its batch included, so a budget refuses exactly the hits over it.
  * The statement commits without waiting for the disk (`synchronous_commit` off for its own
  * transaction): a count is not worth a flush, and a crash loses at most the window's last hits.

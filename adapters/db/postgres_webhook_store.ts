@@ -16,7 +16,7 @@ import type {
 import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import type { WebhookAttemptRow, WebhookDeliveryRow } from "./rows.ts";
-import { placeholders, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+import { arrayLiteral, placeholders, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 /** What `DELIVERY_COLUMNS` selects. */
 type DeliveryRow = Omit<WebhookDeliveryRow, "lease_until" | "due_at">;
@@ -167,15 +167,6 @@ const claimed = (rows: ClaimedRow[], into: Map<string, ClaimedDelivery>): void =
 };
 
 /**
- * A batch's ids as one `uuid[]` parameter. Each statement over a batch looks its rows up with
- * `id = any(<this>)`: the planner then knows how many there are and probes each partition's index,
- * where a join to the batch's JSON (which it takes for 100 rows) had it hash-join a sequential scan
- * of every partition, a cost that grew with the tables. The ids are UUIDs (from rows, or checked
- * against the message schema), so the array's text needs no quoting.
- */
-const uuidArray = (ids: readonly string[]): string => `{${ids.join(",")}}`;
-
-/**
  * Delivery state for workers and schedulers. Every write is one statement over a batch, guarded so
  * that any number of processes can run it at once: a claim only takes a due delivery, a record only
  * lands while its claim holds, the scheduler skips rows another scheduler has locked.
@@ -186,7 +177,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     if (ids.length === 0) return out;
     const rows = await db.all<{ id: string; organization_id: string; event_type: string; occurred_at: unknown }>(
       "select e.id, e.organization_id, e.event_type, e.occurred_at from events e where e.id = any(?::uuid[])",
-      [uuidArray(ids)],
+      [arrayLiteral(ids)],
     );
     for (const r of rows) {
       out.set(r.id, {
@@ -202,7 +193,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
   async existing(ids) {
     if (ids.length === 0) return new Set();
     const rows = await db.all<{ id: string }>("select d.id from webhook_deliveries d where d.id = any(?::uuid[])", [
-      uuidArray(ids),
+      arrayLiteral(ids),
     ]);
     return new Set(rows.map((r) => r.id));
   },
@@ -219,7 +210,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
         ...attemptFields(a),
       })),
     );
-    const ids = uuidArray(attempts.map((a) => a.event.event_id));
+    const ids = arrayLiteral(attempts.map((a) => a.event.event_id));
     // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
     // one that exists already keeps its state) and their attempts. Row checks run at the end of
     // the statement, so the attempts may point at deliveries inserted by the same statement.
@@ -278,7 +269,17 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
              claim_token = excluded.claim_token, due_at = excluded.due_at
            where ${DUE}
            returning ${DELIVERY_COLUMNS.replace(/(^|, )/g, "$1d.")}`,
-          [now, leaseUntil, claimToken, leaseUntil, now, batch, uuidArray(creates.map((c) => c.deliveryId)), now, now],
+          [
+            now,
+            leaseUntil,
+            claimToken,
+            leaseUntil,
+            now,
+            batch,
+            arrayLiteral(creates.map((c) => c.deliveryId)),
+            now,
+            now,
+          ],
         ),
         out,
       );
@@ -289,7 +290,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
           `update webhook_deliveries d set status = 'delivering', lease_until = ?, claim_token = ?, due_at = ?
            where d.id = any(?::uuid[]) and ${DUE}
            returning ${DELIVERY_COLUMNS.replace(/(^|, )/g, "$1d.")}`,
-          [leaseUntil, claimToken, leaseUntil, uuidArray(existing.map((c) => c.deliveryId)), now, now],
+          [leaseUntil, claimToken, leaseUntil, arrayLiteral(existing.map((c) => c.deliveryId)), now, now],
         ),
         out,
       );
@@ -325,7 +326,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
          on conflict (id, occurred_at) do update set status = 'pending', next_attempt_at = excluded.next_attempt_at,
            due_at = excluded.due_at, lease_until = null, claim_token = null
          where ${DUE}`,
-        [now, batch, uuidArray(creates.map((i) => i.claim.deliveryId)), now, now],
+        [now, batch, arrayLiteral(creates.map((i) => i.claim.deliveryId)), now, now],
       );
     }
     if (existing.length > 0) {
@@ -335,7 +336,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
            lease_until = null, claim_token = null
          from json_to_recordset(?::json) as v(id uuid, until timestamptz)
          where d.id = v.id and d.id = any(?::uuid[]) and ${DUE}`,
-        [batch, uuidArray(existing.map((i) => i.claim.deliveryId)), now, now],
+        [batch, arrayLiteral(existing.map((i) => i.claim.deliveryId)), now, now],
       );
     }
   },
@@ -346,7 +347,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     return db.run(
       `update webhook_deliveries d set next_attempt_at = ?::timestamptz, due_at = least(d.occurred_at, ?::timestamptz)
        where d.organization_id = any(?::uuid[]) and d.status = 'pending' and d.next_attempt_at > ?::timestamptz`,
-      [now, now, uuidArray(organizationIds), now],
+      [now, now, arrayLiteral(organizationIds), now],
     );
   },
 
@@ -378,7 +379,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
          lease_until = null, claim_token = null, due_at = v.next_attempt_at
        from v
        where d.id = v.id and d.id = any(?::uuid[]) and d.claim_token = v.claim_token`,
-      [batch, uuidArray(attempts.map((a) => a.deliveryId))],
+      [batch, arrayLiteral(attempts.map((a) => a.deliveryId))],
     );
   },
 
@@ -391,7 +392,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
        where d.id = v.id and d.id = any(?::uuid[]) and d.claim_token = v.claim_token`,
       [
         JSON.stringify(items.map((i) => ({ id: i.deliveryId, claim_token: i.claimToken }))),
-        uuidArray(items.map((i) => i.deliveryId)),
+        arrayLiteral(items.map((i) => i.deliveryId)),
       ],
     );
   },

@@ -551,6 +551,14 @@ export const toDateOrNull = (v: unknown): Date | null => (v === null || v === un
 /** jsonb comes back parsed; be tolerant of text. */
 export const toJson = <T>(v: unknown): T => (typeof v === "string" ? (JSON.parse(v) as T) : (v as T));
 
+/**
+ * Values as one PostgreSQL array literal, the text of a `?::<type>[]` parameter (each quoted, `"`
+ * and `\\` escaped). A statement over a batch finds its rows with `= any(?)` of one: the planner
+ * then knows the batch's size, where a join to a JSON recordset is planned for 100 rows.
+ */
+export const arrayLiteral = (values: readonly (string | number)[]): string =>
+  `{${values.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
+
 /** `?, ?, ?` for a list bound one value per placeholder. */
 export const placeholders = (n: number, each = "?"): string => new Array<string>(n).fill(each).join(", ");
 

@@ -56,7 +56,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
     route.schema = { ...route.schema, hide: true };
   });
   // The security headers are the same for every page: helmet's middleware is built once here (its
-  // Fastify plugin builds it again on every request, about a tenth of a cached page's CPU).
+  // Fastify plugin builds it again on every request, parsing the CSP directives each time).
   const securityHeaders = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
