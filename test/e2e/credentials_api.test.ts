@@ -1,4 +1,5 @@
 import t from "tap";
+import { eventually } from "../support/badges.ts";
 import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 
 /** The REST surface of OAuth applications and authorization tokens end to end, on real PostgreSQL and NATS. */
@@ -184,7 +185,13 @@ t.test("OAuth access tokens: scopes enforced per family; deleting the applicatio
     "rotation needs Basic",
   );
 
-  const listed = await api("GET", `/organizations/${organization.id}/oauth_applications/${app.id}`, admin);
+  // A use is written after its request is answered, off the request's path: read once it landed
+  // (or, past the wait, as it is, for the assertions to report).
+  const read = () => api("GET", `/organizations/${organization.id}/oauth_applications/${app.id}`, admin);
+  const listed = await eventually(async () => {
+    const res = await read();
+    return res.body.data.last_successfully_used_at ? res : undefined;
+  }).catch(read);
   t.type(listed.body.data.last_used_at, "string", "use of the application is recorded");
   t.type(listed.body.data.last_successfully_used_at, "string");
 
