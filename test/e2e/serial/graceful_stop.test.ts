@@ -69,7 +69,11 @@ t.test("a worker stopped with SIGTERM mid-run finishes or hands back its work", 
   const b = await spawnWorker(env);
   t.teardown(() => b.stop());
   receiver.answer = () => ({ status: 200 });
-  await waitFor("worker B to deliver the rest", () => receiver.received.length >= ids.length, 30_000, 100);
+  // A timeout fails here and goes on, so that the lines below say which events are missing and
+  // where the consumer holds them.
+  await waitFor("worker B to deliver the rest", () => receiver.received.length >= ids.length, 30_000, 100).catch(
+    (err: Error) => t.fail(err.message),
+  );
   t.ok(Date.now() - stoppedAt < 60_000, "the rest came back well before AckWait (120 s)");
   const byEvent = receiver.byEvent();
   const odd = ids.filter((id) => byEvent.get(id)?.length !== 1);
