@@ -115,34 +115,47 @@ type TypedHandler<S extends FastifySchema> = RouteHandlerMethod<
   FastifyBaseLogger
 >;
 
+/** The schema of a route that creates from a JSON body (201); `more` adds a description, content types... */
+export const creationSchema = <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
+  tags: string[],
+  summary: string,
+  params: P,
+  body: B,
+  item: T,
+  more?: M,
+) => documented(tags)({ summary, ...more, params, body, response: { 201: One(item), ...BODY_ERRORS } });
+
+/** The schema of a route that changes a resource from a JSON body and answers it (200). */
+export const changeSchema = <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
+  tags: string[],
+  summary: string,
+  params: P,
+  body: B,
+  item: T,
+  more?: M,
+) => documented(tags)({ summary, ...more, params, body, response: { 200: One(item), ...BODY_ERRORS } });
+
 /**
  * The documentation of a family of routes: `schema` gives any route's with the family's tags and
  * security; `creation` and `change` that of a route that reads a JSON body and answers one resource.
  */
-export const familySchemas = (tags: string[]) => {
-  const schema = documented(tags);
-  return {
-    schema,
-
-    /** The schema of a route that creates from a JSON body (201); `more` adds a description, content types... */
-    creation: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
-      summary: string,
-      params: P,
-      body: B,
-      item: T,
-      more?: M,
-    ) => schema({ summary, ...more, params, body, response: { 201: One(item), ...BODY_ERRORS } }),
-
-    /** The schema of a route that changes a resource from a JSON body and answers it (200). */
-    change: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
-      summary: string,
-      params: P,
-      body: B,
-      item: T,
-      more?: M,
-    ) => schema({ summary, ...more, params, body, response: { 200: One(item), ...BODY_ERRORS } }),
-  };
-};
+export const familySchemas = (tags: string[]) => ({
+  schema: documented(tags),
+  creation: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
+    summary: string,
+    params: P,
+    body: B,
+    item: T,
+    more?: M,
+  ) => creationSchema(tags, summary, params, body, item, more),
+  change: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
+    summary: string,
+    params: P,
+    body: B,
+    item: T,
+    more?: M,
+  ) => changeSchema(tags, summary, params, body, item, more),
+});
 
 /**
  * A page's body as `read` gives it; with `lists`, identical requests (the same organization and URL)
@@ -277,7 +290,7 @@ export const resourceRoutes = <K extends string>(
       summary: string,
       body: B,
       item: T,
-      handler: TypedHandler<ReturnType<typeof schemas.creation<typeof OrganizationParams, B, T, M>>>,
+      handler: TypedHandler<ReturnType<typeof creationSchema<typeof OrganizationParams, B, T, M>>>,
       more?: M,
     ) => ({ onRequest, schema: schemas.creation(summary, OrganizationParams, body, item, more), handler }),
 
@@ -286,7 +299,7 @@ export const resourceRoutes = <K extends string>(
       summary: string,
       body: B,
       item: T,
-      handler: TypedHandler<ReturnType<typeof schemas.change<typeof params, B, T, M>>>,
+      handler: TypedHandler<ReturnType<typeof changeSchema<typeof params, B, T, M>>>,
       more?: M,
     ) => ({ onRequest, schema: schemas.change(summary, params, body, item, more), handler }),
 
