@@ -119,12 +119,14 @@ const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors
 /**
  * The relay's read: the organizations with unpublished events (locked), then each one's next
  * events. Named statements, planned once per connection: the poll runs every second on every
- * relay, and the lateral probes over every weekly partition are costly to plan.
+ * relay, and the lateral probes over every weekly partition are costly to plan. A probe names the
+ * organization's `since` (migration 032), so the weeks before it are pruned as the probe runs: a
+ * year of history costs one index probe per organization, not fifty-two.
  */
 const relayRead = (locked: string): string =>
   `with l as (${locked}
    ), c as (
-     select organization_id, published_seq, total,
+     select organization_id, published_seq, total, since,
        least(total, published_seq + ?::int / count(*) over () + 1) as upto
      from l
    )
@@ -133,6 +135,7 @@ const relayRead = (locked: string): string =>
    from c cross join lateral (
      select id, organization_id, event_type, occurred_at, seq from events
      where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
+       and occurred_at >= c.since
      order by seq limit ?::int
    ) e
    order by e.seq - c.published_seq, e.organization_id
@@ -140,8 +143,9 @@ const relayRead = (locked: string): string =>
 /** Organizations named by notifications: their cursors, when behind their counters. */
 const RELAY_NAMED = statement(
   "relay_named",
-  relayRead(`select r.organization_id, r.published_seq, n.total
+  relayRead(`select r.organization_id, r.published_seq, n.total, coalesce(p.since, '-infinity') as since
      from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
+     left join event_relay_pending p on p.organization_id = r.organization_id
      where r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))
        and n.total > r.published_seq
      limit ?::int
@@ -150,7 +154,7 @@ const RELAY_NAMED = statement(
 /** The organizations marked pending (migration 027). */
 const RELAY_PENDING = statement(
   "relay_pending",
-  relayRead(`select r.organization_id, r.published_seq, n.total
+  relayRead(`select r.organization_id, r.published_seq, n.total, p.since
      from event_relay_pending p
      cross join lateral (
        select organization_id, published_seq from event_relay_cursors

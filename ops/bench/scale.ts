@@ -1,6 +1,7 @@
 // Benchmark of the costs that must follow the work, not the number of tenants, over one database
 // holding BENCH_SCALE_ORGS organizations (default 1,000,000, synthetic rows in SQL) whose events are
-// all published but for BENCH_SCALE_PENDING (default 100), and one organization holding
+// all published but for BENCH_SCALE_PENDING (default 100), those with a year of published history
+// in 52 weekly partitions of `events`, and one organization holding
 // BENCH_SCALE_BADGES badges (default 1,000,000):
 //   - relay_poll_ms_p99: one relay batch over the pending work (its publish fails, so the batch rolls
 //     back and every sample sees the same 100 pending organizations); target < 5 ms;
@@ -47,6 +48,8 @@ const IDLE_S = Number(process.env.BENCH_SCALE_IDLE_S ?? 60);
 const WARM_UP = 100;
 const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 200);
 const CHUNK = 100_000;
+const HISTORY_WEEKS = 52;
+const HISTORY = 1_000;
 const adminUrl = benchAdminUrl();
 const now = (): number => performance.now();
 const p99 = (samples: number[]): number => {
@@ -143,6 +146,48 @@ const generateBadges = async (client: pg.Client, organizationId: string, templat
   await client.query("vacuum analyze badges");
 };
 
+/**
+ * A year of history: 52 weekly partitions of `events` before the ones the migrations made, holding
+ * `HISTORY` published events of each pending organization spread over the year (counter and cursor
+ * moved past them). The relay's probe of an organization's next events must not cost one index probe
+ * per week of history (`events` is kept forever by default).
+ */
+const generateHistory = async (client: pg.Client, organizations: string[]): Promise<void> => {
+  const { rows } = await client.query<{ week: string }>(
+    `select min(substring(c.relname from 'events_p(\\d{8})')) as week from pg_inherits i
+     join pg_class c on c.oid = i.inhrelid where i.inhparent = 'events'::regclass`,
+  );
+  const w = rows[0]?.week as string;
+  const first = Date.parse(`${w.slice(0, 4)}-${w.slice(4, 6)}-${w.slice(6, 8)}T00:00:00Z`);
+  const week = 7 * 86_400_000;
+  // A range may not be attached over rows the default partition holds; it holds none yet.
+  await client.query("alter table events detach partition events_default");
+  for (let k = 1; k <= HISTORY_WEEKS; k++) {
+    const from = new Date(first - k * week);
+    const name = `events_p${from.toISOString().slice(0, 10).replaceAll("-", "")}`;
+    await client.query(
+      `create table ${name} partition of events for values from ('${from.toISOString()}') to ('${new Date(from.getTime() + week).toISOString()}')`,
+    );
+  }
+  await client.query("alter table events attach partition events_default default");
+  await client.query(
+    `insert into events (id, organization_id, event_type, occurred_at, detail, seq)
+     select gen_random_uuid(), o, 'badge.created', $2::timestamptz + g * ($3::float8 / $4::int) * interval '1 millisecond',
+       '{}'::jsonb, g
+     from unnest($1::uuid[]) o, generate_series(1, $4::int) g`,
+    [organizations, new Date(first - HISTORY_WEEKS * week).toISOString(), HISTORY_WEEKS * week - 1, HISTORY],
+  );
+  await client.query("update event_counts set total = $2 where organization_id = any($1::uuid[])", [
+    organizations,
+    HISTORY,
+  ]);
+  await client.query("update event_relay_cursors set published_seq = $2 where organization_id = any($1::uuid[])", [
+    organizations,
+    HISTORY,
+  ]);
+  await client.query("vacuum analyze events, event_counts, event_relay_cursors");
+};
+
 const main = async (): Promise<number> => {
   const machine = machineInfo();
   log("# Laurel benchmark: costs at scale (relay poll, idle relay, /metrics figures, filtered list walk)");
@@ -163,12 +208,15 @@ const main = async (): Promise<number> => {
     );
     const pendingOrgs = some.slice(0, PENDING).map((r) => r.id);
     const badgeOrg = some[PENDING]?.id as string;
+    at = now();
+    await generateHistory(client, pendingOrgs);
+    log(`a year of history (${HISTORY_WEEKS} weekly partitions, ${HISTORY} events per pending organization) in ${((now() - at) / 1000).toFixed(1)} s`);
     for (const organizationId of pendingOrgs) {
       const events: EventRecord[] = Array.from({ length: 10 }, (_, i) => ({
         id: crypto.randomUUID(),
         organization_id: organizationId,
         event_type: "badge.created",
-        occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+        occurred_at: new Date(Date.now() + i),
         detail: {},
       }));
       await appendEvents(db, events);

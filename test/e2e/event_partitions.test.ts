@@ -14,7 +14,7 @@ import { partitionPlan, weekStart } from "../../core/webhooks/mod.ts";
 import { startRetention } from "../../workers/mod.ts";
 import { basic, startLaurel } from "../support/laurel.ts";
 import { createTestDatabase } from "../support/services.ts";
-import { recordEvents, waitFor } from "../support/webhooks.ts";
+import { appendBefore032, recordEvents, waitFor } from "../support/webhooks.ts";
 
 const DAY = 86_400_000;
 
@@ -36,9 +36,18 @@ const relay = async (db: Database, organizations?: string[]): Promise<string[]> 
   return published;
 };
 
-/** Moves recorded events to another time (row movement across partitions), as if they happened then. */
-const backdate = (db: Database, ids: string[], at: Date) =>
-  db.run("update events set occurred_at = ? where id = any(?::uuid[])", [at, ids]);
+/** Publishes an organization's first `upto` events as the relay of that time did: its cursor, and its mark when caught up. */
+const publishAt029 = async (db: Database, organizationId: string, upto: number): Promise<void> => {
+  await db.run("update event_relay_cursors set published_seq = ?::int where organization_id = ?::uuid", [
+    upto,
+    organizationId,
+  ]);
+  await db.run(
+    `delete from event_relay_pending p using event_counts n
+     where p.organization_id = ?::uuid and n.organization_id = p.organization_id and n.total <= ?::int`,
+    [organizationId, upto],
+  );
+};
 
 /**
  * Migration 030 on a database built at the migration before it, with events in every state:
@@ -63,13 +72,14 @@ t.test("the events' partitions keep every row, and the outbox goes on", async (t
     ]);
   }
   const [published, unpublished, partly] = orgs as [string, string, string];
-  const ids = async (org: string, n: number) => (await recordEvents(db, org, n)).map((e) => e.id);
-  const pub = await ids(published, 4);
-  await backdate(db, pub.slice(0, 2), new Date(now.getTime() - 60 * DAY));
-  t.same((await relay(db, [published])).sort(), [...pub].sort());
-  const unpub = await ids(unpublished, 3);
-  const part = await ids(partly, 5);
-  await postgresOutbox(db).relayBatch(2, async () => {}, [partly]);
+  const pub = [
+    ...(await appendBefore032(db, published, 2, new Date(now.getTime() - 60 * DAY))),
+    ...(await appendBefore032(db, published, 2)),
+  ];
+  await publishAt029(db, published, 4);
+  const unpub = await appendBefore032(db, unpublished, 3);
+  const part = await appendBefore032(db, partly, 5);
+  await publishAt029(db, partly, 2);
   // Deliveries of a published event and of the old one.
   for (const id of [pub[0], pub[3]] as string[]) {
     await db.run(
@@ -117,7 +127,7 @@ t.test("the events' partitions keep every row, and the outbox goes on", async (t
   t.same((await relay(db)).sort(), [...unpub, ...part.slice(2)].sort());
   t.same(await db.all("select 1 from event_relay_pending"), []);
   // Numbering goes on from the counter, in the new table.
-  const more = await ids(published, 2);
+  const more = (await recordEvents(db, published, 2)).map((e) => e.id);
   t.same(await db.all<{ seq: string }>("select seq::text from events where id = any(?::uuid[]) order by seq", [more]), [
     { seq: "5" },
     { seq: "6" },
@@ -151,14 +161,11 @@ for (const database of ["postgresql", "pglite"] as const) {
     const a = await laurel.createOrganization("Kept and dropped");
     const b = await laurel.createOrganization("Unpublished");
     const org = a.organization.id;
-    const old = (await recordEvents(db, org, 3)).map((e) => e.id);
-    const recent = (await recordEvents(db, org, 2, "badge.privacy.changed")).map((e) => e.id);
-    const current = (await recordEvents(db, org, 2)).map((e) => e.id);
-    const waiting = (await recordEvents(db, b.organization.id, 1)).map((e) => e.id);
     // Before every partition: they land in the default one, and move into their week when it is made.
-    await backdate(db, old, ago(70));
-    await backdate(db, waiting, ago(63));
-    await backdate(db, recent, ago(20));
+    const old = (await recordEvents(db, org, 3, "badge.created", ago(70))).map((e) => e.id);
+    const recent = (await recordEvents(db, org, 2, "badge.privacy.changed", ago(20))).map((e) => e.id);
+    const current = (await recordEvents(db, org, 2)).map((e) => e.id);
+    const waiting = (await recordEvents(db, b.organization.id, 1, "badge.created", ago(63))).map((e) => e.id);
     t.equal((await db.all("select 1 from events_default")).length, 6);
     const weeks = [70, 63, 20].map((d) => weekStart(ago(d)));
     t.equal(await parts.ensure(weeks), 9, "three weeks of events, of deliveries and of attempts");

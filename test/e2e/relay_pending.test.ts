@@ -1,9 +1,17 @@
 import t from "tap";
+import { uuidv7 } from "../../adapters/crypto/mod.ts";
 import type { Database } from "../../adapters/db/mod.ts";
-import { postgresEventFigures, postgresOutbox } from "../../adapters/db/mod.ts";
+import {
+  appendEvents,
+  postgresEventFigures,
+  postgresOutbox,
+  postgresWebhookLogPartitions,
+} from "../../adapters/db/mod.ts";
 import type { Queryable, Statement } from "../../adapters/db/sql.ts";
+import { badgeEvent, type EventRecord } from "../../core/events/mod.ts";
+import { weekStart } from "../../core/webhooks/mod.ts";
 import { startLaurel } from "../support/laurel.ts";
-import { recordEvents } from "../support/webhooks.ts";
+import { BADGE, recordEvents } from "../support/webhooks.ts";
 
 interface PlanNode {
   "Node Type": string;
@@ -14,6 +22,38 @@ interface PlanNode {
 }
 
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+/** A database whose transactions run the relay's read once more under EXPLAIN ANALYZE (its locks are the transaction's). */
+const explainingRelay = (db: Database): { plans: PlanNode[]; spy: Database } => {
+  const plans: PlanNode[] = [];
+  const spy = {
+    transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
+      db.transaction((tx) => {
+        const explained = async (sql: string, params?: readonly unknown[]) => {
+          if (!sql.trimStart().startsWith("with l as")) return;
+          const [row] = await tx.all<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+            `explain (analyze, format json) ${sql}`,
+            params,
+          );
+          const plan = row?.["QUERY PLAN"][0]?.Plan;
+          if (plan) plans.push(plan);
+        };
+        return work({
+          all: async <R>(sql: string, params?: readonly unknown[]) => {
+            await explained(sql, params);
+            return tx.all<R>(sql, params);
+          },
+          one: (sql, params) => tx.one(sql, params),
+          run: (sql, params) => tx.run(sql, params),
+          prepared: async <R>(s: Statement, params: readonly unknown[]) => {
+            await explained(s.text, params);
+            return tx.prepared<R>(s, params);
+          },
+        });
+      }),
+  } as unknown as Database;
+  return { plans, spy };
+};
 
 /**
  * The relay's poll and the /metrics figures read the pending work only (migration 027): many
@@ -86,34 +126,7 @@ t.test("relay poll and figures follow the pending work", async (t) => {
       [],
       "the figures scan neither counters nor cursors whole",
     );
-    const plans: PlanNode[] = [];
-    const spy = {
-      transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
-        laurel.db.transaction((tx) => {
-          /** The relay's read, run once more under EXPLAIN ANALYZE (its locks are the transaction's). */
-          const explained = async (sql: string, params?: readonly unknown[]) => {
-            if (!sql.trimStart().startsWith("with l as")) return;
-            const [row] = await tx.all<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
-              `explain (analyze, format json) ${sql}`,
-              params,
-            );
-            const plan = row?.["QUERY PLAN"][0]?.Plan;
-            if (plan) plans.push(plan);
-          };
-          return work({
-            all: async <R>(sql: string, params?: readonly unknown[]) => {
-              await explained(sql, params);
-              return tx.all<R>(sql, params);
-            },
-            one: (sql, params) => tx.one(sql, params),
-            run: (sql, params) => tx.run(sql, params),
-            prepared: async <R>(s: Statement, params: readonly unknown[]) => {
-              await explained(s.text, params);
-              return tx.prepared<R>(s, params);
-            },
-          });
-        }),
-    } as unknown as Database;
+    const { plans, spy } = explainingRelay(laurel.db);
     let got: string[] = [];
     await postgresOutbox(spy).relayBatch(500, async (events) => {
       got = events.map((e) => e.id);
@@ -137,5 +150,73 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     const rowsRead = onCounters.reduce((sum, n) => sum + (n["Actual Rows"] ?? 0) * (n["Actual Loops"] ?? 1), 0);
     t.ok(rowsRead <= 2, `rows of counters and cursors read: ${rowsRead} (one pending organization)`);
     t.equal(await figures.unpublished(), 0);
+  });
+
+  await t.test("a poll probes the weeks since the organization's earliest pending event only", async (t) => {
+    const week = 7 * 86_400_000;
+    const thisWeek = weekStart(new Date()).getTime();
+    const weeks = Array.from({ length: 12 }, (_, i) => new Date(thisWeek - (12 - i) * week));
+    await postgresWebhookLogPartitions(laurel.db).ensure(weeks);
+    const c = (await laurel.createOrganization("C")).organization.id;
+    const at = (ms: number): EventRecord =>
+      badgeEvent("badge.created", BADGE, { id: uuidv7(), organization_id: c, occurred_at: new Date(ms) });
+    // Twelve weeks of published history, one event a day.
+    await appendEvents(
+      laurel.db,
+      Array.from({ length: 84 }, (_, i) => at(thisWeek - 12 * week + i * 86_400_000 + 3_600_000)),
+    );
+    const outbox = postgresOutbox(laurel.db);
+    while ((await outbox.relayBatch(500, async () => {})) > 0);
+    const fresh = await recordEvents(laurel.db, c, 3);
+    const [mark] = await laurel.db.all<{ since: Date }>(
+      "select since from event_relay_pending where organization_id = ?",
+      [c],
+    );
+    t.same(mark?.since, fresh[0]?.occurred_at, "the mark holds the earliest pending event's time");
+
+    const { plans, spy } = explainingRelay(laurel.db);
+    let got: string[] = [];
+    await postgresOutbox(spy).relayBatch(500, async (events) => {
+      got = events.map((e) => e.id);
+    });
+    t.same(
+      got,
+      fresh.map((e) => e.id),
+      "the pending events, in order",
+    );
+    const plan = plans[0];
+    if (!plan) throw new Error("the poll ran no statement");
+    const probed = nodes(plan).filter(
+      (n) => n["Relation Name"]?.startsWith("events_p") && (n["Actual Loops"] ?? 0) > 0,
+    );
+    const weekOf = (name = "") => Date.parse(name.replace(/^events_p(\d{4})(\d{2})(\d{2})$/, "$1-$2-$3T00:00:00Z"));
+    t.ok(
+      probed.some((n) => weekOf(n["Relation Name"]) === thisWeek),
+      "the week of the pending events is read",
+    );
+    // The weeks ahead (made in advance, empty) are read too: a few, not one per week of history.
+    t.same(
+      probed.filter((n) => weekOf(n["Relation Name"]) < thisWeek).map((n) => n["Relation Name"]),
+      [],
+      "no week of history before the pending events is probed",
+    );
+
+    // An event dated before the mark's time (a back-dated record) lowers it and is published.
+    await recordEvents(laurel.db, c, 1);
+    const old = at(thisWeek - 5 * week);
+    await appendEvents(laurel.db, [old]);
+    const [lowered] = await laurel.db.all<{ since: Date }>(
+      "select since from event_relay_pending where organization_id = ?",
+      [c],
+    );
+    t.same(lowered?.since, old.occurred_at, "the earlier event lowers the mark's time");
+    const published: string[] = [];
+    while (
+      (await outbox.relayBatch(500, async (events) => {
+        published.push(...events.map((e) => e.id));
+      })) > 0
+    );
+    t.ok(published.includes(old.id), "the back-dated event is published");
+    t.same(await laurel.db.all("select 1 from event_relay_pending where organization_id = ?", [c]), []);
   });
 });

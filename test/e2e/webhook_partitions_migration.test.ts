@@ -8,7 +8,7 @@ import {
   postgresOutbox,
 } from "../../adapters/db/mod.ts";
 import { createTestDatabase } from "../support/services.ts";
-import { recordEvents } from "../support/webhooks.ts";
+import { appendBefore032 } from "../support/webhooks.ts";
 
 const DAY = 86_400_000;
 
@@ -28,11 +28,13 @@ t.test("the webhook log's partitions keep every row, and delivery goes on", asyn
   await db.run("insert into organizations (id, name, created_at, updated_at) values (?::uuid, 'Moved', now(), now())", [
     org,
   ]);
-  const events = await recordEvents(db, org, 8);
-  const ids = events.map((e) => e.id);
   const now = new Date();
-  // The last event is 60 days old: its week lies before any partition the migration would make for now.
-  await db.run("update events set occurred_at = ? where id = ?::uuid", [new Date(now.getTime() - 60 * DAY), ids[5]]);
+  // The sixth event is 60 days old: its week lies before any partition the migration would make for now.
+  const ids = [
+    ...(await appendBefore032(db, org, 5, now)),
+    ...(await appendBefore032(db, org, 1, new Date(now.getTime() - 60 * DAY))),
+    ...(await appendBefore032(db, org, 2, now)),
+  ];
   const states: [string, string, number, boolean][] = [
     ["pending", "next attempt due", 2, true],
     ["delivering", "held by a worker", 1, true],
@@ -115,7 +117,7 @@ t.test("the webhook log's partitions keep every row, and delivery goes on", asyn
   ]);
 
   // A first delivery recorded twice (two workers) is one delivery with both attempts.
-  const fresh = events[6] as (typeof events)[number];
+  const fresh = { id: ids[6] as string, event_type: "badge.created" as const, occurred_at: now };
   const first = (n: number) => ({
     event: {
       event_id: fresh.id,

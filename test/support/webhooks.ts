@@ -291,16 +291,42 @@ export const recordEvents = async (
   organizationId: string,
   n: number,
   kind: EventType & `badge.${string}` = "badge.created",
+  /** When they happened (now by default). */
+  at?: Date,
 ): Promise<EventRecord[]> => {
   const events = Array.from({ length: n }, () =>
     badgeEvent(kind as "badge.created", BADGE, {
       id: uuidv7(),
       organization_id: organizationId,
-      occurred_at: new Date(),
+      occurred_at: at ?? new Date(),
     }),
   );
   await db.transaction((tx) => appendEvents(tx, events));
   return events;
+};
+
+/**
+ * Events of one organization as the code before migration 032 appended them (for tests of earlier migrations) (its counter, its
+ * pending mark without a time, the events numbered from the counter); answers their ids.
+ */
+export const appendBefore032 = async (
+  db: Database,
+  organizationId: string,
+  n: number,
+  at = new Date(),
+): Promise<string[]> => {
+  const ids = Array.from({ length: n }, () => uuidv7());
+  await db.run(
+    `with c as (
+       insert into event_counts (organization_id, total) values (?::uuid, ?::int)
+       on conflict (organization_id) do update set total = event_counts.total + excluded.total returning total
+     ), p as (insert into event_relay_pending (organization_id) values (?::uuid) on conflict do nothing)
+     insert into events (id, organization_id, event_type, occurred_at, detail, seq)
+     select i.id, ?::uuid, 'badge.created', ?::timestamptz, '{}'::jsonb, c.total - ?::int + i.n
+     from c, unnest(?::uuid[]) with ordinality as i(id, n)`,
+    [organizationId, n, organizationId, organizationId, at, n, ids],
+  );
+  return ids;
 };
 
 export const waitFor = async <T>(
