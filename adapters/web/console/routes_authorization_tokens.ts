@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { flagsOf } from "../../../core/auth/mod.ts";
 import {
   CreateAuthorizationTokenInput,
@@ -12,7 +12,7 @@ import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { tokensPage } from "./authorization_token_pages.ts";
 import { changeContext } from "./console_access.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, tryForm } from "./form_fields.ts";
@@ -25,13 +25,9 @@ export const authorizationTokenRoutes =
   (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
     const base = "/console/:org/developers/authorization_tokens";
 
-    const show = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      member: ConsoleMember,
-      status: number,
-      extra: { error?: string | null; created?: { description: string; value: string } | null } = {},
-    ) => {
+    const show: MemberPage<
+      [extra?: { error?: string | null; created?: { description: string; value: string } | null }]
+    > = async (request, reply, member, status, extra = {}) => {
       const req = requestedPage(request);
       const page = await listAuthorizationTokens(deps, member.credential, req);
       const more = moreLink(consolePath(member.organizationId, "authorization_tokens"), req, page, "More tokens");

@@ -37,7 +37,7 @@ import {
   type IssueForm,
   issuePage,
 } from "./badge_pages.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { type EmployeeFilters, employeePage, employeesPage } from "./employee_pages.ts";
 import { checked, formProblem, tryForm } from "./form_fields.ts";
@@ -140,13 +140,13 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     );
   });
 
-  const showIssue = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    form: IssueForm,
-    refusal: CoreError | null = null,
+  const showIssue: MemberPage<[form: IssueForm, refusal?: CoreError | null]> = async (
+    request,
+    reply,
+    member,
+    status,
+    form,
+    refusal = null,
   ) => {
     const templates = await templatesFor(member, true);
     return kit.page(

@@ -16,7 +16,7 @@ import { pageRequest } from "../../../core/shared/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { tryForm } from "./form_fields.ts";
 import { membersPage } from "./member_pages.ts";
@@ -35,12 +35,12 @@ export const memberRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
   const base = "/console/:org/members";
   const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
 
-  const show = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    extra: { error?: string; form?: { email: string; role: Role } } = {},
+  const show: MemberPage<[extra?: { error?: string; form?: { email: string; role: Role } }]> = async (
+    request,
+    reply,
+    member,
+    status,
+    extra = {},
   ) => {
     // An organization's people fit a page of 100; the API pages further.
     const req = pageRequest(1, 100);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ceilingOf, isScope, type Scope, scopesWithinCeiling } from "../../../core/auth/mod.ts";
 import {
   CreateOAuthApplicationInput,
@@ -15,7 +15,7 @@ import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { changeContext } from "./console_access.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, fieldValues, tryForm } from "./form_fields.ts";
@@ -42,17 +42,15 @@ export const oauthApplicationRoutes =
     const offered = (member: ConsoleMember): Scope[] => scopesWithinCeiling(ceilingOf(member.credential));
     const scopesOf = (request: FastifyRequest): Scope[] => fieldValues(request, "scopes").filter(isScope);
 
-    const showList = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      member: ConsoleMember,
-      status: number,
-      extra: {
-        error?: string | null;
-        created?: { name: string; uid: string; secret: string } | null;
-        form?: { name: string; description: string; scopes: readonly string[] };
-      } = {},
-    ) => {
+    const showList: MemberPage<
+      [
+        extra?: {
+          error?: string | null;
+          created?: { name: string; uid: string; secret: string } | null;
+          form?: { name: string; description: string; scopes: readonly string[] };
+        },
+      ]
+    > = async (request, reply, member, status, extra = {}) => {
       const req = requestedPage(request);
       const page = await listOAuthApplications(deps, member.organizationId, req);
       const more = moreLink(consolePath(member.organizationId, "oauth_applications"), req, page, "More applications");
@@ -113,13 +111,7 @@ export const oauthApplicationRoutes =
       );
     });
 
-    const showEdit = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      member: ConsoleMember,
-      status: number,
-      error: string | null,
-    ) => {
+    const showEdit: MemberPage<[error: string | null]> = async (request, reply, member, status, error) => {
       const record = await getOAuthApplication(deps, member.organizationId, appId(request));
       return kit.page(
         reply,

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { badRequest, fail, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
@@ -7,7 +7,7 @@ import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { formProblem, tryForm } from "./form_fields.ts";
 import { profilePage } from "./other_pages.ts";
@@ -28,13 +28,13 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   const base = "/console/:org/profile";
   const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
 
-  const show = async (
-    request: FastifyRequest,
-    reply: Parameters<typeof kit.page>[0],
-    member: ConsoleMember,
-    status: number,
-    error: string | null,
-    form: ProfileInput | null = null,
+  const show: MemberPage<[error: string | null, form?: ProfileInput | null]> = async (
+    request,
+    reply,
+    member,
+    status,
+    error,
+    form = null,
   ) => {
     const org = await deps.organizations.get(member.organizationId);
     if (!org) throw notFound("Organization");

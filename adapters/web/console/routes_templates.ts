@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
   type BadgeTemplateRecord,
   TEMPLATE_LIST,
@@ -24,7 +24,7 @@ import { readMultipart, storeImage } from "../../rest/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, tryForm } from "./form_fields.ts";
@@ -147,12 +147,12 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     );
   });
 
-  const showNew = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    error: string | null,
+  const showNew: MemberPage<[error: string | null, form?: TemplateForm]> = async (
+    request,
+    reply,
+    member,
+    status,
+    error,
     form = EMPTY_FORM,
   ) => kit.page(reply, status, templateNewPage(kit.frame(request, reply, "New template"), member, { form, error }));
 
@@ -182,13 +182,13 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     );
   });
 
-  const showEdit = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    error: string | null,
-    form: TemplateForm | null = null,
+  const showEdit: MemberPage<[error: string | null, form?: TemplateForm | null]> = async (
+    request,
+    reply,
+    member,
+    status,
+    error,
+    form = null,
   ) => {
     const { template } = await getTemplate(issuing, member.organizationId, templateId(request));
     return kit.page(

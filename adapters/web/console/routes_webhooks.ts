@@ -13,7 +13,7 @@ import {
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { fieldValues, tryForm } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
@@ -40,13 +40,9 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   };
   const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
 
-  const show = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    extra: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string } = {},
-  ) => {
+  const show: MemberPage<
+    [extra?: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string }]
+  > = async (request, reply, member, status, extra = {}) => {
     const sent = sentValue(request.query, "after");
     const after = typeof sent === "string" && UUID.test(sent) ? sent.toLowerCase() : null;
     const [settings, log, target] = await Promise.all([
