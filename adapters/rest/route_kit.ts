@@ -115,25 +115,45 @@ type TypedHandler<S extends FastifySchema> = RouteHandlerMethod<
   FastifyBaseLogger
 >;
 
-/** The schema of a route that creates from a JSON body (201); `more` adds a description, content types... */
-export const creationSchema = <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
-  tags: string[],
-  summary: string,
-  params: P,
-  body: B,
-  item: T,
-  more?: M,
-) => documented(tags)({ summary, ...more, params, body, response: { 201: One(item), ...BODY_ERRORS } });
+/** The answer of a route that reads a JSON body: 201 when it creates, 200 when it changes. */
+type BodyStatus = 200 | 201;
 
-/** The schema of a route that changes a resource from a JSON body and answers it (200). */
-export const changeSchema = <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
-  tags: string[],
-  summary: string,
-  params: P,
-  body: B,
-  item: T,
-  more?: M,
-) => documented(tags)({ summary, ...more, params, body, response: { 200: One(item), ...BODY_ERRORS } });
+/**
+ * The schema of a route that reads a JSON body and answers one resource with `status`: what the type
+ * provider reads for its request and its answer.
+ */
+type BodySchema<S extends BodyStatus, P extends TSchema, B extends TSchema, T extends TSchema> = {
+  tags: string[];
+  security: typeof SECURITY;
+  summary: string;
+  params: P;
+  body: B;
+  response: Record<S, ReturnType<typeof One<T>>> & typeof BODY_ERRORS;
+};
+
+/** The handler of a route documented by a `BodySchema`. */
+type BodyHandler<S extends BodyStatus, P extends TSchema, B extends TSchema, T extends TSchema> = TypedHandler<
+  BodySchema<S, P, B, T>
+>;
+
+/** Under a family's `tags`, the schema of its routes that answer one resource with `status`; `more` adds a description, content types... */
+const bodySchema =
+  <S extends BodyStatus>(status: S, tags: string[]) =>
+  <P extends TSchema, B extends TSchema, T extends TSchema>(
+    summary: string,
+    params: P,
+    body: B,
+    item: T,
+    more?: object,
+  ): BodySchema<S, P, B, T> =>
+    documented(tags)({
+      summary,
+      ...more,
+      params,
+      body,
+      // A computed key is widened to `number`: the record type keeps the status the type provider reads.
+      response: { ...({ [status]: One(item) } as Record<S, ReturnType<typeof One<T>>>), ...BODY_ERRORS },
+    });
 
 /**
  * The documentation of a family of routes: `schema` gives any route's with the family's tags and
@@ -141,20 +161,8 @@ export const changeSchema = <P extends TSchema, B extends TSchema, T extends TSc
  */
 export const familySchemas = (tags: string[]) => ({
   schema: documented(tags),
-  creation: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
-    summary: string,
-    params: P,
-    body: B,
-    item: T,
-    more?: M,
-  ) => creationSchema(tags, summary, params, body, item, more),
-  change: <P extends TSchema, B extends TSchema, T extends TSchema, M extends object = object>(
-    summary: string,
-    params: P,
-    body: B,
-    item: T,
-    more?: M,
-  ) => changeSchema(tags, summary, params, body, item, more),
+  creation: bodySchema(201, tags),
+  change: bodySchema(200, tags),
 });
 
 /**
@@ -202,6 +210,16 @@ export const resourceRoutes = <K extends string>(
   const schemas = familySchemas(tags);
   const { schema } = schemas;
   const params = resourceParams(key);
+  /** The options of a route on `routeParams` that reads a JSON body and answers one resource with `status`. */
+  const bodyRoute =
+    <S extends BodyStatus, P extends TSchema>(status: S, routeParams: P) =>
+    <B extends TSchema, T extends TSchema>(
+      summary: string,
+      body: B,
+      item: T,
+      handler: BodyHandler<S, P, B, T>,
+      more?: object,
+    ) => ({ onRequest, schema: bodySchema(status, tags)(summary, routeParams, body, item, more), handler });
   return {
     ...schemas,
     base,
@@ -286,22 +304,10 @@ export const resourceRoutes = <K extends string>(
      * whose request and answer the type provider reads from that schema where the route is declared.
      * `more` adds to the documentation (a description...).
      */
-    creating: <B extends TSchema, T extends TSchema, M extends object = object>(
-      summary: string,
-      body: B,
-      item: T,
-      handler: TypedHandler<ReturnType<typeof creationSchema<typeof OrganizationParams, B, T, M>>>,
-      more?: M,
-    ) => ({ onRequest, schema: schemas.creation(summary, OrganizationParams, body, item, more), handler }),
+    creating: bodyRoute(201, OrganizationParams),
 
     /** The options of `PUT base/:key` (or a path below it) changing the resource from a JSON body (200). */
-    changing: <B extends TSchema, T extends TSchema, M extends object = object>(
-      summary: string,
-      body: B,
-      item: T,
-      handler: TypedHandler<ReturnType<typeof changeSchema<typeof params, B, T, M>>>,
-      more?: M,
-    ) => ({ onRequest, schema: schemas.change(summary, params, body, item, more), handler }),
+    changing: bodyRoute(200, params),
 
     /** `GET base/:key`: one resource, as core reads it (404 when there is none). */
     get: <T extends TSchema>(

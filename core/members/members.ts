@@ -1,4 +1,4 @@
-import { type AuditAction, type AuditBy, auditRecord, credentialActor, OPERATOR } from "../audit/mod.ts";
+import { type AuditAction, type AuditBy, auditRecord, byCredential, byMember, OPERATOR } from "../audit/mod.ts";
 import { normalizeEmail } from "../badges/mod.ts";
 import type { Context, Page, SecretBox } from "../credentials/mod.ts";
 import { isEmailAddress } from "../earners/mod.ts";
@@ -30,9 +30,9 @@ export const INVITATION_TTL_MS = 7 * 86_400_000;
 export const auditByOf = (actor: MemberActor, clientAddress: string | null): AuditBy => {
   switch (actor.kind) {
     case "member":
-      return { actor: { kind: "member", id: actor.accountId }, client_address: clientAddress };
+      return byMember(actor.accountId, clientAddress);
     case "credential":
-      return { actor: credentialActor(actor.credential), client_address: clientAddress };
+      return byCredential(actor.credential, clientAddress);
     case "operator":
       return { ...OPERATOR, client_address: clientAddress };
   }
@@ -73,14 +73,30 @@ export const getMember = async (
   return orNotFound(await deps.members.getMember(organizationId, membershipId), "Membership");
 };
 
+/** Takes the organization's lock for the rest of the transaction; 404 when there is no such organization. */
+const lockOrganization = async (tx: MemberTx, organizationId: string): Promise<void> => {
+  if (!(await tx.organizations.lock(organizationId))) throw notFound("Organization");
+};
+
 /**
- * A membership read under its organization's lock, so the owner count a rule checks cannot change
- * before the write.
+ * A membership and its organization's owner count, read under the organization's lock, so the
+ * count a rule checks cannot change before the write.
  */
 const lockedMembership = async (tx: MemberTx, organizationId: string, membershipId: string) => {
-  if (!(await tx.organizations.lock(organizationId))) throw notFound("Organization");
-  return orNotFound(await tx.memberships.get(organizationId, membershipId), "Membership");
+  await lockOrganization(tx, organizationId);
+  const membership = orNotFound(await tx.memberships.get(organizationId, membershipId), "Membership");
+  return { m: membership, owners: await tx.memberships.countOwners(organizationId) };
 };
+
+/** A new membership of the account in the organization. */
+const newMembership = (ctx: Context, organizationId: string, accountId: string, role: Role): MembershipRecord => ({
+  id: ctx.newId(),
+  organization_id: organizationId,
+  user_id: accountId,
+  role,
+  created_at: ctx.now,
+  updated_at: ctx.now,
+});
 
 type AppendAudit = (action: AuditAction, target: string, details: Record<string, unknown>) => Promise<void>;
 
@@ -117,12 +133,8 @@ export const changeRole = async (
   role: Role,
 ): Promise<MemberView> => {
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
-    const m = await lockedMembership(tx, organizationId, membershipId);
-    mayChangeRole(actor, organizationId, {
-      from: m.role,
-      to: role,
-      owners: await tx.memberships.countOwners(organizationId),
-    });
+    const { m, owners } = await lockedMembership(tx, organizationId, membershipId);
+    mayChangeRole(actor, organizationId, { from: m.role, to: role, owners });
     if (m.role === role) return;
     await tx.memberships.setRole(m.id, role, ctx.now);
     await audit("membership.role_changed", `membership:${m.id}`, { user_id: m.user_id, from: m.role, to: role });
@@ -140,12 +152,8 @@ export const removeMember = async (
   membershipId: string,
 ): Promise<void> => {
   await peopleChange(deps, ctx, actor, clientAddress, organizationId, async (tx, audit) => {
-    const m = await lockedMembership(tx, organizationId, membershipId);
-    mayRemove(actor, organizationId, {
-      accountId: m.user_id,
-      role: m.role,
-      owners: await tx.memberships.countOwners(organizationId),
-    });
+    const { m, owners } = await lockedMembership(tx, organizationId, membershipId);
+    mayRemove(actor, organizationId, { accountId: m.user_id, role: m.role, owners });
     await tx.memberships.delete(m.id);
     await audit("membership.removed", `membership:${m.id}`, { user_id: m.user_id, role: m.role });
   });
@@ -231,7 +239,7 @@ export const invite = async (
     expires_at: new Date(ctx.now.getTime() + INVITATION_TTL_MS),
   };
   await deps.members.transaction(async (tx) => {
-    if (!(await tx.organizations.lock(organizationId))) throw notFound("Organization");
+    await lockOrganization(tx, organizationId);
     await tx.invitations.put(invitation);
     await tx.enqueueMail({
       id: ctx.newId(),
@@ -330,22 +338,15 @@ export const acceptInvitation = async (
   if (!owner || owner.user_id !== accountId || !owner.confirmed) {
     throw forbidden(`This invitation is for ${invitation.email}: sign in with that address, confirmed, to accept it`);
   }
-  const by: AuditBy = { actor: { kind: "member", id: accountId }, client_address: clientAddress };
+  const by = byMember(accountId, clientAddress);
   const membership = await deps.members.transaction(async (tx) => {
-    if (!(await tx.organizations.lock(organization.id))) throw notFound("Organization");
+    await lockOrganization(tx, organization.id);
     const current = await tx.invitations.get(organization.id, invitation.id);
     if (!current || current.token_digest !== invitation.token_digest) throw notFound("Invitation");
     await tx.invitations.delete(invitation.id);
     const existing = await tx.memberships.of(accountId, organization.id);
     if (existing) return existing;
-    const m: MembershipRecord = {
-      id: ctx.newId(),
-      organization_id: organization.id,
-      user_id: accountId,
-      role: invitation.role,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    };
+    const m = newMembership(ctx, organization.id, accountId, invitation.role);
     await tx.memberships.insert(m);
     await tx.appendAudit(
       auditRecord(ctx, by, organization.id, "invitation.accepted", `membership:${m.id}`, {
@@ -386,15 +387,8 @@ export const createOrganizationBySignup = async (
     ]);
   }
   const organization = newOrganization(input, ctx.newId(), ctx.now);
-  const membership: MembershipRecord = {
-    id: ctx.newId(),
-    organization_id: organization.id,
-    user_id: accountId,
-    role: "owner",
-    created_at: ctx.now,
-    updated_at: ctx.now,
-  };
-  const by: AuditBy = { actor: { kind: "member", id: accountId }, client_address: clientAddress };
+  const membership = newMembership(ctx, organization.id, accountId, "owner");
+  const by = byMember(accountId, clientAddress);
   await deps.members.transaction(async (tx) => {
     await tx.organizations.insert(organization);
     await tx.memberships.insert(membership);

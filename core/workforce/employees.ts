@@ -181,14 +181,26 @@ const recordWritten = async (
 const employerOf = async (from: Pick<EmployeeTx, "employer">, organizationId: string): Promise<Employer> =>
   orNotFound(await from.employer(organizationId), "Organization");
 
+/**
+ * A write to the organization's employee records in one transaction with the organization as
+ * employer; the view it answers says whether workforce data may be shown with it.
+ */
+const employerWrite = async (
+  store: EmployeeStore,
+  organizationId: string,
+  write: (tx: EmployeeTx, employer: Employer) => Promise<EmployeeView>,
+): Promise<EmployeeView> => ({
+  ...(await store.transaction(async (tx) => write(tx, await employerOf(tx, organizationId)))),
+  authorized: await store.workforceAuthorized(organizationId),
+});
+
 export const createEmployee = async (
   store: EmployeeStore,
   ctx: EmployeeContext,
   organizationId: string,
   body: EmployeeCreateBody,
-): Promise<EmployeeView> => ({
-  ...(await store.transaction(async (tx): Promise<EmployeeView> => {
-    const employer = await employerOf(tx, organizationId);
+): Promise<EmployeeView> =>
+  employerWrite(store, organizationId, async (tx, employer) => {
     const created = newEmployeeRecord(body, { id: ctx.newId(), organization_id: organizationId, ...ctx });
     const linked = await reconcileRecords(tx, ctx, employer, [created]);
     const record = linked.records[0] as EmployeeRecord;
@@ -196,9 +208,7 @@ export const createEmployee = async (
     const view = { record, employer, held: [] };
     await recordWritten(tx, ctx, organizationId, "created", view, linked.events);
     return view;
-  })),
-  authorized: await store.workforceAuthorized(organizationId),
-});
+  });
 
 export const getEmployee = async (store: EmployeeStore, organizationId: string, id: string): Promise<EmployeeView> => {
   const [employer, record, authorized] = await Promise.all([
@@ -239,9 +249,8 @@ export const updateEmployee = async (
   organizationId: string,
   id: string,
   body: EmployeeUpdateBody,
-): Promise<EmployeeView> => ({
-  ...(await store.transaction(async (tx): Promise<EmployeeView> => {
-    const employer = await employerOf(tx, organizationId);
+): Promise<EmployeeView> =>
+  employerWrite(store, organizationId, async (tx, employer) => {
     const current = orNotFound(await tx.lock(organizationId, id), "Employee");
     const changed = applyEmployeeUpdate(current, body, ctx);
     if (changed === current) return (await viewsOf(tx, employer, [current]))[0] as EmployeeView;
@@ -251,9 +260,7 @@ export const updateEmployee = async (
     const view = (await viewsOf(tx, employer, [next]))[0] as EmployeeView;
     await recordWritten(tx, ctx, organizationId, "updated", view, linked.events);
     return view;
-  })),
-  authorized: await store.workforceAuthorized(organizationId),
-});
+  });
 
 /** Deletes the record; `employment.deleted` is read with the reduced employment. */
 export const deleteEmployee = (

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AuditBy, AuditLog } from "../../../core/audit/mod.ts";
 import type { Credential } from "../../../core/auth/mod.ts";
 import type {
@@ -27,6 +28,18 @@ export interface ConsoleMember {
   /** Who the audit log names for a change the member makes from `clientAddress`. */
   by(clientAddress: string | null): AuditBy;
 }
+
+/**
+ * A console page of the member's organization answered with `status`; `Shows` is what the page
+ * shows besides (a refusal, the form as sent...).
+ */
+export type MemberPage<Shows extends unknown[] = []> = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  member: ConsoleMember,
+  status: number,
+  ...shows: Shows
+) => Promise<FastifyReply>;
 
 /** What the app hands the console pages: the same stores and use-case parts REST and tRPC use. */
 export interface ConsoleDeps {

@@ -24,3 +24,17 @@ export const formProblem = (err: unknown): string | null => {
   const details = err.errors.map((f) => `${f.field.replace(/_/g, " ")} ${f.message}`).join("; ");
   return details ? `${err.message}: ${details}.` : err.message;
 };
+
+/**
+ * What `attempt` answers; when core refuses the form's input, what `refused` answers with that
+ * refusal instead (the form again, with the reason). Any other failure is rethrown.
+ */
+export const tryForm = async <T>(attempt: () => Promise<T>, refused: (error: string) => T | Promise<T>): Promise<T> => {
+  try {
+    return await attempt();
+  } catch (err) {
+    const error = formProblem(err);
+    if (!error) throw err;
+    return refused(error);
+  }
+};

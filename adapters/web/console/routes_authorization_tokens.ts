@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { flagsOf } from "../../../core/auth/mod.ts";
 import {
   CreateAuthorizationTokenInput,
@@ -12,10 +12,10 @@ import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { tokensPage } from "./authorization_token_pages.ts";
 import { changeContext } from "./console_access.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
-import { checked, formProblem } from "./form_fields.ts";
+import { checked, tryForm } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const NOTICES: Record<string, string> = { revoked: "Token revoked: it no longer works." };
@@ -25,13 +25,9 @@ export const authorizationTokenRoutes =
   (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
     const base = "/console/:org/developers/authorization_tokens";
 
-    const show = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      member: ConsoleMember,
-      status: number,
-      extra: { error?: string | null; created?: { description: string; value: string } | null } = {},
-    ) => {
+    const show: MemberPage<
+      [extra?: { error?: string | null; created?: { description: string; value: string } | null }]
+    > = async (request, reply, member, status, extra = {}) => {
       const req = requestedPage(request);
       const page = await listAuthorizationTokens(deps, member.credential, req);
       const more = moreLink(consolePath(member.organizationId, "authorization_tokens"), req, page, "More tokens");
@@ -60,30 +56,29 @@ export const authorizationTokenRoutes =
     app.post(base, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");
       if (!member) return reply;
-      try {
-        // An unticked box is a flag asked to be off: the token never inherits more than was chosen.
-        const input = checked<CreateAuthorizationTokenInput>(
-          CreateAuthorizationTokenInput,
-          {
-            description: field(request, "description"),
-            read_enabled: field(request, "read_enabled") === "on",
-            write_enabled: field(request, "write_enabled") === "on",
-            delete_enabled: field(request, "delete_enabled") === "on",
-          },
-          "token",
-        );
-        const { token, value } = await createAuthorizationToken(
-          deps,
-          changeContext(kit, deps, member, request),
-          member.credential,
-          input,
-        );
-        return show(request, reply, member, 201, { created: { description: token.description, value } });
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        return show(request, reply, member, 422, { error });
-      }
+      return tryForm(
+        async () => {
+          // An unticked box is a flag asked to be off: the token never inherits more than was chosen.
+          const input = checked<CreateAuthorizationTokenInput>(
+            CreateAuthorizationTokenInput,
+            {
+              description: field(request, "description"),
+              read_enabled: field(request, "read_enabled") === "on",
+              write_enabled: field(request, "write_enabled") === "on",
+              delete_enabled: field(request, "delete_enabled") === "on",
+            },
+            "token",
+          );
+          const { token, value } = await createAuthorizationToken(
+            deps,
+            changeContext(kit, deps, member, request),
+            member.credential,
+            input,
+          );
+          return show(request, reply, member, 201, { created: { description: token.description, value } });
+        },
+        (error) => show(request, reply, member, 422, { error }),
+      );
     });
 
     app.post(`${base}/:id/rotate`, async (request, reply) => {

@@ -37,10 +37,10 @@ import {
   type IssueForm,
   issuePage,
 } from "./badge_pages.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { type EmployeeFilters, employeePage, employeesPage } from "./employee_pages.ts";
-import { checked, formProblem } from "./form_fields.ts";
+import { checked, formProblem, tryForm } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const NOTICES: Record<string, string> = {
@@ -140,13 +140,13 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     );
   });
 
-  const showIssue = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    form: IssueForm,
-    refusal: CoreError | null = null,
+  const showIssue: MemberPage<[form: IssueForm, refusal?: CoreError | null]> = async (
+    request,
+    reply,
+    member,
+    status,
+    form,
+    refusal = null,
   ) => {
     const templates = await templatesFor(member, true);
     return kit.page(
@@ -299,13 +299,13 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       const member = await gate(request, reply, gated);
       if (!member) return reply;
       const id = uuidParam(request);
-      try {
-        return reply.redirect(await work(member, request, id), 303);
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        return showBadge(request, reply, member, id, 422, { error, reason: field(request, "reason").slice(0, 1000) });
-      }
+      return tryForm(
+        async () => {
+          return reply.redirect(await work(member, request, id), 303);
+        },
+        (error) =>
+          showBadge(request, reply, member, id, 422, { error, reason: field(request, "reason").slice(0, 1000) }),
+      );
     };
 
   app.post(

@@ -7,7 +7,7 @@ import { field } from "../routes_public.ts";
 import type { WebKit } from "../web_deps.ts";
 import { consoleGate } from "./console_access.ts";
 import type { ConsoleDeps } from "./console_deps.ts";
-import { checked, formProblem } from "./form_fields.ts";
+import { checked, tryForm } from "./form_fields.ts";
 import { organizationsPage } from "./home_pages.ts";
 import { authorizationTokenRoutes } from "./routes_authorization_tokens.ts";
 import { badgeRoutes } from "./routes_badges.ts";
@@ -50,32 +50,32 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   // Offered only where ORGANIZATION_SIGNUP is open; core refuses it otherwise all the same.
   if (deps.signup === "open")
     app.post("/console/organizations", async (request, reply) => {
-      if (!request.earner) return reply.redirect(`/sign_in?next=${encodeURIComponent("/console")}`, 303);
-      try {
-        const name = field(request, "name").trim();
-        const email = field(request, "email").trim();
-        const input = checked<CreateOrganizationInput>(
-          Type.Object({
-            name: Type.String({ minLength: 1, maxLength: 255 }),
-            email: Type.String({ minLength: 3, maxLength: 320 }),
-          }),
-          { name, email },
-          "organization",
-        );
-        const { organization } = await createOrganizationBySignup(
-          deps.members,
-          { now: kit.deps.clock(), newId: deps.newId },
-          deps.signup,
-          request.earner.user.id,
-          request.ip,
-          input,
-        );
-        return reply.redirect(`/console/${organization.id}`, 303);
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        return showOrganizations(request, reply, request.earner, 422, error);
-      }
+      const earner = request.earner;
+      if (!earner) return reply.redirect(`/sign_in?next=${encodeURIComponent("/console")}`, 303);
+      return tryForm(
+        async () => {
+          const name = field(request, "name").trim();
+          const email = field(request, "email").trim();
+          const input = checked<CreateOrganizationInput>(
+            Type.Object({
+              name: Type.String({ minLength: 1, maxLength: 255 }),
+              email: Type.String({ minLength: 3, maxLength: 320 }),
+            }),
+            { name, email },
+            "organization",
+          );
+          const { organization } = await createOrganizationBySignup(
+            deps.members,
+            { now: kit.deps.clock(), newId: deps.newId },
+            deps.signup,
+            earner.user.id,
+            request.ip,
+            input,
+          );
+          return reply.redirect(`/console/${organization.id}`, 303);
+        },
+        (error) => showOrganizations(request, reply, earner, 422, error),
+      );
     });
 
   await app.register(oauthApplicationRoutes(kit, deps, gate));

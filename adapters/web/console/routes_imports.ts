@@ -18,7 +18,7 @@ import { uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { changeContext } from "./console_access.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { exampleCsv, importKindsFor, importPage, importPath, importsPage } from "./import_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
@@ -43,13 +43,13 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
   const store = deps.imports;
   const base = "/console/:org/imports";
 
-  const listPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    error: string | null = null,
-    problems: Array<{ field: string; message: string }> = [],
+  const listPage: MemberPage<[error?: string | null, problems?: Array<{ field: string; message: string }>]> = async (
+    request,
+    reply,
+    member,
+    status,
+    error = null,
+    problems = [],
   ) =>
     kit.page(
       reply,

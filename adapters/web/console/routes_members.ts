@@ -16,9 +16,9 @@ import { pageRequest } from "../../../core/shared/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
-import { formProblem } from "./form_fields.ts";
+import { tryForm } from "./form_fields.ts";
 import { membersPage } from "./member_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
@@ -35,12 +35,12 @@ export const memberRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
   const base = "/console/:org/members";
   const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
 
-  const show = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    extra: { error?: string; form?: { email: string; role: Role } } = {},
+  const show: MemberPage<[extra?: { error?: string; form?: { email: string; role: Role } }]> = async (
+    request,
+    reply,
+    member,
+    status,
+    extra = {},
   ) => {
     // An organization's people fit a page of 100; the API pages further.
     const req = pageRequest(1, 100);
@@ -69,20 +69,21 @@ export const memberRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     async (request: FastifyRequest, reply: FastifyReply) => {
       const member = await gate(request, reply, action);
       if (!member) return reply;
-      try {
-        const done = await work(member, request);
-        // A member who left has no page here any more.
-        if (done === "left") return reply.redirect("/console", 303);
-        return reply.redirect(`${consolePath(member.organizationId, "members")}?done=${done}`, 303);
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        const role = field(request, "role");
-        return show(request, reply, member, 422, {
-          error,
-          form: { email: field(request, "email").slice(0, 320), role: isRole(role) ? role : "viewer" },
-        });
-      }
+      return tryForm(
+        async () => {
+          const done = await work(member, request);
+          // A member who left has no page here any more.
+          if (done === "left") return reply.redirect("/console", 303);
+          return reply.redirect(`${consolePath(member.organizationId, "members")}?done=${done}`, 303);
+        },
+        (error) => {
+          const role = field(request, "role");
+          return show(request, reply, member, 422, {
+            error,
+            form: { email: field(request, "email").slice(0, 320), role: isRole(role) ? role : "viewer" },
+          });
+        },
+      );
     };
 
   const roleField = (request: FastifyRequest): Role => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ceilingOf, isScope, type Scope, scopesWithinCeiling } from "../../../core/auth/mod.ts";
 import {
   CreateOAuthApplicationInput,
@@ -15,10 +15,10 @@ import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { changeContext } from "./console_access.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
-import { checked, fieldValues, formProblem } from "./form_fields.ts";
+import { checked, fieldValues, tryForm } from "./form_fields.ts";
 import { applicationEditPage, applicationsPage } from "./oauth_application_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
@@ -42,17 +42,15 @@ export const oauthApplicationRoutes =
     const offered = (member: ConsoleMember): Scope[] => scopesWithinCeiling(ceilingOf(member.credential));
     const scopesOf = (request: FastifyRequest): Scope[] => fieldValues(request, "scopes").filter(isScope);
 
-    const showList = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      member: ConsoleMember,
-      status: number,
-      extra: {
-        error?: string | null;
-        created?: { name: string; uid: string; secret: string } | null;
-        form?: { name: string; description: string; scopes: readonly string[] };
-      } = {},
-    ) => {
+    const showList: MemberPage<
+      [
+        extra?: {
+          error?: string | null;
+          created?: { name: string; uid: string; secret: string } | null;
+          form?: { name: string; description: string; scopes: readonly string[] };
+        },
+      ]
+    > = async (request, reply, member, status, extra = {}) => {
       const req = requestedPage(request);
       const page = await listOAuthApplications(deps, member.organizationId, req);
       const more = moreLink(consolePath(member.organizationId, "oauth_applications"), req, page, "More applications");
@@ -86,41 +84,34 @@ export const oauthApplicationRoutes =
         description: field(request, "description"),
         scopes: scopesOf(request),
       };
-      try {
-        const input = checked<CreateOAuthApplicationInput>(
-          CreateOAuthApplicationInput,
-          {
-            name: form.name,
-            ...(form.description.trim() ? { description: form.description } : {}),
-            scopes: form.scopes,
-          },
-          "application",
-        );
-        const org = await deps.organizations.get(member.organizationId);
-        if (!org) throw notFound("Organization");
-        const { app: created, secret } = await createOAuthApplication(
-          deps,
-          changeContext(kit, deps, member, request),
-          org,
-          member.credential,
-          input,
-        );
-        // The secret is in this answer only: never in a URL, never stored.
-        return showList(request, reply, member, 201, { created: { name: created.name, uid: created.uid, secret } });
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        return showList(request, reply, member, 422, { error, form });
-      }
+      return tryForm(
+        async () => {
+          const input = checked<CreateOAuthApplicationInput>(
+            CreateOAuthApplicationInput,
+            {
+              name: form.name,
+              ...(form.description.trim() ? { description: form.description } : {}),
+              scopes: form.scopes,
+            },
+            "application",
+          );
+          const org = await deps.organizations.get(member.organizationId);
+          if (!org) throw notFound("Organization");
+          const { app: created, secret } = await createOAuthApplication(
+            deps,
+            changeContext(kit, deps, member, request),
+            org,
+            member.credential,
+            input,
+          );
+          // The secret is in this answer only: never in a URL, never stored.
+          return showList(request, reply, member, 201, { created: { name: created.name, uid: created.uid, secret } });
+        },
+        (error) => showList(request, reply, member, 422, { error, form }),
+      );
     });
 
-    const showEdit = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      member: ConsoleMember,
-      status: number,
-      error: string | null,
-    ) => {
+    const showEdit: MemberPage<[error: string | null]> = async (request, reply, member, status, error) => {
       const record = await getOAuthApplication(deps, member.organizationId, appId(request));
       return kit.page(
         reply,
@@ -144,24 +135,23 @@ export const oauthApplicationRoutes =
       const member = await gate(request, reply, "developers.write");
       if (!member) return reply;
       const id = appId(request);
-      try {
-        const description = field(request, "description");
-        const input = checked<UpdateOAuthApplicationInput>(
-          UpdateOAuthApplicationInput,
-          {
-            name: field(request, "name"),
-            description: description.trim() ? description : null,
-            scopes: scopesOf(request),
-          },
-          "application",
-        );
-        await updateOAuthApplication(deps, changeContext(kit, deps, member, request), member.credential, id, input);
-        return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=saved`, 303);
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        return showEdit(request, reply, member, 422, error);
-      }
+      return tryForm(
+        async () => {
+          const description = field(request, "description");
+          const input = checked<UpdateOAuthApplicationInput>(
+            UpdateOAuthApplicationInput,
+            {
+              name: field(request, "name"),
+              description: description.trim() ? description : null,
+              scopes: scopesOf(request),
+            },
+            "application",
+          );
+          await updateOAuthApplication(deps, changeContext(kit, deps, member, request), member.credential, id, input);
+          return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=saved`, 303);
+        },
+        (error) => showEdit(request, reply, member, 422, error),
+      );
     });
 
     app.post(`${base}/:id/delete`, async (request, reply) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { badRequest, fail, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
@@ -7,9 +7,9 @@ import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
-import { formProblem } from "./form_fields.ts";
+import { formProblem, tryForm } from "./form_fields.ts";
 import { profilePage } from "./other_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
@@ -28,13 +28,13 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   const base = "/console/:org/profile";
   const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
 
-  const show = async (
-    request: FastifyRequest,
-    reply: Parameters<typeof kit.page>[0],
-    member: ConsoleMember,
-    status: number,
-    error: string | null,
-    form: ProfileInput | null = null,
+  const show: MemberPage<[error: string | null, form?: ProfileInput | null]> = async (
+    request,
+    reply,
+    member,
+    status,
+    error,
+    form = null,
   ) => {
     const org = await deps.organizations.get(member.organizationId);
     if (!org) throw notFound("Organization");
@@ -65,22 +65,21 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       email: field(request, "email"),
       website_url: field(request, "website_url"),
     };
-    try {
-      const errors = checkProfile(form);
-      if (errors.length > 0) throw validationFailed("Check the profile", errors);
-      await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
-        name: form.name.trim(),
-        description: form.description.trim() === "" ? null : form.description,
-        email: form.email.trim(),
-        website_url: form.website_url.trim() === "" ? null : form.website_url.trim(),
-      });
-      deps.onOrganizationChanged?.(member.organizationId);
-      return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=saved`, 303);
-    } catch (err) {
-      const error = formProblem(err);
-      if (!error) throw err;
-      return show(request, reply, member, 422, error, form);
-    }
+    return tryForm(
+      async () => {
+        const errors = checkProfile(form);
+        if (errors.length > 0) throw validationFailed("Check the profile", errors);
+        await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
+          name: form.name.trim(),
+          description: form.description.trim() === "" ? null : form.description,
+          email: form.email.trim(),
+          website_url: form.website_url.trim() === "" ? null : form.website_url.trim(),
+        });
+        deps.onOrganizationChanged?.(member.organizationId);
+        return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=saved`, 303);
+      },
+      (error) => show(request, reply, member, 422, error, form),
+    );
   });
 
   // The image form is multipart, read as the template forms and the API read theirs.

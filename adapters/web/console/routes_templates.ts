@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
   type BadgeTemplateRecord,
   TEMPLATE_LIST,
@@ -24,10 +24,10 @@ import { readMultipart, storeImage } from "../../rest/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
-import { checked, formProblem } from "./form_fields.ts";
+import { checked, tryForm } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 import {
   EMPTY_FORM,
@@ -147,12 +147,12 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     );
   });
 
-  const showNew = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    error: string | null,
+  const showNew: MemberPage<[error: string | null, form?: TemplateForm]> = async (
+    request,
+    reply,
+    member,
+    status,
+    error,
     form = EMPTY_FORM,
   ) => kit.page(reply, status, templateNewPage(kit.frame(request, reply, "New template"), member, { form, error }));
 
@@ -166,27 +166,29 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
     const form = formOf(request);
-    try {
-      const body = checked<TemplateCreateBody>(TemplateCreateSchema, bodyOf(form, null), "template");
-      const owner = await deps.organizations.get(member.organizationId);
-      if (!owner) throw notFound("Organization");
-      const image = (await uploaded(request.body)) ?? null;
-      const view = await createTemplate(issuing, ctx(member, request), owner, body, image);
-      return reply.redirect(`${consolePath(member.organizationId, "templates")}/${view.template.id}?done=created`, 303);
-    } catch (err) {
-      const error = formProblem(err);
-      if (!error) throw err;
-      return showNew(request, reply, member, 422, error, form);
-    }
+    return tryForm(
+      async () => {
+        const body = checked<TemplateCreateBody>(TemplateCreateSchema, bodyOf(form, null), "template");
+        const owner = await deps.organizations.get(member.organizationId);
+        if (!owner) throw notFound("Organization");
+        const image = (await uploaded(request.body)) ?? null;
+        const view = await createTemplate(issuing, ctx(member, request), owner, body, image);
+        return reply.redirect(
+          `${consolePath(member.organizationId, "templates")}/${view.template.id}?done=created`,
+          303,
+        );
+      },
+      (error) => showNew(request, reply, member, 422, error, form),
+    );
   });
 
-  const showEdit = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    error: string | null,
-    form: TemplateForm | null = null,
+  const showEdit: MemberPage<[error: string | null, form?: TemplateForm | null]> = async (
+    request,
+    reply,
+    member,
+    status,
+    error,
+    form = null,
   ) => {
     const { template } = await getTemplate(issuing, member.organizationId, templateId(request));
     return kit.page(
@@ -213,17 +215,16 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     if (!member) return reply;
     const id = templateId(request);
     const form = formOf(request);
-    try {
-      const current: BadgeTemplateRecord = (await getTemplate(issuing, member.organizationId, id)).template;
-      const body = checked<TemplateUpdateBody>(TemplateUpdateSchema, bodyOf(form, current.state), "template");
-      const image = await uploaded(request.body);
-      await updateTemplate(issuing, ctx(member, request), member.organizationId, id, body, image);
-      return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=saved`, 303);
-    } catch (err) {
-      const error = formProblem(err);
-      if (!error) throw err;
-      return showEdit(request, reply, member, 422, error, form);
-    }
+    return tryForm(
+      async () => {
+        const current: BadgeTemplateRecord = (await getTemplate(issuing, member.organizationId, id)).template;
+        const body = checked<TemplateUpdateBody>(TemplateUpdateSchema, bodyOf(form, current.state), "template");
+        const image = await uploaded(request.body);
+        await updateTemplate(issuing, ctx(member, request), member.organizationId, id, body, image);
+        return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=saved`, 303);
+      },
+      (error) => showEdit(request, reply, member, 422, error, form),
+    );
   });
 
   for (const action of ["archive", "unarchive"] as const) {
@@ -231,14 +232,13 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
       const member = await gate(request, reply, "templates.write");
       if (!member) return reply;
       const id = templateId(request);
-      try {
-        await templateAction(issuing, ctx(member, request), member.organizationId, id, action);
-        return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=${action}d`, 303);
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        return showEdit(request, reply, member, 422, error);
-      }
+      return tryForm(
+        async () => {
+          await templateAction(issuing, ctx(member, request), member.organizationId, id, action);
+          return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=${action}d`, 303);
+        },
+        (error) => showEdit(request, reply, member, 422, error),
+      );
     });
   }
 
@@ -246,13 +246,12 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
     const id = templateId(request);
-    try {
-      await deleteTemplate(issuing, ctx(member, request), member.organizationId, id);
-      return reply.redirect(`${consolePath(member.organizationId, "templates")}?done=deleted`, 303);
-    } catch (err) {
-      const error = formProblem(err);
-      if (!error) throw err;
-      return showEdit(request, reply, member, 422, error);
-    }
+    return tryForm(
+      async () => {
+        await deleteTemplate(issuing, ctx(member, request), member.organizationId, id);
+        return reply.redirect(`${consolePath(member.organizationId, "templates")}?done=deleted`, 303);
+      },
+      (error) => showEdit(request, reply, member, 422, error),
+    );
   });
 };

@@ -13,9 +13,9 @@ import {
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
-import { fieldValues, formProblem } from "./form_fields.ts";
+import { fieldValues, tryForm } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 import { webhooksPage } from "./webhook_pages.ts";
 
@@ -40,13 +40,9 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   };
   const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
 
-  const show = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    member: ConsoleMember,
-    status: number,
-    extra: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string } = {},
-  ) => {
+  const show: MemberPage<
+    [extra?: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string }]
+  > = async (request, reply, member, status, extra = {}) => {
     const sent = sentValue(request.query, "after");
     const after = typeof sent === "string" && UUID.test(sent) ? sent.toLowerCase() : null;
     const [settings, log, target] = await Promise.all([
@@ -76,14 +72,13 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
     async (request: FastifyRequest, reply: FastifyReply) => {
       const member = await gate(request, reply, "developers.write");
       if (!member) return reply;
-      try {
-        const done = await work(member, request);
-        return reply.redirect(`${consolePath(member.organizationId, "webhooks")}?done=${done}`, 303);
-      } catch (err) {
-        const error = formProblem(err);
-        if (!error) throw err;
-        return show(request, reply, member, 422, { error, form: { webhook_url: field(request, "webhook_url") } });
-      }
+      return tryForm(
+        async () => {
+          const done = await work(member, request);
+          return reply.redirect(`${consolePath(member.organizationId, "webhooks")}?done=${done}`, 303);
+        },
+        (error) => show(request, reply, member, 422, { error, form: { webhook_url: field(request, "webhook_url") } }),
+      );
     };
 
   app.get(base, async (request, reply) => {
