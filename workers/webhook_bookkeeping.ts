@@ -4,6 +4,7 @@ import type {
   DeliveryClaim,
   DeliveryEvent,
   DeliveryStore,
+  EventRef,
   RecordedAttempt,
   RecordedFirstAttempt,
 } from "../core/webhooks/mod.ts";
@@ -89,17 +90,17 @@ export const webhookBookkeeping = (deps: BookkeepingDeps, leaseMs: number) => {
     },
     { maxItems: 500, maxInFlight: 1 },
   );
-  const event = batcher<string, DeliveryEvent | undefined>(
-    async (ids) => {
-      const found = await deps.deliveries.events(ids);
-      return ids.map((id) => found.get(id));
+  const event = batcher<EventRef, DeliveryEvent | undefined>(
+    async (refs) => {
+      const found = await deps.deliveries.events(refs);
+      return refs.map((r) => found.get(r.id));
     },
     { maxItems: 500, maxInFlight: 2 },
   );
-  const existing = batcher<string, boolean>(
-    async (ids) => {
-      const found = await deps.deliveries.existing(ids);
-      return ids.map((id) => found.has(id));
+  const existing = batcher<EventRef, boolean>(
+    async (refs) => {
+      const found = await deps.deliveries.existing(refs);
+      return refs.map((r) => found.has(r.id));
     },
     { maxItems: 500, maxInFlight: 2 },
   );

@@ -221,7 +221,8 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       try {
         // Only a message that came back can find its delivery made (a relay publishing an event
         // twice is dropped by JetStream's msgID window).
-        if (m.deliveryCount > 1 && (await books.existing(event.event_id))) return m.ack();
+        if (m.deliveryCount > 1 && (await books.existing({ id: event.event_id, occurred_at: event.occurred_at })))
+          return m.ack();
         // A new delivery (its id is the event's); recordFirst stores it with its first attempt.
         done = await post(event, event.event_id, newDeliveryProgress(deps.clock()), target, webhookUrl);
       } finally {
@@ -299,12 +300,13 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   };
 
   /**
-   * Only the message's event id is taken: anything that can publish on the bus could write any
-   * organization or type beside it, so those come from the event's row.
+   * Only the message's event id is taken, and its time to find the event's week: anything that can
+   * publish on the bus could write any organization or type beside it, so those come from the
+   * event's row (a time that is not the event's finds none).
    */
   const onEvent = async (m: WorkMessage<EventMessage>, slot: WorkSlot): Promise<void> => {
     const eventId = m.body.id;
-    const event = await books.event(eventId);
+    const event = await books.event({ id: eventId, occurred_at: new Date(m.body.occurred_at) });
     if (!event) {
       deps.log.warn({ event_id: eventId }, "message for an event that is not recorded dropped");
       return m.ack();

@@ -50,6 +50,19 @@ const attemptRecord = (r: WebhookAttemptRow): WebhookAttemptRecord => ({
 });
 
 /** `due` in SQL: pending and its time has come, or held by a worker whose lease ran out. */
+/**
+ * The bounds of a batch's times, for `<time> between ? and ?`: from its earliest to its latest, a
+ * millisecond either side (a message carries its event's time truncated to the millisecond).
+ * Events and deliveries are partitioned by week of that time, and PostgreSQL reads only the weeks
+ * between the bounds: a look-up by id alone probed every week kept, a cost growing with the
+ * installation's age. A time that is not a date (never from the relay) bounds nothing.
+ */
+const weeksOf = (times: readonly Date[]): [Date | string, Date | string] => {
+  const ms = times.map((t) => t.getTime());
+  if (ms.length === 0 || ms.some(Number.isNaN)) return ["-infinity", "infinity"];
+  return [new Date(Math.min(...ms) - 1), new Date(Math.max(...ms) + 1)];
+};
+
 const DUE = "((d.status = 'pending' and d.next_attempt_at <= ?) or (d.status = 'delivering' and d.lease_until <= ?))";
 
 /**
@@ -172,12 +185,13 @@ const claimed = (rows: ClaimedRow[], into: Map<string, ClaimedDelivery>): void =
  * lands while its claim holds, the scheduler skips rows another scheduler has locked.
  */
 export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
-  async events(ids) {
+  async events(refs) {
     const out = new Map<string, DeliveryEvent>();
-    if (ids.length === 0) return out;
+    if (refs.length === 0) return out;
     const rows = await db.all<{ id: string; organization_id: string; event_type: string; occurred_at: unknown }>(
-      "select e.id, e.organization_id, e.event_type, e.occurred_at from events e where e.id = any(?::uuid[])",
-      [arrayLiteral(ids)],
+      `select e.id, e.organization_id, e.event_type, e.occurred_at from events e
+       where e.id = any(?::uuid[]) and e.occurred_at between ?::timestamptz and ?::timestamptz`,
+      [arrayLiteral(refs.map((r) => r.id)), ...weeksOf(refs.map((r) => r.occurred_at))],
     );
     for (const r of rows) {
       out.set(r.id, {
@@ -190,11 +204,13 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
     return out;
   },
 
-  async existing(ids) {
-    if (ids.length === 0) return new Set();
-    const rows = await db.all<{ id: string }>("select d.id from webhook_deliveries d where d.id = any(?::uuid[])", [
-      arrayLiteral(ids),
-    ]);
+  async existing(refs) {
+    if (refs.length === 0) return new Set();
+    const rows = await db.all<{ id: string }>(
+      `select d.id from webhook_deliveries d
+       where d.id = any(?::uuid[]) and d.occurred_at between ?::timestamptz and ?::timestamptz`,
+      [arrayLiteral(refs.map((r) => r.id)), ...weeksOf(refs.map((r) => r.occurred_at))],
+    );
     return new Set(rows.map((r) => r.id));
   },
 
@@ -211,6 +227,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
       })),
     );
     const ids = arrayLiteral(attempts.map((a) => a.event.event_id));
+    const weeks = weeksOf(attempts.map((a) => a.event.occurred_at));
     // One statement: the deliveries (joined to events, so an event deleted meanwhile is skipped;
     // one that exists already keeps its state) and their attempts. Row checks run at the end of
     // the statement, so the attempts may point at deliveries inserted by the same statement.
@@ -224,7 +241,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
          select v.id, v.id, v.organization_id, v.event_type, e.occurred_at, v.status, v.attempts_count,
            v.first_attempt_at, v.last_attempt_at, v.next_attempt_at, v.succeeded_at, v.next_attempt_at, ?::timestamptz
          from v join events e on e.id = v.id
-         where e.id = any(?::uuid[])
+         where e.id = any(?::uuid[]) and e.occurred_at between ?::timestamptz and ?::timestamptz
          on conflict (id, occurred_at) do nothing
          returning id
        )
@@ -234,8 +251,9 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
          v.response_excerpt, v.outcome
        from v
        where v.id in (select id from d)
-          or v.id in (select x.id from webhook_deliveries x where x.id = any(?::uuid[]))`,
-      [batch, now, ids, ids],
+          or v.id in (select x.id from webhook_deliveries x
+                      where x.id = any(?::uuid[]) and x.occurred_at between ?::timestamptz and ?::timestamptz)`,
+      [batch, now, ids, ...weeks, ids, ...weeks],
     );
   },
 
@@ -264,7 +282,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
              ?::timestamptz, ?::text, ?::timestamptz, ?::timestamptz
            from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text, occurred_at timestamptz)
            join events e on e.id = v.id
-           where e.id = any(?::uuid[])
+           where e.id = any(?::uuid[]) and e.occurred_at between ?::timestamptz and ?::timestamptz
            on conflict (id, occurred_at) do update set status = 'delivering', lease_until = excluded.lease_until,
              claim_token = excluded.claim_token, due_at = excluded.due_at
            where ${DUE}
@@ -277,6 +295,7 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
             now,
             batch,
             arrayLiteral(creates.map((c) => c.deliveryId)),
+            ...weeksOf(creates.map((c) => c.create.occurred_at)),
             now,
             now,
           ],
@@ -322,11 +341,18 @@ export const postgresDeliveryStore = (db: Database): DeliveryStore => ({
          from json_to_recordset(?::json) as v(id uuid, organization_id uuid, event_type text, occurred_at timestamptz,
            until timestamptz)
          join events e on e.id = v.id
-         where e.id = any(?::uuid[])
+         where e.id = any(?::uuid[]) and e.occurred_at between ?::timestamptz and ?::timestamptz
          on conflict (id, occurred_at) do update set status = 'pending', next_attempt_at = excluded.next_attempt_at,
            due_at = excluded.due_at, lease_until = null, claim_token = null
          where ${DUE}`,
-        [now, batch, arrayLiteral(creates.map((i) => i.claim.deliveryId)), now, now],
+        [
+          now,
+          batch,
+          arrayLiteral(creates.map((i) => i.claim.deliveryId)),
+          ...weeksOf(creates.map((i) => (i.claim.create as NonNullable<DeliveryClaim["create"]>).occurred_at)),
+          now,
+          now,
+        ],
       );
     }
     if (existing.length > 0) {

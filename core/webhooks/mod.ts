@@ -62,6 +62,7 @@ export type {
   DeliveryTargets,
   DispatchPublisher,
   DueDelivery,
+  EventRef,
   RecordedAttempt,
   RecordedFirstAttempt,
   StoredDeliveryTarget,

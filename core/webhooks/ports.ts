@@ -67,19 +67,30 @@ export interface RecordedFirstAttempt {
   progress: DeliveryProgress;
 }
 
+/**
+ * An event, or its first delivery (whose id is the event's), by id and the time it occurred as its
+ * message says: events and deliveries are kept in weekly partitions of that time, so the time lets
+ * a read skip every other week (a store may take it as a hint to within a millisecond).
+ */
+export interface EventRef {
+  id: string;
+  occurred_at: Date;
+}
+
 /** Delivery state for the workers and the scheduler; every method may be called by many processes. */
 export interface DeliveryStore {
   /**
-   * The recorded events among these ids. What a first delivery posts, and to which organization,
-   * comes from here: a message on the bus only names the event.
+   * The recorded events among these. What a first delivery posts, and to which organization,
+   * comes from here: a message on the bus only names the event (and its time, which only narrows
+   * the read: an event recorded at another time is not found).
    */
-  events(eventIds: readonly string[]): Promise<Map<string, DeliveryEvent>>;
+  events(events: readonly EventRef[]): Promise<Map<string, DeliveryEvent>>;
   /**
-   * Which of these deliveries exist already (any state). A first delivery (id = event id) is
+   * Which of these first deliveries exist already (any state). A first delivery (id = event id) is
    * attempted without a claim: JetStream hands its message to one worker at a time, and a message
    * that comes back (a worker died, the relay published it twice) finds its delivery here.
    */
-  existing(deliveryIds: readonly string[]): Promise<Set<string>>;
+  existing(deliveries: readonly EventRef[]): Promise<Set<string>>;
   /** Creates first deliveries in their state after the first attempt, with that attempt. */
   recordFirst(attempts: readonly RecordedFirstAttempt[], now: Date): Promise<void>;
   /**

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import t from "tap";
-import { type Database, postgresDeliveryStore } from "../../adapters/db/mod.ts";
-import { newDeliveryProgress, type WebhookAttemptRecord } from "../../core/webhooks/mod.ts";
+import { type Database, postgresDeliveryStore, postgresWebhookLogPartitions } from "../../adapters/db/mod.ts";
+import { newDeliveryProgress, type WebhookAttemptRecord, weekStart } from "../../core/webhooks/mod.ts";
 import { openStoreDatabase } from "../support/store_database.ts";
 
 /**
@@ -82,6 +82,7 @@ const scannedWhole = async (text: string, params: readonly unknown[]): Promise<s
 
 const some = await db.all<{ id: string; occurred_at: Date }>("select id, occurred_at from events limit 3");
 const ids = some.map((r) => r.id);
+const refs = some.map((r) => ({ id: r.id, occurred_at: r.occurred_at }));
 const event = (id: string) => ({ event_id: id, organization_id: ORG, event_type: "badge.created", occurred_at: now });
 const attempt = (deliveryId: string): WebhookAttemptRecord => ({
   id: randomUUID(),
@@ -99,8 +100,8 @@ const progress = newDeliveryProgress(now);
 t.test("every statement over a batch of three reads its rows by index", async (t) => {
   const store = (q: Database) => postgresDeliveryStore(q);
   const work: Record<string, (q: Database) => Promise<unknown>> = {
-    events: (q) => store(q).events(ids),
-    existing: (q) => store(q).existing(ids),
+    events: (q) => store(q).events(refs),
+    existing: (q) => store(q).existing(refs),
     claim: (q) =>
       store(q).claim(
         [...ids.map((id) => ({ deliveryId: id })), { deliveryId: randomUUID(), create: event(randomUUID()) }],
@@ -134,4 +135,76 @@ t.test("every statement over a batch of three reads its rows by index", async (t
     t.ok(sent.length > 0, `${name} sends a statement`);
     for (const { text, params } of sent) t.same(await scannedWhole(text, params), [], `${name}: ${text.slice(0, 60)}`);
   }
+});
+
+/**
+ * Events are kept for good by default, in weekly partitions: a statement about a batch of events
+ * (or of their first deliveries) names the batch's times, so it reads the weeks of those times
+ * only, not every week kept.
+ */
+t.test("the statements about a batch's events read the weeks of its times only", async (t) => {
+  const week = 7 * 86_400_000;
+  const thisWeek = weekStart(now).getTime();
+  const earlier = Array.from({ length: 10 }, (_, i) => new Date(thisWeek - (10 - i) * week));
+  await postgresWebhookLogPartitions(db).ensure(earlier);
+  const store = postgresDeliveryStore(db);
+  const fresh = refs.filter((r) => r.occurred_at.getTime() >= thisWeek);
+  t.ok(fresh.length > 0, "the batch's events are of this week");
+  /** The event as its row has it (this week). */
+  const recorded = (r: { id: string; occurred_at: Date }) => ({ ...event(r.id), occurred_at: r.occurred_at });
+  const work: Record<string, (q: Database) => Promise<unknown>> = {
+    events: (q) => postgresDeliveryStore(q).events(fresh),
+    existing: (q) => postgresDeliveryStore(q).existing(fresh),
+    claim: (q) =>
+      postgresDeliveryStore(q).claim(
+        fresh.map((r) => ({ deliveryId: r.id, create: recorded(r) })),
+        "token",
+        now,
+        new Date(now.getTime() + 60_000),
+      ),
+    defer: (q) =>
+      postgresDeliveryStore(q).defer(
+        fresh.map((r) => ({
+          claim: { deliveryId: r.id, create: recorded(r) },
+          until: now,
+        })),
+        now,
+      ),
+    recordFirst: (q) =>
+      postgresDeliveryStore(q).recordFirst(
+        fresh.map((r) => ({
+          event: recorded(r),
+          attempt: attempt(r.id),
+          progress,
+        })),
+        now,
+      ),
+  };
+  const weekOf = (name: string) => {
+    const m = /_p(\d{4})(\d{2})(\d{2})$/.exec(name);
+    return m ? Date.parse(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`) : null;
+  };
+  for (const [name, run] of Object.entries(work)) {
+    for (const { text, params } of await statementsOf(run)) {
+      const [row] = await db.all<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(`explain (format json) ${text}`, params);
+      const relations: string[] = [];
+      const walk = (node: PlanNode): void => {
+        if (node["Relation Name"]) relations.push(node["Relation Name"]);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk((row as { "QUERY PLAN": Array<{ Plan: PlanNode }> })["QUERY PLAN"][0]?.Plan as PlanNode);
+      const weeks = relations.filter((r) => /^(events|webhook_deliveries)_p/.test(r));
+      t.same(
+        weeks.filter((r) => weekOf(r) !== thisWeek),
+        [],
+        `${name}: ${text.trim().slice(0, 50)} reads this week's partitions only (${weeks.join(", ")})`,
+      );
+    }
+  }
+  t.same((await store.events(fresh)).size, fresh.length, "the events are found");
+  t.same(
+    (await store.events(fresh.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at.getTime() - week) })))).size,
+    0,
+    "a time that is not the event's finds none",
+  );
 });

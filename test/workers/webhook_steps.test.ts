@@ -38,8 +38,8 @@ const memoryStore = () => {
   };
   const held = new Set<string>();
   const store: BookkeepingStore = {
-    events: async (ids) => new Map(ids.filter((id) => id !== "missing").map((id) => [id, event(id)])),
-    existing: async (ids) => new Set(ids.filter((id) => id === "done")),
+    events: async (refs) => new Map(refs.filter((r) => r.id !== "missing").map((r) => [r.id, event(r.id)])),
+    existing: async (refs) => new Set(refs.filter((r) => r.id === "done").map((r) => r.id)),
     recordFirst: async (attempts) => {
       calls.first.push([...attempts]);
     },
@@ -95,10 +95,11 @@ t.test("claim: one statement for the claims of a tick, a delivery asked twice is
 t.test("event and existing: a missing event is undefined, a recorded first delivery is found", async (t) => {
   const { store } = memoryStore();
   const b = books(store);
-  t.equal((await b.event("e-1"))?.event_id, "e-1");
-  t.equal(await b.event("missing"), undefined);
-  t.equal(await b.existing("done"), true);
-  t.equal(await b.existing("e-1"), false);
+  const ref = (id: string) => ({ id, occurred_at: at });
+  t.equal((await b.event(ref("e-1")))?.event_id, "e-1");
+  t.equal(await b.event(ref("missing")), undefined);
+  t.equal(await b.existing(ref("done")), true);
+  t.equal(await b.existing(ref("e-1")), false);
 });
 
 t.test("record: attempts of a tick share a statement; a refused row fails alone", async (t) => {

@@ -58,9 +58,10 @@ t.test("a second copy of a message the process is still working on is not posted
   const worker = startWebhookWorker(
     {
       deliveries: {
-        events: async (ids) => new Map(ids.map((id) => [id, EVENT])),
+        events: async (refs) => new Map(refs.map((r) => [r.id, EVENT])),
         // Nothing is recorded until the first copy's attempt is.
-        existing: async (ids) => new Set(ids.filter((id) => recorded.some((r) => r.event.event_id === id))),
+        existing: async (refs) =>
+          new Set(refs.filter((r) => recorded.some((x) => x.event.event_id === r.id)).map((r) => r.id)),
         recordFirst: async (attempts) => {
           recorded.push(...attempts);
         },

@@ -46,7 +46,12 @@ t.test("a worker stopped with SIGTERM mid-run finishes or hands back its work", 
   const a = await spawnWorker(env);
   t.teardown(() => a.stop());
   const ids = (await recordEvents(laurel.db, org.id, 200)).map((e) => e.id);
-  await waitFor("worker A to be busy", () => receiver.received.length >= 32, 30_000);
+  await waitFor("worker A to be busy", () => receiver.received.length >= 32, 30_000).catch((err: Error) => {
+    // What the worker said, and how far it got, for a run where it never got busy.
+    t.comment(`posts received: ${receiver.received.length}`);
+    t.comment(a.output().slice(-3000));
+    throw err;
+  });
 
   const stoppedAt = Date.now();
   const exited = new Promise<number | null>((resolve) => a.child.once("exit", (code) => resolve(code)));
