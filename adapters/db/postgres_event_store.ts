@@ -131,7 +131,7 @@ const relayRead = (locked: string): string =>
      from l
    )
    select e.id, e.organization_id, e.event_type, (extract(epoch from e.occurred_at) * 1000)::float8 as occurred_ms,
-     e.seq, c.total
+     e.seq::float8 as seq, c.total::float8 as total
    from c cross join lateral (
      select id, organization_id, event_type, occurred_at, seq from events
      where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
@@ -191,8 +191,9 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // The pending path is lateral, each subquery a fence (`for update`, `offset 0`), so it stays
       // one index probe per marked organization even when the planner, misled by a small or fresh
       // table's statistics, would hash-join every counter and cursor.
-      // The time as epoch milliseconds: a number, where pg parses a timestamptz's text with a
-      // regular expression, a large part of the poll's own CPU (docs/benchmarks.md, scale).
+      // The time as epoch milliseconds and the numbers as float8 (exact to 2^53): numbers, where pg
+      // parses a timestamptz's text with a regular expression and hands a bigint over as a string,
+      // a large part of the poll's own CPU (docs/benchmarks.md, scale).
       // The earliest time of every pending mark, as a parameter: PostgreSQL leaves the weeks before
       // it out of the statement as it starts it, instead of setting up a scan of every kept week and
       // pruning them organization by organization (a fifth of the read, docs/benchmarks.md, scale).
@@ -202,7 +203,7 @@ export const postgresOutbox = (db: Database): Outbox => ({
       );
       if (!earliest?.since) return 0;
       const rows = await tx.prepared<
-        Omit<OutboxEvent, "occurred_at"> & { occurred_ms: number; seq: string | number; total: string | number }
+        Omit<OutboxEvent, "occurred_at"> & { occurred_ms: number; seq: number; total: number }
       >(
         organizations ? RELAY_NAMED : RELAY_PENDING,
         organizations
@@ -214,8 +215,8 @@ export const postgresOutbox = (db: Database): Outbox => ({
       /** Organizations whose cursor reaches the counter as read: their pending mark may go. */
       const caughtUp = new Set<string>();
       const events = rows.map((r) => {
-        cursors.set(r.organization_id, toNumber(r.seq));
-        if (toNumber(r.seq) >= toNumber(r.total)) caughtUp.add(r.organization_id);
+        cursors.set(r.organization_id, r.seq);
+        if (r.seq >= r.total) caughtUp.add(r.organization_id);
         else caughtUp.delete(r.organization_id);
         return {
           id: r.id,
