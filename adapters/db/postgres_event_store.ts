@@ -121,7 +121,10 @@ const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors
  * events. Named statements, planned once per connection: the poll runs every second on every
  * relay, and the lateral probes over every weekly partition are costly to plan. A probe names the
  * organization's `since` (migration 032), so the weeks before it are pruned as the probe runs: a
- * year of history costs one index probe per organization, not fifty-two.
+ * year of history costs one index probe per organization, not fifty-two. The bound is read in this
+ * statement, from the snapshot its events come from: a bound read by an earlier statement of the
+ * transaction (a parameter, which PostgreSQL could prune by before the statement starts) may miss
+ * a mark made or lowered in between, whose events it would then skip and the cursor pass over.
  */
 const relayRead = (locked: string): string =>
   `with l as (${locked}
@@ -135,7 +138,7 @@ const relayRead = (locked: string): string =>
    from c cross join lateral (
      select id, organization_id, event_type, occurred_at, seq from events
      where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
-       and occurred_at >= c.since and occurred_at >= ?::timestamptz
+       and occurred_at >= c.since
      order by seq limit ?::int
    ) e
    order by e.seq - c.published_seq, e.organization_id
@@ -194,21 +197,11 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // The time as epoch milliseconds and the numbers as float8 (exact to 2^53): numbers, where pg
       // parses a timestamptz's text with a regular expression and hands a bigint over as a string,
       // a large part of the poll's own CPU (docs/benchmarks.md, scale).
-      // The earliest time of every pending mark, as a parameter: PostgreSQL leaves the weeks before
-      // it out of the statement as it starts it, instead of setting up a scan of every kept week and
-      // pruning them organization by organization (a fifth of the read, docs/benchmarks.md, scale).
-      // As text, exact to the microsecond. No mark: nothing is pending.
-      const [earliest] = await tx.all<{ since: string | null }>(
-        "select min(since)::text as since from event_relay_pending",
-      );
-      if (!earliest?.since) return 0;
       const rows = await tx.prepared<
         Omit<OutboxEvent, "occurred_at"> & { occurred_ms: number; seq: number; total: number }
       >(
         organizations ? RELAY_NAMED : RELAY_PENDING,
-        organizations
-          ? [JSON.stringify(organizations), limit, limit, earliest.since, limit, limit]
-          : [limit, limit, earliest.since, limit, limit],
+        organizations ? [JSON.stringify(organizations), limit, limit, limit, limit] : [limit, limit, limit, limit],
       );
       if (rows.length === 0) return 0;
       const cursors = new Map<string, number>();
