@@ -10,7 +10,7 @@ import type { PageRequest } from "../../core/shared/mod.ts";
 import type { Database } from "./database.ts";
 import { type ListTable, listWhere } from "./list_sql.ts";
 import type { EventRow } from "./rows.ts";
-import { type Queryable, statement, toDate, toJson, toNumber } from "./sql.ts";
+import { arrayLiteral, type Queryable, statement, toDate, toJson, toNumber } from "./sql.ts";
 
 /** An event as the lists read it (every column but `seq`). */
 type EventFields = Omit<EventRow, "seq">;
@@ -119,14 +119,19 @@ const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors
 /**
  * The relay's read: the organizations with unpublished events (locked), then each one's next
  * events. Named statements, planned once per connection: the poll runs every second on every
- * relay, and the lateral probes over every weekly partition are costly to plan. A probe names the
- * organization's `since` (migration 032), so the weeks before it are pruned as the probe runs: a
- * year of history costs one index probe per organization, not fifty-two. The bound is read in this
- * statement, from the snapshot its events come from: a bound read by an earlier statement of the
- * transaction (a parameter, which PostgreSQL could prune by before the statement starts) may miss
- * a mark made or lowered in between, whose events it would then skip and the cursor pass over.
+ * relay, and the lateral probes over every weekly partition are costly to plan.
+ *
+ * A probe names the organization's `since` (migration 032), read in the same statement as the
+ * events, so the weeks before it are pruned as the probe runs and never hide one of its events. The
+ * statement still sets up a scan of every kept week before it runs, unless a parameter bounds the
+ * time: the recent read takes the organizations whose mark is at most `RECENT_MS` old, with that
+ * horizon as a parameter, so PostgreSQL leaves the weeks before it out of the statement; the older
+ * read, only when such marks exist, takes the others. A horizon is safe whatever its value: a
+ * mark read at or after it bounds its organization's events in the same snapshot. (A bound taken
+ * from the marks by an earlier statement would not be: a mark made or lowered in between would have
+ * events before it, skipped, and the cursor moved past them.)
  */
-const relayRead = (locked: string): string =>
+const relayRead = (locked: string, horizon: boolean): string =>
   `with l as (${locked}
    ), c as (
      select organization_id, published_seq, total, since,
@@ -138,35 +143,49 @@ const relayRead = (locked: string): string =>
    from c cross join lateral (
      select id, organization_id, event_type, occurred_at, seq from events
      where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
-       and occurred_at >= c.since
+       and occurred_at >= c.since${horizon ? " and occurred_at >= ?::timestamptz" : ""}
      order by seq limit ?::int
    ) e
    order by e.seq - c.published_seq, e.organization_id
    limit ?::int`;
+
+/** How old a mark the recent read takes: this week's and last week's partitions, and those ahead. */
+const RECENT_MS = 7 * 86_400_000;
+/**
+ * Of the marks (their time, their organization): those the recent read takes, or the others but
+ * the organizations it took.
+ */
+const RECENT = (since: string): string => `${since} >= ?::timestamptz`;
+const OLDER = (since: string, organization: string): string =>
+  `${since} < ?::timestamptz and ${organization} <> all(?::uuid[])`;
+type Marks = (since: string, organization: string) => string;
+
 /** Organizations named by notifications: their cursors, when behind their counters. */
-const RELAY_NAMED = statement(
-  "relay_named",
-  relayRead(`select r.organization_id, r.published_seq, n.total, coalesce(p.since, '-infinity') as since
+const named = (which: Marks): string =>
+  `select r.organization_id, r.published_seq, n.total, coalesce(p.since, '-infinity') as since
      from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
      left join event_relay_pending p on p.organization_id = r.organization_id
      where r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))
-       and n.total > r.published_seq
+       and n.total > r.published_seq and ${which("coalesce(p.since, '-infinity')", "r.organization_id")}
      limit ?::int
-     for update of r skip locked`),
-);
+     for update of r skip locked`;
 /** The organizations marked pending (migration 027). */
-const RELAY_PENDING = statement(
-  "relay_pending",
-  relayRead(`select r.organization_id, r.published_seq, n.total, p.since
+const pending = (which: Marks): string =>
+  `select r.organization_id, r.published_seq, n.total, p.since
      from event_relay_pending p
      cross join lateral (
        select organization_id, published_seq from event_relay_cursors
        where organization_id = p.organization_id for update skip locked
      ) r
      cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
-     where n.total > r.published_seq
-     limit ?::int`),
-);
+     where n.total > r.published_seq and ${which("p.since", "p.organization_id")}
+     limit ?::int`;
+const RELAY_NAMED = statement("relay_named", relayRead(named(RECENT), true));
+const RELAY_NAMED_OLDER = statement("relay_named_older", relayRead(named(OLDER), false));
+const RELAY_PENDING = statement("relay_pending", relayRead(pending(RECENT), true));
+const RELAY_PENDING_OLDER = statement("relay_pending_older", relayRead(pending(OLDER), false));
+
+type RelayRow = Omit<OutboxEvent, "occurred_at"> & { occurred_ms: number; seq: number; total: number };
 
 /**
  * The relay's side of the outbox (migration 005): per organization, the events above its cursor
@@ -197,12 +216,42 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // The time as epoch milliseconds and the numbers as float8 (exact to 2^53): numbers, where pg
       // parses a timestamptz's text with a regular expression and hands a bigint over as a string,
       // a large part of the poll's own CPU (docs/benchmarks.md, scale).
-      const rows = await tx.prepared<
-        Omit<OutboxEvent, "occurred_at"> & { occurred_ms: number; seq: number; total: number }
-      >(
-        organizations ? RELAY_NAMED : RELAY_PENDING,
-        organizations ? [JSON.stringify(organizations), limit, limit, limit, limit] : [limit, limit, limit, limit],
-      );
+      const names = organizations ? [JSON.stringify(organizations)] : [];
+      const horizon = new Date(Date.now() - RECENT_MS);
+      const rows = await tx.prepared<RelayRow>(organizations ? RELAY_NAMED : RELAY_PENDING, [
+        ...names,
+        horizon,
+        limit,
+        limit,
+        horizon,
+        limit,
+        limit,
+      ]);
+      const left = limit - rows.length;
+      if (left > 0) {
+        const [older] = await tx.all<{ any: boolean }>(
+          `select exists (select 1 from event_relay_pending where since < ?::timestamptz${
+            organizations
+              ? " and organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))"
+              : ""
+          }) as any`,
+          [horizon, ...names],
+        );
+        if (older?.any) {
+          const taken = arrayLiteral([...new Set(rows.map((r) => r.organization_id))]);
+          rows.push(
+            ...(await tx.prepared<RelayRow>(organizations ? RELAY_NAMED_OLDER : RELAY_PENDING_OLDER, [
+              ...names,
+              horizon,
+              taken,
+              left,
+              left,
+              left,
+              left,
+            ])),
+          );
+        }
+      }
       if (rows.length === 0) return 0;
       const cursors = new Map<string, number>();
       /** Organizations whose cursor reaches the counter as read: their pending mark may go. */

@@ -200,6 +200,14 @@ t.test("relay poll and figures follow the pending work", async (t) => {
       [],
       "no week of history before the pending events is probed",
     );
+    // Nor set up: the recent read's horizon leaves the weeks before last week out of the statement.
+    t.same(
+      nodes(plan)
+        .map((n) => n["Relation Name"] ?? "")
+        .filter((name) => name.startsWith("events_p") && weekOf(name) < thisWeek - week),
+      [],
+      "the weeks before last week are not in the statement at all",
+    );
 
     // An event dated before the mark's time (a back-dated record) lowers it and is published.
     await recordEvents(laurel.db, c, 1);
@@ -219,4 +227,57 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     t.ok(published.includes(old.id), "the back-dated event is published");
     t.same(await laurel.db.all("select 1 from event_relay_pending where organization_id = ?", [c]), []);
   });
+
+  await t.test(
+    "a batch takes recent and older marks once each, even when a mark is lowered between its reads",
+    async (t) => {
+      const week = 7 * 86_400_000;
+      const [d, e] = await Promise.all([laurel.createOrganization("D"), laurel.createOrganization("E")]);
+      const recentOrg = d.organization.id;
+      const olderOrg = e.organization.id;
+      const outbox = postgresOutbox(laurel.db);
+      while ((await outbox.relayBatch(500, async () => {})) > 0);
+      const event = (organization_id: string, ms: number): EventRecord =>
+        badgeEvent("badge.created", BADGE, { id: uuidv7(), organization_id, occurred_at: new Date(ms) });
+      const fresh = await recordEvents(laurel.db, recentOrg, 3);
+      const backdated = [event(olderOrg, Date.now() - 3 * week), event(olderOrg, Date.now() - 3 * week + 1)];
+      await appendEvents(laurel.db, backdated);
+      // Between the batch's two reads, a back-dated event of the organization the first read took
+      // lowers its mark below the horizon: the second read must not take that organization again.
+      const lowered = event(recentOrg, Date.now() - 2 * week);
+      let reads = 0;
+      const spy = {
+        transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
+          laurel.db.transaction((tx) =>
+            work({
+              all: (sql, params) => tx.all(sql, params),
+              one: (sql, params) => tx.one(sql, params),
+              run: (sql, params) => tx.run(sql, params),
+              prepared: async <R>(s: Statement, params: readonly unknown[]) => {
+                const got = await tx.prepared<R>(s, params);
+                if (reads++ === 0) await appendEvents(laurel.db, [lowered]);
+                return got;
+              },
+            }),
+          ),
+      } as unknown as Database;
+      const published: string[] = [];
+      await postgresOutbox(spy).relayBatch(500, async (events) => void published.push(...events.map((x) => x.id)));
+      t.equal(reads, 2, "the recent read, then the older one");
+      t.same(
+        [...published].sort(),
+        [...fresh, ...backdated].map((x) => x.id).sort(),
+        "each pending event once: the recent organization's and the older one's",
+      );
+      const after: string[] = [];
+      while ((await outbox.relayBatch(500, async (events) => void after.push(...events.map((x) => x.id)))) > 0);
+      t.same(after, [lowered.id], "the event that lowered the mark comes in the next batch");
+      t.same(
+        await laurel.db.all("select 1 from event_relay_pending where organization_id = any(?::uuid[])", [
+          `{${recentOrg},${olderOrg}}`,
+        ]),
+        [],
+      );
+    },
+  );
 });
