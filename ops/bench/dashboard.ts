@@ -45,7 +45,7 @@ const generate = async (databaseUrl: string, organizationId: string): Promise<st
       [templateId, organizationId, at],
     );
     // The counters are filled below from the rows, as the migration fills them.
-    await db.query("alter table badges disable trigger badge_counts_insert_delete");
+    await db.query("alter table badges disable trigger badge_counts_statement_insert");
     await db.query(
       `insert into badges (id, organization_id, badge_template_id, state, public, issued_to_first_name,
          issued_to_last_name, recipient_email, recipient_email_key, exclusive, issued_at, suppress_badge_notification_email,
@@ -58,7 +58,7 @@ const generate = async (databaseUrl: string, organizationId: string): Promise<st
          lateral (select $4::timestamptz - (g::float8 / $3::int) * interval '280 days' as ts) x`,
       [organizationId, templateId, BADGES, at],
     );
-    await db.query("alter table badges enable trigger badge_counts_insert_delete");
+    await db.query("alter table badges enable trigger badge_counts_statement_insert");
     await db.query(
       `insert into badge_state_counts (organization_id, state, n)
        select organization_id, state, count(*) from badges where organization_id = $1::uuid group by organization_id, state`,

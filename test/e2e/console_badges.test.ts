@@ -439,15 +439,17 @@ t.test("the migration fills the counters for the badges that exist before it", a
   t.ok(expected.states.length > 5, "badges of several organizations exist");
   // The database as it was before the counters: the migration is then run on these badges.
   for (const sql of [
-    "drop trigger badge_counts_insert_delete on badges",
-    "drop trigger badge_counts_update on badges",
-    "drop function badge_counts_follow()",
-    "drop function badge_counts_add(uuid, text, timestamptz, timestamptz, integer)",
+    "drop trigger badge_counts_statement_insert on badges",
+    "drop trigger badge_counts_statement_update on badges",
+    "drop trigger badge_counts_statement_delete on badges",
+    "drop function badge_counts_inserted()",
+    "drop function badge_counts_updated()",
+    "drop function badge_counts_deleted()",
     "drop function badge_week(timestamptz)",
     "drop table badge_state_counts",
     "drop table badge_week_counts",
     "drop index events_badge_idx",
-    "delete from mikro_orm_migrations where name = 'm20261127_025_badge_counters'",
+    "delete from mikro_orm_migrations where name in ('m20261127_025_badge_counters', 'm20261128_031_set_based_badge_triggers')",
   ])
     await laurel.db.run(sql);
   await migratePostgres(laurel.database?.url ?? "");

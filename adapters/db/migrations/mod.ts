@@ -26,6 +26,7 @@ import { M20261127026EarnerExports } from "./m20261127_026_earner_exports.ts";
 import { M20261127027RelayPending } from "./m20261127_027_relay_pending.ts";
 import { M20261127029WebhookPartitions } from "./m20261127_029_webhook_partitions.ts";
 import { M20261127030EventPartitions } from "./m20261127_030_event_partitions.ts";
+import { M20261128031SetBasedBadgeTriggers } from "./m20261128_031_set_based_badge_triggers.ts";
 import { M20261128032RelayPendingSince } from "./m20261128_032_relay_pending_since.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
@@ -57,5 +58,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261127_027_relay_pending", class: M20261127027RelayPending },
   { name: "m20261127_029_webhook_partitions", class: M20261127029WebhookPartitions },
   { name: "m20261127_030_event_partitions", class: M20261127030EventPartitions },
+  { name: "m20261128_031_set_based_badge_triggers", class: M20261128031SetBasedBadgeTriggers },
   { name: "m20261128_032_relay_pending_since", class: M20261128032RelayPendingSince },
 ];
