@@ -126,7 +126,7 @@ const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors
  * statement still sets up a scan of every kept week before it runs, unless a parameter bounds the
  * time: the recent read takes the organizations whose mark is at most `RECENT_MS` old, with that
  * horizon as a parameter, so PostgreSQL leaves the weeks before it out of the statement; the older
- * read, only when such marks exist, takes the others. A horizon is safe whatever its value: a
+ * read, only when such marks exist, takes the others (first, up to half of the batch). A horizon is safe whatever its value: a
  * mark read at or after it bounds its organization's events in the same snapshot. (A bound taken
  * from the marks by an earlier statement would not be: a mark made or lowered in between would have
  * events before it, skipped, and the cursor moved past them.)
@@ -152,10 +152,11 @@ const relayRead = (locked: string, horizon: boolean): string =>
 /** How old a mark the recent read takes: this week's and last week's partitions, and those ahead. */
 const RECENT_MS = 7 * 86_400_000;
 /**
- * Of the marks (their time, their organization): those the recent read takes, or the others but
- * the organizations it took.
+ * Of the marks (their time, their organization): those the recent read takes, or the older ones;
+ * either leaves out the organizations the batch took already (whose cursors it holds).
  */
-const RECENT = (since: string): string => `${since} >= ?::timestamptz`;
+const RECENT = (since: string, organization: string): string =>
+  `${since} >= ?::timestamptz and ${organization} <> all(?::uuid[])`;
 const OLDER = (since: string, organization: string): string =>
   `${since} < ?::timestamptz and ${organization} <> all(?::uuid[])`;
 type Marks = (since: string, organization: string) => string;
@@ -180,10 +181,16 @@ const pending = (which: Marks): string =>
      cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
      where n.total > r.published_seq and ${which("p.since", "p.organization_id")}
      limit ?::int`;
-const RELAY_NAMED = statement("relay_named", relayRead(named(RECENT), true));
-const RELAY_NAMED_OLDER = statement("relay_named_older", relayRead(named(OLDER), false));
-const RELAY_PENDING = statement("relay_pending", relayRead(pending(RECENT), true));
-const RELAY_PENDING_OLDER = statement("relay_pending_older", relayRead(pending(OLDER), false));
+const READS = {
+  named: {
+    recent: statement("relay_named", relayRead(named(RECENT), true)),
+    older: statement("relay_named_older", relayRead(named(OLDER), false)),
+  },
+  pending: {
+    recent: statement("relay_pending", relayRead(pending(RECENT), true)),
+    older: statement("relay_pending_older", relayRead(pending(OLDER), false)),
+  },
+} as const;
 
 type RelayRow = Omit<OutboxEvent, "occurred_at"> & { occurred_ms: number; seq: number; total: number };
 
@@ -218,40 +225,26 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // a large part of the poll's own CPU (docs/benchmarks.md, scale).
       const names = organizations ? [JSON.stringify(organizations)] : [];
       const horizon = new Date(Date.now() - RECENT_MS);
-      const rows = await tx.prepared<RelayRow>(organizations ? RELAY_NAMED : RELAY_PENDING, [
-        ...names,
-        horizon,
-        limit,
-        limit,
-        horizon,
-        limit,
-        limit,
-      ]);
-      const left = limit - rows.length;
-      if (left > 0) {
-        const [older] = await tx.all<{ any: boolean }>(
-          `select exists (select 1 from event_relay_pending where since < ?::timestamptz${
-            organizations
-              ? " and organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))"
-              : ""
-          }) as any`,
-          [horizon, ...names],
+      const rows: RelayRow[] = [];
+      /** One of the two reads, `limit` events at most, leaving out the organizations taken already. */
+      const read = async (which: "recent" | "older", limit: number): Promise<void> => {
+        const taken = arrayLiteral([...new Set(rows.map((r) => r.organization_id))]);
+        const s = READS[organizations ? "named" : "pending"][which];
+        const bound = which === "recent" ? [horizon] : [];
+        rows.push(
+          ...(await tx.prepared<RelayRow>(s, [...names, horizon, taken, limit, limit, ...bound, limit, limit])),
         );
-        if (older?.any) {
-          const taken = arrayLiteral([...new Set(rows.map((r) => r.organization_id))]);
-          rows.push(
-            ...(await tx.prepared<RelayRow>(organizations ? RELAY_NAMED_OLDER : RELAY_PENDING_OLDER, [
-              ...names,
-              horizon,
-              taken,
-              left,
-              left,
-              left,
-              left,
-            ])),
-          );
-        }
-      }
+      };
+      // Older marks are rare (a back-dated event, an outage of more than a week) and get up to half
+      // of the batch first, so a busy stream of recent events cannot keep them waiting.
+      const [older] = await tx.all<{ any: boolean }>(
+        `select exists (select 1 from event_relay_pending where since < ?::timestamptz${
+          organizations ? " and organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))" : ""
+        }) as any`,
+        [horizon, ...names],
+      );
+      if (older?.any) await read("older", Math.ceil(limit / 2));
+      if (rows.length < limit) await read("recent", limit - rows.length);
       if (rows.length === 0) return 0;
       const cursors = new Map<string, number>();
       /** Organizations whose cursor reaches the counter as read: their pending mark may go. */

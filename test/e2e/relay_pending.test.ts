@@ -228,56 +228,73 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     t.same(await laurel.db.all("select 1 from event_relay_pending where organization_id = ?", [c]), []);
   });
 
-  await t.test(
-    "a batch takes recent and older marks once each, even when a mark is lowered between its reads",
-    async (t) => {
-      const week = 7 * 86_400_000;
-      const [d, e] = await Promise.all([laurel.createOrganization("D"), laurel.createOrganization("E")]);
-      const recentOrg = d.organization.id;
-      const olderOrg = e.organization.id;
-      const outbox = postgresOutbox(laurel.db);
-      while ((await outbox.relayBatch(500, async () => {})) > 0);
-      const event = (organization_id: string, ms: number): EventRecord =>
-        badgeEvent("badge.created", BADGE, { id: uuidv7(), organization_id, occurred_at: new Date(ms) });
-      const fresh = await recordEvents(laurel.db, recentOrg, 3);
-      const backdated = [event(olderOrg, Date.now() - 3 * week), event(olderOrg, Date.now() - 3 * week + 1)];
-      await appendEvents(laurel.db, backdated);
-      // Between the batch's two reads, a back-dated event of the organization the first read took
-      // lowers its mark below the horizon: the second read must not take that organization again.
-      const lowered = event(recentOrg, Date.now() - 2 * week);
-      let reads = 0;
-      const spy = {
+  await t.test("older marks get up to half of a batch first; nothing is read twice or skipped", async (t) => {
+    const week = 7 * 86_400_000;
+    const [d, e] = await Promise.all([laurel.createOrganization("D"), laurel.createOrganization("E")]);
+    const recentOrg = d.organization.id;
+    const olderOrg = e.organization.id;
+    const outbox = postgresOutbox(laurel.db);
+    while ((await outbox.relayBatch(500, async () => {})) > 0);
+    const event = (organization_id: string, ms: number): EventRecord =>
+      badgeEvent("badge.created", BADGE, { id: uuidv7(), organization_id, occurred_at: new Date(ms) });
+    const fresh = await recordEvents(laurel.db, recentOrg, 3);
+    const backdated = [event(olderOrg, Date.now() - 3 * week), event(olderOrg, Date.now() - 3 * week + 1)];
+    await appendEvents(laurel.db, backdated);
+    const ids = (events: { id: string }[]) => events.map((x) => x.id);
+    /** The store over a transaction whose statements `spy` sees as they are sent. */
+    const spying = (spy: (sql: string) => Promise<void>) =>
+      ({
         transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
           laurel.db.transaction((tx) =>
             work({
-              all: (sql, params) => tx.all(sql, params),
+              all: async <R>(sql: string, params?: readonly unknown[]) => {
+                const got = await tx.all<R>(sql, params);
+                await spy(sql);
+                return got;
+              },
               one: (sql, params) => tx.one(sql, params),
               run: (sql, params) => tx.run(sql, params),
               prepared: async <R>(s: Statement, params: readonly unknown[]) => {
                 const got = await tx.prepared<R>(s, params);
-                if (reads++ === 0) await appendEvents(laurel.db, [lowered]);
+                await spy(s.name);
                 return got;
               },
             }),
           ),
-      } as unknown as Database;
-      const published: string[] = [];
-      await postgresOutbox(spy).relayBatch(500, async (events) => void published.push(...events.map((x) => x.id)));
-      t.equal(reads, 2, "the recent read, then the older one");
-      t.same(
-        [...published].sort(),
-        [...fresh, ...backdated].map((x) => x.id).sort(),
-        "each pending event once: the recent organization's and the older one's",
-      );
-      const after: string[] = [];
-      while ((await outbox.relayBatch(500, async (events) => void after.push(...events.map((x) => x.id)))) > 0);
-      t.same(after, [lowered.id], "the event that lowered the mark comes in the next batch");
-      t.same(
-        await laurel.db.all("select 1 from event_relay_pending where organization_id = any(?::uuid[])", [
-          `{${recentOrg},${olderOrg}}`,
-        ]),
-        [],
-      );
-    },
-  );
+      }) as unknown as Database;
+
+    // A batch of four: the older organization's two first (half the batch), then two recent ones.
+    const sent: string[] = [];
+    const first: string[] = [];
+    await postgresOutbox(spying(async (name) => void sent.push(name))).relayBatch(
+      4,
+      async (events) => void first.push(...ids(events)),
+    );
+    t.same(
+      sent.filter((name) => name.startsWith("relay_")),
+      ["relay_pending_older", "relay_pending"],
+      "the older read, then the recent one",
+    );
+    t.same([...first].sort(), [...ids(backdated), ...ids(fresh).slice(0, 2)].sort(), "half the batch each");
+
+    // Between the two steps of the next batch, a back-dated event of the recent organization lowers
+    // its mark: the recent read no longer takes it, and the next batch takes it whole.
+    const lowered = event(recentOrg, Date.now() - 2 * week);
+    const second: string[] = [];
+    await postgresOutbox(
+      spying(async (sql) => {
+        if (sql.includes("select exists")) await appendEvents(laurel.db, [lowered]);
+      }),
+    ).relayBatch(500, async (events) => void second.push(...ids(events)));
+    t.same(second, [], "no older mark when the batch began, and the recent one lowered meanwhile");
+    const after: string[] = [];
+    while ((await outbox.relayBatch(500, async (events) => void after.push(...ids(events)))) > 0);
+    t.same([...after].sort(), [ids(fresh)[2] as string, lowered.id].sort(), "the rest, once each");
+    t.same(
+      await laurel.db.all("select 1 from event_relay_pending where organization_id = any(?::uuid[])", [
+        `{${recentOrg},${olderOrg}}`,
+      ]),
+      [],
+    );
+  });
 });
