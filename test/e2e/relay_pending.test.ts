@@ -55,6 +55,18 @@ const explainingRelay = (db: Database): { plans: PlanNode[]; spy: Database } => 
   return { plans, spy };
 };
 
+/** One poll of 500, its relay read run once more under EXPLAIN ANALYZE: what it published, and that plan. */
+const explainedPoll = async (db: Database): Promise<{ published: string[]; plan: PlanNode }> => {
+  const { plans, spy } = explainingRelay(db);
+  let published: string[] = [];
+  await postgresOutbox(spy).relayBatch(500, async (events) => {
+    published = events.map((e) => e.id);
+  });
+  const plan = plans[0];
+  if (!plan) throw new Error("the poll ran no statement");
+  return { published, plan };
+};
+
 /**
  * The relay's poll and the /metrics figures read the pending work only (migration 027): many
  * organizations whose events are all published cost the poll nothing, and the figures, kept as
@@ -126,18 +138,12 @@ t.test("relay poll and figures follow the pending work", async (t) => {
       [],
       "the figures scan neither counters nor cursors whole",
     );
-    const { plans, spy } = explainingRelay(laurel.db);
-    let got: string[] = [];
-    await postgresOutbox(spy).relayBatch(500, async (events) => {
-      got = events.map((e) => e.id);
-    });
+    const { published, plan } = await explainedPoll(laurel.db);
     t.same(
-      got,
+      published,
       pending.map((e) => e.id),
       "the pending events, in order",
     );
-    const plan = plans[0];
-    if (!plan) throw new Error("the poll ran no statement");
     const onCounters = nodes(plan).filter(
       (n) => n["Relation Name"] === "event_counts" || n["Relation Name"] === "event_relay_cursors",
     );
@@ -174,18 +180,12 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     );
     t.same(mark?.since, fresh[0]?.occurred_at, "the mark holds the earliest pending event's time");
 
-    const { plans, spy } = explainingRelay(laurel.db);
-    let got: string[] = [];
-    await postgresOutbox(spy).relayBatch(500, async (events) => {
-      got = events.map((e) => e.id);
-    });
+    const { published: first, plan } = await explainedPoll(laurel.db);
     t.same(
-      got,
+      first,
       fresh.map((e) => e.id),
       "the pending events, in order",
     );
-    const plan = plans[0];
-    if (!plan) throw new Error("the poll ran no statement");
     const probed = nodes(plan).filter(
       (n) => n["Relation Name"]?.startsWith("events_p") && (n["Actual Loops"] ?? 0) > 0,
     );
