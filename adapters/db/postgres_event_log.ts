@@ -15,7 +15,8 @@ export const EVENTS_CHANNEL = "laurel_events";
  * is the last lock the statement takes. The same statement notifies the relay with the
  * organization's id, which PostgreSQL delivers at commit (once per transaction and organization),
  * and marks the organization as having unpublished events, so the relay's poll finds it without
- * reading every organization (migration 027), with the earliest time among them (migration 032).
+ * reading every organization (migration 027), with the earliest time among them (migration 032)
+ * and the hour after the latest (migration 033).
  */
 export const appendEventsCtes = (source: string): string => `k as (select count(*) as n from ${source}),
   c as (
@@ -23,9 +24,13 @@ export const appendEventsCtes = (source: string): string => `k as (select count(
     on conflict (organization_id) do update set total = event_counts.total + excluded.total
     returning organization_id, total
   ), p as (
-    insert into event_relay_pending as m (organization_id, since)
-    select c.organization_id, (select min(occurred_at) from ${source}) from c
-    on conflict (organization_id) do update set since = excluded.since where m.since > excluded.since
+    insert into event_relay_pending as m (organization_id, since, until)
+    select c.organization_id, b.since, b.until from c,
+      (select min(occurred_at) as since, date_trunc('hour', max(occurred_at)) + interval '1 hour' as until
+       from ${source}) b
+    on conflict (organization_id) do update
+      set since = least(m.since, excluded.since), until = greatest(m.until, excluded.until)
+      where m.since > excluded.since or m.until < excluded.until
   ), n as (select pg_notify('${EVENTS_CHANNEL}', c.organization_id::text) as notified from c),
   w as (
     insert into events (id, organization_id, event_type, occurred_at, detail, seq)

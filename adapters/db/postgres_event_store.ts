@@ -123,51 +123,62 @@ const unmarkCaughtUp = async (tx: Queryable, organizations: Set<string>, cursors
  *
  * A probe names the organization's `since` (migration 032), read in the same statement as the
  * events, so the weeks before it are pruned as the probe runs and never hide one of its events. The
- * statement still sets up a scan of every kept week before it runs, unless a parameter bounds the
- * time: the recent read takes the organizations whose mark is at most `RECENT_MS` old, with that
- * horizon as a parameter, so PostgreSQL leaves the weeks before it out of the statement; the older
- * read, only when such marks exist, takes the others (first, up to half of the batch). A horizon is safe whatever its value: a
- * mark read at or after it bounds its organization's events in the same snapshot. (A bound taken
- * from the marks by an earlier statement would not be: a mark made or lowered in between would have
- * events before it, skipped, and the cursor moved past them.)
+ * statement still sets up a scan of every kept week (and of every week made in advance) before it
+ * runs, unless parameters bound the time: the recent read takes the organizations whose mark lies
+ * within `RECENT_MS` before now and `AHEAD_MS` after it (`since` and `until`, migration 033), with
+ * that window as parameters, so PostgreSQL leaves the other weeks out of the statement; the other
+ * read, only when marks outside it exist (a back-dated event, an outage of more than a week, a clock
+ * far ahead), takes the rest (first, up to half of the batch). A window is safe whatever its value:
+ * a mark read inside it bounds its organization's events in the same snapshot. (A bound taken from
+ * the marks by an earlier statement would not be: a mark made or moved in between would have events
+ * outside it, skipped, and the cursor moved past them.)
  */
-const relayRead = (locked: string, horizon: boolean): string =>
+const relayRead = (locked: string, window: boolean): string =>
   `with l as (${locked}
    ), c as (
      select organization_id, published_seq, total, since,
        least(total, published_seq + ?::int / count(*) over () + 1) as upto
      from l
    )
-   select e.id, e.organization_id, e.event_type, (extract(epoch from e.occurred_at) * 1000)::float8 as occurred_ms,
+   select e.id, e.organization_id, e.event_type, round(date_part('epoch', e.occurred_at) * 1000) as occurred_ms,
      e.seq::float8 as seq, c.total::float8 as total
    from c cross join lateral (
      select id, organization_id, event_type, occurred_at, seq from events
      where organization_id = c.organization_id and seq > c.published_seq and seq <= c.upto
-       and occurred_at >= c.since${horizon ? " and occurred_at >= ?::timestamptz" : ""}
+       and occurred_at >= c.since${window ? " and occurred_at >= ?::timestamptz and occurred_at < ?::timestamptz" : ""}
      order by seq limit ?::int
    ) e
    order by e.seq - c.published_seq, e.organization_id
    limit ?::int`;
 
-/** How old a mark the recent read takes: this week's and last week's partitions, and those ahead. */
+/** The recent read's window: this week's and last week's partitions, and the next if within a day. */
 const RECENT_MS = 7 * 86_400_000;
+const AHEAD_MS = 86_400_000;
 /**
- * Of the marks (their time, their organization): those the recent read takes, or the older ones;
- * either leaves out the organizations the batch took already (whose cursors it holds).
+ * Of the marks (their times, their organization): those within the window (`?` its start and end),
+ * or those outside it; either leaves out the organizations the batch took already (whose cursors it
+ * holds).
  */
-const RECENT = (since: string, organization: string): string =>
-  `${since} >= ?::timestamptz and ${organization} <> all(?::uuid[])`;
-const OLDER = (since: string, organization: string): string =>
-  `${since} < ?::timestamptz and ${organization} <> all(?::uuid[])`;
-type Marks = (since: string, organization: string) => string;
+type Times = { since: string; until: string };
+type Mark = Times & { organization: string };
+const INSIDE = (m: Times): string => `${m.since} >= ?::timestamptz and ${m.until} <= ?::timestamptz`;
+const OUTSIDE = (m: Times): string => `not (${INSIDE(m)})`;
+const marks =
+  (where: (m: Mark) => string) =>
+  (m: Mark): string =>
+    `${where(m)} and ${m.organization} <> all(?::uuid[])`;
+type Marks = (m: Mark) => string;
+
+/** The organizations named by notifications (`?`, a JSON array of ids), in a `where`. */
+const NAMED_ORGANIZATIONS = "in (select o::uuid from json_array_elements_text(?::json) as j(o))";
 
 /** Organizations named by notifications: their cursors, when behind their counters. */
 const named = (which: Marks): string =>
   `select r.organization_id, r.published_seq, n.total, coalesce(p.since, '-infinity') as since
      from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
      left join event_relay_pending p on p.organization_id = r.organization_id
-     where r.organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))
-       and n.total > r.published_seq and ${which("coalesce(p.since, '-infinity')", "r.organization_id")}
+     where r.organization_id ${NAMED_ORGANIZATIONS}
+       and n.total > r.published_seq and ${which({ since: "coalesce(p.since, '-infinity')", until: "coalesce(p.until, 'infinity')", organization: "r.organization_id" })}
      limit ?::int
      for update of r skip locked`;
 /** The organizations marked pending (migration 027). */
@@ -179,16 +190,20 @@ const pending = (which: Marks): string =>
        where organization_id = p.organization_id for update skip locked
      ) r
      cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
-     where n.total > r.published_seq and ${which("p.since", "p.organization_id")}
+     where n.total > r.published_seq and ${which({ since: "p.since", until: "p.until", organization: "p.organization_id" })}
      limit ?::int`;
+const OUTSIDE_MARKS = (names: string): string =>
+  `select exists (select 1 from event_relay_pending p where ${OUTSIDE({ since: "p.since", until: "p.until" })}${names}) as any`;
 const READS = {
   named: {
-    recent: statement("relay_named", relayRead(named(RECENT), true)),
-    older: statement("relay_named_older", relayRead(named(OLDER), false)),
+    recent: statement("relay_named", relayRead(named(marks(INSIDE)), true)),
+    outside: statement("relay_named_outside", relayRead(named(marks(OUTSIDE)), false)),
+    any: statement("relay_named_any_outside", OUTSIDE_MARKS(` and p.organization_id ${NAMED_ORGANIZATIONS}`)),
   },
   pending: {
-    recent: statement("relay_pending", relayRead(pending(RECENT), true)),
-    older: statement("relay_pending_older", relayRead(pending(OLDER), false)),
+    recent: statement("relay_pending", relayRead(pending(marks(INSIDE)), true)),
+    outside: statement("relay_pending_outside", relayRead(pending(marks(OUTSIDE)), false)),
+    any: statement("relay_pending_any_outside", OUTSIDE_MARKS("")),
   },
 } as const;
 
@@ -224,26 +239,31 @@ export const postgresOutbox = (db: Database): Outbox => ({
       // parses a timestamptz's text with a regular expression and hands a bigint over as a string,
       // a large part of the poll's own CPU (docs/benchmarks.md, scale).
       const names = organizations ? [JSON.stringify(organizations)] : [];
-      const horizon = new Date(Date.now() - RECENT_MS);
+      const reads = READS[organizations ? "named" : "pending"];
+      const at = Date.now();
+      const window = [new Date(at - RECENT_MS), new Date(at + AHEAD_MS)];
       const rows: RelayRow[] = [];
       /** One of the two reads, `limit` events at most, leaving out the organizations taken already. */
-      const read = async (which: "recent" | "older", limit: number): Promise<void> => {
+      const read = async (which: "recent" | "outside", limit: number): Promise<void> => {
         const taken = arrayLiteral([...new Set(rows.map((r) => r.organization_id))]);
-        const s = READS[organizations ? "named" : "pending"][which];
-        const bound = which === "recent" ? [horizon] : [];
+        const bound = which === "recent" ? window : [];
         rows.push(
-          ...(await tx.prepared<RelayRow>(s, [...names, horizon, taken, limit, limit, ...bound, limit, limit])),
+          ...(await tx.prepared<RelayRow>(reads[which], [
+            ...names,
+            ...window,
+            taken,
+            limit,
+            limit,
+            ...bound,
+            limit,
+            limit,
+          ])),
         );
       };
-      // Older marks are rare (a back-dated event, an outage of more than a week) and get up to half
-      // of the batch first, so a busy stream of recent events cannot keep them waiting.
-      const [older] = await tx.all<{ any: boolean }>(
-        `select exists (select 1 from event_relay_pending where since < ?::timestamptz${
-          organizations ? " and organization_id in (select o::uuid from json_array_elements_text(?::json) as j(o))" : ""
-        }) as any`,
-        [horizon, ...names],
-      );
-      if (older?.any) await read("older", Math.ceil(limit / 2));
+      // Marks outside the window are rare (a back-dated event, an outage of more than a week) and
+      // get up to half of the batch first, so a busy stream of recent events cannot keep them waiting.
+      const [outside] = await tx.prepared<{ any: boolean }>(reads.any, [...window, ...names]);
+      if (outside?.any) await read("outside", Math.ceil(limit / 2));
       if (rows.length < limit) await read("recent", limit - rows.length);
       if (rows.length === 0) return 0;
       const cursors = new Map<string, number>();

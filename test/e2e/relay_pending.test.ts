@@ -179,6 +179,12 @@ t.test("relay poll and figures follow the pending work", async (t) => {
       [c],
     );
     t.same(mark?.since, fresh[0]?.occurred_at, "the mark holds the earliest pending event's time");
+    const [bounds] = await laurel.db.all<{ until: Date; hour: Date }>(
+      `select until, date_trunc('hour', ?::timestamptz) + interval '1 hour' as hour
+       from event_relay_pending where organization_id = ?`,
+      [fresh[2]?.occurred_at, c],
+    );
+    t.same(bounds?.until, bounds?.hour, "and the hour after the latest");
 
     const { published: first, plan } = await explainedPoll(laurel.db);
     t.same(
@@ -194,7 +200,6 @@ t.test("relay poll and figures follow the pending work", async (t) => {
       probed.some((n) => weekOf(n["Relation Name"]) === thisWeek),
       "the week of the pending events is read",
     );
-    // The weeks ahead (made in advance, empty) are read too: a few, not one per week of history.
     t.same(
       probed.filter((n) => weekOf(n["Relation Name"]) < thisWeek).map((n) => n["Relation Name"]),
       [],
@@ -207,6 +212,19 @@ t.test("relay poll and figures follow the pending work", async (t) => {
         .filter((name) => name.startsWith("events_p") && weekOf(name) < thisWeek - week),
       [],
       "the weeks before last week are not in the statement at all",
+    );
+    // Nor the weeks made in advance, past the day ahead that the recent read's window reaches.
+    const ahead = weekStart(new Date(Date.now() + 86_400_000)).getTime();
+    t.same(
+      nodes(plan)
+        .map((n) => n["Relation Name"] ?? "")
+        .filter((name) => name === "events_default" || (name.startsWith("events_p") && weekOf(name) > ahead)),
+      [],
+      "neither the weeks ahead nor the default partition are in the statement",
+    );
+    t.ok(
+      (await laurel.db.all("select 1 from pg_inherits where inhparent = 'events'::regclass")).length > 12 + 2,
+      "weeks ahead exist",
     );
 
     // An event dated before the mark's time (a back-dated record) lowers it and is published.
@@ -225,6 +243,19 @@ t.test("relay poll and figures follow the pending work", async (t) => {
       })) > 0
     );
     t.ok(published.includes(old.id), "the back-dated event is published");
+    t.same(await laurel.db.all("select 1 from event_relay_pending where organization_id = ?", [c]), []);
+
+    // An event dated past the window (a clock ahead) raises the mark's end and is published.
+    const ahead3 = at(Date.now() + 3 * 86_400_000);
+    await appendEvents(laurel.db, [ahead3]);
+    const [raised] = await laurel.db.all<{ until: Date }>(
+      "select until from event_relay_pending where organization_id = ?",
+      [c],
+    );
+    t.ok((raised?.until.getTime() ?? 0) > ahead3.occurred_at.getTime(), "the later event raises the mark's end");
+    const later: string[] = [];
+    while ((await outbox.relayBatch(500, async (events) => void later.push(...events.map((e) => e.id)))) > 0);
+    t.same(later, [ahead3.id], "the event dated ahead is published");
     t.same(await laurel.db.all("select 1 from event_relay_pending where organization_id = ?", [c]), []);
   });
 
@@ -272,8 +303,8 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     );
     t.same(
       sent.filter((name) => name.startsWith("relay_")),
-      ["relay_pending_older", "relay_pending"],
-      "the older read, then the recent one",
+      ["relay_pending_any_outside", "relay_pending_outside", "relay_pending"],
+      "whether marks lie outside the window, the read outside it, then the recent one",
     );
     t.same([...first].sort(), [...ids(backdated), ...ids(fresh).slice(0, 2)].sort(), "half the batch each");
 
@@ -283,7 +314,7 @@ t.test("relay poll and figures follow the pending work", async (t) => {
     const second: string[] = [];
     await postgresOutbox(
       spying(async (sql) => {
-        if (sql.includes("select exists")) await appendEvents(laurel.db, [lowered]);
+        if (sql.includes("any_outside")) await appendEvents(laurel.db, [lowered]);
       }),
     ).relayBatch(500, async (events) => void second.push(...ids(events)));
     t.same(second, [], "no older mark when the batch began, and the recent one lowered meanwhile");

@@ -155,6 +155,18 @@ t.test("the webhook log's partitions keep every row, and delivery goes on", asyn
     ),
   );
 
+  // Migrations 032 and 033 gave the pending mark the bounds of the unpublished events' times.
+  t.same(
+    await db.all(
+      `select p.since = e.since and p.until = e.until as bounded from event_relay_pending p,
+         (select min(occurred_at) as since, date_trunc('hour', max(occurred_at)) + interval '1 hour' as until
+          from events where organization_id = ?::uuid) e
+       where p.organization_id = ?::uuid`,
+      [org, org],
+    ),
+    [{ bounded: true }],
+    "the mark's since and until",
+  );
   // The relay publishes every event, the moved ones included.
   const published: string[] = [];
   const outbox = postgresOutbox(db);

@@ -28,6 +28,7 @@ import { M20261127029WebhookPartitions } from "./m20261127_029_webhook_partition
 import { M20261127030EventPartitions } from "./m20261127_030_event_partitions.ts";
 import { M20261128031SetBasedBadgeTriggers } from "./m20261128_031_set_based_badge_triggers.ts";
 import { M20261128032RelayPendingSince } from "./m20261128_032_relay_pending_since.ts";
+import { M20261128033RelayPendingUntil } from "./m20261128_033_relay_pending_until.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -60,4 +61,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261127_030_event_partitions", class: M20261127030EventPartitions },
   { name: "m20261128_031_set_based_badge_triggers", class: M20261128031SetBasedBadgeTriggers },
   { name: "m20261128_032_relay_pending_since", class: M20261128032RelayPendingSince },
+  { name: "m20261128_033_relay_pending_until", class: M20261128033RelayPendingUntil },
 ];
