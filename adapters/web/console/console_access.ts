@@ -5,7 +5,7 @@ import { html } from "../html.ts";
 import { messagePage } from "../layout.ts";
 import { uuidParam } from "../routes_public.ts";
 import type { WebKit } from "../web_deps.ts";
-import type { ConsoleDeps, ConsoleMember } from "./console_deps.ts";
+import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 
 const ACTION_TEXT: Partial<Record<MemberAction, string>> = {
   "profile.read": "see this organization",
@@ -50,6 +50,20 @@ export const consoleGate =
       return null;
     }
     return member;
+  };
+
+/** A GET route answering with `show`'s page (200) to a member whose role allows `action`. */
+export const memberPageRoute =
+  <Shows extends unknown[]>(
+    gate: ReturnType<typeof consoleGate>,
+    action: MemberAction,
+    show: MemberPage<Shows>,
+    ...shows: Shows
+  ) =>
+  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const member = await gate(request, reply, action);
+    if (!member) return reply;
+    return show(request, reply, member, 200, ...shows);
   };
 
 /** The page a console form lives on: its path up to the section (`…/webhooks/secret` → `…/webhooks`). */

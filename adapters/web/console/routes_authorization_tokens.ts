@@ -11,7 +11,7 @@ import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import { tokensPage } from "./authorization_token_pages.ts";
-import { changeContext } from "./console_access.ts";
+import { changeContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
@@ -47,11 +47,7 @@ export const authorizationTokenRoutes =
       );
     };
 
-    app.get(base, async (request, reply) => {
-      const member = await gate(request, reply, "developers.read");
-      if (!member) return reply;
-      return show(request, reply, member, 200);
-    });
+    app.get(base, memberPageRoute(gate, "developers.read", show));
 
     app.post(base, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");

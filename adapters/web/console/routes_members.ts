@@ -16,6 +16,7 @@ import { pageRequest } from "../../../core/shared/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { tryForm } from "./form_fields.ts";
@@ -92,11 +93,7 @@ export const memberRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     return role;
   };
 
-  app.get(base, async (request, reply) => {
-    const member = await gate(request, reply, "members.read");
-    if (!member) return reply;
-    return show(request, reply, member, 200);
-  });
+  app.get(base, memberPageRoute(gate, "members.read", show));
 
   app.post(
     `${base}/invitations`,

@@ -14,7 +14,7 @@ import { notFound } from "../../../core/errors/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import { changeContext } from "./console_access.ts";
+import { changeContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
@@ -70,11 +70,7 @@ export const oauthApplicationRoutes =
       );
     };
 
-    app.get(base, async (request, reply) => {
-      const member = await gate(request, reply, "developers.read");
-      if (!member) return reply;
-      return showList(request, reply, member, 200);
-    });
+    app.get(base, memberPageRoute(gate, "developers.read", showList));
 
     app.post(base, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");
@@ -125,11 +121,7 @@ export const oauthApplicationRoutes =
       );
     };
 
-    app.get(`${base}/:id`, async (request, reply) => {
-      const member = await gate(request, reply, "developers.write");
-      if (!member) return reply;
-      return showEdit(request, reply, member, 200, null);
-    });
+    app.get(`${base}/:id`, memberPageRoute(gate, "developers.write", showEdit, null));
 
     app.post(`${base}/:id`, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");

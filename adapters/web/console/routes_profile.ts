@@ -7,6 +7,7 @@ import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { formProblem, tryForm } from "./form_fields.ts";
@@ -50,11 +51,7 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
     );
   };
 
-  app.get(base, async (request, reply) => {
-    const member = await gate(request, reply, "profile.read");
-    if (!member) return reply;
-    return show(request, reply, member, 200, null);
-  });
+  app.get(base, memberPageRoute(gate, "profile.read", show, null));
 
   app.post(base, async (request, reply) => {
     const member = await gate(request, reply, "profile.update");

@@ -24,6 +24,7 @@ import { readMultipart, storeImage } from "../../rest/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
@@ -156,11 +157,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     form = EMPTY_FORM,
   ) => kit.page(reply, status, templateNewPage(kit.frame(request, reply, "New template"), member, { form, error }));
 
-  app.get(`${base}/new`, async (request, reply) => {
-    const member = await gate(request, reply, "templates.write");
-    if (!member) return reply;
-    return showNew(request, reply, member, 200, null);
-  });
+  app.get(`${base}/new`, memberPageRoute(gate, "templates.write", showNew, null));
 
   app.post<{ Body: TemplateUpload }>(base, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");
@@ -204,11 +201,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     );
   };
 
-  app.get(`${base}/:id`, async (request, reply) => {
-    const member = await gate(request, reply, "templates.write");
-    if (!member) return reply;
-    return showEdit(request, reply, member, 200, null);
-  });
+  app.get(`${base}/:id`, memberPageRoute(gate, "templates.write", showEdit, null));
 
   app.post<{ Body: TemplateUpload }>(`${base}/:id`, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");

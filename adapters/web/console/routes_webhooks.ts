@@ -13,6 +13,7 @@ import {
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { fieldValues, tryForm } from "./form_fields.ts";
@@ -81,11 +82,7 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       );
     };
 
-  app.get(base, async (request, reply) => {
-    const member = await gate(request, reply, "developers.read");
-    if (!member) return reply;
-    return show(request, reply, member, 200);
-  });
+  app.get(base, memberPageRoute(gate, "developers.read", show));
 
   app.post(
     base,
