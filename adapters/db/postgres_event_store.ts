@@ -154,31 +154,26 @@ const relayRead = (locked: string, window: boolean): string =>
 /** The recent read's window: this week's and last week's partitions, and the next if within a day. */
 const RECENT_MS = 7 * 86_400_000;
 const AHEAD_MS = 86_400_000;
-/**
- * Of the marks (their times, their organization): those within the window (`?` its start and end),
- * or those outside it; either leaves out the organizations the batch took already (whose cursors it
- * holds).
- */
+/** Of the marks (their two times): those within the window (`?` its start and end), or the others. */
 type Times = { since: string; until: string };
-type Mark = Times & { organization: string };
-const INSIDE = (m: Times): string => `${m.since} >= ?::timestamptz and ${m.until} <= ?::timestamptz`;
-const OUTSIDE = (m: Times): string => `not (${INSIDE(m)})`;
-const marks =
-  (where: (m: Mark) => string) =>
-  (m: Mark): string =>
-    `${where(m)} and ${m.organization} <> all(?::uuid[])`;
-type Marks = (m: Mark) => string;
+type Marks = (m: Times) => string;
+const INSIDE: Marks = (m) => `${m.since} >= ?::timestamptz and ${m.until} <= ?::timestamptz`;
+const OUTSIDE: Marks = (m) => `not (${INSIDE(m)})`;
 
 /** The organizations named by notifications (`?`, a JSON array of ids), in a `where`. */
 const NAMED_ORGANIZATIONS = "in (select o::uuid from json_array_elements_text(?::json) as j(o))";
 
-/** Organizations named by notifications: their cursors, when behind their counters. */
+/**
+ * Organizations named by notifications: their cursors, when behind their counters. Either read
+ * leaves out the organizations the batch took already (whose cursors it holds: `?`, an array).
+ */
 const named = (which: Marks): string =>
   `select r.organization_id, r.published_seq, n.total, coalesce(p.since, '-infinity') as since
      from event_relay_cursors r join event_counts n on n.organization_id = r.organization_id
      left join event_relay_pending p on p.organization_id = r.organization_id
      where r.organization_id ${NAMED_ORGANIZATIONS}
-       and n.total > r.published_seq and ${which({ since: "coalesce(p.since, '-infinity')", until: "coalesce(p.until, 'infinity')", organization: "r.organization_id" })}
+       and n.total > r.published_seq and ${which({ since: "coalesce(p.since, '-infinity')", until: "coalesce(p.until, 'infinity')" })}
+       and r.organization_id <> all(?::uuid[])
      limit ?::int
      for update of r skip locked`;
 /** The organizations marked pending (migration 027). */
@@ -190,19 +185,20 @@ const pending = (which: Marks): string =>
        where organization_id = p.organization_id for update skip locked
      ) r
      cross join lateral (select total from event_counts where organization_id = p.organization_id offset 0) n
-     where n.total > r.published_seq and ${which({ since: "p.since", until: "p.until", organization: "p.organization_id" })}
+     where n.total > r.published_seq and ${which({ since: "p.since", until: "p.until" })}
+       and p.organization_id <> all(?::uuid[])
      limit ?::int`;
 const OUTSIDE_MARKS = (names: string): string =>
   `select exists (select 1 from event_relay_pending p where ${OUTSIDE({ since: "p.since", until: "p.until" })}${names}) as any`;
 const READS = {
   named: {
-    recent: statement("relay_named", relayRead(named(marks(INSIDE)), true)),
-    outside: statement("relay_named_outside", relayRead(named(marks(OUTSIDE)), false)),
+    recent: statement("relay_named", relayRead(named(INSIDE), true)),
+    outside: statement("relay_named_outside", relayRead(named(OUTSIDE), false)),
     any: statement("relay_named_any_outside", OUTSIDE_MARKS(` and p.organization_id ${NAMED_ORGANIZATIONS}`)),
   },
   pending: {
-    recent: statement("relay_pending", relayRead(pending(marks(INSIDE)), true)),
-    outside: statement("relay_pending_outside", relayRead(pending(marks(OUTSIDE)), false)),
+    recent: statement("relay_pending", relayRead(pending(INSIDE), true)),
+    outside: statement("relay_pending_outside", relayRead(pending(OUTSIDE), false)),
     any: statement("relay_pending_any_outside", OUTSIDE_MARKS("")),
   },
 } as const;
