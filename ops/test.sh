@@ -2,7 +2,7 @@
 # `npm test`: installs what is missing and prepares PostgreSQL and nats-server, checks types and lint
 # (failing fast), then runs every tap test against them (or the test files given as arguments).
 # Tests make their own databases (laurel_test_*, copies of a migrated template laurel_tmpl_*) and start
-# their own nats-server processes; tap runs three files at a time (.taprc).
+# their own nats-server processes; tap runs five files at a time (.taprc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 url="$(bash ops/prepare.sh test | tail -1)"

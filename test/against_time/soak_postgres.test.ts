@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import t from "tap";
-import { assertSoakDelivered, runSoak, type SoakReport } from "../../support/soak.ts";
+import { oneAtATime } from "../support/services.ts";
+import { assertSoakDelivered, runSoak, type SoakReport } from "../support/soak.ts";
 
 /**
  * `npm run soak` at a small scale with only its PostgreSQL step: the whole deployment of
@@ -8,6 +9,8 @@ import { assertSoakDelivered, runSoak, type SoakReport } from "../../support/soa
  * haproxy, two workers) while the database's nodes are stopped for a few seconds and started again. Clients see only
  * 201s and 503s with Retry-After, and every recorded event reaches the receiver.
  */
+await oneAtATime(t, "laurel_against_time");
+
 t.test("the soak's PostgreSQL stop: 503 with Retry-After only, every event delivered", async (t) => {
   const { report, code, clusterDir, portBase } = await runSoak<
     SoakReport & { postgres_outage: { down_ms: number; answers_while_down: Record<string, number> } }

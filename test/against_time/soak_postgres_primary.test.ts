@@ -1,5 +1,6 @@
 import t from "tap";
-import { assertSoakDelivered, runSoak, type SoakReport } from "../../support/soak.ts";
+import { oneAtATime } from "../support/services.ts";
+import { assertSoakDelivered, runSoak, type SoakReport } from "../support/soak.ts";
 
 /**
  * `npm run soak` at a small scale with only the loss of the PostgreSQL primary: the whole
@@ -8,6 +9,8 @@ import { assertSoakDelivered, runSoak, type SoakReport } from "../../support/soa
  * told was issued exists afterwards, every recorded event reaches the receiver, issuing works again
  * within 30 s, and the old primary comes back as the standby.
  */
+await oneAtATime(t, "laurel_against_time");
+
 t.test("the soak's primary kill: the standby takes over within 30 s, nothing acknowledged is lost", async (t) => {
   const { report, code } = await runSoak<
     SoakReport & {
