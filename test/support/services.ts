@@ -159,9 +159,8 @@ export const startTestNats = async (): Promise<TestNats> => {
 
 /**
  * Waits until no other test file holds the lock `name`, then holds it until `t` ends: the files
- * that assert what the system does within a time (test/against_time) run one after another, each
- * beside the other test files but never beside one another (two of them are whole clusters under
- * load).
+ * of test/clusters (each a whole cluster under a fault, asserting what its timers decide) run one
+ * after another, each beside the other test files but never beside one another.
  */
 export const oneAtATime = async (t: { teardown(fn: () => Promise<void>): void }, name: string): Promise<void> => {
   const c = new pg.Client({ connectionString: adminDatabaseUrl() });

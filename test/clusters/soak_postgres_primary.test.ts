@@ -9,7 +9,7 @@ import { assertSoakDelivered, runSoak, type SoakReport } from "../support/soak.t
  * told was issued exists afterwards, every recorded event reaches the receiver, issuing works again
  * within 30 s, and the old primary comes back as the standby.
  */
-await oneAtATime(t, "laurel_against_time");
+await oneAtATime(t, "laurel_cluster_tests");
 
 t.test("the soak's primary kill: the standby takes over within 30 s, nothing acknowledged is lost", async (t) => {
   const { report, code } = await runSoak<

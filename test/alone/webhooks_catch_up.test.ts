@@ -1,5 +1,5 @@
 import t from "tap";
-import { startLaurel } from "../../support/laurel.ts";
+import { startLaurel } from "../support/laurel.ts";
 import {
   makeTestCa,
   recordEvents,
@@ -8,7 +8,7 @@ import {
   waitFor,
   webhookEnv,
   webhookOrganization,
-} from "../../support/webhooks.ts";
+} from "../support/webhooks.ts";
 
 /**
  * A receiver down for 30 seconds while events come at about 100 a second: once it answers 200

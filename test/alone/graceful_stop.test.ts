@@ -2,9 +2,9 @@ import { connect } from "node:net";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect as natsConnect } from "@nats-io/transport-node";
 import t from "tap";
-import { EVENTS_STREAM, WEBHOOK_CONSUMER } from "../../../adapters/bus/mod.ts";
-import { spawnServer, startLaurel } from "../../support/laurel.ts";
-import { createTestDatabase, startTestNats, tempDir } from "../../support/services.ts";
+import { EVENTS_STREAM, WEBHOOK_CONSUMER } from "../../adapters/bus/mod.ts";
+import { spawnServer, startLaurel } from "../support/laurel.ts";
+import { createTestDatabase, startTestNats, tempDir } from "../support/services.ts";
 import {
   makeTestCa,
   recordEvents,
@@ -13,7 +13,7 @@ import {
   waitFor,
   webhookEnv,
   webhookOrganization,
-} from "../../support/webhooks.ts";
+} from "../support/webhooks.ts";
 
 /**
  * SIGTERM to a busy worker process: the attempts it has under way complete and are recorded, the

@@ -9,7 +9,7 @@ import { assertSoakDelivered, runSoak, type SoakReport } from "../support/soak.t
  * haproxy, two workers) while the database's nodes are stopped for a few seconds and started again. Clients see only
  * 201s and 503s with Retry-After, and every recorded event reaches the receiver.
  */
-await oneAtATime(t, "laurel_against_time");
+await oneAtATime(t, "laurel_cluster_tests");
 
 t.test("the soak's PostgreSQL stop: 503 with Retry-After only, every event delivered", async (t) => {
   const { report, code, clusterDir, portBase } = await runSoak<
