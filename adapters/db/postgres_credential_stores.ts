@@ -186,6 +186,13 @@ export const postgresOAuthApplicationStore = (db: Database): OAuthApplicationSto
       req,
       applicationRecord,
     ),
+  async listVersion(organizationId) {
+    const row = await db.one<{ version: string }>(
+      "select coalesce((select version from list_versions where organization_id = ? and list = 'oauth_applications'), 0) as version",
+      [organizationId],
+    );
+    return Number(row?.version ?? 0);
+  },
   async get(organizationId, id) {
     const row = await db.one<OAuthApplicationRow>(
       `select ${APPLICATION_COLUMNS} from oauth_applications where id = ? and organization_id = ?`,

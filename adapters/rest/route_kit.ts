@@ -20,7 +20,7 @@ import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import { type PageRequest, pageMetadata, pageRequest } from "../../core/shared/mod.ts";
 import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "./envelope.ts";
 import { ErrorBody } from "./errors.ts";
-import { type FreshReads, freshReads, sendFreshBody } from "./fresh_reads.ts";
+import { type BodyVersion, type FreshReads, freshReads, keptBodies, sendFreshBody } from "./fresh_reads.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "./list_query.ts";
 
 /**
@@ -175,7 +175,8 @@ const sendPage = (
   organizationId: string,
   url: string,
   read: () => Promise<unknown>,
-) => (lists ? sendFreshBody(lists, reply, `${organizationId} ${url}`, read) : read());
+  versioned?: BodyVersion,
+) => (lists ? sendFreshBody(lists, reply, `${organizationId} ${url}`, read, versioned) : read());
 
 /** The path parameters of one resource: the schema checks them (UUIDs); here they are the strings of the path. */
 type ItemRoute = { Params: { organization_id: string } & Record<string, string> };
@@ -228,7 +229,8 @@ export const resourceRoutes = <K extends string>(
 
     /**
      * `GET base`: one page (`?page=`) of the organization's resources; `fresh` when its body depends
-     * on the organization and the URL only.
+     * on the organization and the URL only, and `version` when a version of the organization's
+     * resources moves with every change to them: a page is then sent again while it has not moved.
      */
     page: <T extends TSchema, V>(
       summary: string,
@@ -239,9 +241,11 @@ export const resourceRoutes = <K extends string>(
         request: FastifyRequest,
       ) => Promise<{ items: V[]; total: number }>,
       toJson: (value: V) => Static<T>,
-      options: { fresh?: boolean } = {},
+      options: { fresh?: boolean; version?: (organizationId: string) => Promise<number> } = {},
     ) => {
       const lists = options.fresh ? freshReads<Buffer>() : null;
+      const { version } = options;
+      const kept = version ? keptBodies() : null;
       app.get<PageRoute, unknown, FastifySchema>(base, {
         onRequest,
         schema: schema({
@@ -253,8 +257,13 @@ export const resourceRoutes = <K extends string>(
         handler: async (request, reply) => {
           const { organization_id } = request.params;
           const req = pageRequest(request.query.page);
-          return sendPage(lists, reply, organization_id, request.url, async () =>
-            pageBody(origin, request.url, req, await read(organization_id, req, request), toJson),
+          return sendPage(
+            lists,
+            reply,
+            organization_id,
+            request.url,
+            async () => pageBody(origin, request.url, req, await read(organization_id, req, request), toJson),
+            version && kept ? { kept, version: () => version(organization_id) } : undefined,
           );
         },
       });

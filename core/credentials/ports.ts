@@ -32,6 +32,11 @@ export interface OrganizationStore {
 
 export interface OAuthApplicationStore {
   list(organizationId: string, page: PageRequest): Promise<Page<OAuthApplicationRecord>>;
+  /**
+   * The version of the organization's applications: it moves with every committed change to them
+   * (any write, in its own commit), so while it reads the same, so does every page of `list`.
+   */
+  listVersion(organizationId: string): Promise<number>;
   get(organizationId: string, id: number): Promise<OAuthApplicationRecord | null>;
   findByUid(uid: string): Promise<OAuthApplicationRecord | null>;
   /** Each write records its audit row in its own transaction (`audit` gets the new application's id). */

@@ -29,6 +29,7 @@ import { M20261127030EventPartitions } from "./m20261127_030_event_partitions.ts
 import { M20261128031SetBasedBadgeTriggers } from "./m20261128_031_set_based_badge_triggers.ts";
 import { M20261128032RelayPendingSince } from "./m20261128_032_relay_pending_since.ts";
 import { M20261128033RelayPendingUntil } from "./m20261128_033_relay_pending_until.ts";
+import { M20261128034ListVersions } from "./m20261128_034_list_versions.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -62,4 +63,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261128_031_set_based_badge_triggers", class: M20261128031SetBasedBadgeTriggers },
   { name: "m20261128_032_relay_pending_since", class: M20261128032RelayPendingSince },
   { name: "m20261128_033_relay_pending_until", class: M20261128033RelayPendingUntil },
+  { name: "m20261128_034_list_versions", class: M20261128034ListVersions },
 ];

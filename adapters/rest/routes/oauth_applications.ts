@@ -37,7 +37,7 @@ export const oauthApplicationRoutes = (deps: RestDeps, origin: string) => async 
     OAuthApplication,
     (organizationId, req) => listOAuthApplications(deps, organizationId, req),
     (a) => oauthApplicationJson(a),
-    { fresh: true },
+    { fresh: true, version: (organizationId) => deps.apps.listVersion(organizationId) },
   );
 
   app.get(itemPath, {
