@@ -3,8 +3,9 @@
 // run of whole seconds in which the process was busy at least half the time (the load, not the
 // start or the setup).
 //
-// Run: node ops/bench/cpu_components.ts <file.cpuprofile> <requests in the window | rate/s>
-// (a rate, such as 14111/s, is multiplied by the window's length)
+// Run: node ops/bench/cpu_components.ts <file.cpuprofile> <requests in the window | rate/s> [from-to]
+// (a rate, such as 14111/s, is multiplied by the window's length; `from-to`, in seconds of the
+// profile, names the window instead, for a profile of several runs one after another)
 // Profiles come from BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" (API server) or
 // BENCH_WORKER_NODE_ARGS (webhook workers).
 
@@ -61,7 +62,7 @@ const COMPONENTS: Array<[string, (f: CallFrame) => boolean]> = [
   ["Laurel's own code", (f) => /\/(core|adapters|workers|apps)\//.test(f.url)],
 ];
 
-const [file, requestsArg] = process.argv.slice(2);
+const [file, requestsArg, windowArg] = process.argv.slice(2);
 if (!file || !requestsArg) {
   process.stderr.write("usage: node ops/bench/cpu_components.ts <file.cpuprofile> <requests>\n");
   process.exit(2);
@@ -95,6 +96,7 @@ for (let s = 0; s <= Math.max(...seconds.keys()); s++) {
   if (end + 1 - s > to - from) [from, to] = [s, end + 1];
   s = end;
 }
+if (windowArg) [from, to] = windowArg.split("-").map(Number) as [number, number];
 const requests = requestsArg.endsWith("/s") ? Number(requestsArg.slice(0, -2)) * (to - from) : Number(requestsArg);
 
 const totals = new Map<string, number>();
