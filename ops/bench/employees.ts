@@ -89,6 +89,8 @@ const main = async (): Promise<void> => {
       // 1. The list over 100,000 records, seeded directly (the statement the API writes is not measured here).
       const seedStart = performance.now();
       await withClient(databaseUrl, async (c) => {
+        // Filtering by `employee_state` is workforce data: the operator authorizes the organization.
+        await c.query("update organizations set workforce_authorized = true where id = $1", [orgId]);
         await c.query(
           `insert into employees (id, organization_id, email, email_key, first_name, last_name, external_id,
              department, team, employee_state, employee_state_updated_at, created_at, last_updated_by_organization_at)
