@@ -152,61 +152,65 @@ t.test("the list routes answer from a read begun after the request: a created it
   t.equal(final.metadata.total_count, 40);
 });
 
-t.test("an applications page is sent again only while its version stands; every write moves it", async (t) => {
-  const laurel = await startLaurel();
-  t.teardown(() => laurel.close());
-  const { organization, authorization_token } = await laurel.createOrganization("Kept pages");
-  const other = await laurel.createOrganization("Elsewhere");
-  const store = postgresOAuthApplicationStore(laurel.db);
-  const auth = basic(authorization_token.token);
-  const apps = `${laurel.baseUrl}/organizations/${organization.id}/oauth_applications`;
-  const list = async () => {
-    const res = await fetch(apps, { headers: { authorization: auth } });
-    t.equal(res.status, 200);
-    return (await res.json()) as { data: Array<{ id: number; name: string }>; metadata: { total_count: number } };
-  };
-  const version = () => store.listVersion(organization.id);
-  t.equal(await version(), 0, "no application yet: version 0");
-  const made = await fetch(apps, {
-    method: "POST",
-    headers: { authorization: auth, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Kept" }),
-  });
-  t.equal(made.status, 201);
-  const created = await version();
-  t.ok(created > 0, "creating an application moved the version");
-  const first = await list();
-  t.same(
-    first.data.map((a) => a.name),
-    ["Kept"],
+for (const database of ["postgresql", "pglite"] as const)
+  t.test(
+    `an applications page is sent again only while its version stands; every write moves it (${database})`,
+    async (t) => {
+      const laurel = await startLaurel({ database });
+      t.teardown(() => laurel.close());
+      const { organization, authorization_token } = await laurel.createOrganization("Kept pages");
+      const other = await laurel.createOrganization("Elsewhere");
+      const store = postgresOAuthApplicationStore(laurel.db);
+      const auth = basic(authorization_token.token);
+      const apps = `${laurel.baseUrl}/organizations/${organization.id}/oauth_applications`;
+      const list = async () => {
+        const res = await fetch(apps, { headers: { authorization: auth } });
+        t.equal(res.status, 200);
+        return (await res.json()) as { data: Array<{ id: number; name: string }>; metadata: { total_count: number } };
+      };
+      const version = () => store.listVersion(organization.id);
+      t.equal(await version(), 0, "no application yet: version 0");
+      const made = await fetch(apps, {
+        method: "POST",
+        headers: { authorization: auth, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Kept" }),
+      });
+      t.equal(made.status, 201);
+      const created = await version();
+      t.ok(created > 0, "creating an application moved the version");
+      const first = await list();
+      t.same(
+        first.data.map((a) => a.name),
+        ["Kept"],
+      );
+      t.same(await list(), first, "an unchanged list answers the same body");
+      t.equal(await version(), created, "reading moves nothing");
+
+      // Writes that bypass the API, as the CLI or another process would make them.
+      await laurel.db.run("update oauth_applications set name = 'Renamed by hand' where organization_id = ?", [
+        organization.id,
+      ]);
+      t.ok((await version()) > created, "an update in SQL moved the version");
+      t.same(
+        (await list()).data.map((a) => a.name),
+        ["Renamed by hand"],
+        "the next answer has the change",
+      );
+
+      const before = await version();
+      const otherApps = `${laurel.baseUrl}/organizations/${other.organization.id}/oauth_applications`;
+      const elsewhere = await fetch(otherApps, {
+        method: "POST",
+        headers: { authorization: basic(other.authorization_token.token), "content-type": "application/json" },
+        body: JSON.stringify({ name: "Not here" }),
+      });
+      t.equal(elsewhere.status, 201);
+      t.equal(await version(), before, "another organization's change leaves this version alone");
+
+      await laurel.db.run("delete from oauth_applications where organization_id = ?", [organization.id]);
+      t.ok((await version()) > before, "a deletion moved the version");
+      const emptied = await list();
+      t.same(emptied.data, [], "the next answer lists nothing");
+      t.equal(emptied.metadata.total_count, 0);
+    },
   );
-  t.same(await list(), first, "an unchanged list answers the same body");
-  t.equal(await version(), created, "reading moves nothing");
-
-  // Writes that bypass the API, as the CLI or another process would make them.
-  await laurel.db.run("update oauth_applications set name = 'Renamed by hand' where organization_id = ?", [
-    organization.id,
-  ]);
-  t.ok((await version()) > created, "an update in SQL moved the version");
-  t.same(
-    (await list()).data.map((a) => a.name),
-    ["Renamed by hand"],
-    "the next answer has the change",
-  );
-
-  const before = await version();
-  const otherApps = `${laurel.baseUrl}/organizations/${other.organization.id}/oauth_applications`;
-  const elsewhere = await fetch(otherApps, {
-    method: "POST",
-    headers: { authorization: basic(other.authorization_token.token), "content-type": "application/json" },
-    body: JSON.stringify({ name: "Not here" }),
-  });
-  t.equal(elsewhere.status, 201);
-  t.equal(await version(), before, "another organization's change leaves this version alone");
-
-  await laurel.db.run("delete from oauth_applications where organization_id = ?", [organization.id]);
-  t.ok((await version()) > before, "a deletion moved the version");
-  const emptied = await list();
-  t.same(emptied.data, [], "the next answer lists nothing");
-  t.equal(emptied.metadata.total_count, 0);
-});
