@@ -244,8 +244,7 @@ export const resourceRoutes = <K extends string>(
       options: { fresh?: boolean; version?: (organizationId: string) => Promise<number> } = {},
     ) => {
       const lists = options.fresh ? freshReads<Buffer>() : null;
-      const { version } = options;
-      const kept = version ? keptBodies() : null;
+      const versioned = options.version && { kept: keptBodies(), of: options.version };
       app.get<PageRoute, unknown, FastifySchema>(base, {
         onRequest,
         schema: schema({
@@ -263,7 +262,7 @@ export const resourceRoutes = <K extends string>(
             organization_id,
             request.url,
             async () => pageBody(origin, request.url, req, await read(organization_id, req, request), toJson),
-            version && kept ? { kept, version: () => version(organization_id) } : undefined,
+            versioned && { kept: versioned.kept, version: () => versioned.of(organization_id) },
           );
         },
       });

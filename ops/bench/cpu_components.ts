@@ -64,7 +64,7 @@ const COMPONENTS: Array<[string, (f: CallFrame) => boolean]> = [
 
 const [file, requestsArg, windowArg] = process.argv.slice(2);
 if (!file || !requestsArg) {
-  process.stderr.write("usage: node ops/bench/cpu_components.ts <file.cpuprofile> <requests>\n");
+  process.stderr.write("usage: node ops/bench/cpu_components.ts <file.cpuprofile> <requests | rate/s> [from-to]\n");
   process.exit(2);
 }
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
