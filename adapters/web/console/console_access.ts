@@ -85,10 +85,16 @@ const refuse = (kit: WebKit, request: FastifyRequest, reply: FastifyReply, why: 
     ),
   );
 
+/** What a console use case runs with: core reads no clock and makes no ids, so the console hands it both. */
+export const consoleContext = (kit: WebKit, deps: Pick<ConsoleDeps, "newId">) => ({
+  now: kit.deps.clock(),
+  newId: deps.newId,
+});
+
 /** A change `member` makes from the request's address: its time, new ids and whom the audit log names. */
 export const changeContext = (
   kit: WebKit,
   deps: Pick<ConsoleDeps, "newId">,
   member: ConsoleMember,
   request: FastifyRequest,
-) => ({ now: kit.deps.clock(), newId: deps.newId, by: member.by(request.ip) });
+) => ({ ...consoleContext(kit, deps), by: member.by(request.ip) });

@@ -5,7 +5,7 @@ import { createOrganizationBySignup } from "../../../core/members/mod.ts";
 import type { CreateOrganizationInput } from "../../../core/organizations/mod.ts";
 import { field } from "../routes_public.ts";
 import type { WebKit } from "../web_deps.ts";
-import { consoleGate } from "./console_access.ts";
+import { consoleContext, consoleGate } from "./console_access.ts";
 import type { ConsoleDeps } from "./console_deps.ts";
 import { checked, tryForm } from "./form_fields.ts";
 import { organizationsPage } from "./home_pages.ts";
@@ -66,7 +66,7 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
           );
           const { organization } = await createOrganizationBySignup(
             deps.members,
-            { now: kit.deps.clock(), newId: deps.newId },
+            consoleContext(kit, deps),
             deps.signup,
             earner.user.id,
             request.ip,

@@ -16,7 +16,7 @@ import { pageRequest } from "../../../core/shared/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import { memberPageRoute } from "./console_access.ts";
+import { consoleContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { tryForm } from "./form_fields.ts";
@@ -34,7 +34,7 @@ const NOTICES: Record<string, string> = {
 /** Members: the same member use cases as `/organizations/<org>/memberships` and `/invitations`. */
 export const memberRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
   const base = "/console/:org/members";
-  const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
+  const ctx = () => consoleContext(kit, deps);
 
   const show: MemberPage<[extra?: { error?: string; form?: { email: string; role: Role } }]> = async (
     request,

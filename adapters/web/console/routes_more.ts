@@ -3,6 +3,7 @@ import { decodeAuditCursor, encodeAuditCursor, readAuditLog } from "../../../cor
 import { acceptInvitation, invitationForToken } from "../../../core/members/mod.ts";
 import { messagePage } from "../layout.ts";
 import type { WebKit } from "../web_deps.ts";
+import { consoleContext } from "./console_access.ts";
 import type { ConsoleDeps } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { auditPage, invitationPage } from "./other_pages.ts";
@@ -16,7 +17,7 @@ const tokenOf = (params: unknown): string => {
 /** The invitation link, the audit log and the organization's profile. */
 export const moreConsoleRoutes =
   (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
-    const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
+    const ctx = () => consoleContext(kit, deps);
 
     const expired = (request: Parameters<typeof kit.frame>[0], reply: Parameters<typeof kit.frame>[1]) =>
       kit.page(

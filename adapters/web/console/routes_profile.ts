@@ -7,7 +7,7 @@ import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import { memberPageRoute } from "./console_access.ts";
+import { consoleContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { formProblem, tryForm } from "./form_fields.ts";
@@ -27,7 +27,7 @@ const IMAGE_NAME = /^([0-9a-f]{64})\.(png|svg)$/;
 
 export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
   const base = "/console/:org/profile";
-  const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
+  const ctx = () => consoleContext(kit, deps);
 
   const show: MemberPage<[error: string | null, form?: ProfileInput | null]> = async (
     request,

@@ -13,7 +13,7 @@ import {
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import { memberPageRoute } from "./console_access.ts";
+import { consoleContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { fieldValues, tryForm } from "./form_fields.ts";
@@ -39,7 +39,7 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
     secrets: deps.secrets,
     crypto: deps.webhooks.crypto,
   };
-  const ctx = () => ({ now: kit.deps.clock(), newId: deps.newId });
+  const ctx = () => consoleContext(kit, deps);
 
   const show: MemberPage<
     [extra?: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string }]
