@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts what Laurel needs on a Debian machine, idempotently.
 #   ops/prepare.sh start   -> npm packages + nats-server (npm start uses PGlite unless DATABASE_URL is set)
-#   ops/prepare.sh test    -> the above + chromium (browser tests) + a running PostgreSQL with a `laurel` role allowed to create databases
+#   ops/prepare.sh test    -> the above + chromium-headless-shell (browser tests) + a running PostgreSQL with a `laurel` role allowed to create databases
 #   ops/prepare.sh cluster -> the above's packages for `npm run cluster`: nats-server, haproxy, PostgreSQL and pg_auto_failover
 #                             (`npm run cluster` installs them too when missing; it starts its own servers)
 # Only Debian's packages and the npm registry are used.
@@ -37,10 +37,12 @@ ensure_nats_server() {
 }
 
 ensure_chromium() {
-  # The browser tests drive Debian's chromium through playwright-core (no downloaded browser).
-  if [ ! -x /usr/bin/chromium ]; then
-    say "installing Debian's chromium (browser tests)"
-    apt_install chromium
+  # The browser tests drive Debian's chromium-headless-shell (Chromium's own headless build, the one
+  # Playwright drives by default) through playwright-core, never a downloaded browser: the same
+  # Blink as the full chromium package, for about 40% less CPU per browser test.
+  if [ ! -x /usr/bin/chromium-headless-shell ]; then
+    say "installing Debian's chromium-headless-shell (browser tests)"
+    apt_install chromium-headless-shell
   fi
 }
 

@@ -3,8 +3,12 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 
-/** Debian's chromium (ops/prepare.sh test installs it); never a downloaded browser. */
-export const CHROMIUM = "/usr/bin/chromium";
+/**
+ * Debian's chromium-headless-shell (ops/prepare.sh test installs it), never a downloaded browser:
+ * Chromium's own headless build, the same Blink as the full browser, for about 40% less CPU than the
+ * full browser's headless mode (docs/decisions.md).
+ */
+export const CHROMIUM = "/usr/bin/chromium-headless-shell";
 
 export const launchChromium = (): Promise<Browser> => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run ops/prepare.sh test`);

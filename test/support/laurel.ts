@@ -9,6 +9,7 @@ import { readConfig } from "../../apps/config.ts";
 import { startEarnerExports } from "../../apps/export_wiring.ts";
 import { startImportJob } from "../../apps/import_wiring.ts";
 import { startMailPipeline } from "../../apps/mail_wiring.ts";
+import { childEnv } from "./processes.ts";
 import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
 
 export interface OrganizationWithToken {
@@ -194,8 +195,7 @@ const spawnOnce = async (
   const pub = publicOrigin ?? origin;
   const child = spawn(process.execPath, ["apps/server.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
-    env: {
-      ...process.env,
+    env: childEnv({
       ...env,
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -204,7 +204,7 @@ const spawnOnce = async (
       AUTH_URL: pub,
       LOG_LEVEL: "warn",
       RATE_LIMITS: "off",
-    },
+    }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -3,6 +3,7 @@ import { chmodSync } from "node:fs";
 import { promisify } from "node:util";
 import type { Test } from "tap";
 import { freeClusterPortBase } from "./cluster_ports.ts";
+import { childEnv } from "./processes.ts";
 import { tempDir } from "./services.ts";
 
 const run = promisify(execFile);
@@ -27,7 +28,7 @@ export const runSoak = async <R extends SoakReport>(t: Test, args: string[]) => 
   const dir = tempDir();
   // As root, the database's directories inside belong to `postgres`, who must reach them.
   chmodSync(dir.path, 0o755);
-  const env = { ...process.env, CLUSTER_DIR: dir.path, CLUSTER_PORT_BASE: String(await freeClusterPortBase()) };
+  const env = childEnv({ CLUSTER_DIR: dir.path, CLUSTER_PORT_BASE: String(await freeClusterPortBase()) });
   t.teardown(async () => {
     await run(process.execPath, ["ops/cluster/cluster.ts", "down"], { env }).catch(() => undefined);
     dir.remove();

@@ -19,6 +19,7 @@ import {
 import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { badgeEvent, type EventRecord, type EventType } from "../../core/events/mod.ts";
 import { basic, startLaurel, type TestLaurel, trpcMutation } from "./laurel.ts";
+import { childEnv } from "./processes.ts";
 import { tempDir } from "./services.ts";
 
 /** A CA and a server certificate for `localhost` / 127.0.0.1, made with the openssl CLI for this run. */
@@ -400,7 +401,7 @@ export const spawnWorker = async (env: Record<string, string>): Promise<SpawnedW
   const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, ["apps/worker.ts"], {
     cwd: new URL("../..", import.meta.url).pathname,
-    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    env: childEnv({ LOG_LEVEL: "info", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
