@@ -45,9 +45,9 @@ const migrationNames = (): string[] =>
   );
 
 /**
- * Whether every migration is recorded already: one query, where a migration process costs a Node
- * start and MikroORM's loading. Any failure (no table yet, no server) answers no, and the migration
- * process then runs and reports it.
+ * Whether every migration is recorded already: one query, where migrating costs MikroORM's loading
+ * (and on PostgreSQL a Node process of its own). Any failure (no table yet, no server) answers no,
+ * and the migrations then run and report it.
  */
 const upToDate = async (sql: Sql): Promise<boolean> => {
   const names = migrationNames();
@@ -98,8 +98,8 @@ export const openDatabase = async (opts: {
     const { PGlite } = await import("@electric-sql/pglite");
     const pglite = new PGlite(dir);
     await pglite.waitReady;
-    if (opts.migrate !== false) await (await import("./migrate.ts")).migratePglite(pglite);
     sql = pgliteSql(pglite);
+    if (opts.migrate !== false && !(await upToDate(sql))) await (await import("./migrate.ts")).migratePglite(pglite);
     release = async () => unlock();
   }
   return {

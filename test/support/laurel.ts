@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectNats, freePort, type NatsConnection } from "../../adapters/bus/mod.ts";
 import { loadServerKeys } from "../../adapters/crypto/mod.ts";
@@ -10,7 +10,7 @@ import { startEarnerExports } from "../../apps/export_wiring.ts";
 import { startImportJob } from "../../apps/import_wiring.ts";
 import { startMailPipeline } from "../../apps/mail_wiring.ts";
 import { childEnv } from "./processes.ts";
-import { createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
+import { copyMigratedPglite, createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
 
 export interface OrganizationWithToken {
   organization: { id: string; name: string };
@@ -76,6 +76,7 @@ export const startLaurel = async (
   const nats = opts.nats ?? (await startTestNats());
   const dir = opts.dataDir ? null : tempDir();
   const dataDir = opts.dataDir ?? (dir as { path: string }).path;
+  if (!database && !existsSync(join(dataDir, "pglite"))) await copyMigratedPglite(dataDir);
   const db = await openDatabase({ databaseUrl: database?.url, dataDir });
   const nc = await connectNats(nats.url, "laurel-test");
   const listening = async () => {
