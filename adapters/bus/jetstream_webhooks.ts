@@ -1,5 +1,6 @@
 import {
   AckPolicy,
+  type Consumer,
   type ConsumerConfig,
   type ConsumerMessages,
   DeliverPolicy,
@@ -280,6 +281,7 @@ export const consumeWorkQueue = <S extends TSchema>(
   const read = messageReader(queue.schema, options.log);
   let stopped = false;
   let current: ConsumerMessages | undefined;
+  let pulling: Consumer | undefined;
   /** Received after `stop`: handed back once the pull subscription is gone, so not to itself. */
   const handBack: JsMsg[] = [];
   let onStop: () => void = () => {};
@@ -291,6 +293,7 @@ export const consumeWorkQueue = <S extends TSchema>(
     while (!stopped) {
       try {
         const consumer = await js.consumers.get(stream, WEBHOOK_CONSUMER);
+        pulling = consumer;
         // Pull requests live on the consumer's leader only: short-lived ones (and heartbeats every
         // 2.5 s) mean a leader lost in a cluster costs seconds before the next pull, not a minute.
         current = await consumer.consume({ max_messages: options.batch, expires: PULL_EXPIRES_MS });
@@ -326,6 +329,11 @@ export const consumeWorkQueue = <S extends TSchema>(
       await sub?.drain().catch(() => {});
       await current?.close();
       await running;
+      // nats-server before 2.11 loses a NAKed message's place in the redelivery queue when, at that
+      // moment, a pull request whose subscriber is gone (ours, drained above) still waits on the
+      // consumer: the message is then handed out only after AckWait. Asking for the consumer's
+      // info makes the server drop such requests first.
+      if (handBack.length > 0) await pulling?.info(false).catch(() => undefined);
       for (const m of handBack) m.nak();
       await nc.flush().catch(() => {});
     },
