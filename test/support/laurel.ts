@@ -10,7 +10,14 @@ import { startEarnerExports } from "../../apps/export_wiring.ts";
 import { startImportJob } from "../../apps/import_wiring.ts";
 import { startMailPipeline } from "../../apps/mail_wiring.ts";
 import { childEnv } from "./processes.ts";
-import { copyMigratedPglite, createTestDatabase, startTestNats, type TestDatabase, type TestNats, tempDir } from "./services.ts";
+import {
+  copyMigratedPglite,
+  createTestDatabase,
+  startTestNats,
+  type TestDatabase,
+  type TestNats,
+  tempDir,
+} from "./services.ts";
 
 export interface OrganizationWithToken {
   organization: { id: string; name: string };

@@ -13,7 +13,7 @@ import { type Subscribe, startWebhookWorker, type WorkMessage } from "../../work
 /**
  * The bus may hand a message out again while a worker still holds it (a stale NAK from a worker
  * that stopped, or a redelivery): a copy that reaches the process already working on its event
- * must not be posted a second time. The worker against real NATS is in test/alone/graceful_stop.
+ * must not be posted a second time. The worker against real NATS is in test/e2e/graceful_stop.
  */
 
 const at = new Date("2026-03-01T10:00:00.000Z");
