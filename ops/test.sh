@@ -3,7 +3,7 @@
 # and lint beside the tap tests (or the test files given as arguments): a failed check stops the
 # tests and fails the run.
 # Tests make their own databases (laurel_test_*, copies of a migrated template laurel_tmpl_*) and start
-# their own nats-server processes; tap runs five files at a time (.taprc).
+# their own nats-server processes; tap runs seven files at a time (.taprc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 url="$(bash ops/prepare.sh test | tail -1)"
