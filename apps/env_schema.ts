@@ -94,7 +94,7 @@ export const EnvSchema = Type.Object({
   ),
   LAUREL_SECRET_KEY: Type.Optional(
     text(
-      "32+ random bytes, base64url: root of the HMAC key (secret look-up digests) and the AES-256-GCM key (token values at rest)",
+      "32+ random bytes, base64url: root of the HMAC key (secret look-up digests), the AES-256-GCM key (token values at rest) and the key that seals event messages on the bus",
       { defaultText: "generated into `$DATA_DIR/keys.json`" },
     ),
   ),

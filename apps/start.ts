@@ -70,6 +70,7 @@ if (config.webhooks.inProcessWorkers) {
   exportsWriter = await startEarnerExports(config, db, keys, server.app.log);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
     secrets: nodeSecretBox(keys),
+    busKey: keys.busKey,
     log: server.app.log,
     metrics: pipelineMetrics(metrics),
   });

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { type KeyObject, randomUUID } from "node:crypto";
 import type { Static, TSchema } from "typebox";
 import {
   consumeWorkQueue,
@@ -8,6 +8,7 @@ import {
   EVENTS_QUEUE,
   EVENTS_STREAM,
   ensureWebhookStreams,
+  eventMessageSeal,
   jetstreamDispatchPublisher,
   jetstreamEventPublisher,
   type NatsConnection,
@@ -154,7 +155,13 @@ export const startWebhookPipeline = async (
   db: Database,
   nc: NatsConnection,
   webhooks: WebhookConfig,
-  deps: { secrets: Pick<SecretBox, "open">; log: Log; metrics: PipelineMetrics },
+  deps: {
+    secrets: Pick<SecretBox, "open">;
+    /** The servers' bus key (`ServerKeys.busKey`): the relay seals its messages with it, the worker checks them. */
+    busKey: KeyObject;
+    log: Log;
+    metrics: PipelineMetrics;
+  },
   overrides: PipelineOverrides = {},
 ): Promise<WebhookPipeline> => {
   const bus: WebhookBusOptions = {
@@ -171,12 +178,13 @@ export const startWebhookPipeline = async (
   const clock = overrides.clock ?? (() => new Date());
   const parts = { relay: true, scheduler: true, worker: true, ...overrides.parts };
   const deliveries = postgresDeliveryStore(db);
+  const seal = eventMessageSeal(deps.busKey);
 
   const relay = parts.relay
     ? await startOutboxRelay(
         {
           outbox: postgresOutbox(db),
-          publisher: jetstreamEventPublisher(nc),
+          publisher: jetstreamEventPublisher(nc, seal),
           metrics: deps.metrics,
           log: deps.log,
           listen: (onNotify) =>
@@ -222,6 +230,7 @@ export const startWebhookPipeline = async (
         crypto: nodeWebhookCrypto(),
         post,
         events: subscribe(EVENTS_QUEUE),
+        sealed: seal.sealed,
         dispatches: subscribe(DISPATCH_QUEUE),
         clock,
         random: overrides.random ?? Math.random,

@@ -29,6 +29,7 @@ const registry = metricsRegistry();
 registerDatabaseFigures(registry, db);
 const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {
   secrets: nodeSecretBox(keys),
+  busKey: keys.busKey,
   log,
   metrics: pipelineMetrics(registry),
 });

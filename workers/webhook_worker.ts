@@ -50,6 +50,11 @@ export interface WebhookWorkerDeps {
   post(request: AttemptRequest): Promise<PostResult>;
   /** `laurel.events.>`: every recorded event (first deliveries). */
   events: Subscribe<EventMessage>;
+  /**
+   * Whether a message carries the relay's seal: then its fields are the event's row as the relay
+   * read it. Without this every message is checked against the row.
+   */
+  sealed?: (message: EventMessage) => boolean;
   /** The scheduler's dispatches (retries, redeliveries, deferred and orphaned deliveries). */
   dispatches: Subscribe<DueDelivery>;
   clock: () => Date;
@@ -300,15 +305,25 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
   };
 
   /**
-   * Only the message's event id is taken, and its time to find the event's week: anything that can
-   * publish on the bus could write any organization or type beside it, so those come from the
-   * event's row (a time that is not the event's finds none).
+   * A sealed message is the relay's, which read it from the event's row. Of any other only the
+   * event id is taken, and its time to find the event's week: anything that can publish on the bus
+   * could write any organization or type beside it, so those come from the event's row (a time
+   * that is not the event's finds none).
    */
+  const eventOf = (body: EventMessage): DeliveryEvent | Promise<DeliveryEvent | undefined> =>
+    deps.sealed?.(body)
+      ? {
+          event_id: body.id,
+          organization_id: body.organization_id,
+          event_type: body.event_type,
+          occurred_at: new Date(body.occurred_at),
+        }
+      : books.event({ id: body.id, occurred_at: new Date(body.occurred_at) });
+
   const onEvent = async (m: WorkMessage<EventMessage>, slot: WorkSlot): Promise<void> => {
-    const eventId = m.body.id;
-    const event = await books.event({ id: eventId, occurred_at: new Date(m.body.occurred_at) });
+    const event = await eventOf(m.body);
     if (!event) {
-      deps.log.warn({ event_id: eventId }, "message for an event that is not recorded dropped");
+      deps.log.warn({ event_id: m.body.id }, "message for an event that is not recorded dropped");
       return m.ack();
     }
     const target = targets.cached(event.organization_id) ?? (await targets.of(event.organization_id));

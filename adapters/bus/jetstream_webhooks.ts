@@ -1,3 +1,4 @@
+import { createHmac, type KeyObject, timingSafeEqual } from "node:crypto";
 import {
   AckPolicy,
   type Consumer,
@@ -15,7 +16,13 @@ import {
 import type { Subscription } from "@nats-io/transport-node";
 import type { Static, TSchema } from "typebox";
 import type { EventPublisher, OutboxEvent } from "../../core/events/mod.ts";
-import { type DueDelivery, DueDeliverySchema, EventMessageSchema, eventMessage } from "../../core/messages/mod.ts";
+import {
+  type DueDelivery,
+  DueDeliverySchema,
+  type EventMessage,
+  EventMessageSchema,
+  eventMessage,
+} from "../../core/messages/mod.ts";
 import type { DispatchPublisher } from "../../core/webhooks/mod.ts";
 import { type BusLog, DROPPED, messageReader } from "./checked_messages.ts";
 import type { NatsConnection } from "./nats_connection.ts";
@@ -198,11 +205,41 @@ const batchPublisher = <T>(
   };
 };
 
-/** Publishes the relay's batch; resolves once JetStream stored each event (duplicates included). */
-export const jetstreamEventPublisher = (nc: NatsConnection, options: { timeoutMs?: number } = {}): EventPublisher => {
+/**
+ * The relay's seal on an event message: an HMAC, with the servers' bus key, over the fields a worker
+ * posts. Anything that can publish on the bus can write any message, but only a process holding the
+ * key can seal one, so a worker takes a sealed message as the event's row without reading the row
+ * again (one statement per event fewer). A message unsealed or sealed wrongly is not refused: its
+ * row is read, as for a relay of an earlier version.
+ */
+export interface EventMessageSeal {
+  seal(message: EventMessage): EventMessage;
+  sealed(message: EventMessage): boolean;
+}
+
+export const eventMessageSeal = (key: KeyObject): EventMessageSeal => {
+  const mac = (m: EventMessage): Buffer =>
+    createHmac("sha256", key).update(`${m.id}\n${m.organization_id}\n${m.event_type}\n${m.occurred_at}`).digest();
+  return {
+    seal: (m) => ({ ...m, mac: mac(m).toString("base64url") }),
+    sealed: (m) => {
+      if (m.mac === undefined) return false;
+      const given = Buffer.from(m.mac, "base64url");
+      const expected = mac(m);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+  };
+};
+
+/** Publishes the relay's batch, sealed; resolves once JetStream stored each event (duplicates included). */
+export const jetstreamEventPublisher = (
+  nc: NatsConnection,
+  seal: Pick<EventMessageSeal, "seal">,
+  options: { timeoutMs?: number } = {},
+): EventPublisher => {
   const publish = batchPublisher<OutboxEvent>(nc, options, (e) => ({
     subject: eventSubject(e),
-    body: JSON.stringify(eventMessage(e)),
+    body: JSON.stringify(seal.seal(eventMessage(e))),
     msgId: e.id,
   }));
   return { publish };

@@ -1,5 +1,5 @@
 export type { BusLog } from "./checked_messages.ts";
-export type { QueuedMessage, WebhookBusOptions, WorkQueueConsumer } from "./jetstream_webhooks.ts";
+export type { EventMessageSeal, QueuedMessage, WebhookBusOptions, WorkQueueConsumer } from "./jetstream_webhooks.ts";
 export {
   consumeWorkQueue,
   DEFAULT_BUS_OPTIONS,
@@ -10,6 +10,7 @@ export {
   EVENTS_STREAM,
   EVENTS_SUBJECTS,
   ensureWebhookStreams,
+  eventMessageSeal,
   eventSubject,
   jetstreamDispatchPublisher,
   jetstreamEventPublisher,

@@ -18,6 +18,8 @@ import { join } from "node:path";
 export interface ServerKeys {
   hmacKey: KeyObject;
   aesKey: KeyObject;
+  /** Seals the relay's event messages on the bus (`eventMessageSeal`). */
+  busKey: KeyObject;
   signingKey: KeyObject;
   publicKey: KeyObject;
 }
@@ -39,6 +41,7 @@ const fromStored = (stored: StoredKeys): ServerKeys => {
   return {
     hmacKey: derive(root, "laurel/hmac-sha256/v1"),
     aesKey: derive(root, "laurel/aes-256-gcm/v1"),
+    busKey: derive(root, "laurel/bus-hmac-sha256/v1"),
     signingKey,
     publicKey: createPublicKey(signingKey),
   };

@@ -10,15 +10,18 @@ import type { OutboxEvent } from "../events/mod.ts";
 const Uuid = Type.String({ format: "uuid" });
 
 /**
- * An event recorded and ready for delivery. The worker acts on `id` alone and reads the rest from
- * the event's row, so `event_type` is any text: a newer relay may publish a type this process does
- * not know yet, and that message must still be delivered.
+ * An event recorded and ready for delivery. A message the relay sealed (`mac`, checked by the bus
+ * adapter) is taken as it stands: the relay read its fields from the event's row. Of any other the
+ * worker takes `id` alone and reads the rest from that row. `event_type` is any text: a newer relay
+ * may publish a type this process does not know yet, and that message must still be delivered.
  */
 export const EventMessageSchema = Type.Object({
   id: Uuid,
   organization_id: Uuid,
   event_type: Type.String({ minLength: 1 }),
   occurred_at: Type.String({ format: "date-time" }),
+  /** The relay's seal over the fields above. */
+  mac: Type.Optional(Type.String({ maxLength: 100 })),
 });
 export type EventMessage = Static<typeof EventMessageSchema>;
 

@@ -1,7 +1,13 @@
-import { randomUUID } from "node:crypto";
+import { createSecretKey, randomBytes, randomUUID } from "node:crypto";
 import t from "tap";
 import { batcher } from "../../adapters/batch/mod.ts";
-import { connectNats, EVENTS_STREAM, ensureWebhookStreams, jetstreamEventPublisher } from "../../adapters/bus/mod.ts";
+import {
+  connectNats,
+  EVENTS_STREAM,
+  ensureWebhookStreams,
+  eventMessageSeal,
+  jetstreamEventPublisher,
+} from "../../adapters/bus/mod.ts";
 import { isRowRefusal, postgresDeliveryStore } from "../../adapters/db/mod.ts";
 import {
   concludeAttempt,
@@ -207,7 +213,8 @@ t.test("a batch publish resolves once JetStream stored every event; duplicates a
   const { jetstreamManager } = await import("@nats-io/jetstream");
   const jsm = await jetstreamManager(laurel.nc);
   const before = (await jsm.streams.info(EVENTS_STREAM)).state.messages;
-  const publisher = jetstreamEventPublisher(laurel.nc);
+  const seal = eventMessageSeal(createSecretKey(randomBytes(32)));
+  const publisher = jetstreamEventPublisher(laurel.nc, seal);
   await publisher.publish(outbox);
   const stored = (await jsm.streams.info(EVENTS_STREAM)).state.messages;
   t.equal(stored - before, 300, "all 300 stored when the publish resolved");
@@ -227,7 +234,7 @@ t.test("a batch publish resolves once JetStream stored every event; duplicates a
     await bare.stop();
   });
   await t.rejects(
-    jetstreamEventPublisher(nc, { timeoutMs: 2_000 }).publish(outbox.slice(0, 10)),
+    jetstreamEventPublisher(nc, seal, { timeoutMs: 2_000 }).publish(outbox.slice(0, 10)),
     "a batch no stream stores fails",
   );
 });

@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import t from "tap";
+import { eventMessageSeal } from "../../adapters/bus/mod.ts";
+import { loadServerKeys } from "../../adapters/crypto/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
 import type { RetrySchedule } from "../../core/webhooks/mod.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import {
@@ -66,6 +69,18 @@ t.test("forged event messages are dropped; real events go to their own organizat
   const realId = (real as { id: string }).id;
   const stolen = { id: realId, organization_id: victim.id, event_type: "badge.revoked", occurred_at: new Date() };
   await js.publish(`laurel.events.${victim.id}.badge.revoked`, JSON.stringify(stolen), { msgID: `x-${realId}` });
+  // The relay's sealed message of that event, its organization changed to the victim's: the seal no
+  // longer holds, so the worker reads the event's row.
+  const seal = eventMessageSeal(loadServerKeys({}, laurel.dataDir).busKey);
+  const sealed = seal.seal({
+    id: realId,
+    organization_id: other.id,
+    event_type: "badge.created",
+    occurred_at: (real as EventRecord).occurred_at.toISOString(),
+  });
+  const tampered = { ...sealed, organization_id: victim.id };
+  t.ok(seal.sealed(sealed) && !seal.sealed(tampered), "the seal holds only untouched");
+  await js.publish(`laurel.events.${victim.id}.badge.created`, JSON.stringify(tampered), { msgID: `y-${realId}` });
   // Garbage: not a UUID (it must not stall the batch it lands in).
   await js.publish(`laurel.events.${victim.id}.badge.created`, JSON.stringify({ id: "1; drop", organization_id: 1 }));
 

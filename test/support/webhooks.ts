@@ -370,7 +370,7 @@ export const startTestPipeline = async (
     laurel.db,
     laurel.nc,
     readConfig(env).webhooks,
-    { secrets: nodeSecretBox(keys), log: quietLog, metrics: pipelineMetrics(registry) },
+    { secrets: nodeSecretBox(keys), busKey: keys.busKey, log: quietLog, metrics: pipelineMetrics(registry) },
     { targetCacheMs: 0, relay: { fastPollMs: 20, pollMs: 200 }, ...overrides },
   );
   return { ...pipeline, metrics: registry };

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createSecretKey, randomBytes, randomUUID } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import t from "tap";
 import {
@@ -12,6 +12,7 @@ import {
   EVENTS_QUEUE,
   EVENTS_STREAM,
   ensureWebhookStreams,
+  eventMessageSeal,
   HOSTED_INVALIDATIONS,
   jetstreamDispatchPublisher,
   jetstreamEventPublisher,
@@ -155,7 +156,7 @@ t.test("work queues: malformed messages are logged, terminated and never handed 
         JSON.stringify({ id: randomUUID(), organization_id: 1, event_type: "", occurred_at: new Date() }),
       ],
       publishGood: async (id: string) =>
-        jetstreamEventPublisher(nc).publish([
+        jetstreamEventPublisher(nc, eventMessageSeal(createSecretKey(randomBytes(32)))).publish([
           { id, organization_id: org, event_type: "badge.created", occurred_at: new Date() },
         ]),
       idOf: (body: unknown) => (body as { id: string }).id,
