@@ -1,16 +1,9 @@
 import { createSecretKey, randomBytes } from "node:crypto";
 import t from "tap";
 import { eventMessageSeal } from "../../adapters/bus/mod.ts";
-import type { DueDelivery, EventMessage } from "../../core/messages/mod.ts";
-import {
-  type AttemptRequest,
-  DEFAULT_SCHEDULE,
-  type DeliveryEvent,
-  type EventRef,
-  type RecordedFirstAttempt,
-} from "../../core/webhooks/mod.ts";
-import { NO_METRICS } from "../../workers/runtime.ts";
-import { type Subscribe, startWebhookWorker, type WorkMessage } from "../../workers/webhook_worker.ts";
+import type { EventMessage } from "../../core/messages/mod.ts";
+import type { AttemptRequest, DeliveryEvent, EventRef, RecordedFirstAttempt } from "../../core/webhooks/mod.ts";
+import { inMemoryWorker } from "../support/worker_in_memory.ts";
 
 /**
  * The relay seals each event message with the servers' bus key; a worker takes a sealed message as
@@ -48,64 +41,30 @@ t.test("the seal: only the key's own seal over the same fields is sealed", async
 
 /** A worker whose event rows and receiver are in memory: which rows it read, what it posted. */
 const workerWith = (sealed: (m: EventMessage) => boolean, rows: Map<string, DeliveryEvent>) => {
-  let handle: ((m: WorkMessage<EventMessage>) => void) | undefined;
-  const events: Subscribe<EventMessage> = (_take, h) => {
-    handle = h;
-    return { stop: async () => {} };
-  };
-  const dispatches: Subscribe<DueDelivery> = () => ({ stop: async () => {} });
   const read: EventRef[] = [];
   const posted: AttemptRequest[] = [];
   const recorded: RecordedFirstAttempt[] = [];
-  const worker = startWebhookWorker(
-    {
-      deliveries: {
-        events: async (refs) => {
-          read.push(...refs);
-          return new Map(refs.flatMap((r) => (rows.has(r.id) ? [[r.id, rows.get(r.id) as DeliveryEvent]] : [])));
-        },
-        existing: async () => new Set(),
-        recordFirst: async (attempts) => {
-          recorded.push(...attempts);
-        },
-        claim: async () => new Map(),
-        defer: async () => {},
-        record: async () => {},
-        abandon: async () => {},
-        releasePutOff: async () => 0,
+  const { worker, handle } = inMemoryWorker({
+    at,
+    sealed,
+    deliveries: {
+      events: async (refs) => {
+        read.push(...refs);
+        return new Map(refs.flatMap((r) => (rows.has(r.id) ? [[r.id, rows.get(r.id) as DeliveryEvent]] : [])));
       },
-      targets: {
-        target: async () => ({
-          webhookUrl: "https://hooks.example/laurel",
-          eventTypes: "all",
-          hasDataServicesApplication: true,
-          secretSealed: "sealed",
-          previousSecretSealed: null,
-          previousSecretExpiresAt: null,
-        }),
+      recordFirst: async (attempts) => {
+        recorded.push(...attempts);
       },
-      secrets: { open: () => `whsec_${"A".repeat(44)}` },
-      crypto: { sign: () => "signature" },
-      post: async (request) => {
-        posted.push(request);
-        return { status: 200, durationMs: 5 };
-      },
-      events,
-      sealed,
-      dispatches,
-      clock: () => at,
-      random: () => 0.5,
-      newId: () => "attempt-1",
-      schedule: DEFAULT_SCHEDULE,
-      metrics: NO_METRICS,
-      log: { info: () => {}, warn: () => {}, error: () => {} },
     },
-    { concurrency: 4, perDestination: 4, leaseMs: 30_000, targetCacheMs: 1_000 },
-  );
+    post: async (request) => {
+      posted.push(request);
+      return { status: 200, durationMs: 5 };
+    },
+  });
   /** Hands the worker one message and waits until it is settled. */
   const deliver = async (body: EventMessage): Promise<string[]> => {
     const settled: string[] = [];
-    handle?.({
+    handle({
       body,
       deliveryCount: 1,
       ack: () => settled.push("ack"),

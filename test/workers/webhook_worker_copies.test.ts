@@ -1,14 +1,8 @@
 import t from "tap";
-import type { DueDelivery, EventMessage } from "../../core/messages/mod.ts";
-import {
-  type AttemptRequest,
-  DEFAULT_SCHEDULE,
-  type DeliveryEvent,
-  type PostResult,
-  type RecordedFirstAttempt,
-} from "../../core/webhooks/mod.ts";
-import { NO_METRICS } from "../../workers/runtime.ts";
-import { type Subscribe, startWebhookWorker, type WorkMessage } from "../../workers/webhook_worker.ts";
+import type { EventMessage } from "../../core/messages/mod.ts";
+import type { AttemptRequest, DeliveryEvent, PostResult, RecordedFirstAttempt } from "../../core/webhooks/mod.ts";
+import type { WorkMessage } from "../../workers/webhook_worker.ts";
+import { inMemoryWorker } from "../support/worker_in_memory.ts";
 
 /**
  * The bus may hand a message out again while a worker still holds it (a stale NAK from a worker
@@ -23,7 +17,6 @@ const EVENT: DeliveryEvent = {
   event_type: "badge.created",
   occurred_at: at,
 };
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** One message as the worker sees it, and what the worker did with it. */
 const message = (deliveryCount: number) => {
@@ -46,62 +39,28 @@ const message = (deliveryCount: number) => {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 t.test("a second copy of a message the process is still working on is not posted again", async (t) => {
-  let handle: ((m: WorkMessage<EventMessage>) => void) | undefined;
-  const events: Subscribe<EventMessage> = (_take, h) => {
-    handle = h;
-    return { stop: async () => {} };
-  };
-  const dispatches: Subscribe<DueDelivery> = () => ({ stop: async () => {} });
   const posted: AttemptRequest[] = [];
   let answer: (r: PostResult) => void = () => {};
   const recorded: RecordedFirstAttempt[] = [];
-  const worker = startWebhookWorker(
-    {
-      deliveries: {
-        events: async (refs) => new Map(refs.map((r) => [r.id, EVENT])),
-        // Nothing is recorded until the first copy's attempt is.
-        existing: async (refs) =>
-          new Set(refs.filter((r) => recorded.some((x) => x.event.event_id === r.id)).map((r) => r.id)),
-        recordFirst: async (attempts) => {
-          recorded.push(...attempts);
-        },
-        claim: async () => new Map(),
-        defer: async () => {},
-        record: async () => {},
-        abandon: async () => {},
-        releasePutOff: async () => 0,
+  const { worker, handle } = inMemoryWorker({
+    at,
+    deliveries: {
+      events: async (refs) => new Map(refs.map((r) => [r.id, EVENT])),
+      // Nothing is recorded until the first copy's attempt is.
+      existing: async (refs) =>
+        new Set(refs.filter((r) => recorded.some((x) => x.event.event_id === r.id)).map((r) => r.id)),
+      recordFirst: async (attempts) => {
+        recorded.push(...attempts);
       },
-      targets: {
-        target: async () => ({
-          webhookUrl: "https://hooks.example/laurel",
-          eventTypes: "all",
-          hasDataServicesApplication: true,
-          secretSealed: "sealed",
-          previousSecretSealed: null,
-          previousSecretExpiresAt: null,
-        }),
-      },
-      secrets: { open: () => `whsec_${"A".repeat(44)}` },
-      crypto: { sign: () => "signature" },
-      post: (request) => {
-        posted.push(request);
-        return new Promise<PostResult>((resolve) => {
-          answer = resolve;
-        });
-      },
-      events,
-      dispatches,
-      clock: () => at,
-      random: () => 0.5,
-      newId: () => "attempt-1",
-      schedule: DEFAULT_SCHEDULE,
-      metrics: NO_METRICS,
-      log: quiet,
     },
-    { concurrency: 4, perDestination: 4, leaseMs: 30_000, targetCacheMs: 1_000 },
-  );
+    post: (request) => {
+      posted.push(request);
+      return new Promise<PostResult>((resolve) => {
+        answer = resolve;
+      });
+    },
+  });
   t.teardown(() => worker.stop());
-  if (!handle) throw new Error("the worker did not subscribe to events");
 
   // The first copy (handed back by a worker that stopped) is being posted...
   const first = message(2);
