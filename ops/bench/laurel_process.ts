@@ -25,8 +25,21 @@ export const createBenchDatabase = async (adminUrl: string): Promise<{ url: stri
     drop: async () => {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      try {
+        // An autovacuum worker on the database (after a run's inserts) belongs to the superuser, and
+        // FORCE may not terminate it for the bench's role (42501): it ends on its own in moments.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await c.query(`drop database if exists ${name} with (force)`);
+            return;
+          } catch (err) {
+            if ((err as { code?: string }).code !== "42501" || attempt === 20) throw err;
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }
+      } finally {
+        await c.end();
+      }
     },
   };
 };

@@ -45,6 +45,7 @@ import { appendEvents, type Database, openDatabase } from "../../adapters/db/mod
 import { badgeEvent } from "../../core/events/mod.ts";
 import { DEFAULT_MAX_CONCURRENT_PER_DESTINATION } from "../../core/webhooks/mod.ts";
 import { BADGE } from "./badge_fixture.ts";
+import { createBenchDatabase } from "./laurel_process.ts";
 import { adminOriginOf, BENCH_RATE_LIMITS } from "./laurel_setup.ts";
 import {
   delay,
@@ -107,19 +108,9 @@ const adminDatabaseUrl = (): string => {
 };
 
 const freshDatabase = async (admin: string): Promise<string> => {
-  const pg = (await import("pg")).default;
-  const name = `laurel_bench_${randomBytes(5).toString("hex")}`;
-  const run = async (sql: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  await run(`create database ${name}`);
-  cleanups.push(() => run(`drop database if exists ${name} with (force)`));
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const database = await createBenchDatabase(admin);
+  cleanups.push(() => database.drop());
+  return database.url;
 };
 
 /** A CA and a `localhost` certificate, made with the openssl CLI for this run only. */
