@@ -63,8 +63,16 @@ export interface RunningServer {
   pid: number;
   /** Last lines the process wrote (stdout and stderr), for error messages. */
   outputTail(): string;
+  /** Whether the process has ended (a crash, or after `stop`). */
+  exited(): boolean;
   stop(): Promise<void>;
 }
+
+/** Throws, naming the process and its last output, when one of `servers` ended before its work did. */
+export const failIfExited = (servers: readonly RunningServer[]): void => {
+  const gone = servers.find((s) => s.exited());
+  if (gone) throw new Error(`${gone.name} exited during the run\n--- last output ---\n${gone.outputTail()}`);
+};
 
 /** A free loopback port (bound and released; a tiny race is acceptable for a benchmark). */
 export function freePort(): Promise<number> {
@@ -137,6 +145,7 @@ export function startServer(spec: ServerSpec): Promise<RunningServer> {
           name: spec.name,
           pid: child.pid ?? -1,
           outputTail: () => tail.join("\n"),
+          exited: () => exited,
           stop,
         });
       }

@@ -49,6 +49,7 @@ import { createBenchDatabase } from "./laurel_process.ts";
 import { adminOriginOf, BENCH_RATE_LIMITS } from "./laurel_setup.ts";
 import {
   delay,
+  failIfExited,
   formatRps,
   freePort,
   laurelEntry,
@@ -546,6 +547,7 @@ const drain = async (s: Stack, processes: number, perDestination?: number): Prom
     for (;;) {
       seen = (await receiverCount(s)).first;
       if (seen >= DRAIN_WARMUP || now() >= deadline) break;
+      failIfExited(workers);
       await delay(20);
     }
   }
@@ -554,7 +556,10 @@ const drain = async (s: Stack, processes: number, perDestination?: number): Prom
   if (DRAIN_WARMUP > 0) await recordBatch(s.db, org.id, DRAIN_EVENTS);
   const cpu = cpuMeter(s, workers);
   const cpuFrom = now();
-  while ((await receiverCount(s)).first < total && now() < deadline) await delay(100);
+  while ((await receiverCount(s)).first < total && now() < deadline) {
+    failIfExited(workers);
+    await delay(100);
+  }
   const stats = await receiverStats(s);
   const times = Object.values(stats.first).sort((a, b) => a - b);
   const cpuUsed = await cpu();
@@ -615,11 +620,15 @@ const catchUp = async (s: Stack): Promise<{ rate: number; seconds: number; heldI
     );
     held = Number(row?.n ?? 0);
     if (held >= CATCHUP_EVENTS * 0.99) break;
+    failIfExited([worker]);
     await delay(250);
   }
   await receiverMode(s, "up");
   const t0 = now();
-  while ((await receiverCount(s)).first < CATCHUP_EVENTS && now() < deadline + 300_000) await delay(100);
+  while ((await receiverCount(s)).first < CATCHUP_EVENTS && now() < deadline + 300_000) {
+    failIfExited([worker]);
+    await delay(100);
+  }
   const last = now();
   await worker.stop();
   return { rate: CATCHUP_EVENTS / ((last - t0) / 1000), seconds: (last - t0) / 1000, heldInDatabase: held };
