@@ -209,7 +209,7 @@ const batchPublisher = <T>(
  * The relay's seal on an event message: an HMAC, with the servers' bus key, over the fields a worker
  * posts. Anything that can publish on the bus can write any message, but only a process holding the
  * key can seal one, so a worker takes a sealed message as the event's row without reading the row
- * again (one statement per event fewer). A message unsealed or sealed wrongly is not refused: its
+ * again (one read fewer per event). A message unsealed or sealed wrongly is not refused: its
  * row is read, as for a relay of an earlier version.
  */
 export interface EventMessageSeal {
