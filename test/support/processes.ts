@@ -3,14 +3,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 export const ROOT = new URL("../..", import.meta.url).pathname;
 
 /**
- * The environment of a process a test starts: the test's own, then `env`. Under `npm test` (no
- * coverage), tap's process-info hook, which every child inherits through NODE_OPTIONS, is told to
- * record no module: it reads each module the child loads a second time (about 0.35 s of CPU for a
- * server's start), only for the coverage report and `tap --changed`, neither of which that run makes.
+ * The environment of a process a test starts: the test's own, then `env`. The test's own carries
+ * the setting of test/support/record_no_modules.cjs (under `npm test`, tap's process-info hook,
+ * which every child inherits through NODE_OPTIONS, records no module).
  */
 export const childEnv = (env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv => ({
   ...process.env,
-  ...(process.env.TAP_DISABLE_COVERAGE === "1" ? { _TAPJS_PROCESSINFO_EXCLUDE_: "/./" } : {}),
   ...env,
 });
 
