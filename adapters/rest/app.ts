@@ -34,6 +34,7 @@ import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
 import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { operationalRoutes } from "./routes/operational.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
+import { sharedSerializers } from "./serializers.ts";
 import { strictValidatorCompiler } from "./validator.ts";
 
 registerAjvFormats();
@@ -242,6 +243,7 @@ export const buildRestApp = async (
     ...(trustProxy.length > 0 ? { trustProxy: [...trustProxy] } : {}),
     logController: new LogController({ disableRequestLogging: !options.logRequests }),
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     requestIdHeader: "x-request-id",
     // A URL Fastify cannot route (bad percent-encoding, a path segment over 200 characters) is the

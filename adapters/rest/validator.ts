@@ -35,9 +35,20 @@ const convertObject = (schema: Json, value: unknown): unknown => {
   return out;
 };
 
+/** Each schema object's compiled check: routes share their params, query and body schemas. */
+const checks = new WeakMap<TSchema, ReturnType<typeof Compile<TSchema>>>();
+const compiled = (schema: TSchema) => {
+  let check = checks.get(schema);
+  if (!check) {
+    check = Compile(schema);
+    checks.set(schema, check);
+  }
+  return check;
+};
+
 /** Fastify's validator: compiled TypeBox checks; bodies are JSON and never converted. */
 export const strictValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
-  const check = Compile(schema);
+  const check = compiled(schema);
   return (value: unknown): { value?: unknown; error?: FastifySchemaValidationError[] } => {
     const input = httpPart === "body" ? value : convertObject(schema as unknown as Json, value);
     if (check.Check(input)) return { value: input };
