@@ -86,10 +86,32 @@ ensure_cluster_packages() {
   fi
 }
 
+# `npm ci` (the npm registry and a core's worth of unpacking) runs beside Debian's packages and
+# PostgreSQL's start (apt's mirror, dpkg): on a fresh machine neither waits for the other.
+# A failed step still lets `npm ci` finish (no install left half-written behind a stopped script).
+beside_node_modules() {
+  ensure_node_modules &
+  npm_pid=$!
+  trap 'wait "$npm_pid" 2>/dev/null || true' EXIT
+  "$@"
+  wait "$npm_pid"
+  trap - EXIT
+}
+debian_for_start() { ensure_nats_server; }
+debian_for_test() {
+  ensure_nats_server
+  ensure_chromium
+  ensure_postgres
+}
+debian_for_cluster() {
+  ensure_nats_server
+  ensure_cluster_packages
+}
+
 case "$mode" in
-  start) ensure_node_modules; ensure_nats_server ;;
-  test) ensure_node_modules; ensure_nats_server; ensure_chromium; ensure_postgres ;;
+  start) beside_node_modules debian_for_start ;;
+  test) beside_node_modules debian_for_test ;;
   postgres) ensure_postgres ;;
-  cluster) ensure_node_modules; ensure_nats_server; ensure_cluster_packages ;;
+  cluster) beside_node_modules debian_for_cluster ;;
   *) say "usage: ops/prepare.sh start|test|postgres|cluster"; exit 2 ;;
 esac
