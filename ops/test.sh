@@ -26,9 +26,9 @@ checks=$!
 echo "[test] Node $(node -v): typecheck and lint beside tap" >&2
 # tap queues each test file once a stat of it returns, and a file of a serial folder (test/alone)
 # waits for every file queued before it and holds back every file after it. With libuv's four
-# threads those stats can return out of order: the cluster soaks were queued first in one run in
-# five, and the machine sat nearly idle for two minutes. One thread returns them in file order.
-# The test processes get libuv's default back (.taprc, test-env).
+# threads those stats can return out of order, and test/alone then waits behind the cluster soaks'
+# minutes of timers with the machine nearly idle. One thread returns them in file order. The test
+# processes get libuv's default back (.taprc, test-env).
 UV_THREADPOOL_SIZE=1 tap "$@" &
 tests=$!
 if ! wait "$checks"; then
