@@ -7,7 +7,7 @@ import {
   seesOnlyReadOnlyTokens,
   tokenUsable,
 } from "../auth/mod.ts";
-import { notFound, unauthenticated } from "../errors/mod.ts";
+import { type CoreError, notFound, unauthenticated } from "../errors/mod.ts";
 import { type OrganizationRecord, organizationUrl, type Urls } from "../organizations/mod.ts";
 import { isoMillis, isoMillisOrNull, type PageRequest } from "../shared/mod.ts";
 import { auditByOf, credentialAudit } from "./oauth_applications.ts";
@@ -93,6 +93,30 @@ const tokenAudit = (
     ...more,
   });
 
+/**
+ * What rotating by the token itself and replacing by id both do once `current` is known and allowed:
+ * one way to swap a token keeps the two from drifting apart (same permissions, a fresh lifetime, the
+ * "rotated" audit naming the replacement, the old value revoked on every process). `lost` is the
+ * error each caller answers when `current` was rotated or revoked meanwhile, which differs: the
+ * token itself no longer authenticates, while a token managed by id is no longer there.
+ */
+const replaceToken = async (
+  deps: AuthorizationTokenDeps,
+  ctx: Context,
+  caller: Credential,
+  current: AuthorizationTokenRecord,
+  description: string,
+  lost: () => CoreError,
+): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
+  const minted = mint(deps, ctx, current.organization_id, current, description);
+  const audit = tokenAudit(ctx, auditByOf(ctx, caller), "authorization_token.rotated", current, {
+    replacement_id: minted.token.id,
+  });
+  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now, audit))) throw lost();
+  await deps.revocations.tokenRevoked(current.token_digest);
+  return minted;
+};
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -169,15 +193,9 @@ export const rotateAuthorizationToken = async (
   input: RotateAuthorizationTokenInput,
 ): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
   rotationCaller(caller);
-  const minted = mint(deps, ctx, current.organization_id, current, input.description ?? current.description);
-  const audit = tokenAudit(ctx, auditByOf(ctx, caller), "authorization_token.rotated", current, {
-    replacement_id: minted.token.id,
-  });
-  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now, audit))) {
-    throw unauthenticated("This authorization token has already been rotated");
-  }
-  await deps.revocations.tokenRevoked(current.token_digest);
-  return minted;
+  return replaceToken(deps, ctx, caller, current, input.description ?? current.description, () =>
+    unauthenticated("This authorization token has already been rotated"),
+  );
 };
 
 /** Finds the usable token behind an HTTP Basic username, or null. */
@@ -224,11 +242,5 @@ export const replaceAuthorizationToken = async (
   id: string,
 ): Promise<{ token: AuthorizationTokenRecord; value: string }> => {
   const current = await manageableToken(deps, caller, id);
-  const minted = mint(deps, ctx, current.organization_id, current, current.description);
-  const audit = tokenAudit(ctx, auditByOf(ctx, caller), "authorization_token.rotated", current, {
-    replacement_id: minted.token.id,
-  });
-  if (!(await deps.tokens.rotate(current.id, minted.token, ctx.now, audit))) throw notFound("Authorization token");
-  await deps.revocations.tokenRevoked(current.token_digest);
-  return minted;
+  return replaceToken(deps, ctx, caller, current, current.description, () => notFound("Authorization token"));
 };
