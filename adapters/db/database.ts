@@ -52,7 +52,7 @@ const migrationNames = (): string[] =>
 const upToDate = async (sql: Sql): Promise<boolean> => {
   const names = migrationNames();
   try {
-    const [row] = await sql.all<{ n: number }>(
+    const row = await sql.one<{ n: number }>(
       "select count(*)::int as n from mikro_orm_migrations where name = any(?)",
       [names],
     );

@@ -54,7 +54,7 @@ export const connectionTx = (q: Queryable): ConnectionTx => ({
     return found.map(recordOf);
   },
   async lockRecord(id) {
-    const [row] = await q.all<EmployeeFields>(`select ${SELECT} from employees e where e.id = ? for update`, [id]);
+    const row = await q.one<EmployeeFields>(`select ${SELECT} from employees e where e.id = ? for update`, [id]);
     return row ? recordOf(row) : null;
   },
   async employers(ids) {

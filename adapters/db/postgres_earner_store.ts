@@ -76,14 +76,14 @@ const revokeSessions = (q: Queryable, userId: string, now: Date) =>
 
 const earnerTx = (q: Queryable): EarnerTx => ({
   async lockLink(tokenHash) {
-    const [r] = await q.all<EarnerLinkRow>("select * from earner_links where token_hash = ? for update", [tokenHash]);
+    const r = await q.one<EarnerLinkRow>("select * from earner_links where token_hash = ? for update", [tokenHash]);
     return r ? linkOf(r) : null;
   },
   async markLinkUsed(tokenHash, now) {
     await q.run("update earner_links set used_at = ? where token_hash = ?", [now, tokenHash]);
   },
   async ownerOf(emailKey) {
-    const [r] = await q.all<Pick<UserEmailRow, "user_id" | "confirmed">>(
+    const r = await q.one<Pick<UserEmailRow, "user_id" | "confirmed">>(
       "select user_id, confirmed from user_emails where email_key = ?",
       [emailKey],
     );
@@ -106,7 +106,7 @@ const earnerTx = (q: Queryable): EarnerTx => ({
     );
   },
   async latestRecipientName(emailKey) {
-    const [r] = await q.all<Pick<BadgeRecord, "issued_to_first_name" | "issued_to_last_name">>(
+    const r = await q.one<Pick<BadgeRecord, "issued_to_first_name" | "issued_to_last_name">>(
       `select issued_to_first_name, issued_to_last_name from badges where recipient_email_key = ?
        order by issued_at desc, id desc limit 1`,
       [emailKey],
@@ -213,7 +213,7 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
     );
   },
   async recentLinks(emailKey, clientKey, since) {
-    const [r] = await db.all<{ address: number; client: number }>(
+    const r = await db.one<{ address: number; client: number }>(
       `select (select count(*) from earner_links where email_key = ? and created_at > ?)::int as address,
               (select count(*) from earner_links where client_key = ? and created_at > ?)::int as client`,
       [emailKey, since, clientKey, since],
@@ -221,7 +221,7 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
     return { address: Number(r?.address ?? 0), client: Number(r?.client ?? 0) };
   },
   async getSession(tokenHash) {
-    const [r] = await db.all<EarnerSessionRow>("select * from earner_sessions where token_hash = ?", [tokenHash]);
+    const r = await db.one<EarnerSessionRow>("select * from earner_sessions where token_hash = ?", [tokenHash]);
     return r ? sessionOf(r) : null;
   },
   async revokeSession(tokenHash, now) {
@@ -263,7 +263,7 @@ export const postgresEarnerStore = (db: Database): EarnerStore => ({
       await db.all<BadgeJoinRow>(`${BADGE_FROM} where b.user_id = ? order by b.issued_at desc, b.id desc`, [userId])
     ).map(badgeViewOf),
   async getIssuer(organizationId) {
-    const [r] = await db.all<IssuerJoinRow>(`select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [
+    const r = await db.one<IssuerJoinRow>(`select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [
       organizationId,
     ]);
     return r ? organizationOf(r) : null;

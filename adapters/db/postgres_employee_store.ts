@@ -54,7 +54,7 @@ const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
 
 const EMPLOYER = `select o.id, o.name, coalesce(o.description, '') as bio from organizations o where o.id = ?`;
 export const employerOf = async (q: Queryable, organizationId: string): Promise<Employer | null> => {
-  const [row] = await q.all<{ id: string; name: string; bio: string }>(EMPLOYER, [organizationId]);
+  const row = await q.one<{ id: string; name: string; bio: string }>(EMPLOYER, [organizationId]);
   return row ? { id: row.id, name: row.name, bio: row.bio, industry: "" } : null;
 };
 
@@ -181,7 +181,7 @@ const employeeTx = (q: Queryable): EmployeeTx => ({
   confirmedOwners: (keys) => confirmedOwners(q, keys),
   heldBadgesOf: (userIds) => heldBadgesOf(q, userIds),
   async lock(organizationId, id) {
-    const [row] = await q.all<EmployeeFields>(
+    const row = await q.one<EmployeeFields>(
       `select ${SELECT} from employees e where e.id = ? and e.organization_id = ? for update`,
       [id, organizationId],
     );
@@ -236,7 +236,7 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
   transaction: (work) => db.transaction((q) => work(employeeTx(q))),
   employer: (organizationId) => employerOf(db, organizationId),
   async workforceAuthorized(organizationId) {
-    const [row] = await db.all<{ workforce_authorized: boolean }>(
+    const row = await db.one<{ workforce_authorized: boolean }>(
       "select workforce_authorized from organizations where id = ?",
       [organizationId],
     );
@@ -244,7 +244,7 @@ export const postgresEmployeeStore = (db: Database): EmployeeStore => ({
   },
   heldBadgesOf: (userIds) => heldBadgesOf(db, userIds),
   async get(organizationId, id) {
-    const [row] = await db.all<EmployeeFields>(
+    const row = await db.one<EmployeeFields>(
       `select ${SELECT} from employees e where e.id = ? and e.organization_id = ?`,
       [id, organizationId],
     );

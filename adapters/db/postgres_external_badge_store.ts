@@ -33,7 +33,7 @@ const externalBadgeTx = (q: Queryable): ExternalBadgeTx => {
     heldBadges: connections.heldBadges,
     appendEvents: connections.appendEvents,
     async countForUser(userId) {
-      const [r] = await q.all<{ n: Int8 }>("select count(*) as n from external_badges where user_id = ?", [userId]);
+      const r = await q.one<{ n: Int8 }>("select count(*) as n from external_badges where user_id = ?", [userId]);
       return toNumber(r?.n ?? 0);
     },
     async insert(b) {
@@ -59,7 +59,7 @@ const externalBadgeTx = (q: Queryable): ExternalBadgeTx => {
       return n === 1 ? "inserted" : "duplicate";
     },
     async lock(id) {
-      const [r] = await q.all<ExternalBadgeRow>(`select ${SELECT} from external_badges x where x.id = ? for update`, [
+      const r = await q.one<ExternalBadgeRow>(`select ${SELECT} from external_badges x where x.id = ? for update`, [
         id,
       ]);
       return r ? recordOf(r) : null;

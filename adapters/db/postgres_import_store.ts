@@ -146,7 +146,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
         return rec;
       }),
     async sameFile(organizationId, kind, sha256) {
-      const [row] = await db.all<ImportJobRow>(
+      const row = await db.one<ImportJobRow>(
         `select ${SELECT} from imports i where i.organization_id = ? and i.kind = ? and i.file_sha256 = ?
          order by i.created_at desc limit 1`,
         [organizationId, kind, sha256],
@@ -154,7 +154,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
       return row ? recordOf(row) : null;
     },
     async get(organizationId, id) {
-      const [row] = await db.all<ImportJobRow>(
+      const row = await db.one<ImportJobRow>(
         `select ${SELECT} from imports i where i.id = ? and i.organization_id = ?`,
         [id, organizationId],
       );
@@ -186,7 +186,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
     },
     start: (organizationId, id, now, audit) =>
       db.transaction(async (q) => {
-        const [row] = await q.all<ImportJobRow>(
+        const row = await q.one<ImportJobRow>(
           `update imports i set state = case when i.invalid_count >= i.row_count then 'failed' else 'running' end,
              started_at = ?::timestamptz,
              finished_at = case when i.invalid_count >= i.row_count then ?::timestamptz else null end

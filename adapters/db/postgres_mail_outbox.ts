@@ -91,7 +91,7 @@ export const postgresMailOutbox = (db: Database): MailOutbox => ({
     ]);
   },
   async counts() {
-    const [row] = await db.all<{
+    const row = await db.one<{
       pending: unknown;
       failed: unknown;
     }>(`select count(*) filter (where failed_at is null) as pending, count(*) filter (where failed_at is not null) as failed

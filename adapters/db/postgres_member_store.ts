@@ -73,9 +73,7 @@ const memberTx = (q: Queryable): MemberTx => ({
       return rows.length > 0;
     },
     async get(id) {
-      const [r] = await q.all<OrganizationFields>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [
-        id,
-      ]);
+      const r = await q.one<OrganizationFields>(`select ${ORGANIZATION_COLUMNS} from organizations where id = ?`, [id]);
       return r ? organizationRecord(r) : null;
     },
     async insert(org) {
@@ -90,21 +88,21 @@ const memberTx = (q: Queryable): MemberTx => ({
   },
   memberships: {
     async countOwners(organizationId) {
-      const [r] = await q.all<{ n: Int8 }>(
+      const r = await q.one<{ n: Int8 }>(
         "select count(*) as n from memberships where organization_id = ? and role = 'owner'",
         [organizationId],
       );
       return Number(r?.n ?? 0);
     },
     async get(organizationId, id) {
-      const [r] = await q.all<MembershipRow>(
+      const r = await q.one<MembershipRow>(
         `select ${MEMBERSHIP_COLUMNS} from memberships m where m.organization_id = ? and m.id = ?`,
         [organizationId, id],
       );
       return r ? membershipOf(r) : null;
     },
     async of(accountId, organizationId) {
-      const [r] = await q.all<MembershipRow>(
+      const r = await q.one<MembershipRow>(
         `select ${MEMBERSHIP_COLUMNS} from memberships m where m.user_id = ? and m.organization_id = ?`,
         [accountId, organizationId],
       );
@@ -144,7 +142,7 @@ const memberTx = (q: Queryable): MemberTx => ({
       );
     },
     async get(organizationId, id) {
-      const [r] = await q.all<MemberInvitationRow>(
+      const r = await q.one<MemberInvitationRow>(
         `select ${INVITATION_COLUMNS} from member_invitations where organization_id = ? and id = ? for update`,
         [organizationId, id],
       );
@@ -173,7 +171,7 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
       memberViewOf,
     ),
   async getMember(organizationId, membershipId) {
-    const [r] = await db.all<MemberViewRow>(
+    const r = await db.one<MemberViewRow>(
       `select ${MEMBER_SELECT} from ${MEMBER_FROM} where m.organization_id = ? and m.id = ?`,
       [organizationId, membershipId],
     );
@@ -203,21 +201,21 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
       invitationOf,
     ),
   async getInvitation(organizationId, id) {
-    const [r] = await db.all<MemberInvitationRow>(
+    const r = await db.one<MemberInvitationRow>(
       `select ${INVITATION_COLUMNS} from member_invitations where organization_id = ? and id = ?`,
       [organizationId, id],
     );
     return r ? invitationOf(r) : null;
   },
   async invitationByDigest(digest) {
-    const [r] = await db.all<MemberInvitationRow>(
+    const r = await db.one<MemberInvitationRow>(
       `select ${INVITATION_COLUMNS} from member_invitations where token_digest = ?`,
       [digest],
     );
     return r ? invitationOf(r) : null;
   },
   async account(accountId) {
-    const [r] = await db.all<Pick<UserRow, "id" | "first_name" | "last_name" | "closed_at"> & { email: string | null }>(
+    const r = await db.one<Pick<UserRow, "id" | "first_name" | "last_name" | "closed_at"> & { email: string | null }>(
       `select u.id, u.first_name, u.last_name, u.closed_at,
          (select e.email from user_emails e where e.user_id = u.id order by e.position limit 1) as email
        from users u where u.id = ?`,
@@ -233,7 +231,7 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
     };
   },
   async addressOwner(emailKey) {
-    const [r] = await db.all<Pick<UserEmailRow, "user_id" | "confirmed">>(
+    const r = await db.one<Pick<UserEmailRow, "user_id" | "confirmed">>(
       "select user_id, confirmed from user_emails where email_key = ?",
       [emailKey],
     );
