@@ -15,9 +15,9 @@ import {
 import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import type { ConnectGrantRow, EarnerLinkRow, EarnerSessionRow, UserEmailRow, UserRow } from "./rows.ts";
+import type { ConnectGrantRow, EarnerLinkRow, EarnerSessionRow, UserRow } from "./rows.ts";
 import { placeholders, type Queryable, toJson } from "./sql.ts";
-import { insertUser, linkBadges } from "./user_rows.ts";
+import { addressOwner, insertUser, linkBadges } from "./user_rows.ts";
 
 const linkOf = (r: EarnerLinkRow): EarnerLink => ({
   token_hash: r.token_hash,
@@ -82,13 +82,7 @@ const earnerTx = (q: Queryable): EarnerTx => ({
   async markLinkUsed(tokenHash, now) {
     await q.run("update earner_links set used_at = ? where token_hash = ?", [now, tokenHash]);
   },
-  async ownerOf(emailKey) {
-    const r = await q.one<Pick<UserEmailRow, "user_id" | "confirmed">>(
-      "select user_id, confirmed from user_emails where email_key = ?",
-      [emailKey],
-    );
-    return r ? { user_id: r.user_id, confirmed: r.confirmed === true } : null;
-  },
+  ownerOf: (emailKey) => addressOwner(q, emailKey),
   insertUser: (user, emailKeys) => insertUser(q, user, emailKeys),
   async confirmEmail(userId, email, emailKey, now) {
     await q.run(

@@ -10,8 +10,9 @@ import {
   page,
 } from "./postgres_credential_stores.ts";
 import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
-import type { AuditLogRow, Int8, MemberInvitationRow, MembershipRow, UserEmailRow, UserRow } from "./rows.ts";
+import type { AuditLogRow, Int8, MemberInvitationRow, MembershipRow, UserRow } from "./rows.ts";
 import { insertRow, type Queryable, toJson } from "./sql.ts";
+import { addressOwner } from "./user_rows.ts";
 
 const MEMBERSHIP_FIELDS = ["id", "organization_id", "user_id", "role", "created_at", "updated_at"] as const;
 const MEMBERSHIP_COLUMNS = MEMBERSHIP_FIELDS.map((c) => `m.${c}`).join(", ");
@@ -230,13 +231,7 @@ export const postgresMemberStore = (db: Database): MemberStore => ({
       closed: r.closed_at !== null && r.closed_at !== undefined,
     };
   },
-  async addressOwner(emailKey) {
-    const r = await db.one<Pick<UserEmailRow, "user_id" | "confirmed">>(
-      "select user_id, confirmed from user_emails where email_key = ?",
-      [emailKey],
-    );
-    return r ? { user_id: r.user_id, confirmed: r.confirmed === true } : null;
-  },
+  addressOwner: (emailKey) => addressOwner(db, emailKey),
   pruneInvitations: (before, limit) =>
     db.run(
       "delete from member_invitations where id in (select id from member_invitations where expires_at < ? limit ? for update skip locked)",

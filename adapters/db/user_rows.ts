@@ -1,5 +1,18 @@
 import type { UserRecord } from "../../core/issuing/mod.ts";
+import type { UserEmailRow } from "./rows.ts";
 import { placeholders, type Queryable, UNIQUE_VIOLATION, violates } from "./sql.ts";
+
+/** The account an address belongs to, and whether it confirmed it; null for an address no account holds. */
+export const addressOwner = async (
+  q: Queryable,
+  emailKey: string,
+): Promise<{ user_id: string; confirmed: boolean } | null> => {
+  const r = await q.one<Pick<UserEmailRow, "user_id" | "confirmed">>(
+    "select user_id, confirmed from user_emails where email_key = ?",
+    [emailKey],
+  );
+  return r ? { user_id: r.user_id, confirmed: r.confirmed === true } : null;
+};
 
 /** An account and its addresses (`emailKeys[i]` the key of `user.emails[i]`), or "email_taken". */
 export const insertUser = async (
