@@ -59,12 +59,15 @@ export const DEFAULT_BUS_OPTIONS: WebhookBusOptions = {
   replicas: 1,
 };
 
+/** The fields of nats.js's `JetStreamApiError`: `status` is the API's HTTP-like code, `code` JetStream's own. */
+type ApiErrorLike = { name?: string; status?: number; code?: number | string; message?: string };
+
 const isNotFound = (err: unknown): boolean => {
-  const e = err as { name?: string; code?: number; message?: string; api_error?: { code?: number } };
+  const e = err as ApiErrorLike;
   return (
     e.name === "StreamNotFoundError" ||
     e.name === "ConsumerNotFoundError" ||
-    e.api_error?.code === 404 ||
+    e.status === 404 ||
     /not found/i.test(e.message ?? "")
   );
 };
@@ -129,18 +132,25 @@ export const ensureWebhookStreams = async (
     try {
       return await ensureStreamsOnce(nc, options);
     } catch (err) {
-      if (performance.now() > deadline || !isUnavailable(err)) throw err;
+      if (performance.now() > deadline || !isTransient(err)) throw err;
       await new Promise((r) => setTimeout(r, 500));
     }
   }
 };
 
-const isUnavailable = (err: unknown): boolean => {
-  const e = err as { name?: string; code?: number | string; message?: string; api_error?: { code?: number } };
+/**
+ * JetStream's code when a consumer asks for more replicas than its stream has. Right after a stream
+ * is raised to three replicas, the cluster may not have applied the raise yet, so this passes.
+ */
+const CONSUMER_REPLICAS_EXCEED_STREAM = 10126;
+
+const isTransient = (err: unknown): boolean => {
+  const e = err as ApiErrorLike;
   return (
-    e.api_error?.code === 503 ||
+    e.status === 503 ||
     e.code === 503 ||
     e.code === "503" ||
+    e.code === CONSUMER_REPLICAS_EXCEED_STREAM ||
     /unavailable|timeout|no responders|insufficient resources|no suitable peers/i.test(e.message ?? "")
   );
 };
