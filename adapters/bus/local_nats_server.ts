@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { resolve } from "node:path";
 
 const bindable = (port: number): Promise<number | null> =>
   new Promise((resolve) => {
@@ -76,7 +76,8 @@ export const startLocalNats = async (opts: LocalNatsOptions): Promise<LocalNats>
 class PortTaken extends Error {}
 
 const startOn = async (opts: LocalNatsOptions, port: number): Promise<LocalNats> => {
-  mkdirSync(opts.storeDir, { recursive: true });
+  const storeDir = resolve(opts.storeDir);
+  mkdirSync(storeDir, { recursive: true });
   const binary = opts.binary ?? "nats-server";
   // A small shell keeps watch on its stdin, which only this process holds: when this process ends
   // in any way (even SIGKILL) the pipe closes and the shell stops the server, so none is orphaned.
@@ -88,13 +89,14 @@ const startOn = async (opts: LocalNatsOptions, port: number): Promise<LocalNats>
       "-c",
       watchdog,
       binary,
-      ...(opts.config
-        ? ["-c", opts.config]
-        : ["-js", "-sd", join(opts.storeDir), "-a", "127.0.0.1", "-p", String(port)]),
+      ...(opts.config ? ["-c", resolve(opts.config)] : ["-js", "-sd", storeDir, "-a", "127.0.0.1", "-p", String(port)]),
       ...(opts.args ?? []),
     ],
     {
       stdio: ["pipe", "ignore", "pipe"],
+      // nats-server can write a consumer's metadata on a relative path while a cluster node stops:
+      // run it in its own store, so nothing lands in the caller's directory.
+      cwd: storeDir,
     },
   );
   const killChild = (): void => {
