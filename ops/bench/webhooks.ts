@@ -9,7 +9,9 @@
 //      target >= 30% of the raw loop; then, for comparison only, one worker process with 32 in flight
 //      to the destination (BENCH_DRAIN_COMPARE_CAP), not shipped and not held against the target. Each
 //      drain reports its CPU budget: the CPU of all four processes per event, and the rate at which
-//      that cost would take every core of the machine;
+//      that cost would take every core of the machine; then the drain's floor: the same libraries
+//      alone, with none of Laurel's code (ops/bench/peers/webhook_skeleton.ts), the bus only, then the
+//      bus and the signed POST (no database);
 //   3. end-to-end latency (event committed -> receiver got it) at a steady 500 events/s; p99 < 100 ms;
 //   4. the same with 10,000 deliveries to a dead receiver (connection refused) waiting for retry
 //      (first attempts made before the window; a failing destination is then probed at 5/s);
@@ -26,14 +28,15 @@
 // default: `ops/prepare.sh postgres`), BENCH_DURATION (s, default 10), BENCH_LATENCY_DURATION (s, default 20), BENCH_WORKERS (worker
 // processes for the drain: a comma-separated list, one drain each, default "1,2"), BENCH_DRAIN_EVENTS (20000), BENCH_DRAIN_WARMUP (5000 events drained first,
 // not measured; 0 for none), BENCH_DRAIN_PER_DESTINATION (the shipped default), BENCH_DRAIN_COMPARE_CAP (32; 0: no comparison drain),
-// BENCH_LIST_EVENTS (1000000), BENCH_RATE (events/s, 500), BENCH_PHASES (raw,drain,latency,dead,list,catchup),
+// BENCH_LIST_EVENTS (1000000), BENCH_RATE (events/s, 500), BENCH_PHASES (raw,drain,skeleton,latency,dead,list,catchup;
+// skeleton runs within drain),
 // BENCH_CATCHUP_EVENTS (10000),
 // BENCH_WRITE_DOCS=0|1 (default: write the `webhooks` section of docs/benchmarks.md only on a full run:
 // every phase at its default size), BENCH_VERBOSE=1 (echo the servers' output),
 // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_RAW_IN_FLIGHT (the raw loop's requests
 // in flight, 50 by default, the bar the drain is compared with; 8 shows what the per-destination cap alone allows).
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -86,8 +89,8 @@ const DRAIN_PER_DESTINATION = Number(env.BENCH_DRAIN_PER_DESTINATION ?? DEFAULT_
  */
 const DRAIN_COMPARE_CAP = Number(env.BENCH_DRAIN_COMPARE_CAP ?? 32);
 const DEAD_BACKLOG = 10_000;
-/** Which parts to run (default all): raw,drain,latency,dead,list. */
-const PHASES = new Set((env.BENCH_PHASES ?? "raw,drain,latency,dead,list,catchup").split(","));
+/** Which parts to run (default all): raw,drain,skeleton,latency,dead,list,catchup. */
+const PHASES = new Set((env.BENCH_PHASES ?? "raw,drain,skeleton,latency,dead,list,catchup").split(","));
 const CATCHUP_EVENTS = Number(env.BENCH_CATCHUP_EVENTS ?? 10_000);
 const started: RunningServer[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -589,6 +592,62 @@ const drain = async (s: Stack, processes: number, perDestination?: number): Prom
 };
 
 // ---------------------------------------------------------------------------------------------
+// 2b. The drain's floor: the fixed libraries alone (ops/bench/peers/webhook_skeleton.ts)
+
+const SKELETON_KINDS = ["bus", "post"] as const;
+type SkeletonKind = (typeof SKELETON_KINDS)[number];
+const SKELETON_LABEL: Record<SkeletonKind, string> = {
+  bus: "the bus only (publish, consume, acknowledge)",
+  post: "the bus and the signed POST, no database",
+};
+
+interface SkeletonResult {
+  kind: SkeletonKind;
+  rate: number;
+  /** CPU per event of the skeleton's own process; `cpu`: nats-server's and the receiver's. */
+  processUs: number;
+  cpu: CpuUse;
+}
+
+const skeleton = async (s: Stack, kind: SkeletonKind): Promise<SkeletonResult> => {
+  await resetReceiver(s);
+  const nodeArgs = env.BENCH_WORKER_NODE_ARGS ? env.BENCH_WORKER_NODE_ARGS.split(" ") : [];
+  const child = spawn(process.execPath, [...nodeArgs, "ops/bench/peers/webhook_skeleton.ts"], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      NATS_URL: s.nats.url,
+      RECEIVER_URL: `${s.receiverUrl}/hooks`,
+      CA_FILE: s.ca.caFile,
+      EVENTS: String(DRAIN_EVENTS),
+      WARMUP: String(DRAIN_WARMUP),
+      IN_FLIGHT: String(DRAIN_PER_DESTINATION),
+      ...(kind === "bus" ? { BUS_ONLY: "1" } : {}),
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let meter: (() => Promise<CpuUse>) | undefined;
+  let out = "";
+  const result = await new Promise<{ rate: number; cpuUs: number; cpu: Promise<CpuUse> }>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!meter && out.includes("measuring\n")) meter = cpuMeter(s, []);
+      const line = /^result (.*)$/m.exec(out)?.[1];
+      if (line && meter) resolve({ ...(JSON.parse(line) as { rate: number; cpuUs: number }), cpu: meter() });
+    });
+    child.once("exit", (code) => reject(new Error(`the skeleton exited (${code}) before its result:\n${out}`)));
+  });
+  const cpu = await result.cpu;
+  await new Promise((r) => child.once("exit", r));
+  return { kind, rate: result.rate, processUs: result.cpuUs, cpu };
+};
+
+const skeletonPerEvent = (k: SkeletonResult): string =>
+  `skeleton process ${k.processUs.toFixed(0)} µs, ` +
+  `nats-server ${((1e6 * k.cpu.nats) / DRAIN_EVENTS).toFixed(0)} µs` +
+  (k.kind === "bus" ? "" : `, receiver ${((1e6 * k.cpu.receiver) / DRAIN_EVENTS).toFixed(0)} µs`);
+
+// ---------------------------------------------------------------------------------------------
 // 6. Catch-up after an outage
 
 const receiverMode = async (s: Stack, mode: "down" | "up"): Promise<void> => {
@@ -785,6 +844,8 @@ interface Results {
   drains?: Drain[];
   /** The drain with BENCH_DRAIN_COMPARE_CAP in flight to the destination (not shipped). */
   compared?: Drain;
+  /** The drain's floor: the fixed libraries alone (the bus only, then with the signed POST). */
+  skeletons?: SkeletonResult[];
   /** Without the dead backlog: its windows pooled (the figure held against the targets). */
   calm?: LatencyResult;
   /** The windows one by one, without the backlog (A) and with it (B), each in run order. */
@@ -828,6 +889,13 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
         perEvent(result.cpu, result.cpuEvents),
       ]);
     }
+    for (const k of r.skeletons ?? []) {
+      rows.push([
+        `the libraries alone (\`ops/bench/peers/webhook_skeleton.ts\`, ${DRAIN_PER_DESTINATION} in flight): ${SKELETON_LABEL[k.kind]}`,
+        `${formatRps(k.rate)} deliveries/s`,
+        skeletonPerEvent(k),
+      ]);
+    }
     out.push(
       "",
       "### Delivery throughput",
@@ -838,7 +906,11 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
         `recorded (unpublished) after ${n0(DRAIN_WARMUP)} warm-up events it drains first; the ${n0(DRAIN_EVENTS)} ` +
         "are committed in one transaction and its rate is theirs over the time from their first to their last receipt " +
         "(CPU counted from their commit), each event published to JetStream, consumed, signed, POSTed, its delivery " +
-        "and attempt recorded in PostgreSQL, and acknowledged.",
+        "and attempt recorded in PostgreSQL, and acknowledged. " +
+        "The libraries alone are what the drain is built on, measured without it: nats.js and undici with their " +
+        "options as Laurel sets them, publishing, consuming, signing, POSTing and acknowledging in one process, with " +
+        "none of Laurel's code and no database at all (no outbox read, no delivery or attempt recorded, no seal or " +
+        "schema check, no destination limits).",
       "",
       markdownTable(["run", "rate", "CPU per event"], rows),
     );
@@ -933,6 +1005,15 @@ const renderSection = (r: Results, m: ReturnType<typeof machineInfo>): string =>
       ratio >= 0.3 ? "met" : "NOT met",
     ]);
   }
+  const floor = r.skeletons?.find((k) => k.kind === "post");
+  if (floor && r.raw) {
+    targets.push([
+      "not a target, for reading the drain's: the libraries alone (bus and signed POST, no database) / raw loop",
+      `${((100 * floor.rate) / r.raw.rate).toFixed(0)}%`,
+      "",
+      "",
+    ]);
+  }
   if (r.calm) {
     targets.push([
       `end-to-end p99 at ${RATE} events/s`,
@@ -1009,6 +1090,17 @@ const main = async (): Promise<void> => {
       r.drains.push(await runDrain(processes, DRAIN_PER_DESTINATION_SET ? DRAIN_PER_DESTINATION : undefined));
     }
     if (DRAIN_COMPARE_CAP > 0) r.compared = await runDrain(1, DRAIN_COMPARE_CAP);
+    if (PHASES.has("skeleton")) {
+      r.skeletons = [];
+      for (const kind of SKELETON_KINDS) {
+        const k = await skeleton(s, kind);
+        r.skeletons.push(k);
+        log(
+          `  the libraries alone, ${SKELETON_LABEL[kind]}: ${formatRps(k.rate)} deliveries/s` +
+            `${r.raw ? ` = ${((100 * k.rate) / r.raw.rate).toFixed(0)}% of raw` : ""}; per event: ${skeletonPerEvent(k)}`,
+        );
+      }
+    }
     // The peer again, after the drains: the ratios use its faster run.
     if (PHASES.has("raw")) await raw(true);
   }
@@ -1105,7 +1197,7 @@ const main = async (): Promise<void> => {
   log(`\n${section}\n`);
   // Only a full run (every phase, full length and sizes) replaces the published figures, unless asked.
   const fullRun =
-    ["raw", "drain", "latency", "dead", "list"].every((phase) => PHASES.has(phase)) &&
+    ["raw", "drain", "skeleton", "latency", "dead", "list"].every((phase) => PHASES.has(phase)) &&
     DURATION_S >= 10 &&
     DRAIN_EVENTS >= 20_000 &&
     DRAIN_WARMUP === 5_000 &&
