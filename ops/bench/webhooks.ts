@@ -36,7 +36,7 @@
 // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_RAW_IN_FLIGHT (the raw loop's requests
 // in flight, 50 by default, the bar the drain is compared with; 8 shows what the per-destination cap alone allows).
 
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -611,11 +611,10 @@ interface SkeletonResult {
 
 const skeleton = async (s: Stack, kind: SkeletonKind): Promise<SkeletonResult> => {
   await resetReceiver(s);
-  const nodeArgs = env.BENCH_WORKER_NODE_ARGS ? env.BENCH_WORKER_NODE_ARGS.split(" ") : [];
-  const child = spawn(process.execPath, [...nodeArgs, "ops/bench/peers/webhook_skeleton.ts"], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
+  const child = await start(
+    `skeleton-${kind}`,
+    "ops/bench/peers/webhook_skeleton.ts",
+    {
       NATS_URL: s.nats.url,
       RECEIVER_URL: `${s.receiverUrl}/hooks`,
       CA_FILE: s.ca.caFile,
@@ -624,21 +623,22 @@ const skeleton = async (s: Stack, kind: SkeletonKind): Promise<SkeletonResult> =
       IN_FLIGHT: String(DRAIN_PER_DESTINATION),
       ...(kind === "bus" ? { BUS_ONLY: "1" } : {}),
     },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let meter: (() => Promise<CpuUse>) | undefined;
-  let out = "";
-  const result = await new Promise<{ rate: number; cpuUs: number; cpu: Promise<CpuUse> }>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!meter && out.includes("measuring\n")) meter = cpuMeter(s, []);
-      const line = /^result (.*)$/m.exec(out)?.[1];
-      if (line && meter) resolve({ ...(JSON.parse(line) as { rate: number; cpuUs: number }), cpu: meter() });
-    });
-    child.once("exit", (code) => reject(new Error(`the skeleton exited (${code}) before its result:\n${out}`)));
-  });
-  const cpu = await result.cpu;
-  await new Promise((r) => child.once("exit", r));
+    /^measuring$/,
+    env.BENCH_WORKER_NODE_ARGS ? env.BENCH_WORKER_NODE_ARGS.split(" ") : [],
+  );
+  // Ready once its warm-up is drained: the measured events start now.
+  const meter = cpuMeter(s, []);
+  const resultLine = (): string | undefined => /^result (.*)$/m.exec(child.outputTail())?.[1];
+  let line = resultLine();
+  while (line === undefined) {
+    failIfExited([child]);
+    await delay(20);
+    line = resultLine();
+  }
+  const cpu = await meter();
+  // It deletes its stream on SIGTERM.
+  await child.stop();
+  const result = JSON.parse(line) as { rate: number; cpuUs: number };
   return { kind, rate: result.rate, processUs: result.cpuUs, cpu };
 };
 

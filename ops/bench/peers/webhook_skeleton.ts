@@ -12,7 +12,7 @@
 // Env: NATS_URL, RECEIVER_URL (https://host:port/path), CA_FILE, EVENTS (20000), WARMUP (5000),
 // IN_FLIGHT (8), BUS_ONLY (1: consume and acknowledge, no POST). Prints "measuring" when the measured
 // events start, then one line `result {"rate":…,"cpuUs":…}`: their deliveries/s from the first
-// publish to the last acknowledgement, and this process's CPU per event (µs).
+// publish to the last acknowledgement, and this process's CPU per event (µs). Ends on SIGTERM.
 
 import { createHmac, createSecretKey, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -130,7 +130,11 @@ await drained(WARMUP + EVENTS);
 const seconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 console.log(`result ${JSON.stringify({ rate: EVENTS / seconds, cpuUs: (cpu.user + cpu.system) / EVENTS })}`);
-messages.stop();
-await jsm.streams.delete(STREAM);
-await nc.close();
-await agent.close();
+// Kept until the bench stops it (SIGTERM), like a server: an exit before the result is a failure.
+process.once("SIGTERM", async () => {
+  messages.stop();
+  await jsm.streams.delete(STREAM);
+  await nc.close();
+  await agent.close();
+  process.exit(0);
+});
