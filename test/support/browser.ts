@@ -50,14 +50,30 @@ export const seriousViolations = async (page: Page): Promise<AxeViolation[]> => 
 
 export const ARTIFACTS = join(new URL("../..", import.meta.url).pathname, "artifacts", "web");
 
+/**
+ * One full-page screenshot. Chromium answers "Unable to capture screenshot" when its compositor has
+ * no frame yet, as can happen right after a resize on a busy machine: asked again, twice at most.
+ */
+const screenshot = async (page: Page, path: string): Promise<void> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.screenshot({ path, fullPage: true });
+      return;
+    } catch (err) {
+      if (attempt >= 3 || !/Unable to capture screenshot/.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+};
+
 /** Screenshots of the page at phone and desktop widths into the ignored artifacts folder. */
 export const screenshots = async (page: Page, name: string): Promise<void> => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const size = page.viewportSize();
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
+  await screenshot(page, join(ARTIFACTS, `${name}-phone.png`));
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
+  await screenshot(page, join(ARTIFACTS, `${name}-desktop.png`));
   if (size) await page.setViewportSize(size);
 };
 
