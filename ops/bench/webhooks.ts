@@ -92,6 +92,8 @@ const DEAD_BACKLOG = 10_000;
 /** Which parts to run (default all): raw,drain,skeleton,latency,dead,list,catchup. */
 const PHASES = new Set((env.BENCH_PHASES ?? "raw,drain,skeleton,latency,dead,list,catchup").split(","));
 const CATCHUP_EVENTS = Number(env.BENCH_CATCHUP_EVENTS ?? 10_000);
+/** Node flags for the worker processes and the libraries-alone peer (e.g. "--cpu-prof --cpu-prof-dir=<dir>"). */
+const WORKER_NODE_ARGS = env.BENCH_WORKER_NODE_ARGS ? env.BENCH_WORKER_NODE_ARGS.split(" ") : [];
 const started: RunningServer[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 const benchStart = performance.now();
@@ -307,8 +309,7 @@ const startWorker = (s: Stack, i: number, extra: Record<string, string> = {}) =>
       ...extra,
     },
     /webhook worker ready/,
-    // e.g. BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the workers
-    env.BENCH_WORKER_NODE_ARGS ? env.BENCH_WORKER_NODE_ARGS.split(" ") : [],
+    WORKER_NODE_ARGS,
   );
 
 const receiverStats = async (s: Stack): Promise<{ received: number; first: Record<string, number> }> => {
@@ -624,7 +625,7 @@ const skeleton = async (s: Stack, kind: SkeletonKind): Promise<SkeletonResult> =
       ...(kind === "bus" ? { BUS_ONLY: "1" } : {}),
     },
     /^measuring$/,
-    env.BENCH_WORKER_NODE_ARGS ? env.BENCH_WORKER_NODE_ARGS.split(" ") : [],
+    WORKER_NODE_ARGS,
   );
   // Ready once its warm-up is drained: the measured events start now.
   const meter = cpuMeter(s, []);
