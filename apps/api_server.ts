@@ -195,7 +195,10 @@ export const buildApiServer = async (
     ready: health.ready,
     unavailable: isDatabaseUnavailable,
   };
-  const { baker: bakedImages } = wireBaking(config, db, badgeWiring.badges.credentials);
+  // The logger is read when a warning is written: the app's own exists by then.
+  const { baker: bakedImages } = wireBaking(config, db, badgeWiring.badges.credentials, {
+    warn: (o, m) => log.warn(o, m),
+  });
   const web = webPlugin({
     publicUrl: config.publicUrl,
     apiBase: config.baseUrl,

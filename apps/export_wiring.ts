@@ -27,6 +27,7 @@ export const wireBaking = (
   config: Pick<Config, "baseUrl" | "publicUrl">,
   db: Database,
   credentials: Pick<CredentialSigning, "sign">,
+  log: { warn(obj: object, msg: string): void },
   limits?: Parameters<typeof badgeImageBaker>[0]["limits"],
 ): { records: BadgeRecords; baker: BadgeImageBaker } => {
   const records = badgeRecords({
@@ -39,6 +40,7 @@ export const wireBaking = (
     images: storedBadgeImages(postgresImageStore(db)),
     // A stored image is named `<sha256>.<png|svg>`; the images table is keyed by the hash alone.
     storedImageOf: (view) => view.template.image?.split(".")[0] ?? null,
+    log,
     ...(limits ? { limits } : {}),
   });
   return { records, baker };
@@ -57,7 +59,7 @@ export const startEarnerExports = async (
 ): Promise<{ stop(): Promise<void> }> => {
   const credentials = await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`);
   // An export bakes each badge once: a small cache, so a large wallet does not fill it.
-  const { records, baker } = wireBaking(config, db, credentials, {
+  const { records, baker } = wireBaking(config, db, credentials, log, {
     maxEntries: 64,
     maxBytes: 4 * 1024 * 1024,
     ttlMs: 60_000,

@@ -1,6 +1,7 @@
 import { badRequest, type CoreError, validationFailed } from "../../core/errors/mod.ts";
 import { checkImage } from "../../core/organizations/mod.ts";
 import type { ImageStore } from "../db/mod.ts";
+import { storableImage } from "../images/mod.ts";
 
 /** Where uploaded images go: the content-addressed store and the hash that names them. */
 export interface ImageUploads {
@@ -32,13 +33,15 @@ export const decodeImageDataUri = (uri: string): Uint8Array => {
 };
 
 /**
- * Checks an uploaded image by its content (core's `checkImage`) and stores it; the answer is its
- * stored name, `<sha256>.<png|svg>`; a refused image throws a 422 naming the field `image`.
+ * Checks an uploaded image by its content (core's `checkImage`, then the image adapter's decoder
+ * or SVG rebuild) and stores what is storable; the answer is its stored name,
+ * `<sha256 of the stored bytes>.<png|svg>`; a refused image throws a 422 naming the field `image`.
  */
 export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: Date): Promise<string> => {
   const checked = checkImage(bytes, new TextDecoder().decode(bytes));
-  const sha = uploads.sha256(bytes);
-  await uploads.store.put(sha, checked.contentType, bytes, now);
+  const stored = storableImage(bytes, checked);
+  const sha = uploads.sha256(stored);
+  await uploads.store.put(sha, checked.contentType, stored, now);
   return `${sha}.${checked.extension}`;
 };
 

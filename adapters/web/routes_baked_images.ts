@@ -26,6 +26,8 @@ export const bakedImageRoutes = (kit: WebKit, baker: BadgeImageBaker) => async (
           .header("cache-control", "private, no-store")
           .header("content-disposition", `attachment; filename="${name}"`)
           .header("x-content-type-options", "nosniff")
+          // An SVG opened on its own runs nothing and loads nothing, as the stored images are served.
+          .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
           .type(IMAGE_CONTENT_TYPE[type])
           .send(baked)
       );

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import t from "tap";
 import { postgresImageStore } from "../../adapters/db/mod.ts";
+import { decodedPng } from "../../adapters/images/mod.ts";
 import {
   badgeImageBaker,
   bakePng,
@@ -10,6 +11,7 @@ import {
   storedBadgeImages,
 } from "../../adapters/rest/obi/mod.ts";
 import type { BadgeView } from "../../core/issuing/mod.ts";
+import { hostileSvgs, png, withBadCrc } from "../support/images.ts";
 import { openStoreDatabase } from "../support/store_database.ts";
 
 // The image a badge is baked from, on real PostgreSQL: a template's stored image (by its SHA-256
@@ -78,4 +80,62 @@ t.test("a stored PNG is baked; an unknown or absent one falls back to the defaul
   const broken = Buffer.from(baked ?? Buffer.alloc(0));
   broken[broken.length - 20] = (broken[broken.length - 20] ?? 0) ^ 0xff;
   t.equal(readBaked(broken), "not_an_image", "a bad CRC is not an image");
+});
+
+t.test("an image stored before uploads were decoded or rebuilt bakes: on the default when it cannot", async (t) => {
+  const store = postgresImageStore(db);
+  const damaged = withBadCrc(png(32, 32));
+  const [active] = hostileSvgs();
+  const legacySvg = Buffer.from(active?.text ?? "");
+  const twoRoots = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/><svg xmlns="http://www.w3.org/2000/svg"/>');
+  // As rows written before the checks existed: straight into the table.
+  for (const [bytes, type] of [
+    [damaged, "image/png"],
+    [legacySvg, "image/svg+xml"],
+    [twoRoots, "image/svg+xml"],
+  ] as const) {
+    await store.put(sha(bytes), type, bytes, new Date());
+  }
+  const warnings: Array<{ obj: { sha256?: string }; msg: string }> = [];
+  const log = { warn: (obj: object, msg: string) => warnings.push({ obj, msg }) };
+  const records = {
+    assertion: (view: BadgeView) => Buffer.from(`{"id":"https://laurel.example/a/${view.badge.id}"}`),
+    assertionUrl: (id: string) => `https://laurel.example/a/${id}`,
+    credentialPayload: () => "{}",
+    credential: async () => "h.p.s",
+  };
+  let image = sha(damaged);
+  const baker = badgeImageBaker({ records, images: storedBadgeImages(store), storedImageOf: () => image, log });
+  const view = (id: string) => ({ badge: { id } }) as unknown as BadgeView;
+
+  t.same(await baker.types(view("b1")), ["png"], "still offered as a PNG");
+  for (const id of ["b1", "b2"]) {
+    const baked = (await baker.bake(view(id), "png", "ob2")) ?? Buffer.alloc(0);
+    t.same(readBaked(baked), { kind: "assertion", text: records.assertion(view(id)).toString(), verify: null }, id);
+    t.same(decodedPng(baked), { width: 200, height: 200 }, `${id}: the default image, and it decodes`);
+  }
+  t.same(
+    warnings.map((w) => w.obj.sha256),
+    [sha(damaged)],
+    "the damaged image is logged once, with its SHA-256",
+  );
+
+  image = sha(legacySvg);
+  const svg = ((await baker.bake(view("b3"), "svg", "ob2")) ?? Buffer.alloc(0)).toString("utf8");
+  t.notMatch(svg, active?.dangerous ?? /./, "an SVG stored before the rebuild is baked rebuilt");
+  t.match(svg, /<circle id="c" r="4"\/>/, "with its picture");
+  t.same(readBaked(Buffer.from(svg)), {
+    kind: "assertion",
+    text: records.assertion(view("b3")).toString(),
+    verify: "https://laurel.example/a/b3",
+  });
+
+  image = sha(twoRoots);
+  const fallback = (await baker.bake(view("b4"), "svg", "ob2")) ?? Buffer.alloc(0);
+  t.ok(fallback.toString("utf8").includes("<title>Badge</title>"), "an SVG that is not one document: the default");
+  t.equal(readBaked(fallback) !== "not_an_image" && readBaked(fallback) !== "no_record", true);
+  t.same(
+    warnings.map((w) => w.obj.sha256),
+    [sha(damaged), sha(twoRoots)],
+  );
 });

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import extractChunks from "png-chunks-extract";
 import t from "tap";
-import yauzl from "yauzl";
 import { apiClient, createTemplate, issueBody, organization } from "../support/badges.ts";
 import { launchChromium, screenshots, seriousViolations } from "../support/browser.ts";
 import { earnerFlows } from "../support/earner_flows.ts";
 import { spawnServer, startLaurel } from "../support/laurel.ts";
 import { tempDir } from "../support/services.ts";
 import { startSmtpSink } from "../support/smtp_sink.ts";
+import { zipEntries } from "../support/zip_entries.ts";
 
 /**
  * The earner's export: "Download everything" on the account page queues an export; a worker
@@ -42,28 +42,6 @@ const rssBytes = (): number => {
   const status = readFileSync(`/proc/${api.child.pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
 };
-
-const zipEntries = (file: string): Promise<Map<string, Buffer>> =>
-  new Promise((resolve, reject) => {
-    const entries = new Map<string, Buffer>();
-    yauzl.open(file, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      zip.on("entry", (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const parts: Buffer[] = [];
-          stream.on("data", (c: Buffer) => parts.push(c));
-          stream.on("end", () => {
-            entries.set(entry.fileName, Buffer.concat(parts));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on("end", () => resolve(entries));
-      zip.on("error", reject);
-      zip.readEntry();
-    });
-  });
 
 const COUNT = 1_000;
 

@@ -1,0 +1,28 @@
+import { type CheckedImage, checkImage, imageRefused } from "../../core/organizations/mod.ts";
+import { decodedPng } from "./png_decoder.ts";
+import { SvgRefused, sanitizedSvg } from "./svg_sanitizer.ts";
+
+/**
+ * The bytes Laurel stores for an upload core's `checkImage` accepted as `checked`: a PNG as sent,
+ * once a decoder has read it whole (CRCs, pixel data); an SVG rebuilt from core's allow-list, and
+ * judged by `checkImage` again. Throws core's image refusal (a 422 naming the field `image`).
+ */
+export const storableImage = (bytes: Uint8Array, checked: CheckedImage): Uint8Array => {
+  if (checked.contentType === "image/png") {
+    try {
+      decodedPng(bytes);
+    } catch {
+      throw imageRefused("is not a readable PNG: its data is damaged (a checksum or the compressed pixels are wrong)");
+    }
+    return bytes;
+  }
+  let rebuilt: Uint8Array;
+  try {
+    rebuilt = new TextEncoder().encode(sanitizedSvg(new TextDecoder().decode(bytes)));
+  } catch (err) {
+    if (err instanceof SvgRefused) throw imageRefused(`is not a readable SVG: it ${err.message}`);
+    throw err;
+  }
+  checkImage(rebuilt, new TextDecoder().decode(rebuilt));
+  return rebuilt;
+};
