@@ -37,6 +37,7 @@ import {
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { buildAdminApp, buildRestApp, cachingAuthenticator } from "../adapters/rest/mod.ts";
 import { trpcPlugin } from "../adapters/trpc/mod.ts";
+import { uploadSlots } from "../adapters/uploads/mod.ts";
 import { consoleMembers, webPlugin } from "../adapters/web/mod.ts";
 import { missingIssuerEmails } from "../core/organizations/mod.ts";
 import { loadAdminToken } from "./admin_token.ts";
@@ -182,6 +183,8 @@ export const buildApiServer = async (
     },
     members: { members: postgresMemberStore(db), secrets, publicUrl: config.publicUrl, budget: invitationBudget },
     imports: postgresImportStore(db),
+    // One set for the process: the API's imports and the console's and wallet's uploads share it.
+    uploads: uploadSlots(config.limits.uploadsInFlight),
     connect: {
       store: connectStore,
       s256: (verifier: string) => createHash("sha256").update(verifier, "ascii").digest("base64url"),
@@ -219,6 +222,7 @@ export const buildApiServer = async (
     mail: { outbox: mailOutbox, newId: uuidv7 },
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
+    uploads: deps.uploads,
     bakedImages,
     exports: {
       store: postgresExportStore(db),

@@ -206,6 +206,10 @@ export const EnvSchema = Type.Object({
     72000,
   ),
   HTTP_MAX_CONNECTIONS: positive("open connections per listener; further ones are closed at once", 10000),
+  UPLOADS_IN_FLIGHT: positive(
+    "uploads (CSV imports, images) one API process reads at once; a further one is answered 503 with Retry-After before its body is read",
+    4,
+  ),
   TRUST_PROXY: Type.Optional(
     text(
       "comma-separated addresses or CIDRs of the balancers in front of the public listener (`10.0.0.5,10.0.1.0/24`); a request from one of them is counted under the client its `X-Forwarded-For` names (the address the last trusted hop added). Unset, every limit counts the connecting peer: behind a balancer, all clients are one",

@@ -22,6 +22,8 @@ export interface LimitsConfig {
   rate: RateLimits | null;
   /** `MAIL_PER_ORGANIZATION_PER_HOUR`: pending-badge notifications one organization may send (1,000). */
   mailPerOrganizationPerHour: number;
+  /** `UPLOADS_IN_FLIGHT`: uploads one API process reads at once; a further one is answered 503 (4). */
+  uploadsInFlight: number;
   /** `SMTP_MAX_CONNECTIONS`: SMTP connections of the pooled transport per process (5). */
   smtpMaxConnections: number;
   /**
@@ -91,6 +93,7 @@ export const readLimitsConfig = (env: Env): LimitsConfig => ({
         },
   mailPerOrganizationPerHour: env.MAIL_PER_ORGANIZATION_PER_HOUR,
   smtpMaxConnections: env.SMTP_MAX_CONNECTIONS,
+  uploadsInFlight: env.UPLOADS_IN_FLIGHT,
   externalBadgeChecks: {
     perAccountPerHour: env.EXTERNAL_BADGE_CHECKS_PER_ACCOUNT_PER_HOUR,
     perHostPerHour: env.EXTERNAL_BADGE_CHECKS_PER_HOST_PER_HOUR,

@@ -14,6 +14,7 @@ import Fastify, {
 } from "fastify";
 import secureJson from "secure-json-parse";
 import { CoreError, type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
+import { uploadSlots } from "../uploads/mod.ts";
 import type { RestDeps } from "./deps.ts";
 import { codeForStatus, errorBody, restAnswer, UNAVAILABLE_MESSAGE } from "./errors.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
@@ -324,20 +325,21 @@ export const buildRestApp = async (
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
   const apiPrefix = pathPrefix(deps.baseUrl);
+  const uploads = deps.uploads ?? uploadSlots();
   app.addHook("preValidation", refuseUnstorableText);
   await app.register(operationalRoutes(deps, { metrics: false }));
   await app.register(tokenEndpointRoutes({ ...deps, limits }, pathPrefix(deps.authUrl)));
   await app.register(connectMetadataRoutes(deps, pathPrefix(deps.authUrl)));
   await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(badgeTemplateRoutes(deps, apiBase.origin), { prefix: apiPrefix });
+  await app.register(badgeTemplateRoutes(deps, apiBase.origin, uploads), { prefix: apiPrefix });
   await app.register(badgeRoutes({ ...deps, limits }, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeFeedRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(employeeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(importRoutes(deps, "badges"), { prefix: apiPrefix });
-  await app.register(importRoutes(deps, "employees"), { prefix: apiPrefix });
+  await app.register(importRoutes(deps, uploads, "badges"), { prefix: apiPrefix });
+  await app.register(importRoutes(deps, uploads, "employees"), { prefix: apiPrefix });
   await app.register(membershipRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(invitationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   if (deps.connect) await app.register(meRoutes(deps, deps.connect, apiBase.origin), { prefix: apiPrefix });

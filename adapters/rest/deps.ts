@@ -16,6 +16,7 @@ import type { EventStore } from "../../core/events/mod.ts";
 import type { ImportStore } from "../../core/imports/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
+import type { UploadSlots } from "../uploads/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
 import type { ImageUploads } from "./image_uploads.ts";
@@ -55,6 +56,8 @@ export interface RestDeps {
   members: MemberDeps;
   /** CSV imports of badges and employee records, worked by the worker processes. */
   imports: ImportStore;
+  /** The process's upload slots, shared with the console's; absent: a set of the API's own. */
+  uploads?: UploadSlots;
   /** Earners' grants to applications (authorization code flow, the user API); absent: not offered. */
   connect?: ConnectRestDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */

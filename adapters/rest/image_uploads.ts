@@ -1,4 +1,4 @@
-import { badRequest, type CoreError, validationFailed } from "../../core/errors/mod.ts";
+import { type CoreError, validationFailed } from "../../core/errors/mod.ts";
 import { checkImage } from "../../core/organizations/mod.ts";
 import type { ImageStore } from "../db/mod.ts";
 import { storableImage } from "../images/mod.ts";
@@ -43,37 +43,4 @@ export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: 
   const sha = uploads.sha256(stored);
   await uploads.store.put(sha, checked.contentType, stored, now);
   return `${sha}.${checked.extension}`;
-};
-
-/** A `multipart/form-data` body: its text fields (each name's values in order) and its files' bytes. */
-export interface MultipartForm {
-  fields: Map<string, string[]>;
-  files: Map<string, Uint8Array>;
-  /** Each file's name as the browser sent it. */
-  fileNames: Map<string, string>;
-}
-
-/** Reads a multipart body with the platform's own parser (the fetch API's FormData); a 400 when it cannot. */
-export const readMultipart = async (contentType: string, body: Uint8Array): Promise<MultipartForm> => {
-  try {
-    const form = await new Request("http://upload.invalid/", {
-      method: "POST",
-      headers: { "content-type": contentType },
-      body: new Uint8Array(body),
-    }).formData();
-    const fields = new Map<string, string[]>();
-    const files = new Map<string, Uint8Array>();
-    const fileNames = new Map<string, string>();
-    for (const [name, value] of form.entries()) {
-      if (typeof value === "string") fields.set(name, [...(fields.get(name) ?? []), value]);
-      // An empty file input sends a part with no name and no bytes: nothing was chosen.
-      else if (value.size > 0 || value.name !== "") {
-        files.set(name, new Uint8Array(await value.arrayBuffer()));
-        fileNames.set(name, value.name);
-      }
-    }
-    return { fields, files, fileNames };
-  } catch {
-    throw badRequest("The multipart body could not be read");
-  }
 };

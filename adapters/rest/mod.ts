@@ -20,8 +20,8 @@ export {
 export type { FreshReads } from "./fresh_reads.ts";
 export { freshReads, sendFreshBody } from "./fresh_reads.ts";
 export { callerOf, guard } from "./guard.ts";
-export type { ImageUploads, MultipartForm } from "./image_uploads.ts";
-export { decodeImageDataUri, readMultipart, storeImage } from "./image_uploads.ts";
+export type { ImageUploads } from "./image_uploads.ts";
+export { decodeImageDataUri, storeImage } from "./image_uploads.ts";
 export type { OAuthAnswer, OAuthErrorBody } from "./oauth_errors.ts";
 export { OAUTH_FOR_CODE, oauthAnswer } from "./oauth_errors.ts";
 export type {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { EarnerAccount } from "../../core/earners/mod.ts";
-import { badRequest, isCoreError } from "../../core/errors/mod.ts";
+import { CoreError, isCoreError } from "../../core/errors/mod.ts";
 import {
   addExternalBadge,
   type BakedUpload,
@@ -14,12 +14,14 @@ import {
   recheckExternalBadge,
   removeExternalBadge,
 } from "../../core/workforce/mod.ts";
-import { readBaked, readMultipart } from "../rest/mod.ts";
+import { readBaked } from "../rest/mod.ts";
+import { bufferUpload } from "../uploads/mod.ts";
 import { pageAnswer } from "./errors.ts";
 import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
 import { doneNotice } from "./sent.ts";
+import { readUploadForm, UPLOAD_ROUTE } from "./upload_forms.ts";
 import type { WebKit } from "./web_deps.ts";
 
 /** Each reason in the earner's words: what went wrong and, where they can, what to do. */
@@ -105,9 +107,6 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
     </form>
   </section>`;
 
-/** The uploaded file, kept off the enumerable body the form's text checks walk. */
-const UPLOAD = Symbol("uploaded image");
-
 export const ownerOf = (account: EarnerAccount): ExternalBadgeOwner => ({
   userId: account.user.id,
   confirmedEmails: account.user.emails.filter((e) => e.confirmed).map((e) => e.email),
@@ -149,45 +148,31 @@ export const externalBadgeRoutes =
         return showWallet(request, reply, status, { error: message, ...form });
       }
     });
-    // The image upload is multipart, read by the platform's own parser (the fetch API's FormData),
-    // as the console's image form is. The body may exceed the file limit a little, so a file just
-    // too large is refused on the wallet with the reason rather than by a bare 413.
-    await app.register(async (upload) => {
-      upload.addContentTypeParser(
-        "multipart/form-data",
-        { parseAs: "buffer", bodyLimit: MAX_BAKED_IMAGE_BYTES * 2 },
-        (request, body, done) => {
-          readMultipart(request.headers["content-type"] ?? "", body as Buffer).then(
-            (form) => {
-              const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.[0] ?? "" };
-              const file = form.files.get("image");
-              if (file) parsed[UPLOAD] = Buffer.from(file);
-              done(null, parsed);
-            },
-            () => done(badRequest("The upload could not be read"), undefined),
-          );
-        },
-      );
-      upload.post<{ Body: { [UPLOAD]?: Buffer } | undefined }>(
-        "/wallet/external_badges/image",
-        async (request, reply) => {
-          if (!request.earner) return signIn(reply);
-          const image = request.body?.[UPLOAD];
-          try {
-            const upload: BakedUpload = !image?.length
-              ? "not_an_image"
-              : image.length > MAX_BAKED_IMAGE_BYTES
-                ? "too_large"
-                : readBaked(image);
-            const added = await addExternalBadge(deps, context(), ownerOf(request.earner), bakedBadgeInput(upload));
-            const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
-            return reply.redirect(`/wallet?done=${done}#external`, 303);
-          } catch (err) {
-            const { status, message } = refusal(err);
-            return showWallet(request, reply, status, { error: message, url: "", credential: "" });
-          }
-        },
-      );
+    // The image upload is multipart, read as the console's image form is. A file just too large
+    // is refused on the wallet with the reason rather than by a bare 413.
+    app.post("/wallet/external_badges/image", UPLOAD_ROUTE, async (request, reply) => {
+      if (!request.earner) return signIn(reply);
+      const owner = ownerOf(request.earner);
+      try {
+        const form = await readUploadForm(kit, request, reply, {
+          fileField: "image",
+          maxFileBytes: MAX_BAKED_IMAGE_BYTES,
+          tooLarge: () => new CoreError("payload_too_large", "The image is too large"),
+          sink: bufferUpload,
+        }).catch((err: unknown) => {
+          if (isCoreError(err) && err.code === "payload_too_large") return "too_large" as const;
+          throw err;
+        });
+        const image = form === "too_large" ? null : form.file?.content;
+        const upload: BakedUpload =
+          form === "too_large" ? "too_large" : !image?.length ? "not_an_image" : readBaked(image);
+        const added = await addExternalBadge(deps, context(), owner, bakedBadgeInput(upload));
+        const done = added.verification_status === "validated" ? "external_added" : "external_unverified";
+        return reply.redirect(`/wallet?done=${done}#external`, 303);
+      } catch (err) {
+        const { status, message } = refusal(err);
+        return showWallet(request, reply, status, { error: message, url: "", credential: "" });
+      }
     });
     app.post("/wallet/external_badges/:id/remove", async (request, reply) => {
       const id = uuidParam(request);

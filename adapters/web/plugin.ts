@@ -8,6 +8,7 @@ import helmet from "helmet";
 import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
 import { CoreError, isCoreError } from "../../core/errors/mod.ts";
 import { codeForStatus, errorBody, restAnswer } from "../rest/mod.ts";
+import { isMultipart, multipartBodies, uploadSlots } from "../uploads/mod.ts";
 import { consoleRoutes } from "./console/routes_console.ts";
 import { earnerMail } from "./earner_mail.ts";
 import { employerRoutes } from "./employer_pages.ts";
@@ -78,6 +79,8 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
     securityHeaders(request.raw, reply.raw, (err) => done(err instanceof Error ? err : undefined)),
   );
   await app.register(formbody, { bodyLimit: 16 * 1024 });
+  // Uploads are read by their routes, after the checks (upload_forms.ts); no parser reads them first.
+  multipartBodies(app);
   await app.register(cookie);
   await app.register(csrf, {
     cookieKey: "laurel_csrf",
@@ -104,6 +107,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
     urls,
     mail: earnerMail({ ...deps.mail, clock: deps.clock }, urls),
     pages,
+    uploads: deps.uploads ?? uploadSlots(),
     notFoundPage: (frame) => messagePage(frame, PAGE_FOR_CODE.not_found.heading, [PAGE_FOR_CODE.not_found.text]),
     frame: (request, reply, title) => ({
       title,
@@ -145,6 +149,16 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
     // for every visitor (so it can be cached): it needs no token. The route's pattern is compared,
     // never the URL, whose query string the sender chooses.
     if (request.routeOptions.url === VERIFY_EMAIL) return;
+    // An upload route checks its form's token itself, as the form's first field, before the rest
+    // is read; no other page route takes a multipart body.
+    if (isMultipart(request)) {
+      if (!request.routeOptions.config.uploadForm)
+        throw new CoreError("unsupported_media_type", "This form cannot be sent as multipart/form-data");
+      // Until the route has read the whole form, an answer closes the connection: the rest of a
+      // refused upload is never read.
+      reply.header("connection", "close");
+      return;
+    }
     await new Promise<void>((resolve, reject) =>
       app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())),
     );

@@ -6,6 +6,7 @@ import type { EarnerContext, EarnerDeps, ExportDeps } from "../../core/earners/m
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
 import type { BadgeImageBaker } from "../rest/mod.ts";
+import type { UploadSlots } from "../uploads/mod.ts";
 import type { ConsoleDeps } from "./console/console_deps.ts";
 import type { EarnerMail } from "./earner_mail.ts";
 import type { Frame } from "./layout.ts";
@@ -39,6 +40,8 @@ export interface WebDeps {
   exports?: ExportDeps;
   /** Subscribes to invalidations of hosted records; without it badge pages are not cached. */
   onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
+  /** The process's upload slots, shared with the API's imports; absent: a set of this adapter's own. */
+  uploads?: UploadSlots;
 }
 
 /** What every route of the web adapter shares. */
@@ -48,6 +51,8 @@ export interface WebKit {
   mail: EarnerMail;
   /** Badge pages as sent to visitors without a session; null: not cached. */
   pages: PageCache | null;
+  /** Uploads read at once (imports, images): one more is answered 503. */
+  uploads: UploadSlots;
   notFoundPage(frame: Frame): VNode;
   frame(request: FastifyRequest, reply: FastifyReply, title: string): Frame;
   page(reply: FastifyReply, status: number, page: VNode): FastifyReply;

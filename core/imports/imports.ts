@@ -4,7 +4,14 @@ import { checkBatchItems, type NormalizedIssue } from "../badges/mod.ts";
 import { type CoreError, type FieldError, orNotFound, validationFailed } from "../errors/mod.ts";
 import { type IssueWrites, type IssuingDeps, issueChecked, mailAllowedFor } from "../issuing/mod.ts";
 import { type EmployeeContext, type EmployeeStore, upsertEmployees } from "../workforce/mod.ts";
-import { type CheckedRow, checkRows, headerProblems, type ImportInputRow, type ImportKind } from "./columns.ts";
+import {
+  type CheckedRow,
+  COLUMNS,
+  checkRows,
+  headerProblems,
+  type ImportInputRow,
+  type ImportKind,
+} from "./columns.ts";
 
 /**
  * An import's life: `validating` while its rows are read, `ready` (checked, waiting for the go),
@@ -18,6 +25,28 @@ export type ImportState = (typeof IMPORT_STATES)[number];
 export const IMPORT_LIMITS: Record<ImportKind, { rows: number; bytes: number }> = {
   badges: { rows: 10_000, bytes: 8 * 1024 * 1024 },
   employees: { rows: 100_000, bytes: 48 * 1024 * 1024 },
+};
+
+/**
+ * The most one record of an import file (a row, line breaks inside quotes included) may hold, in
+ * bytes and in cells: a parser builds a whole record before anyone sees it, so a line of millions
+ * of empty cells would otherwise be millions of strings. Spreadsheets add a few empty trailing
+ * cells, hence the room beyond the known columns.
+ */
+export const IMPORT_RECORD_LIMITS = { bytes: 64 * 1024, extraColumns: 8 } as const;
+
+/** The most cells one record of a `kind` import may have. */
+export const maxImportColumns = (kind: ImportKind): number =>
+  COLUMNS[kind].required.length + COLUMNS[kind].optional.length + IMPORT_RECORD_LIMITS.extraColumns;
+
+/** The refusal of a record past `IMPORT_RECORD_LIMITS`; `row` 0 is the header, 1 the first row under it. */
+export const recordTooLarge = (kind: ImportKind, row: number, what: "bytes" | "cells"): CoreError => {
+  const where = row === 0 ? "The header row" : `Row ${row}`;
+  const message =
+    what === "cells"
+      ? `${where} has more than ${maxImportColumns(kind)} cells`
+      : `${where} is longer than ${IMPORT_RECORD_LIMITS.bytes / 1024} KiB`;
+  return validationFailed(message, [{ field: "file", message: row === 0 ? message : `row ${row}: ${message}` }]);
 };
 
 /** Rows a worker takes at once: the grouped issue statement's size, and the employee batch's. */

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { badRequest, isCoreError, notFound } from "../../../core/errors/mod.ts";
+import { CoreError, isCoreError, notFound } from "../../../core/errors/mod.ts";
 import {
   createImport,
   getImport,
@@ -13,9 +13,10 @@ import {
 } from "../../../core/imports/mod.ts";
 import type { MemberAction } from "../../../core/members/mod.ts";
 import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
-import { readMultipart } from "../../rest/mod.ts";
+import { type MultipartForm, type SpooledUpload, spoolUpload } from "../../uploads/mod.ts";
 import { uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
+import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
 import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
@@ -26,12 +27,6 @@ const ACTION: Record<ImportKind, MemberAction> = { badges: "badges.issue", emplo
 
 /** Problems shown on a page; the result file has every row. */
 const PROBLEMS_SHOWN = 500;
-
-/** The uploaded file of the multipart form, kept off the enumerable body the text checks walk. */
-const FILE = Symbol("uploaded file");
-type Upload = { bytes: Uint8Array; name: string } | null;
-/** The multipart form as its parser hands it over; a form of another type has neither. */
-type UploadForm = { kind?: string; [FILE]?: Upload } | undefined;
 
 const NOTICES: Record<string, string> = { started: "Started: the workers are on it." };
 
@@ -92,59 +87,60 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       .send(exampleCsv(kind));
   });
 
-  // The upload is multipart, read by the platform's own parser (the fetch API's FormData).
-  await app.register(async (upload) => {
-    upload.addContentTypeParser(
-      "multipart/form-data",
-      { parseAs: "buffer", bodyLimit: Math.max(IMPORT_LIMITS.badges.bytes, IMPORT_LIMITS.employees.bytes) + 64 * 1024 },
-      (request, body, done) => {
-        readMultipart(request.headers["content-type"] ?? "", body as Buffer).then(
-          (form) => {
-            const text = (name: string) => form.fields.get(name)?.[0] ?? "";
-            const parsed: Record<string | symbol, unknown> = { _csrf: text("_csrf"), kind: text("kind") };
-            const file = form.files.get("file");
-            if (file) parsed[FILE] = { bytes: file, name: (form.fileNames.get("file") ?? "").slice(0, 255) };
-            done(null, parsed);
-          },
-          () => done(badRequest("The upload could not be read"), undefined),
-        );
-      },
-    );
+  /** An import's largest file, whichever its kind: the bound of a body before its kind is read. */
+  const largest = Math.max(IMPORT_LIMITS.badges.bytes, IMPORT_LIMITS.employees.bytes);
 
-    upload.post<{ Body: UploadForm }>(base, async (request, reply) => {
-      const kindField = request.body?.kind;
-      const kind: ImportKind = isImportKind(kindField) ? kindField : "badges";
-      const member = await gate(request, reply, ACTION[kind]);
-      if (!member) return reply;
-      const file = request.body?.[FILE] ?? null;
-      if (!file || file.bytes.length === 0)
-        return listPage(request, reply, member, 422, "Choose a CSV file to upload.");
-      if (file.bytes.length > IMPORT_LIMITS[kind].bytes)
-        return listPage(
-          request,
-          reply,
-          member,
-          413,
-          `The file is larger than ${IMPORT_LIMITS[kind].bytes / 1024 / 1024} MiB.`,
-        );
-      try {
-        const now = kit.deps.clock();
-        const { record } = await createImport(
-          store,
-          changeContext(kit, deps, member, request),
-          member.organizationId,
-          kind,
-          { sha256: deps.images.sha256(file.bytes), name: file.name },
-          // The page shows a repeated file as such before anything is issued; the member decides.
-          { start: false, allowRepeat: true },
-          (write) => checkCsvFile(kind, file.bytes, now, write),
-        );
-        return reply.redirect(importPath(member.organizationId, record.id), 303);
-      } catch (err) {
-        if (!isCoreError(err) || err.code !== "validation_failed") throw err;
-        return listPage(request, reply, member, 422, err.message, err.errors);
-      }
-    });
+  app.post(base, UPLOAD_ROUTE, async (request, reply) => {
+    // Every role that may write employee records may issue badges: the section's gate first,
+    // then the kind's own right, from the fields before the file, before the file is read.
+    const gated = await gate(request, reply, "badges.issue");
+    if (!gated) return reply;
+    const member = gated;
+    let kind: ImportKind = "badges";
+    const tooLarge = () =>
+      new CoreError("payload_too_large", `The file is larger than ${IMPORT_LIMITS[kind].bytes / 1024 / 1024} MiB.`);
+    let form: MultipartForm<SpooledUpload>;
+    try {
+      form = await readUploadForm(kit, request, reply, {
+        fileField: "file",
+        maxFileBytes: largest,
+        tooLarge,
+        beforeFile: async (fields) => {
+          const sent = fields.get("kind")?.[0];
+          kind = isImportKind(sent) ? sent : "badges";
+          if (!member.allowed(ACTION[kind]))
+            throw new CoreError("forbidden", `Your role (${member.role}) does not allow you to import ${kind}.`);
+        },
+        sink: (file, _max, refuse) => spoolUpload(file, IMPORT_LIMITS[kind].bytes, refuse),
+      });
+    } catch (err) {
+      if (!isCoreError(err) || err.code !== "payload_too_large") throw err;
+      return listPage(request, reply, member, 413, err.message);
+    }
+    const file = form.file;
+    if (!file || file.content.bytes === 0) {
+      await file?.content.dispose();
+      return listPage(request, reply, member, 422, "Choose a CSV file to upload.");
+    }
+    try {
+      const now = kit.deps.clock();
+      const { record } = await createImport(
+        store,
+        changeContext(kit, deps, member, request),
+        member.organizationId,
+        kind,
+        { sha256: file.content.sha256, name: file.name },
+        // The page shows a repeated file as such before anything is issued; the member decides.
+        { start: false, allowRepeat: true },
+        (write) => checkCsvFile(kind, file.content.read(), now, write),
+      );
+      return reply.redirect(importPath(member.organizationId, record.id), 303);
+    } catch (err) {
+      if (!isCoreError(err) || err.code !== "validation_failed") throw err;
+      return listPage(request, reply, member, 422, err.message, err.errors);
+    } finally {
+      await file.content.dispose();
+    }
   });
 
   app.get(`${base}/:id`, async (request, reply) => {

@@ -2,10 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { badRequest, fail, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
-import { readMultipart, storeImage } from "../../rest/mod.ts";
+import { storeImage } from "../../rest/mod.ts";
+import { bufferUpload } from "../../uploads/mod.ts";
 import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
+import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
 import { consoleContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
@@ -15,12 +17,6 @@ import { profilePage } from "./other_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const NOTICES: Record<string, string> = { saved: "Profile saved.", image: "Image saved." };
-
-/** The uploaded file of a multipart form, kept off the enumerable body the text checks walk. */
-const FILE = Symbol("uploaded file");
-type Upload = Uint8Array | null;
-/** The multipart form as its parser hands it over; a form of another type has no file. */
-type UploadForm = { [FILE]?: Upload } | undefined;
 
 /** `images/<sha256>.<png|svg>`: the stable, content-addressed address of a stored image. */
 const IMAGE_NAME = /^([0-9a-f]{64})\.(png|svg)$/;
@@ -80,37 +76,33 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   });
 
   // The image form is multipart, read as the template forms and the API read theirs.
-  await app.register(async (upload) => {
-    upload.addContentTypeParser(
-      "multipart/form-data",
-      { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
-      (request, body, done) => {
-        readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-          const parsed: Record<string | symbol, unknown> = { _csrf: form.fields.get("_csrf")?.at(-1) ?? "" };
-          const bytes = form.files.get("image");
-          if (bytes) parsed[FILE] = bytes;
-          done(null, parsed);
-        }, done);
-      },
+  app.post(`${base}/image`, UPLOAD_ROUTE, async (request, reply) => {
+    const member = await gate(request, reply, "profile.update");
+    if (!member) return reply;
+    const form = await settle(() =>
+      readUploadForm(kit, request, reply, {
+        fileField: "image",
+        maxFileBytes: IMAGE_MAX_BYTES,
+        tooLarge: () =>
+          validationFailed("The image was refused", [{ field: "image", message: "is larger than 1 MiB" }]),
+        sink: bufferUpload,
+      }),
     );
-
-    upload.post<{ Body: UploadForm }>(`${base}/image`, async (request, reply) => {
-      const member = await gate(request, reply, "profile.update");
-      if (!member) return reply;
-      const file = request.body?.[FILE] ?? null;
-      const stored = file
-        ? await settle(() => storeImage(deps.images, file, kit.deps.clock()))
+    const file = form.ok ? form.value.file : null;
+    const stored = !form.ok
+      ? form
+      : file && file.content.length > 0
+        ? await settle(() => storeImage(deps.images, file.content, kit.deps.clock()))
         : fail(badRequest("Choose an image file"));
-      if (!stored.ok) {
-        const error = formProblem(stored.error) ?? stored.error.message;
-        return show(request, reply, member, pageAnswer(stored.error).status, `Image: ${error}`);
-      }
-      await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
-        image_url: `${kit.urls.publicUrl}/images/${stored.value}`,
-      });
-      deps.onOrganizationChanged?.(member.organizationId);
-      return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=image`, 303);
+    if (!stored.ok) {
+      const error = formProblem(stored.error) ?? stored.error.message;
+      return show(request, reply, member, pageAnswer(stored.error).status, `Image: ${error}`);
+    }
+    await updateOrganizationProfile(deps.members, ctx(), member.actor, request.ip, member.organizationId, {
+      image_url: `${kit.urls.publicUrl}/images/${stored.value}`,
     });
+    deps.onOrganizationChanged?.(member.organizationId);
+    return reply.redirect(`${consolePath(member.organizationId, "profile")}?done=image`, 303);
   });
 
   // Public, and never changing: the name is the content's hash.

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   type BadgeTemplateRecord,
   TEMPLATE_LIST,
@@ -8,7 +8,7 @@ import {
   type TemplateUpdateBody,
   TemplateUpdateBody as TemplateUpdateSchema,
 } from "../../../core/badges/mod.ts";
-import { notFound } from "../../../core/errors/mod.ts";
+import { CoreError, notFound } from "../../../core/errors/mod.ts";
 import {
   createTemplate,
   deleteTemplate,
@@ -20,9 +20,11 @@ import {
 } from "../../../core/issuing/mod.ts";
 import { parseListQuery } from "../../../core/listing/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
-import { readMultipart, storeImage } from "../../rest/mod.ts";
+import { storeImage } from "../../rest/mod.ts";
+import { bufferUpload, type MultipartForm } from "../../uploads/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
+import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
 import { memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
@@ -51,9 +53,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LIST_PAGE = 50;
 
 /** The uploaded image of the template form, kept off the text fields. */
-const FILE = Symbol("uploaded image");
-/** A create or edit form as its parser hands it over: the image, when one was chosen, under FILE. */
-type TemplateUpload = { [FILE]?: Uint8Array } | undefined;
 
 const templateId = (request: FastifyRequest): string => {
   const sent = sentValue(request.params, "id");
@@ -106,26 +105,19 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
   };
 
   // The create and edit forms are multipart (they carry the image); their text fields read as any form's.
-  app.addContentTypeParser(
-    "multipart/form-data",
-    { parseAs: "buffer", bodyLimit: IMAGE_MAX_BYTES + 64 * 1024 },
-    (request, body, done) => {
-      readMultipart(request.headers["content-type"] ?? "", body as Buffer).then((form) => {
-        const parsed: Record<string | symbol, unknown> = {};
-        for (const [name, values] of form.fields) parsed[name] = values.at(-1) ?? "";
-        const image = form.files.get("image");
-        if (image) parsed[FILE] = image;
-        done(null, parsed);
-      }, done);
-    },
-  );
+  const readForm = (request: FastifyRequest, reply: FastifyReply) =>
+    readUploadForm(kit, request, reply, {
+      fileField: "image",
+      maxFileBytes: IMAGE_MAX_BYTES,
+      tooLarge: () =>
+        new CoreError("payload_too_large", `The image is larger than ${IMAGE_MAX_BYTES / 1024 / 1024} MiB`),
+      sink: bufferUpload,
+    });
 
   /** The uploaded image, checked and stored: its name; `undefined` when no file was chosen. */
-  const uploaded = async (form: TemplateUpload): Promise<TemplateImageChange> => {
-    const bytes = form?.[FILE];
-    if (!bytes) return undefined;
-    const stored = await storeImage(deps.images, bytes, kit.deps.clock());
-    return stored;
+  const uploaded = async (form: MultipartForm<Buffer>): Promise<TemplateImageChange> => {
+    if (!form.file || form.file.content.length === 0) return undefined;
+    return storeImage(deps.images, form.file.content, kit.deps.clock());
   };
 
   app.get(base, async (request, reply) => {
@@ -159,16 +151,17 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
 
   app.get(`${base}/new`, memberPageRoute(gate, "templates.write", showNew, null));
 
-  app.post<{ Body: TemplateUpload }>(base, async (request, reply) => {
+  app.post(base, UPLOAD_ROUTE, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
+    const upload = await readForm(request, reply);
     const form = formOf(request);
     return tryForm(
       async () => {
         const body = checked<TemplateCreateBody>(TemplateCreateSchema, bodyOf(form, null), "template");
         const owner = await deps.organizations.get(member.organizationId);
         if (!owner) throw notFound("Organization");
-        const image = (await uploaded(request.body)) ?? null;
+        const image = (await uploaded(upload)) ?? null;
         const view = await createTemplate(issuing, ctx(member, request), owner, body, image);
         return reply.redirect(
           `${consolePath(member.organizationId, "templates")}/${view.template.id}?done=created`,
@@ -203,16 +196,17 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
 
   app.get(`${base}/:id`, memberPageRoute(gate, "templates.write", showEdit, null));
 
-  app.post<{ Body: TemplateUpload }>(`${base}/:id`, async (request, reply) => {
+  app.post(`${base}/:id`, UPLOAD_ROUTE, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
     const id = templateId(request);
+    const upload = await readForm(request, reply);
     const form = formOf(request);
     return tryForm(
       async () => {
         const current: BadgeTemplateRecord = (await getTemplate(issuing, member.organizationId, id)).template;
         const body = checked<TemplateUpdateBody>(TemplateUpdateSchema, bodyOf(form, current.state), "template");
-        const image = await uploaded(request.body);
+        const image = await uploaded(upload);
         await updateTemplate(issuing, ctx(member, request), member.organizationId, id, body, image);
         return reply.redirect(`${consolePath(member.organizationId, "templates")}/${id}?done=saved`, 303);
       },

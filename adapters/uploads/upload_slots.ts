@@ -1,0 +1,65 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { CoreError } from "../../core/errors/mod.ts";
+
+/**
+ * How many uploads (CSV imports, images) one process reads at once. Each holds a bounded buffer
+ * or a file being spooled to disk; past the bound a new upload is refused with 503 and
+ * `Retry-After` before any of its body is read, never queued in memory.
+ */
+export interface UploadSlots {
+  /** A slot, released by the returned function (once; later calls do nothing); null when all are taken. */
+  take(): (() => void) | null;
+  /** Slots taken now. */
+  inFlight(): number;
+}
+
+/** `UPLOADS_IN_FLIGHT`'s default. */
+export const UPLOADS_IN_FLIGHT = 4;
+
+export const uploadSlots = (max: number = UPLOADS_IN_FLIGHT): UploadSlots => {
+  let taken = 0;
+  return {
+    take() {
+      if (taken >= max) return null;
+      taken++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        taken--;
+      };
+    },
+    inFlight: () => taken,
+  };
+};
+
+/** Seconds a refused upload is asked to wait: an upload at the size limit takes a few on loopback. */
+const BUSY_RETRY_SECONDS = 5;
+
+/**
+ * What every upload route does before reading a byte of its body, once the caller is known and
+ * allowed: a declared size past `maxBytes` is refused, then a slot is taken (none free: 503 with
+ * `Retry-After`) and held until the answer is sent. Until the route calls `uploadRead`, a refusal
+ * closes the connection after its answer, so the rest of a large body is never read.
+ */
+export const beginUpload = (
+  slots: UploadSlots,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  maxBytes: number,
+  tooLarge: () => Error,
+): void => {
+  reply.header("connection", "close");
+  if (Number(request.headers["content-length"] ?? 0) > maxBytes) throw tooLarge();
+  const release = slots.take();
+  if (!release) {
+    reply.header("retry-after", String(BUSY_RETRY_SECONDS));
+    throw new CoreError("unavailable", "Too many uploads are being read right now; try again in a few seconds");
+  }
+  reply.raw.once("close", release);
+};
+
+/** The body was read whole: the connection may serve the next request. */
+export const uploadRead = (reply: FastifyReply): void => {
+  reply.removeHeader("connection");
+};
