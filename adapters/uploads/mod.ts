@@ -3,4 +3,4 @@ export { FIELD_BYTES, FORM_OVERHEAD_BYTES, isMultipart, multipartBodies, readMul
 export type { SpooledUpload } from "./spooled_upload.ts";
 export { bufferUpload, SPOOL_CHUNK_BYTES, spoolUpload } from "./spooled_upload.ts";
 export type { UploadSlots } from "./upload_slots.ts";
-export { beginUpload, UPLOADS_IN_FLIGHT, uploadRead, uploadSlots } from "./upload_slots.ts";
+export { beginUpload, LINGER, lingerUnreadBody, UPLOADS_IN_FLIGHT, uploadSlots } from "./upload_slots.ts";

@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import { Busboy, type BusboyConfig, type BusboyFileStream } from "@fastify/busboy";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { badRequest, CoreError } from "../../core/errors/mod.ts";
-import { beginUpload, type UploadSlots, uploadRead } from "./upload_slots.ts";
+import { beginUpload, type UploadSlots } from "./upload_slots.ts";
 
 /** One text field's most bytes: a template's longest text (5,000 characters) in any script. */
 export const FIELD_BYTES = 20 * 1024;
@@ -38,7 +38,10 @@ export interface FormReading<F> {
   maxFileBytes: number;
   /** The refusal of a file past `maxFileBytes` (a page may word it for its form). */
   tooLarge: () => Error;
-  /** The first part must be this text field; `check` runs before another part is read. */
+  /**
+   * The first part must be this text field: `check` runs on its value (on "" when the form begins
+   * otherwise, and must then refuse) before another part is read.
+   */
   first?: { name: string; check(value: string): Promise<void> };
   /** Runs with the text fields sent before the file, before the file's first byte is read. */
   beforeFile?: (fields: ReadonlyMap<string, string[]>) => Promise<void>;
@@ -136,16 +139,13 @@ export const readMultipartForm = async <F>(
     const firstPart = parts++ === 0;
     if (part.type === "field") {
       if (part.truncated) throw new CoreError("payload_too_large", `The field ${part.name} is too long`);
-      if (firstPart && reading.first) {
-        if (part.name !== reading.first.name) throw badRequest(`The form must begin with ${reading.first.name}`);
-        await reading.first.check(part.value);
-      }
+      if (firstPart && reading.first) await reading.first.check(part.name === reading.first.name ? part.value : "");
       const values = fields.get(part.name);
       if (values) values.push(part.value);
       else fields.set(part.name, [part.value]);
       continue;
     }
-    if (firstPart && reading.first) throw badRequest(`The form must begin with ${reading.first.name}`);
+    if (firstPart && reading.first) await reading.first.check("");
     if (part.name !== reading.fileField) throw badRequest(`The form has no file field ${part.name}`);
     await reading.beforeFile?.(fields);
     const content = await reading.sink(part.stream, reading.maxFileBytes, reading.tooLarge);
@@ -153,7 +153,6 @@ export const readMultipartForm = async <F>(
     if (part.fileName !== "" || !isEmpty(content)) file = { content, name: part.fileName.slice(0, 255) };
   }
   if (file === null) await reading.beforeFile?.(fields);
-  uploadRead(reply);
   return { fields, file };
 };
 

@@ -37,10 +37,41 @@ export const uploadSlots = (max: number = UPLOADS_IN_FLIGHT): UploadSlots => {
 const BUSY_RETRY_SECONDS = 5;
 
 /**
+ * After an answer given before the body was read, what of the rest is taken off the wire (and
+ * dropped) before the connection is closed. Closing at once would reset the connection under the
+ * answer, and a client still sending would most likely never see it (nginx's "lingering close").
+ */
+export const LINGER = { bytes: 1024 * 1024, ms: 2000 } as const;
+
+/**
+ * Call on a route that reads its body itself, before anything may answer: when the answer goes out
+ * with the body unread (a refusal), the rest is dropped as it arrives, up to `LINGER`, and the
+ * connection is then closed; a body that ends within it leaves the connection open.
+ */
+export const lingerUnreadBody = (request: FastifyRequest, reply: FastifyReply): void => {
+  const body = request.raw;
+  if (!body.headers["content-length"] && !body.headers["transfer-encoding"]) return;
+  reply.raw.once("finish", () => {
+    if (body.complete || body.readableEnded) return;
+    let dropped = 0;
+    const close = () => {
+      clearTimeout(timer);
+      body.socket?.destroy();
+    };
+    const timer = setTimeout(close, LINGER.ms);
+    body.on("data", (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > LINGER.bytes) close();
+    });
+    body.once("end", () => clearTimeout(timer));
+    body.resume();
+  });
+};
+
+/**
  * What every upload route does before reading a byte of its body, once the caller is known and
  * allowed: a declared size past `maxBytes` is refused, then a slot is taken (none free: 503 with
- * `Retry-After`) and held until the answer is sent. Until the route calls `uploadRead`, a refusal
- * closes the connection after its answer, so the rest of a large body is never read.
+ * `Retry-After`) and held until the answer is sent.
  */
 export const beginUpload = (
   slots: UploadSlots,
@@ -49,7 +80,6 @@ export const beginUpload = (
   maxBytes: number,
   tooLarge: () => Error,
 ): void => {
-  reply.header("connection", "close");
   if (Number(request.headers["content-length"] ?? 0) > maxBytes) throw tooLarge();
   const release = slots.take();
   if (!release) {
@@ -57,9 +87,4 @@ export const beginUpload = (
     throw new CoreError("unavailable", "Too many uploads are being read right now; try again in a few seconds");
   }
   reply.raw.once("close", release);
-};
-
-/** The body was read whole: the connection may serve the next request. */
-export const uploadRead = (reply: FastifyReply): void => {
-  reply.removeHeader("connection");
 };

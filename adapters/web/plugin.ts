@@ -8,7 +8,7 @@ import helmet from "helmet";
 import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
 import { CoreError, isCoreError } from "../../core/errors/mod.ts";
 import { codeForStatus, errorBody, restAnswer } from "../rest/mod.ts";
-import { isMultipart, multipartBodies, uploadSlots } from "../uploads/mod.ts";
+import { isMultipart, lingerUnreadBody, multipartBodies, uploadSlots } from "../uploads/mod.ts";
 import { consoleRoutes } from "./console/routes_console.ts";
 import { earnerMail } from "./earner_mail.ts";
 import { employerRoutes } from "./employer_pages.ts";
@@ -154,9 +154,8 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
     if (isMultipart(request)) {
       if (!request.routeOptions.config.uploadForm)
         throw new CoreError("unsupported_media_type", "This form cannot be sent as multipart/form-data");
-      // Until the route has read the whole form, an answer closes the connection: the rest of a
-      // refused upload is never read.
-      reply.header("connection", "close");
+      // A refusal before the form is read takes little more of it off the wire.
+      lingerUnreadBody(request, reply);
       return;
     }
     await new Promise<void>((resolve, reject) =>

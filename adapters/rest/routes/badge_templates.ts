@@ -19,7 +19,14 @@ import {
   updateTemplate,
 } from "../../../core/issuing/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
-import { bufferUpload, isMultipart, multipartBodies, readMultipartForm, type UploadSlots } from "../../uploads/mod.ts";
+import {
+  bufferUpload,
+  isMultipart,
+  lingerUnreadBody,
+  multipartBodies,
+  readMultipartForm,
+  type UploadSlots,
+} from "../../uploads/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
 import { One, one } from "../envelope.ts";
@@ -59,6 +66,10 @@ export const badgeTemplateRoutes =
     // Refused as core refuses an image too large in a JSON body: a 422 naming the field.
     const imageTooLarge = () =>
       validationFailed("The image was refused", [{ field: "image", message: "is larger than 1 MiB" }]);
+    app.addHook("onRequest", (request, reply, done) => {
+      if (isMultipart(request)) lingerUnreadBody(request, reply);
+      done();
+    });
     app.addHook("preValidation", async (request, reply) => {
       if (!isMultipart(request)) return;
       const form = await readMultipartForm(request, reply, {

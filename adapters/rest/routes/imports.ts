@@ -18,7 +18,7 @@ import {
   type RowProblem,
 } from "../../../core/imports/mod.ts";
 import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
-import { beginUpload, spoolUpload, type UploadSlots, uploadRead } from "../../uploads/mod.ts";
+import { beginUpload, lingerUnreadBody, spoolUpload, type UploadSlots } from "../../uploads/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { One, OrganizationParams, one } from "../envelope.ts";
 import { callerOf, guard } from "../guard.ts";
@@ -123,6 +123,10 @@ export const importRoutes =
     // The file is read by the route once the caller is authenticated and allowed (the guard runs on
     // the request, before any parser): the parser hands the body over unread.
     app.addContentTypeParser("text/csv", (_request, body, done) => done(null, body));
+    app.addHook("onRequest", (request, reply, done) => {
+      lingerUnreadBody(request, reply);
+      done();
+    });
     const tooLarge = () =>
       new CoreError("payload_too_large", `A ${kind} import file holds at most ${limits.bytes / 1024 / 1024} MiB`);
 
@@ -154,7 +158,6 @@ export const importRoutes =
         if (!(body instanceof Readable)) throw new CoreError("unsupported_media_type", "Send the file as text/csv");
         beginUpload(uploads, request, reply, limits.bytes, tooLarge);
         const file = await spoolUpload(body, limits.bytes, tooLarge);
-        uploadRead(reply);
         try {
           const now = deps.clock();
           if (q.dry_run) {
