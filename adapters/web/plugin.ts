@@ -78,6 +78,8 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   app.addHook("onRequest", (request, reply, done) =>
     securityHeaders(request.raw, reply.raw, (err) => done(err instanceof Error ? err : undefined)),
   );
+  // Pages take forms, never JSON: a JSON body (up to the API's 1 MiB) is refused unread, 415.
+  app.removeContentTypeParser("application/json");
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   // Uploads are read by their routes, after the checks (upload_forms.ts); no parser reads them first.
   multipartBodies(app);

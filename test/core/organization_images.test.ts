@@ -4,6 +4,7 @@ import {
   checkImage,
   cssInert,
   IMAGE_MAX_BYTES,
+  IMAGE_MAX_SIDE,
   styleSheetKept,
   svgAttributeKept,
 } from "../../core/organizations/mod.ts";
@@ -29,7 +30,7 @@ t.test("images judged by their content: PNG header and size, SVG by its root", (
   t.equal(code(caught(() => checkImage(PNG, ""))), "image/png");
   const huge = PNG.slice();
   huge.set([0, 0, 0x20, 0], 16);
-  t.equal(code(caught(() => checkImage(huge, ""))), "validation_failed", "a PNG wider than 4096 px");
+  t.equal(code(caught(() => checkImage(huge, ""))), "validation_failed", `a PNG wider than ${IMAGE_MAX_SIDE} px`);
   const zero = PNG.slice();
   zero.set([0, 0, 0, 0], 20);
   t.equal(code(caught(() => checkImage(zero, ""))), "validation_failed", "a PNG of no height");

@@ -124,13 +124,22 @@ const fromItxt = (data: Buffer): string | null => {
   return translated === -1 ? null : data.toString("utf8", translated + 1);
 };
 
-const uncdata = (text: string): string =>
-  text
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, "$1")
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&quot;", '"')
-    .replaceAll("&amp;", "&");
+/** The text with its CDATA sections opened, found with indexOf: linear in the text, whatever it holds. */
+const uncdata = (text: string): string => {
+  let out = "";
+  let at = 0;
+  for (;;) {
+    const open = text.indexOf("<![CDATA[", at);
+    const close = open === -1 ? -1 : text.indexOf("]]>", open + 9);
+    if (close === -1) break;
+    out += text.slice(at, open) + text.slice(open + 9, close);
+    at = close + 3;
+  }
+  return unescapeXml(out + text.slice(at));
+};
+
+const unescapeXml = (text: string): string =>
+  text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
 
 /** The Open Badges record baked in a PNG or an SVG (the OB 2.0 assertion first), or why none. */
 export const readBaked = (bytes: Buffer): BakedRecord | BakedReadError => {
@@ -152,11 +161,35 @@ export const readBaked = (bytes: Buffer): BakedRecord | BakedReadError => {
   }
   const source = bytes.toString("utf8");
   if (!/<svg\b/.test(source.slice(0, 4096))) return "not_an_image";
-  const assertion = /<openbadges:assertion\b([^>]*?)(?:\/>|>([\s\S]*?)<\/openbadges:assertion>)/.exec(source);
+  const assertion = firstElement(source, "openbadges:assertion");
   if (assertion) {
-    const verify = /\bverify\s*=\s*"([^"]*)"/.exec(assertion[1] ?? "")?.[1];
-    return { kind: "assertion", text: uncdata(assertion[2] ?? "").trim(), verify: verify ? uncdata(verify) : null };
+    const verify = /\bverify\s*=\s*"([^"]*)"/.exec(assertion.attributes)?.[1];
+    return { kind: "assertion", text: uncdata(assertion.content).trim(), verify: verify ? uncdata(verify) : null };
   }
-  const credential = /<openbadges:credential\b[^>]*>([\s\S]*?)<\/openbadges:credential>/.exec(source);
-  return credential ? { kind: "credential", text: uncdata(credential[1] ?? "").trim() } : "no_record";
+  const credential = firstElement(source, "openbadges:credential");
+  return credential && !credential.selfClosing
+    ? { kind: "credential", text: uncdata(credential.content).trim() }
+    : "no_record";
+};
+
+/**
+ * The first `<name ...>...</name>` or `<name .../>` of an SVG's text: its attributes' text and its
+ * content. Found with indexOf, so an upload of many opening tags without their end costs one pass
+ * (a lazy regex would scan to the end of the text from each of them).
+ */
+const firstElement = (
+  source: string,
+  name: string,
+): { attributes: string; content: string; selfClosing: boolean } | null => {
+  const open = `<${name}`;
+  let at = source.indexOf(open);
+  while (at !== -1 && !/[\s/>]/.test(source[at + open.length] ?? "")) at = source.indexOf(open, at + 1);
+  if (at === -1) return null;
+  const tagEnd = source.indexOf(">", at);
+  if (tagEnd === -1) return null;
+  const selfClosing = source[tagEnd - 1] === "/";
+  const attributes = source.slice(at + open.length, selfClosing ? tagEnd - 1 : tagEnd);
+  if (selfClosing) return { attributes, content: "", selfClosing };
+  const end = source.indexOf(`</${name}>`, tagEnd + 1);
+  return end === -1 ? null : { attributes, content: source.slice(tagEnd + 1, end), selfClosing };
 };
