@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { badRequest, type FieldError, validationFailed } from "../../core/errors/mod.ts";
 
@@ -18,16 +19,6 @@ const unstorableReason = (text: string): string | null =>
       ? "must not contain unpaired surrogates"
       : null;
 
-/**
- * Parsed data only: a JSON object or a form's fields. Anything else (a request body handed over
- * as a stream, to be read by its route) is no text to check, and walking it would walk the socket.
- */
-const isPlainObject = (value: unknown): value is object => {
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-};
-
 /** Dotted paths of the strings (keys or values) in `value` that PostgreSQL would refuse. */
 const unstorablePaths = (value: unknown, path: string, out: FieldError[], depth = 0): void => {
   if (out.length >= MAX_LISTED || depth > MAX_DEPTH) return;
@@ -40,7 +31,11 @@ const unstorablePaths = (value: unknown, path: string, out: FieldError[], depth 
     return;
   } else if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) unstorablePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
-  } else if (isPlainObject(value)) {
+  } else if (value instanceof Readable) {
+    // A body handed over unread (an upload its route reads itself) is no text to check, and
+    // walked as an object it would walk the socket.
+    return;
+  } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       const at = path ? `${path}.${k}` : k;
       const reason = unstorableReason(k);
