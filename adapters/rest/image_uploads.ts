@@ -38,8 +38,9 @@ export const decodeImageDataUri = (uri: string): Uint8Array => {
  * `<sha256 of the stored bytes>.<png|svg>`; a refused image throws a 422 naming the field `image`.
  */
 export const storeImage = async (uploads: ImageUploads, bytes: Uint8Array, now: Date): Promise<string> => {
-  const checked = checkImage(bytes, new TextDecoder().decode(bytes));
-  const stored = storableImage(bytes, checked);
+  const text = new TextDecoder().decode(bytes);
+  const checked = checkImage(bytes, text);
+  const stored = storableImage(bytes, text, checked);
   const sha = uploads.sha256(stored);
   await uploads.store.put(sha, checked.contentType, stored, now);
   return `${sha}.${checked.extension}`;

@@ -5,11 +5,11 @@ import { badRequest, CoreError } from "../../core/errors/mod.ts";
 import { beginUpload, type UploadSlots } from "./upload_slots.ts";
 
 /** One text field's most bytes: a template's longest text (5,000 characters) in any script. */
-export const FIELD_BYTES = 20 * 1024;
+const FIELD_BYTES = 20 * 1024;
 /** Text fields one form may send. */
 const MAX_FIELDS = 40;
 /** Room for a form's text fields and its parts' headers beside its file. */
-export const FORM_OVERHEAD_BYTES = 64 * 1024;
+const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 /** Whether the request says its body is a multipart form. */
 export const isMultipart = (request: FastifyRequest): boolean =>

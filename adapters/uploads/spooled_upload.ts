@@ -7,7 +7,7 @@ import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
 /** Bytes read from a spooled file at once: what the CSV check holds of the file at any moment. */
-export const SPOOL_CHUNK_BYTES = 64 * 1024;
+const SPOOL_CHUNK_BYTES = 64 * 1024;
 
 /** An upload written to a private temporary file as it arrived: its size, digest and a way to read it again. */
 export interface SpooledUpload {

@@ -41,7 +41,7 @@ const BUSY_RETRY_SECONDS = 5;
  * dropped) before the connection is closed. Closing at once would reset the connection under the
  * answer, and a client still sending would most likely never see it (nginx's "lingering close").
  */
-export const LINGER = { bytes: 1024 * 1024, ms: 2000 } as const;
+const LINGER = { bytes: 1024 * 1024, ms: 2000 } as const;
 
 /**
  * Call on a route that reads its body itself, before anything may answer: when the answer goes out

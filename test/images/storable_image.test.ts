@@ -10,8 +10,9 @@ import { badImages, hostileSvgs, interlacedPng, legitimateSvg, png } from "../su
  * has read it whole, and an SVG rebuilt from the allow-list.
  */
 const stored = (bytes: Uint8Array): Uint8Array | CoreError => {
+  const text = new TextDecoder().decode(bytes);
   try {
-    return storableImage(bytes, checkImage(bytes, new TextDecoder().decode(bytes)));
+    return storableImage(bytes, text, checkImage(bytes, text));
   } catch (err) {
     if (isCoreError(err)) return err;
     throw err;

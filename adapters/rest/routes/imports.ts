@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
@@ -78,8 +77,6 @@ const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 const FAMILY = { badges: "issued_badges", employees: "workforce" } as const;
 const TAGS = { badges: ["Badges"], employees: ["Employees"] };
-
-export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /**
  * CSV imports of badges (`/badges/imports`, scope `issued_badges`) or employee records

@@ -93,9 +93,8 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
   app.post(base, UPLOAD_ROUTE, async (request, reply) => {
     // Every role that may write employee records may issue badges: the section's gate first,
     // then the kind's own right, from the fields before the file, before the file is read.
-    const gated = await gate(request, reply, "badges.issue");
-    if (!gated) return reply;
-    const member = gated;
+    const member = await gate(request, reply, "badges.issue");
+    if (!member) return reply;
     let kind: ImportKind = "badges";
     const tooLarge = () =>
       new CoreError("payload_too_large", `The file is larger than ${IMPORT_LIMITS[kind].bytes / 1024 / 1024} MiB.`);
