@@ -1,4 +1,5 @@
 import { type Static, Type } from "typebox";
+import { HttpUrl } from "../shared/mod.ts";
 import { REVOCATION_REASON_MAX } from "./badge_state.ts";
 import { Nullable } from "./output_schemas.ts";
 import { TEMPLATE_STATES } from "./template_state.ts";
@@ -9,10 +10,6 @@ import { TEMPLATE_STATES } from "./template_state.ts";
  */
 const NAME_MAX = 255;
 const TEXT_MAX = 5000;
-const URL_MAX = 2048;
-
-/** http(s) only: `format: uri` alone admits `javascript:` and `data:` links that pages would render. */
-const HttpUrl = Type.String({ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://", maxLength: URL_MAX });
 const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
 /** Loose on purpose: the domain parser (`parseIssuedAt`) gives the precise message. */
 const TimestampInput = Type.String({ minLength: 1, maxLength: 64 });

@@ -4,6 +4,7 @@ import type { Context } from "../credentials/mod.ts";
 import { isEmailAddress } from "../earners/mod.ts";
 import { notFound, validationFailed } from "../errors/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
+import { HttpUrl } from "../shared/mod.ts";
 import { auditByOf, type MemberDeps } from "./members.ts";
 import { actorMay, type MemberActor } from "./rules.ts";
 
@@ -13,8 +14,8 @@ export const UpdateOrganizationInput = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
     email: Type.Optional(Type.String({ format: "email", maxLength: 320 })),
-    website_url: Type.Optional(Type.Union([Type.String({ format: "uri", maxLength: 2048 }), Type.Null()])),
-    image_url: Type.Optional(Type.Union([Type.String({ format: "uri", maxLength: 2048 }), Type.Null()])),
+    website_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
+    image_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
   },
   { additionalProperties: false },
 );

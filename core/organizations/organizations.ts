@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { isoMillis } from "../shared/mod.ts";
+import { HttpUrl, isoMillis } from "../shared/mod.ts";
 
 export interface OrganizationRecord {
   id: string;
@@ -18,8 +18,8 @@ export const CreateOrganizationInput = Type.Object(
     description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
     /** The issuer's contact address: OB 2.0 requires `email` on every issuer Profile. */
     email: Type.String({ format: "email", maxLength: 320 }),
-    website_url: Type.Optional(Type.Union([Type.String({ format: "uri", maxLength: 2048 }), Type.Null()])),
-    image_url: Type.Optional(Type.Union([Type.String({ format: "uri", maxLength: 2048 }), Type.Null()])),
+    website_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
+    image_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 export { escapeHtml } from "./html.ts";
+export { HttpUrl } from "./http_url.ts";
 export { originOf } from "./origin.ts";
 export type { PageRequest } from "./pagination.ts";
 export { MAX_PAGE, PAGE_SIZE, PageMetadata, pageMetadata, pageRequest } from "./pagination.ts";

@@ -39,6 +39,30 @@ t.test("an organization needs a contact e-mail", async (t) => {
   t.equal(bad.code, "BAD_REQUEST");
 });
 
+t.test("an organization's website and image are http(s) addresses, whatever door creates it", async (t) => {
+  for (const [field, value] of [
+    ["image_url", "javascript:alert(1)"],
+    ["website_url", "javascript:alert(1)"],
+    ["image_url", "data:image/png;base64,iVBORw0KGgo="],
+    ["website_url", "ftp://files.example/"],
+  ] as const) {
+    const refused = await trpcFailure(laurel, "organizations.create", {
+      name: "Link Org",
+      email: "links@example.org",
+      [field]: value,
+    });
+    t.equal(refused.code, "BAD_REQUEST", `${field} ${value}`);
+    t.match(refused.message, /must match pattern/, "refused as not an http(s) address");
+  }
+  const made = await trpc(laurel, "organizations.create", {
+    name: "Link Org",
+    email: "links@example.org",
+    website_url: "HTTPS://links.example",
+    image_url: "https://links.example/logo.png",
+  });
+  t.ok(basicOrg(made).id, "http(s) addresses are taken");
+});
+
 t.test("every hosted document class of an issuer without a website passes OB 2.0 and expands", async (t) => {
   const created = await trpc(laurel, "organizations.create", { name: "Plain Org", email: "Badges@Plain.example" });
   const org = basicOrg(created);
