@@ -1,5 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { credentialSigner, nodeSecretBox, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
+import {
+  credentialSigner,
+  dataIntegritySigner,
+  nodeSecretBox,
+  type ServerKeys,
+  uuidv7,
+} from "../adapters/crypto/mod.ts";
 import { type Database, postgresBadgeStore, postgresRateCounter, postgresStatusLists } from "../adapters/db/mod.ts";
 import { type MailLog, sharedMailBudget } from "../adapters/mail/mod.ts";
 import {
@@ -55,6 +61,7 @@ export const wireBadges = async (
     newSalt: () => randomUUID().replaceAll("-", ""),
     hosted,
     credentials: await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`),
+    dataIntegrity: await dataIntegritySigner(keys),
     statusLists: postgresStatusLists(db),
     sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),
   };

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { credentialSigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
+import { credentialSigner, dataIntegritySigner, type ServerKeys, uuidv7 } from "../adapters/crypto/mod.ts";
 import {
   type Database,
   listenForExports,
@@ -14,6 +14,7 @@ import {
   badgeImageBaker,
   badgeRecords,
   type CredentialSigning,
+  dataIntegrityCredentials,
   storedBadgeImages,
 } from "../adapters/rest/mod.ts";
 import { writeEarnerExport } from "../adapters/web/mod.ts";
@@ -64,11 +65,18 @@ export const startEarnerExports = async (
     maxBytes: 4 * 1024 * 1024,
     ttlMs: 60_000,
   });
+  const dataIntegrity = dataIntegrityCredentials({
+    records,
+    signer: await dataIntegritySigner(keys),
+    urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3` },
+    limits: { maxEntries: 64, maxBytes: 1024 * 1024, ttlMs: 60_000 },
+  });
   const store = postgresExportStore(db);
   const deps = {
     earners: postgresEarnerStore(db),
     exports: store,
     records,
+    dataIntegrity,
     baker,
     outbox: postgresMailOutbox(db),
     publicUrl: config.publicUrl,

@@ -33,6 +33,7 @@ import { meRoutes } from "./routes/me.ts";
 import { membershipRoutes } from "./routes/memberships.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
 import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
+import { obiDataIntegrityRoutes } from "./routes/obi_data_integrity.ts";
 import { operationalRoutes } from "./routes/operational.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
 import { sharedSerializers } from "./serializers.ts";
@@ -336,6 +337,7 @@ export const buildRestApp = async (
   await app.register(badgeRoutes({ ...deps, limits }, apiBase.origin), { prefix: apiPrefix });
   await app.register(badgeFeedRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(obiRoutes(deps), { prefix: apiPrefix });
+  await app.register(obiDataIntegrityRoutes(deps), { prefix: apiPrefix });
   await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(employeeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
   await app.register(importRoutes(deps, uploads, "badges"), { prefix: apiPrefix });

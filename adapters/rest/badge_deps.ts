@@ -2,7 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { byCredential } from "../../core/audit/mod.ts";
 import type { IssuingContext, IssuingDeps } from "../../core/issuing/mod.ts";
 import type { StatusListStore } from "../../core/obi/mod.ts";
-import type { HostedRecordCache } from "./obi/mod.ts";
+import type { DataIntegritySigning, HostedRecordCache } from "./obi/mod.ts";
 
 /** Signs Open Badges 3.0 credentials (the crypto adapter's `credentialSigner`). */
 export interface CredentialSigning {
@@ -21,6 +21,8 @@ export interface BadgeRestDeps extends Pick<IssuingContext, "newId" | "newEventI
   issuing: IssuingDeps;
   hosted: HostedRecordCache;
   credentials: CredentialSigning;
+  /** Signs the same credentials with an embedded Data Integrity proof (the crypto adapter's `dataIntegritySigner`). */
+  dataIntegrity: DataIntegritySigning;
   /** The revocation status lists of OB 3.0 credentials. */
   statusLists: StatusListStore;
   /** Hex SHA-256 of a string (the OBI recipient identity). */

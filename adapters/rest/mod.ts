@@ -31,6 +31,8 @@ export type {
   BakedFormat,
   BakedReadError,
   BakedRecord,
+  DataIntegrityCredentials,
+  DataIntegritySigning,
   HostedBroadcast,
   HostedKind,
   HostedRecordCache,
@@ -39,6 +41,7 @@ export type {
 export {
   badgeImageBaker,
   badgeRecords,
+  dataIntegrityCredentials,
   hostedRecordCache,
   IMAGE_CONTENT_TYPE,
   invalidatingStore,

@@ -5,7 +5,7 @@ import { fullName } from "../../core/badges/mod.ts";
 import { type EarnerExportRecord, type EarnerStore, type ExportStore, exportExpiry } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
-import type { BadgeImageBaker, BadgeRecords } from "../rest/mod.ts";
+import type { BadgeImageBaker, BadgeRecords, DataIntegrityCredentials } from "../rest/mod.ts";
 import { html } from "./html.ts";
 
 /** The ZIP goes to the database in pieces of about this size: neither side holds it whole. */
@@ -15,6 +15,7 @@ export interface ExportWriterDeps {
   earners: Pick<EarnerStore, "getAccount" | "userBadges">;
   exports: ExportStore;
   records: BadgeRecords;
+  dataIntegrity: Pick<DataIntegrityCredentials, "signed">;
   baker: BadgeImageBaker;
   outbox: Pick<MailOutbox, "enqueue">;
   publicUrl: string;
@@ -120,8 +121,8 @@ const json = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value, nu
 /**
  * Writes everything Laurel holds about the earner as a ZIP, streamed into the export's chunks:
  * `profile.json` (name, profile settings, e-mail addresses) and per badge its hosted OB 2.0
- * assertion, its OB 3.0 credential (unsigned JSON, and signed as a VC-JWT where it is the earner's
- * to carry) and its image with the assertion baked in. Then marks the export ready and mails the
+ * assertion, its OB 3.0 credential (unsigned JSON; where it is the earner's to carry, signed as a
+ * VC-JWT and as JSON-LD with a Data Integrity proof, each as served) and its image with the assertion baked in. Then marks the export ready and mails the
  * link, together. Returns false when the account is gone.
  */
 export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExportRecord): Promise<boolean> => {
@@ -162,6 +163,7 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
     file.add(json(JSON.parse(deps.records.credentialPayload(view))), `${dir}/ob3-credential.json`, { mtime });
     if (bakedImageVisible(view.badge, job.user_id)) {
       file.add(Buffer.from(await deps.records.credential(view), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
+      file.add(await deps.dataIntegrity.signed(view), `${dir}/ob3-credential.jsonld`, { mtime });
       const [type] = await deps.baker.types(view);
       const baked = type ? await deps.baker.bake(view, type, "ob2") : null;
       // Images are compressed already.

@@ -7,6 +7,8 @@ export interface WebUrls {
   profilePage(idOrVanity: string): string;
   assertion(id: string): string;
   credential(id: string): string;
+  /** The OB 3.0 credential as JSON-LD with an embedded Data Integrity proof. */
+  credentialLdp(id: string): string;
   defaultImage: string;
   /** The badge's image with its OB 2.0 assertion (or, `ob3`, its OB 3.0 credential) baked in. */
   bakedImage(id: string, type: "png" | "svg", format?: "ob3"): string;
@@ -21,6 +23,7 @@ export const webUrls = (publicUrl: string, apiBase: string): WebUrls => ({
   profilePage: (who) => `${publicUrl}/users/${encodeURIComponent(who)}`,
   assertion: (id) => `${apiBase}/obi/v2/badge_assertions/${id}`,
   credential: (id) => `${apiBase}/obi/v3/credentials/${id}`,
+  credentialLdp: (id) => `${apiBase}/obi/v3/credentials/${id}/ldp`,
   defaultImage: `${apiBase}/obi/v2/images/default_badge.svg`,
   bakedImage: (id, type, format) => `/badges/${id}/image.${type}${format ? `?record=${format}` : ""}`,
   signInLink: (token) => `${publicUrl}/sign_in/link?token=${encodeURIComponent(token)}`,

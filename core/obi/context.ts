@@ -2,6 +2,10 @@ export const OBI_V2_CONTEXT = "https://w3id.org/openbadges/v2" as const;
 
 export const VC_V2_CONTEXT = "https://www.w3.org/ns/credentials/v2" as const;
 export const OB_V3_CONTEXT = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json" as const;
+/** The context of a Multikey verification method document. */
+export const MULTIKEY_CONTEXT = "https://w3id.org/security/multikey/v1" as const;
+/** Defines `assertionMethod`, by which an issuer profile lists its Data Integrity keys. */
+export const SECURITY_V2_CONTEXT = "https://w3id.org/security/v2" as const;
 
 /**
  * Where each record is served; every document `id` is one of these, so ids resolve.

@@ -2,10 +2,13 @@ export {
   assertionUrl,
   badgeClassUrl,
   issuerUrl,
+  MULTIKEY_CONTEXT,
   OB_V3_CONTEXT,
   OBI_V2_CONTEXT,
+  SECURITY_V2_CONTEXT,
   VC_V2_CONTEXT,
 } from "./context.ts";
+export { multikeyUrl, withAssertionMethod } from "./data_integrity.ts";
 export { recipientHashInput, recipientIdentity } from "./recipient.ts";
 export type { StatusListCredentialPayload, StatusListEntry, StatusListStore } from "./status_list.ts";
 export {

@@ -145,7 +145,7 @@ t.test("a wallet of 1,000 badges exports as a streamed ZIP, by a mailed link tha
   t.ok((chunks?.largest ?? 0) <= 32 * 1024, "the file is stored in chunks of at most 32 KiB");
 
   const entries = await zipEntries(file);
-  t.equal(entries.size, 1 + COUNT * 5, "profile.json and five files per badge");
+  t.equal(entries.size, 1 + COUNT * 6, "profile.json and six files per badge");
   const profile = JSON.parse(entries.get("profile.json")?.toString() ?? "{}");
   t.same(profile.email_addresses, [{ email: "ada@example.org", confirmed: true }]);
   const badgeIds = new Set([...entries.keys()].filter((k) => k.startsWith("badges/")).map((k) => k.split("/")[1]));
@@ -155,6 +155,8 @@ t.test("a wallet of 1,000 badges exports as a streamed ZIP, by a mailed link tha
   t.equal(entries.get(`badges/${sample}/ob2-assertion.json`)?.toString(), hosted, "the OB 2.0 assertion as hosted");
   const credential = await (await fetch(`${laurel.baseUrl}/obi/v3/credentials/${sample}`)).text();
   t.equal(entries.get(`badges/${sample}/ob3-credential.jwt`)?.toString(), credential, "the credential as served");
+  const proven = await (await fetch(`${laurel.baseUrl}/obi/v3/credentials/${sample}/ldp`)).text();
+  t.equal(entries.get(`badges/${sample}/ob3-credential.jsonld`)?.toString(), proven, "and with its proof, as served");
   t.equal(
     JSON.parse(entries.get(`badges/${sample}/ob3-credential.json`)?.toString() ?? "{}").id,
     `${laurel.baseUrl}/obi/v3/credentials/${sample}`,

@@ -79,9 +79,14 @@ t.test("a stored PNG with a bad CRC: its earner downloads a baked image and rece
     [...entries.keys()].sort(),
     [
       "profile.json",
-      ...["badge-baked.png", "badge.json", "ob2-assertion.json", "ob3-credential.json", "ob3-credential.jwt"].map(
-        (name) => `badges/${id}/${name}`,
-      ),
+      ...[
+        "badge-baked.png",
+        "badge.json",
+        "ob2-assertion.json",
+        "ob3-credential.json",
+        "ob3-credential.jsonld",
+        "ob3-credential.jwt",
+      ].map((name) => `badges/${id}/${name}`),
     ].sort(),
     "every file of the badge is there",
   );

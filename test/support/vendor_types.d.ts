@@ -6,6 +6,8 @@ declare module "@digitalbazaar/vc-bitstring-status-list" {
     readonly length: number;
     getStatus(index: number): boolean;
   }
+  /** The status of a credential's `credentialStatus` entries, read from the lists they name. */
+  export function checkStatus(options: object): Promise<{ verified: boolean; error?: Error }>;
 }
 
 declare module "png-chunks-extract" {

@@ -113,7 +113,7 @@ const verify = (data: BadgePageData, frame: Frame, urls: WebUrls): Node =>
       <div class="row"><input id="verify-email" name="email" type="email" required autocomplete="email" value=${data.emailCheck?.email ?? ""} /><button type="submit" class="secondary">Check</button></div>
     </form>
     ${data.emailCheck ? html`<p class=${data.emailCheck.matches ? "status ok" : "status bad"} role="status">${data.emailCheck.matches ? "Yes: the badge's hashed recipient matches this address." : "No: this badge was not issued to that address."}</p>` : null}
-    <p class="small">Open Badges records: <a href=${urls.assertion(data.view.badge.id)}>OB 2.0 assertion</a> · <a href=${urls.credential(data.view.badge.id)}>OB 3.0 credential</a></p>
+    <p class="small">Open Badges records: <a href=${urls.assertion(data.view.badge.id)}>OB 2.0 assertion</a> · <a href=${urls.credential(data.view.badge.id)}>OB 3.0 credential</a> · <a href=${urls.credentialLdp(data.view.badge.id)} download=${`badge-${data.view.badge.id}.jsonld`}>OB 3.0 credential, JSON-LD with a Data Integrity proof</a> (for wallets that take only these)</p>
   </section>`;
 
 const linkedIn = (view: BadgeView, urls: WebUrls): string => {

@@ -40,7 +40,7 @@ const walletActions = (frame: Frame, { view, downloads }: WalletBadge, urls: Web
   // Said before the switch is pressed: a private badge's hosted records are withdrawn too, so the
   // links a verifier already holds stop working.
   const records = badge.public
-    ? html`<p class="small">Public · <a href=${urls.assertion(badge.id)} download=${`badge-${badge.id}.json`}>OB 2.0 assertion</a> · <a href=${urls.credential(badge.id)} download=${`badge-${badge.id}.jwt`}>OB 3.0 credential</a></p>
+    ? html`<p class="small">Public · <a href=${urls.assertion(badge.id)} download=${`badge-${badge.id}.json`}>OB 2.0 assertion</a> · <a href=${urls.credential(badge.id)} download=${`badge-${badge.id}.jwt`}>OB 3.0 credential</a> · <a href=${urls.credentialLdp(badge.id)} download=${`badge-${badge.id}.jsonld`}>OB 3.0 credential, JSON-LD with a Data Integrity proof</a></p>
       <p class="small">Making it private also withdraws its Open Badges records: anyone holding their links, verifiers included, gets “not found” and can no longer verify it, until you make it public again.</p>`
     : html`<p class="small">Private · its page and its Open Badges records (OB 2.0 assertion, OB 3.0 credential) answer “not found” to everyone, verifiers included, until you make it public.</p>`;
   return html`<div>
@@ -115,7 +115,7 @@ export const accountPage = (
       <p><a href="/account/connections">See and remove the applications you gave access to your badges</a></p></section>`,
     data.exports
       ? html`<section class="card" aria-labelledby="export-h"><h2 id="export-h">Download everything</h2>
-      <p>A ZIP file of all your badges (each as an image with its Open Badges record baked in, its OB 2.0 assertion and its OB 3.0 credential), your profile and your e-mail addresses. We prepare it in the background and e-mail you a link to it; the link works for 7 days.</p>
+      <p>A ZIP file of all your badges (each as an image with its Open Badges record baked in, its OB 2.0 assertion and its OB 3.0 credential, as a VC-JWT and as JSON-LD with a Data Integrity proof), your profile and your e-mail addresses. We prepare it in the background and e-mail you a link to it; the link works for 7 days.</p>
       <form method="post" action="/account/export" class="inline">${csrfField(frame.csrf)}<button type="submit" class="secondary">Prepare my export</button></form></section>`
       : null,
     html`<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
