@@ -52,6 +52,7 @@ t.test("the hosted records of a private badge answer 404 until it is public agai
   t.equal((await status(assertion, { "if-none-match": served.etag ?? "" })).status, 304, "cached, revalidated");
 
   const wallet = await earner.get("/wallet");
+  t.match(wallet.text, `href="${credential}/ldp"`, "the wallet links the credential with its Data Integrity proof");
   t.match(
     wallet.text,
     /Making it private also withdraws its Open Badges records: anyone holding their links, verifiers included, gets “not found” and can no longer verify it/,
@@ -64,6 +65,7 @@ t.test("the hosted records of a private badge answer 404 until it is public agai
     ["assertion revalidated with its old ETag", assertion, { "if-none-match": served.etag ?? "" }],
     ["assertion as plain JSON", assertion, { accept: "application/json" }],
     ["credential", credential, {}],
+    ["credential with its proof", `${credential}/ldp`, {}],
     ["page", page, {}],
   ] as const) {
     const res = await status(url, headers);
