@@ -89,7 +89,10 @@ export const buildApiServer = async (
   /** What this process cannot work without (`/healthz`): the workers of `npm start` also need NATS. */
   required: readonly string[] = ["database"],
 ): Promise<ApiServer> => {
-  const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  const keys = loadServerKeys(
+    { secretKey: config.secretKey, signingKeyPem: config.signingKeyPem, rsaSigningKeyPem: config.rsaSigningKeyPem },
+    config.dataDir,
+  );
   const secrets = nodeSecretBox(keys);
   const jwt = await accessTokenKeys(keys, config.authUrl);
   const organizations = postgresOrganizationStore(db);
@@ -127,7 +130,7 @@ export const buildApiServer = async (
   // Revocations and invalidations sent while this process was cut off from NATS never arrived.
   watchReconnects(nc, () => {
     authenticator.forgetAll();
-    for (const kind of ["assertion", "badge_class", "issuer", "credential"] as const) {
+    for (const kind of ["assertion", "badge_class", "issuer", "profile", "credential"] as const) {
       badgeWiring.badges.hosted.invalidate(kind);
     }
     log.info({}, "reconnected to NATS: credential and hosted-record caches dropped");
@@ -161,7 +164,7 @@ export const buildApiServer = async (
     revocations,
     authenticator,
     signer: jwt.signer,
-    jwks: jwt.jwks,
+    jwks: { keys: [...jwt.jwks.keys, ...badgeWiring.badges.credentials.publicJwks] },
     badges: badgeWiring.badges,
     images,
     events: webhooks.events,
@@ -245,7 +248,10 @@ export const buildApiServer = async (
       signup: config.organizationSignup,
       images,
       templates: badgeWiring.badges.issuing,
-      onOrganizationChanged: (id: string) => badgeWiring.badges.hosted.invalidate("issuer", id),
+      onOrganizationChanged: (id: string) => {
+        badgeWiring.badges.hosted.invalidate("issuer", id);
+        badgeWiring.badges.hosted.invalidate("profile", id);
+      },
       organizations,
       apps,
       tokens,

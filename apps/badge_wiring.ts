@@ -32,7 +32,7 @@ export interface BadgeWiring {
 export const wireBadges = async (
   config: Config,
   db: Database,
-  keys: Pick<ServerKeys, "signingKey" | "publicKey" | "hmacKey" | "aesKey">,
+  keys: Pick<ServerKeys, "signingKey" | "publicKey" | "rsaSigningKey" | "rsaPublicKey" | "hmacKey" | "aesKey">,
   log: () => MailLog & { error(obj: object, msg: string): void },
   /** Tells the other API processes which hosted records changed. */
   broadcast?: HostedBroadcast,
@@ -60,7 +60,7 @@ export const wireBadges = async (
     // 122 random bits from Node's batched entropy (a getrandom call per badge costs more).
     newSalt: () => randomUUID().replaceAll("-", ""),
     hosted,
-    credentials: await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`),
+    credentials: await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`, config.credentialAlg),
     dataIntegrity: await dataIntegritySigner(keys),
     statusLists: postgresStatusLists(db),
     sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),

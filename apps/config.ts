@@ -21,6 +21,9 @@ export interface Config {
   adminToken: string | undefined;
   secretKey: string | undefined;
   signingKeyPem: string | undefined;
+  rsaSigningKeyPem: string | undefined;
+  /** How Open Badges 3.0 credentials and status lists are signed. */
+  credentialAlg: "RS256" | "EdDSA";
   logLevel: string;
   /** LOG_REQUESTS=1: a log line per request. */
   logRequests: boolean;
@@ -81,6 +84,8 @@ export const readConfig = (raw: Readonly<Record<string, string | undefined>> = p
     adminToken: env.LAUREL_ADMIN_TOKEN,
     secretKey: env.LAUREL_SECRET_KEY,
     signingKeyPem: env.LAUREL_SIGNING_KEY,
+    rsaSigningKeyPem: env.LAUREL_RSA_SIGNING_KEY,
+    credentialAlg: env.LAUREL_CREDENTIAL_ALG,
     logLevel: env.LOG_LEVEL,
     logRequests: env.LOG_REQUESTS === "1",
     dbPoolMax: env.DB_POOL_MAX,

@@ -99,9 +99,25 @@ export const EnvSchema = Type.Object({
     ),
   ),
   LAUREL_SIGNING_KEY: Type.Optional(
-    text("Ed25519 private key (PKCS#8 PEM) signing access tokens", {
-      defaultText: "generated into `$DATA_DIR/keys.json`",
-    }),
+    text(
+      "Ed25519 private key (PKCS#8 PEM) signing access tokens, and Open Badges 3.0 credentials when `LAUREL_CREDENTIAL_ALG` is `EdDSA`",
+      {
+        defaultText: "generated into `$DATA_DIR/keys.json`",
+      },
+    ),
+  ),
+  LAUREL_RSA_SIGNING_KEY: Type.Optional(
+    text(
+      "RSA private key (PKCS#8 PEM, at least 2048 bits) signing Open Badges 3.0 credentials and status lists (RS256)",
+      {
+        defaultText: "generated (3072 bits) into `$DATA_DIR/keys.json`",
+      },
+    ),
+  ),
+  LAUREL_CREDENTIAL_ALG: oneOf(
+    ["RS256", "EdDSA"],
+    "RS256",
+    "signature of Open Badges 3.0 credentials and status lists: `RS256` (the RSA key, which every OB 3.0 verifier supports) or `EdDSA` (the Ed25519 key); both public keys stay in the key set",
   ),
   LOG_LEVEL: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", "pino level"),
   LOG_REQUESTS: oneOf(["0", "1"], "0", "`1` adds a log line per request"),

@@ -49,16 +49,16 @@ export const wireBaking = (
 
 /** The earners' exports, written in the worker processes (or `npm start`'s one process). */
 export const startEarnerExports = async (
-  config: Pick<Config, "baseUrl" | "publicUrl"> & { mail: { pollIntervalMs: number } },
+  config: Pick<Config, "baseUrl" | "publicUrl" | "credentialAlg"> & { mail: { pollIntervalMs: number } },
   db: Database,
-  keys: Pick<ServerKeys, "signingKey" | "publicKey">,
+  keys: Pick<ServerKeys, "signingKey" | "publicKey" | "rsaSigningKey" | "rsaPublicKey">,
   log: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
     error(obj: object, msg: string): void;
   },
 ): Promise<{ stop(): Promise<void> }> => {
-  const credentials = await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`);
+  const credentials = await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`, config.credentialAlg);
   // An export bakes each badge once: a small cache, so a large wallet does not fill it.
   const { records, baker } = wireBaking(config, db, credentials, log, {
     maxEntries: 64,

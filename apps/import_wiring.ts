@@ -11,7 +11,7 @@ import type { Config } from "./config.ts";
 export const startImportJob = async (
   config: Config,
   db: Database,
-  keys: Pick<ServerKeys, "signingKey" | "publicKey" | "hmacKey" | "aesKey">,
+  keys: Pick<ServerKeys, "signingKey" | "publicKey" | "rsaSigningKey" | "rsaPublicKey" | "hmacKey" | "aesKey">,
   log: Log,
 ): Promise<{ stop(): Promise<void> }> => {
   const { badges } = await wireBadges(config, db, keys, () => log);

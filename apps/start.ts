@@ -65,7 +65,10 @@ if (config.webhooks.inProcessWorkers) {
   mail = await startMailPipeline(config, db, server.app.log, metrics);
   reverification = startExternalReverification(config, db, server.app.log);
   retention = startRetentionJob(db, server.app.log, config.webhookLogRetentionDays, config.eventRetentionDays);
-  const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  const keys = loadServerKeys(
+    { secretKey: config.secretKey, signingKeyPem: config.signingKeyPem, rsaSigningKeyPem: config.rsaSigningKeyPem },
+    config.dataDir,
+  );
   imports = await startImportJob(config, db, keys, server.app.log);
   exportsWriter = await startEarnerExports(config, db, keys, server.app.log);
   pipeline = await startWebhookPipeline(db, nc, config.webhooks, {

@@ -24,7 +24,10 @@ const config = readProductionConfig("worker");
 const log = pino(loggerOptions(config.logLevel));
 logUncaught(log);
 const { db, nc } = await connectProductionBackends(config, log, "laurel-worker");
-const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+const keys = loadServerKeys(
+  { secretKey: config.secretKey, signingKeyPem: config.signingKeyPem, rsaSigningKeyPem: config.rsaSigningKeyPem },
+  config.dataDir,
+);
 const registry = metricsRegistry();
 registerDatabaseFigures(registry, db);
 const pipeline = await startWebhookPipeline(db, nc, config.webhooks, {

@@ -53,6 +53,7 @@ const BADGE_COLUMNS: readonly (keyof BadgeRecord)[] = [
   "replacement_badge_id",
   "user_id",
   "recipient_salt",
+  "subject_id",
   "accept_token_digest",
   "state_updated_at",
   "created_at",

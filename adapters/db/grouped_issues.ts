@@ -21,18 +21,23 @@ const MAX_BATCH = 200;
 
 /**
  * The lookups of many issues in one statement: one row per request (`i`), with the template and
- * issuer when the template belongs to the organization, the account owning the address, and
- * whether a live badge of that template already went to it.
+ * issuer when the template belongs to the organization, the account owning the address, whether a
+ * live badge of that template already went to it, and the subject identifiers the recipient has
+ * (its account's, its address's earliest badge's) with a new one drawn for a recipient that has none.
  */
 const BATCH_LOOKUP = statement(
   "laurel_issue_lookup",
   `select r.i, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT},
-    ue.earner, h.hit is not null as has_live
+    ue.earner, h.hit is not null as has_live,
+    ue.account_subject, sa.address_subject, gen_random_uuid() as fresh_subject
   from jsonb_to_recordset(?::jsonb) as r(i int, template_id uuid, org_id uuid, k text)
   left join (badge_templates t join organizations o on o.id = t.organization_id)
     on t.id = r.template_id and t.organization_id = r.org_id
-  left join lateral (select json_build_object('user_id', u.user_id, 'confirmed', u.confirmed) as earner
-    from user_emails u where u.email_key = r.k limit 1) ue on true
+  left join lateral (select json_build_object('user_id', u.user_id, 'confirmed', u.confirmed) as earner,
+      a.subject_id as account_subject
+    from user_emails u join users a on a.id = u.user_id where u.email_key = r.k limit 1) ue on true
+  left join lateral (select s.subject_id as address_subject from badges s where s.recipient_email_key = r.k
+    order by s.created_at, s.id limit 1) sa on true
   left join lateral (select 1 as hit
     from (select badge_template_id, state from badges where recipient_email_key = r.k offset 0) x
     where x.badge_template_id = t.id and x.state in (${LIVE}) limit 1) h on true`,
@@ -87,6 +92,9 @@ type LookupRow = {
   i: number;
   earner: Pick<UserEmailRow, "user_id" | "confirmed"> | null;
   has_live: boolean;
+  account_subject: string | null;
+  address_subject: string | null;
+  fresh_subject: string;
 } & (TemplateJoinRow | { t__id: null });
 
 /** The lookups of `calls` in one statement (`BATCH_LOOKUP`), one answer per call in order. */
@@ -99,14 +107,16 @@ export const lookupIssues = async (q: Queryable, calls: readonly LookupCall[]): 
   const answers: IssueLookup[] = new Array(calls.length);
   for (const row of found) {
     const earner = row.earner;
+    const subjects = { account: row.account_subject, address: row.address_subject, fresh: row.fresh_subject };
     answers[row.i] =
       row.t__id === null
-        ? { template: null, issuer: null, earner: null, hasLiveBadge: false }
+        ? { template: null, issuer: null, earner: null, hasLiveBadge: false, subjects }
         : {
             template: templateOf(row),
             issuer: organizationOf(row),
             earner: earner ? { user_id: earner.user_id, email_confirmed: earner.confirmed } : null,
             hasLiveBadge: row.has_live === true,
+            subjects,
           };
   }
   if (answers.some((a) => a === undefined)) throw new Error("grouped lookup: a request got no row");

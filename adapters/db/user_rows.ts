@@ -14,20 +14,28 @@ export const addressOwner = async (
   return r ? { user_id: r.user_id, confirmed: r.confirmed === true } : null;
 };
 
-/** An account and its addresses (`emailKeys[i]` the key of `user.emails[i]`), or "email_taken". */
+/**
+ * An account and its addresses (`emailKeys[i]` the key of `user.emails[i]`), or "email_taken".
+ * The account's credential subject is the one its addresses' badges already name, if any
+ * (`recipientSubjectId`): the badges it is about to hold and the ones issued to it later then name
+ * one subject.
+ */
 export const insertUser = async (
   q: Queryable,
   user: UserRecord,
   emailKeys: string[],
 ): Promise<"inserted" | "email_taken"> => {
   try {
-    await q.run("insert into users (id, first_name, last_name, created_at, updated_at) values (?, ?, ?, ?, ?)", [
-      user.id,
-      user.first_name,
-      user.last_name,
-      user.created_at,
-      user.updated_at,
-    ]);
+    const earlier =
+      emailKeys.length === 0
+        ? "null"
+        : `(select s.subject_id from badges s where s.recipient_email_key in (${placeholders(emailKeys.length)})
+            order by s.created_at, s.id limit 1)`;
+    await q.run(
+      `insert into users (id, first_name, last_name, created_at, updated_at, subject_id)
+       values (?, ?, ?, ?, ?, coalesce(${earlier}, gen_random_uuid()))`,
+      [user.id, user.first_name, user.last_name, user.created_at, user.updated_at, ...emailKeys],
+    );
     if (user.emails.length > 0) {
       const values = user.emails.flatMap((e, position) => [
         emailKeys[position],

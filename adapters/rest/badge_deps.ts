@@ -6,9 +6,12 @@ import type { DataIntegritySigning, HostedRecordCache } from "./obi/mod.ts";
 
 /** Signs Open Badges 3.0 credentials (the crypto adapter's `credentialSigner`). */
 export interface CredentialSigning {
-  /** An absolute URL serving `publicJwk`; the JWT header names it. */
+  /** The JWT header's `alg`. */
+  alg: string;
+  /** An absolute URL serving the signing key; the JWT header names it. */
   kid: string;
-  publicJwk: object;
+  /** Every key credentials are verified with, each under its `kid` (an absolute URL serving it). */
+  publicJwks: { kid?: string | undefined }[];
   sign(payload: Record<string, unknown>): Promise<string>;
 }
 

@@ -129,6 +129,8 @@ export interface NewBadgeContext {
   recipient_salt: string;
   /** The earner account owning the recipient e-mail, if one exists. */
   user_id: string | null;
+  /** The recipient's subject identifier (`recipientSubjectId`). */
+  subject_id: string;
   replaces_badge_id?: string | null;
   /** Keyed digest of the notification link's token, when a notification is sent. */
   accept_token_digest?: string | null;
@@ -156,8 +158,28 @@ export const newBadgeRecord = (n: NormalizedIssue, ctx: NewBadgeContext): BadgeR
   replacement_badge_id: null,
   user_id: ctx.user_id,
   recipient_salt: ctx.recipient_salt,
+  subject_id: ctx.subject_id,
   accept_token_digest: ctx.accept_token_digest ?? null,
   state_updated_at: ctx.now,
   created_at: ctx.now,
   updated_at: ctx.now,
 });
+
+/** The subject identifiers a recipient already has, and a new one for a recipient that has none. */
+export interface RecipientSubjects {
+  /** The subject of the earner account owning the address. */
+  account: string | null;
+  /** The subject of the earliest badge sent to the address. */
+  address: string | null;
+  /** A new random UUID. */
+  fresh: string;
+}
+
+/**
+ * Who an OB 3.0 credential names as its subject: the earner's account, so every badge of one
+ * earner names the same subject; else the address's earlier badges, so an earner without an
+ * account yet is one subject too (the account later made for the address takes that subject
+ * over); else a new one.
+ */
+export const recipientSubjectId = (subjects: RecipientSubjects): string =>
+  subjects.account ?? subjects.address ?? subjects.fresh;

@@ -21,7 +21,7 @@ export {
   TemplateCreateBody,
   TemplateUpdateBody,
 } from "./input_schemas.ts";
-export type { NewBadgeContext, NormalizedIssue } from "./issue_rules.ts";
+export type { NewBadgeContext, NormalizedIssue, RecipientSubjects } from "./issue_rules.ts";
 export {
   checkIssue,
   checkIssuedAtNotFuture,
@@ -30,6 +30,7 @@ export {
   newBadgeRecord,
   normalizeEmail,
   normalizeIssue,
+  recipientSubjectId,
   replacementIssue,
 } from "./issue_rules.ts";
 export { isFieldError, parseIssuedAt } from "./issued_at.ts";

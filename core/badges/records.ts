@@ -85,6 +85,11 @@ export interface BadgeRecord {
   /** Per-badge salt of the hashed OBI recipient identity, chosen at issue and never changed. */
   recipient_salt: string;
   /**
+   * The recipient's subject identifier (a UUID; `urn:uuid:` in OB 3.0 `credentialSubject.id`),
+   * chosen at issue by `recipientSubjectId` and never changed, even when the badge moves to another account.
+   */
+  subject_id: string;
+  /**
    * Keyed digest of the token in the pending-badge mail's accept link (null: no mail was sent).
    * Whoever holds that link sees who the badge is for without signing in; nobody else does.
    */

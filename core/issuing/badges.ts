@@ -16,6 +16,7 @@ import {
   newBadgeRecord,
   normalizeEmail,
   normalizeIssue,
+  recipientSubjectId,
   replacementIssue,
   setBadgePrivacy,
 } from "../badges/mod.ts";
@@ -112,6 +113,7 @@ const issueWith = async (
     now: ctx.now,
     recipient_salt: ctx.newSalt(),
     user_id: look.earner?.user_id ?? null,
+    subject_id: recipientSubjectId(look.subjects),
     replaces_badge_id: extra.replaces_badge_id ?? null,
     accept_token_digest: acceptToken === null ? null : deps.acceptTokens.digest(acceptToken),
   });

@@ -5,6 +5,7 @@ import type {
   BadgeTemplateData,
   BadgeTemplateRecord,
   OrganizationRef,
+  RecipientSubjects,
   TemplateListQuery,
 } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
@@ -43,6 +44,8 @@ export interface IssueLookup {
   earner: Earner | null;
   /** A pending or accepted badge of this template exists for this recipient (`LIVE_BADGE_STATES`). */
   hasLiveBadge: boolean;
+  /** The recipient's subject identifiers, for its new badge's (`recipientSubjectId`). */
+  subjects: RecipientSubjects;
 }
 
 /**

@@ -55,7 +55,7 @@ export const RevocationSchema = Type.Union([
 ]);
 export type Revocation = Static<typeof RevocationSchema>;
 
-export const HOSTED_KINDS = ["assertion", "badge_class", "issuer", "credential", "status_list"] as const;
+export const HOSTED_KINDS = ["assertion", "badge_class", "issuer", "profile", "credential", "status_list"] as const;
 
 /** A hosted record to drop from every process's cache; without `id`, every record of that kind. */
 export const HostedInvalidationSchema = Type.Object({

@@ -31,6 +31,8 @@ export {
   RevokedAssertionDocumentSchema,
 } from "./v2_schemas.ts";
 export type { OpenBadgeCredentialPayload, V3Urls } from "./v3_credential.ts";
-export { credentialUrl, openBadgeCredentialPayload } from "./v3_credential.ts";
+export { credentialUrl, openBadgeCredentialPayload, subjectUrn } from "./v3_credential.ts";
+export type { IssuerProfileDocument } from "./v3_profile.ts";
+export { IssuerProfileDocumentSchema, issuerProfileDocument, profileUrl } from "./v3_profile.ts";
 export type { ObiVisibility } from "./visibility.ts";
 export { bakedImageVisible, OBI_VISIBILITY, obiTemplateVisibility, obiVisibility } from "./visibility.ts";

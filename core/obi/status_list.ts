@@ -1,4 +1,5 @@
-import { issuerUrl, VC_V2_CONTEXT } from "./context.ts";
+import { VC_V2_CONTEXT } from "./context.ts";
+import { profileUrl } from "./v3_profile.ts";
 
 /**
  * Bitstring Status Lists of OB 3.0 credentials (revocation). An organization's badges are numbered
@@ -87,7 +88,7 @@ export const statusListCredentialPayload = (
   encodedList: string,
 ): StatusListCredentialPayload => {
   const id = statusListUrl(urls.v3Base, organizationId, list);
-  const issuer = issuerUrl(urls.obiBase, organizationId);
+  const issuer = profileUrl(urls.v3Base, organizationId);
   return {
     "@context": [VC_V2_CONTEXT],
     id,

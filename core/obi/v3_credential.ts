@@ -1,16 +1,17 @@
 import { type BadgeRecord, type BadgeTemplateData, type OrganizationRef, templateImageUrl } from "../badges/mod.ts";
 import { isoSeconds } from "../shared/mod.ts";
-import { badgeClassUrl, issuerUrl, OB_V3_CONTEXT, VC_V2_CONTEXT } from "./context.ts";
+import { badgeClassUrl, OB_V3_CONTEXT, VC_V2_CONTEXT } from "./context.ts";
 import { recipientIdentity } from "./recipient.ts";
 import { type StatusListEntry, statusListEntry } from "./status_list.ts";
 import { issuerHomepage, type ObiUrls } from "./v2_documents.ts";
+import { profileUrl } from "./v3_profile.ts";
 
 /**
  * Open Badges 3.0 (beside the OB 2.0 records). The VC-JWT payload is the credential itself with the
- * registered claims beside it (OB 3.0 §8.2): `iss` = issuer id, `jti` = credential id,
- * `nbf`/`exp` = validFrom/validUntil in seconds. There is no `sub`: the recipient is known by a
- * hashed e-mail, not by an identifier of its own. `validFrom` is written to the second so it
- * equals `nbf` exactly.
+ * registered claims beside it (OB 3.0 §8.2): `iss` = issuer id, `jti` = credential id, `sub` =
+ * `credentialSubject.id`, `nbf`/`exp` = validFrom/validUntil in seconds. The subject is the
+ * recipient's `urn:uuid:` (`BadgeRecord.subject_id`), beside the hashed e-mail a verifier can
+ * check an address against. `validFrom` is written to the second so it equals `nbf` exactly.
  */
 export interface OpenBadgeCredentialPayload {
   "@context": [typeof VC_V2_CONTEXT, typeof OB_V3_CONTEXT];
@@ -21,6 +22,7 @@ export interface OpenBadgeCredentialPayload {
   validFrom: string;
   validUntil?: string;
   credentialSubject: {
+    id: string;
     type: ["AchievementSubject"];
     identifier: [
       { type: "IdentityObject"; identityHash: string; identityType: "emailAddress"; hashed: true; salt: string },
@@ -39,6 +41,7 @@ export interface OpenBadgeCredentialPayload {
   credentialStatus?: StatusListEntry;
   iss: string;
   jti: string;
+  sub: string;
   nbf: number;
   exp?: number;
 }
@@ -52,11 +55,15 @@ export const credentialUrl = (v3Base: string, badgeId: string): string => `${v3B
 
 const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
 
+/** The `credentialSubject.id` (and JWT `sub`) of a badge's credential. */
+export const subjectUrn = (subjectId: string): string => `urn:uuid:${subjectId}`;
+
 /**
- * The issuer and achievement ids are the hosted OB 2.0 issuer and badge class addresses: they
- * resolve to a description of the same things, and a v2 verifier and a v3 verifier then agree on
- * who issued what. The assertion address is not used as the credential id because a v2 document
- * is served there. `statusIndex` is the badge's entry in its organization's status lists.
+ * The issuer id is the organization's OB 3.0 profile (`profileUrl`), which OB 3.0 verifiers
+ * dereference. The achievement id is the hosted OB 2.0 badge class address: it resolves to a
+ * description of the same achievement. The assertion address is not used as the credential id
+ * because a v2 document is served there. `statusIndex` is the badge's entry in its
+ * organization's status lists.
  */
 export const openBadgeCredentialPayload = (
   badge: BadgeRecord,
@@ -67,7 +74,8 @@ export const openBadgeCredentialPayload = (
   statusIndex?: number,
 ): OpenBadgeCredentialPayload => {
   const id = credentialUrl(urls.v3Base, badge.id);
-  const issuerId = issuerUrl(urls.obiBase, issuer.id);
+  const issuerId = profileUrl(urls.v3Base, issuer.id);
+  const subject = subjectUrn(badge.subject_id);
   const image = templateImageUrl(urls, template);
   return {
     "@context": [VC_V2_CONTEXT, OB_V3_CONTEXT],
@@ -83,6 +91,7 @@ export const openBadgeCredentialPayload = (
     validFrom: isoSeconds(badge.issued_at),
     ...(badge.expires_at ? { validUntil: isoSeconds(badge.expires_at) } : {}),
     credentialSubject: {
+      id: subject,
       type: ["AchievementSubject"],
       identifier: [
         {
@@ -119,6 +128,7 @@ export const openBadgeCredentialPayload = (
     ...(statusIndex !== undefined ? { credentialStatus: statusListEntry(urls.v3Base, issuer.id, statusIndex) } : {}),
     iss: issuerId,
     jti: id,
+    sub: subject,
     nbf: seconds(badge.issued_at),
     ...(badge.expires_at ? { exp: seconds(badge.expires_at) } : {}),
   };

@@ -131,6 +131,7 @@ t.test("normalizeIssue parses, trims and checks expiry", (t) => {
       now: new Date(0),
       recipient_salt: "s",
       user_id: null,
+      subject_id: "0b7c3e52-1d9a-4f60-9b2e-6c1d2e3f4a5b",
     });
     t.equal(r.state, "pending");
     t.equal(r.replaces_badge_id, null);

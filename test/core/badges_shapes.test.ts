@@ -63,6 +63,7 @@ const badge: BadgeRecord = {
   replacement_badge_id: null,
   user_id: "cccccccc-cccc-4ccc-8ccc-cccccccccccc",
   recipient_salt: "pepper",
+  subject_id: "0b7c3e52-1d9a-4f60-9b2e-6c1d2e3f4a5b",
   accept_token_digest: null,
   state_updated_at: new Date("2024-01-02T00:00:00.000Z"),
   created_at: new Date("2024-01-02T00:00:00.000Z"),

@@ -81,7 +81,14 @@ const fakeStore = (
   const outbox: OutboxMail[] = [];
   const audits: AuditRecord[] = [];
   const tx: BadgeTx = {
-    issueLookup: async () => ({ template, issuer: org, earner: null, hasLiveBadge: false, ...lookup }),
+    issueLookup: async () => ({
+      template,
+      issuer: org,
+      earner: null,
+      hasLiveBadge: false,
+      subjects: { account: null, address: null, fresh: "5f0c1c2e-7a41-4b8e-9d3a-2f6b8c9d0e1f" },
+      ...lookup,
+    }),
     insertBadge: async (b, _key, _exclusive, written, mails = []) => {
       if (insertAnswer !== "inserted") return insertAnswer;
       badges.set(b.id, b);

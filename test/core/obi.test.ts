@@ -7,6 +7,7 @@ import {
   type BadgeState,
   type BadgeTemplateRecord,
   type OrganizationRef,
+  recipientSubjectId,
 } from "../../core/badges/mod.ts";
 import {
   AssertionDocumentSchema,
@@ -15,6 +16,7 @@ import {
   badgeClassDocument,
   IssuerDocumentSchema,
   issuerDocument,
+  issuerProfileDocument,
   OB_V3_CONTEXT,
   OBI_V2_CONTEXT,
   type ObiVisibility,
@@ -83,6 +85,7 @@ const badge: BadgeRecord = {
   replacement_badge_id: null,
   user_id: null,
   recipient_salt: "pepper",
+  subject_id: "0b7c3e52-1d9a-4f60-9b2e-6c1d2e3f4a5b",
   accept_token_digest: null,
   state_updated_at: new Date("2024-01-02T00:00:00.000Z"),
   created_at: new Date("2024-01-02T00:00:00.000Z"),
@@ -267,7 +270,7 @@ t.test("OB 3.0 credential payload", (t) => {
   t.equal(p.jti, p.id);
   t.equal(p.iss, p.issuer.id);
   t.same(p.issuer, {
-    id: `${obiBase}/issuers/${org.id}`,
+    id: `${v3Base}/issuers/${org.id}`,
     type: ["Profile"],
     name: "Acme",
     url: `${obiBase}/issuers/${org.id}`,
@@ -276,7 +279,8 @@ t.test("OB 3.0 credential payload", (t) => {
   t.equal(p.validUntil, "2026-01-01T00:00:00Z");
   t.equal(p.nbf, Date.parse(p.validFrom) / 1000);
   t.equal(p.exp, Date.parse("2026-01-01T00:00:00Z") / 1000);
-  t.notOk("sub" in p);
+  t.equal(p.credentialSubject.id, `urn:uuid:${badge.subject_id}`, "the recipient's subject, not its e-mail");
+  t.equal(p.sub, p.credentialSubject.id);
   t.same(p.credentialSubject.identifier, [
     {
       type: "IdentityObject",
@@ -309,5 +313,25 @@ t.test("OB 3.0 credential payload", (t) => {
     statusListIndex: "3",
     statusListCredential: `${v3Base}/status_lists/${org.id}/1`,
   });
+  t.end();
+});
+
+t.test("OB 3.0 issuer profile: the credentials' issuer id, with the OB 3.0 context", (t) => {
+  const v3Base = "https://laurel.example:8443/v1/obi/v3";
+  const profile = issuerProfileDocument(org, { ...urls, v3Base });
+  t.same(profile["@context"], [VC_V2_CONTEXT, OB_V3_CONTEXT]);
+  t.same(profile.type, ["Profile"]);
+  t.equal(profile.id, openBadgeCredentialPayload(badge, template, org, hex, { ...urls, v3Base }).issuer.id);
+  t.equal(profile.name, "Acme");
+  const bare = issuerProfileDocument({ ...org, description: null, email: null, image_url: null }, { ...urls, v3Base });
+  t.notOk("description" in bare || "email" in bare || "image" in bare, "absent values are left out");
+  t.end();
+});
+
+t.test("a recipient's subject: its account's, else its address's earlier badges', else a new one", (t) => {
+  const [a, b, c] = ["a", "b", "c"];
+  t.equal(recipientSubjectId({ account: a, address: b, fresh: c }), a);
+  t.equal(recipientSubjectId({ account: null, address: b, fresh: c }), b);
+  t.equal(recipientSubjectId({ account: null, address: null, fresh: c }), c);
   t.end();
 });

@@ -47,14 +47,14 @@ t.test("the list credential: the organization's issuer id, its address as id and
     "@context": ["https://www.w3.org/ns/credentials/v2"],
     id: `${v3Base}/status_lists/${org}/2`,
     type: ["VerifiableCredential", "BitstringStatusListCredential"],
-    issuer: `${obiBase}/issuers/${org}`,
+    issuer: `${v3Base}/issuers/${org}`,
     credentialSubject: {
       id: `${v3Base}/status_lists/${org}/2#list`,
       type: "BitstringStatusList",
       statusPurpose: "revocation",
       encodedList: "uH4sI",
     },
-    iss: `${obiBase}/issuers/${org}`,
+    iss: `${v3Base}/issuers/${org}`,
     jti: `${v3Base}/status_lists/${org}/2`,
   });
   t.end();

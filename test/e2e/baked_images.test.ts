@@ -80,15 +80,16 @@ t.test("baked images carry the hosted records, never an older one, and read back
   const readSvg = async (svg: Buffer) =>
     page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-      const ns = "http://openbadges.org";
-      const assertion = doc.getElementsByTagNameNS(ns, "assertion")[0];
-      const credential = doc.getElementsByTagNameNS(ns, "credential")[0];
+      // Each version's record in its own namespace; an OB 3.0 VC-JWT in the `verify` attribute.
+      const assertion = doc.getElementsByTagNameNS("http://openbadges.org", "assertion")[0];
+      const credential = doc.getElementsByTagNameNS("https://purl.imsglobal.org/ob/v3p0", "credential")[0];
       return {
         error: doc.getElementsByTagName("parsererror").length > 0,
         root: doc.documentElement.localName,
         verify: assertion?.getAttribute("verify") ?? null,
         assertion: assertion?.textContent ?? null,
-        credential: credential?.textContent ?? null,
+        credential: credential?.getAttribute("verify") ?? null,
+        credentialText: credential?.textContent ?? null,
       };
     }, svg.toString("utf8"));
   const svg = await download(`/badges/${id}/image.svg`);
@@ -99,6 +100,7 @@ t.test("baked images carry the hosted records, never an older one, and read back
     verify: assertionUrl,
     assertion: hosted,
     credential: null,
+    credentialText: null,
   });
   const svg3 = await download(`/badges/${id}/image.svg?record=ob3`);
   t.same(await readSvg(svg3.bytes), {
@@ -107,6 +109,7 @@ t.test("baked images carry the hosted records, never an older one, and read back
     verify: null,
     assertion: null,
     credential: await served(credentialUrl),
+    credentialText: "",
   });
 
   // The pages offer the downloads.

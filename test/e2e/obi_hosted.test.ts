@@ -305,7 +305,7 @@ const v3Loader = async (url: string) => {
   return { contextUrl: undefined, document, documentUrl: url };
 };
 
-t.test("OB 3.0: a VC-JWT verifiable with the key its kid names", async (t) => {
+t.test("OB 3.0: a VC-JWT (RS256) verifiable with the key its kid names, which the key set lists", async (t) => {
   const tpl = await createTemplate(laurel, org, {
     name: "Three",
     skills: ["vc"],
@@ -321,27 +321,36 @@ t.test("OB 3.0: a VC-JWT verifiable with the key its kid names", async (t) => {
   t.equal(res.headers.get("content-type"), "application/vc+jwt");
   const jwt = res.jwt;
   const header = decodeProtectedHeader(jwt);
-  t.equal(header.alg, "EdDSA");
+  t.equal(header.alg, "RS256");
+  t.equal(header.typ, "JWT");
   t.match(header.kid, new RegExp(`^${laurel.baseUrl}/obi/v3/keys/[A-Za-z0-9_-]+$`));
   const jwkRes = await fetch(header.kid as string);
   t.equal(jwkRes.status, 200);
   t.equal(jwkRes.headers.get("content-type"), "application/jwk+json");
-  const jwk = (await jwkRes.json()) as { kty: string; crv: string; kid: string; d?: string };
-  t.match(jwk, { kty: "OKP", crv: "Ed25519", kid: header.kid });
+  const jwk = (await jwkRes.json()) as { kty: string; n: string; kid: string; d?: string };
+  t.match(jwk, { kty: "RSA", alg: "RS256", kid: header.kid });
+  t.ok(Buffer.from(jwk.n, "base64url").length * 8 >= 2048, "an RSA key of at least 2048 bits");
   t.notOk("d" in jwk, "public key only");
-  const { payload } = await jwtVerify(jwt, await importJWK(jwk, "EdDSA"), { algorithms: ["EdDSA"] });
+  const set = (await (await fetch(`${laurel.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+  t.same(
+    set.keys.find((k) => k.kid === header.kid),
+    jwk,
+    "the key set lists the key under the header's kid",
+  );
+  const { payload } = await jwtVerify(jwt, await importJWK(jwk, "RS256"), { algorithms: ["RS256"] });
   t.same(payload["@context"], ["https://www.w3.org/ns/credentials/v2", obContexts.CONTEXT_URL_V3]);
   t.same(payload.type, ["VerifiableCredential", "OpenBadgeCredential"]);
   t.equal(payload.id, url);
   t.equal(payload.jti, url);
-  t.equal(payload.iss, `${laurel.baseUrl}/obi/v2/issuers/${org.id}`);
+  t.equal(payload.iss, `${laurel.baseUrl}/obi/v3/issuers/${org.id}`);
+  t.match(payload.sub, /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   t.equal(payload.nbf, Date.parse(badge.issued_at) / 1000);
   const subject = payload.credentialSubject as Doc;
   t.equal(subject.achievement.id, `${laurel.baseUrl}/obi/v2/badge_classes/${tpl.id}`);
   const v2 = (await get(assertionUrl(badge.id))).body;
   t.equal(subject.identifier[0].identityHash, v2.recipient.identity, "the same hashed recipient as the v2 record");
   // The registered JWT claims sit beside the credential; the credential itself is the rest.
-  const { iss: _iss, jti: _jti, nbf: _nbf, exp: _exp, ...credential } = payload;
+  const { iss: _iss, jti: _jti, sub: _sub, nbf: _nbf, exp: _exp, ...credential } = payload;
   const expanded = await jsonld.expand(
     credential as Doc,
     { documentLoader: v3Loader, safe: true } as unknown as Parameters<typeof jsonld.expand>[1],

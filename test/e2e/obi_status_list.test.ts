@@ -74,7 +74,7 @@ t.test("a revoked badge's bit is set in the served list; another badge's is clea
   t.same(payload.type, ["VerifiableCredential", "BitstringStatusListCredential"]);
   t.equal(payload.id, listUrl);
   t.equal(payload.jti, listUrl);
-  t.equal(payload.issuer, `${laurel.baseUrl}/obi/v2/issuers/${org.id}`);
+  t.equal(payload.issuer, `${laurel.baseUrl}/obi/v3/issuers/${org.id}`);
   t.equal(payload.iss, payload.issuer);
   t.match(payload.credentialSubject, { type: "BitstringStatusList", statusPurpose: "revocation" });
   const decoded = await BitstringStatusList.decode({ encodedList: payload.credentialSubject.encodedList });

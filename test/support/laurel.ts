@@ -133,7 +133,10 @@ export const startLaurel = async (
   // The mail outbox's sender, as a worker beside the API would run it.
   const mail = await startMailPipeline(config, db, server.app.log, server.metrics);
   // The earners' exports, written as a worker beside the API would.
-  const keys = loadServerKeys({ secretKey: config.secretKey, signingKeyPem: config.signingKeyPem }, config.dataDir);
+  const keys = loadServerKeys(
+    { secretKey: config.secretKey, signingKeyPem: config.signingKeyPem, rsaSigningKeyPem: config.rsaSigningKeyPem },
+    config.dataDir,
+  );
   const exportsWriter = await startEarnerExports(config, db, keys, server.app.log);
   const imports = opts.importWorker ? await startImportJob(config, db, keys, server.app.log) : null;
   return {

@@ -3,15 +3,17 @@ import { crc32 } from "node:zlib";
 /**
  * Baked badge images: the image a badge shows, carrying its Open Badges record, as backpacks
  * import them. In a PNG the record is an iTXt chunk just before IEND (keyword `openbadges`: the
- * hosted OB 2.0 assertion; `openbadgecredential`: the OB 3.0 VC-JWT); in an SVG it is an
- * `openbadges:assertion` (or `openbadges:credential`) element in the `http://openbadges.org`
- * namespace, its text in CDATA.
+ * hosted OB 2.0 assertion; `openbadgecredential`: the OB 3.0 credential). In an SVG, OB 2.0 is an
+ * `openbadges:assertion` element in the `http://openbadges.org` namespace, its text in CDATA; OB
+ * 3.0 is an `openbadges:credential` element in the `https://purl.imsglobal.org/ob/v3p0`
+ * namespace, a VC-JWT in its `verify` attribute and a JSON credential (an embedded proof) in
+ * CDATA as its text.
  */
 export const PNG_KEYWORD = { ob2: "openbadges", ob3: "openbadgecredential" } as const;
 export type BakedFormat = keyof typeof PNG_KEYWORD;
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const OB_NAMESPACE = "http://openbadges.org";
+const SVG_NAMESPACE = { ob2: "http://openbadges.org", ob3: "https://purl.imsglobal.org/ob/v3p0" } as const;
 
 export const isPng = (bytes: Uint8Array): boolean =>
   bytes.length >= 8 && Buffer.from(bytes.subarray(0, 8)).equals(PNG_SIGNATURE);
@@ -87,23 +89,32 @@ const cdata = (text: string): string => `<![CDATA[${text.replaceAll("]]>", "]]]]
 const attribute = (text: string): string =>
   text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
+/** A compact JWS (three base64url parts): an OB 3.0 credential signed as a VC-JWT. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+$/;
+
 /**
- * The SVG with the record as the first child of its root element, which declares the Open Badges
- * namespace. `verify` is the assertion's hosted URL (OB 2.0 only).
+ * The SVG with the record as the first child of its root element, which declares the namespace of
+ * the record's version (an `xmlns:openbadges` already there is given that value). `verify` is the
+ * assertion's hosted URL (OB 2.0 only). An OB 3.0 VC-JWT goes in the `verify` attribute of an
+ * empty element; any other OB 3.0 text (a credential with an embedded proof) in the element's CDATA.
  */
 export const bakeSvg = (svg: Buffer, format: BakedFormat, text: string, verify: string | null): Buffer => {
   const source = svg.toString("utf8");
   const open = /<svg\b[^>]*>/.exec(source);
   if (!open) throw new Error("not an SVG image");
-  let root = open[0];
-  if (!/\sxmlns:openbadges\s*=/.test(root)) {
-    root = `${root.slice(0, root.endsWith("/>") ? -2 : -1)} xmlns:openbadges="${OB_NAMESPACE}"${root.endsWith("/>") ? "/>" : ">"}`;
-  }
+  const closing = open[0].endsWith("/>") ? "/>" : ">";
+  const declaration = ` xmlns:openbadges="${SVG_NAMESPACE[format]}"`;
+  const bare = open[0].slice(0, -closing.length).replace(/\sxmlns:openbadges\s*=\s*("[^"]*"|'[^']*')/, "");
+  // An empty root (`<svg .../>`) is opened so that it can hold the record.
+  const root = `${bare}${declaration}>`;
   const element =
     format === "ob2"
       ? `<openbadges:assertion verify="${attribute(verify ?? "")}">${cdata(text)}</openbadges:assertion>`
-      : `<openbadges:credential>${cdata(text)}</openbadges:credential>`;
-  return Buffer.from(`${source.slice(0, open.index)}${root}\n${element}${source.slice(open.index + open[0].length)}`);
+      : COMPACT_JWS.test(text)
+        ? `<openbadges:credential verify="${attribute(text)}"></openbadges:credential>`
+        : `<openbadges:credential>${cdata(text)}</openbadges:credential>`;
+  const after = `${closing === "/>" ? "</svg>" : ""}${source.slice(open.index + open[0].length)}`;
+  return Buffer.from(`${source.slice(0, open.index)}${root}\n${element}${after}`);
 };
 
 /** What a baked image carries. */
@@ -166,10 +177,15 @@ export const readBaked = (bytes: Buffer): BakedRecord | BakedReadError => {
     const verify = /\bverify\s*=\s*"([^"]*)"/.exec(assertion.attributes)?.[1];
     return { kind: "assertion", text: uncdata(assertion.content).trim(), verify: verify ? uncdata(verify) : null };
   }
+  // The VC-JWT in `verify` (OB 3.0), else the element's text: a JSON credential, or the VC-JWT as
+  // Laurel baked it before it followed OB 3.0's SVG form (and under the OB 2.0 namespace).
   const credential = firstElement(source, "openbadges:credential");
-  return credential && !credential.selfClosing
-    ? { kind: "credential", text: uncdata(credential.content).trim() }
-    : "no_record";
+  if (!credential) return "no_record";
+  const verify = /\bverify\s*=\s*("([^"]*)"|'([^']*)')/.exec(credential.attributes);
+  const jws = verify ? uncdata(verify[2] ?? verify[3] ?? "").trim() : "";
+  if (jws !== "") return { kind: "credential", text: jws };
+  const text = uncdata(credential.content).trim();
+  return text !== "" ? { kind: "credential", text } : "no_record";
 };
 
 /**

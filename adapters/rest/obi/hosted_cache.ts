@@ -12,7 +12,8 @@ export interface HostedEntry {
 }
 
 /** `status_list` ids are `<organization id>/<list number>`. */
-export type HostedKind = "assertion" | "badge_class" | "issuer" | "credential" | "status_list";
+/** `issuer`: the OB 2.0 issuer; `profile`: the OB 3.0 issuer profile (both by organization id). */
+export type HostedKind = "assertion" | "badge_class" | "issuer" | "profile" | "credential" | "status_list";
 
 /**
  * Rendered OBI records by kind and id, for a few seconds. Writes made in this process invalidate

@@ -10,7 +10,9 @@ import {
   badgeClassDocument,
   credentialUrl,
   IssuerDocumentSchema,
+  IssuerProfileDocumentSchema,
   issuerDocument,
+  issuerProfileDocument,
   OB_V3_CONTEXT,
   type ObiUrls,
   obiTemplateVisibility,
@@ -62,14 +64,24 @@ const RevokedCredentialSchema = Type.Object({
   revoked: Type.Literal(true),
   revocationReason: Type.String(),
 });
-const PublicJwkSchema = Type.Object({
-  kty: Type.Literal("OKP"),
-  crv: Type.Literal("Ed25519"),
-  x: Type.String(),
-  kid: Type.String({ format: "uri" }),
-  alg: Type.Literal("EdDSA"),
-  use: Type.Literal("sig"),
-});
+const PublicJwkSchema = Type.Union([
+  Type.Object({
+    kty: Type.Literal("RSA"),
+    n: Type.String(),
+    e: Type.String(),
+    kid: Type.String({ format: "uri" }),
+    alg: Type.Literal("RS256"),
+    use: Type.Literal("sig"),
+  }),
+  Type.Object({
+    kty: Type.Literal("OKP"),
+    crv: Type.Literal("Ed25519"),
+    x: Type.String(),
+    kid: Type.String({ format: "uri" }),
+    alg: Type.Literal("EdDSA"),
+    use: Type.Literal("sig"),
+  }),
+]);
 
 const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), "utf8");
 const missing = (what: string): Rendered => ({
@@ -109,6 +121,7 @@ const HOSTED_PATHS: [string, HostedKind][] = [
   ["/obi/v2/badge_assertions/", "assertion"],
   ["/obi/v2/badge_classes/", "badge_class"],
   ["/obi/v2/issuers/", "issuer"],
+  ["/obi/v3/issuers/", "profile"],
   ["/obi/v3/credentials/", "credential"],
 ];
 
@@ -184,6 +197,12 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
     async issuer(id) {
       const org = await deps.organizations.get(id);
       return org ? { status: 200, body: jsonBytes(issuerDocument(org, urls)) } : missing("Issuer");
+    },
+    async profile(id) {
+      const org = await deps.organizations.get(id);
+      return org
+        ? { status: 200, body: jsonBytes(issuerProfileDocument(org, { ...urls, v3Base })) }
+        : missing("Issuer");
     },
     async credential(id) {
       const view = await issuing.store.getBadge(null, id);
@@ -288,11 +307,20 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
     schema: doc("OB 2.0 issuer profile of an organization", IssuerDocumentSchema),
     handler: serve("issuer"),
   });
+  app.get("/obi/v3/issuers/:id", {
+    config: ANONYMOUS,
+    schema: doc(
+      "OB 3.0 issuer Profile of an organization: the `issuer.id` of its credentials (the OB 2.0 issuer stays at /obi/v2/issuers)",
+      IssuerProfileDocumentSchema,
+    ),
+    handler: serve("profile"),
+  });
   app.get("/obi/v3/credentials/:id", {
     config: ANONYMOUS,
     schema: {
       tags,
-      summary: "Open Badges 3.0 OpenBadgeCredential of an accepted badge, signed as a VC-JWT (EdDSA)",
+      summary:
+        "Open Badges 3.0 OpenBadgeCredential of an accepted badge, signed as a VC-JWT (RS256 unless LAUREL_CREDENTIAL_ALG says EdDSA)",
       params: IdParams,
       response: {
         200: answer("The credential as a compact JWS; its header `kid` is the URL of the key", [VC_JWT], Type.String()),
@@ -309,7 +337,7 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
     schema: {
       tags,
       summary:
-        "Revocation status list of an organization's OB 3.0 credentials: a BitstringStatusListCredential signed as a VC-JWT (EdDSA)",
+        "Revocation status list of an organization's OB 3.0 credentials: a BitstringStatusListCredential signed as a VC-JWT (RS256 unless LAUREL_CREDENTIAL_ALG says EdDSA)",
       description:
         "Named by the `credentialStatus.statusListCredential` of the credentials. A revocation shows within 60 s: `max-age=30`, and each process keeps its copy at most 5 s more.",
       params: StatusListParams,
@@ -326,20 +354,25 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
     handler: serve("status_list"),
   });
 
-  const thumbprint = credentials.kid.slice(credentials.kid.lastIndexOf("/") + 1);
-  const jwk = Buffer.from(JSON.stringify(credentials.publicJwk), "utf8");
+  // Each key under the last segment of its `kid` (its thumbprint), as the bytes sent.
+  const keysByThumbprint = new Map(
+    credentials.publicJwks.map((key) => {
+      const kid = key.kid ?? "";
+      return [kid.slice(kid.lastIndexOf("/") + 1), Buffer.from(JSON.stringify(key), "utf8")] as const;
+    }),
+  );
   app.get("/obi/v3/keys/:thumbprint", {
     config: ANONYMOUS,
     schema: {
       tags,
-      summary: "The public JWK that a credential's `kid` names",
+      summary:
+        "A public JWK that a credential's `kid` names (RSA or Ed25519); the key set lists them under the same `kid`",
       params: Type.Object({ thumbprint: Type.String() }),
       response: { 200: answer("The public key", ["application/jwk+json"], PublicJwkSchema), 404: NOT_FOUND },
     },
     handler: async (request, reply) => {
-      if (request.params.thumbprint !== thumbprint) {
-        return reply.code(404).type(JSON_TYPE).send(missing("Key").body);
-      }
+      const jwk = keysByThumbprint.get(request.params.thumbprint);
+      if (!jwk) return reply.code(404).type(JSON_TYPE).send(missing("Key").body);
       return reply.header("cache-control", "public, max-age=3600").type("application/jwk+json").send(jwk);
     },
   });

@@ -34,18 +34,25 @@ const TokenResponse = Type.Object({
   refresh_token: Type.Optional(Type.String({ description: "authorization_code and refresh_token grants" })),
 });
 
+/**
+ * The server's public keys: the access tokens' (`kid` its thumbprint) and the Open Badges 3.0
+ * credentials' (RSA and Ed25519, `kid` the URL each is served at, as the credentials' headers name them).
+ */
 const Jwks = Type.Object({
   keys: Type.Array(
     Type.Object({
       kty: Type.String(),
-      crv: Type.String(),
-      x: Type.String(),
+      crv: Type.Optional(Type.String()),
+      x: Type.Optional(Type.String()),
+      n: Type.Optional(Type.String()),
+      e: Type.Optional(Type.String()),
       kid: Type.String(),
       alg: Type.String(),
       use: Type.String(),
     }),
   ),
 });
+const JWK_SET = "application/jwk-set+json";
 
 /** The whole request body, in any encoding: a token request is a few hundred bytes. */
 export const TOKEN_BODY_LIMIT = 16 * 1024;
@@ -184,8 +191,20 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     },
   });
 
-  app.get(`${prefix}/.well-known/jwks.json`, {
-    schema: { tags: ["OAuth"], summary: "Public keys of access tokens (JWKS)", response: { 200: Jwks } },
-    handler: async (_request, reply) => reply.header("cache-control", "public, max-age=300").send(deps.jwks),
-  });
+  const jwks = {
+    schema: {
+      tags: ["OAuth"],
+      summary: "Public keys of access tokens and of Open Badges 3.0 credentials (JWKS)",
+      response: { 200: Jwks },
+    },
+    handler: async (request: FastifyRequest, reply: FastifyReply) =>
+      reply
+        .header("cache-control", "public, max-age=300")
+        .header("vary", "Accept")
+        .type(request.headers.accept?.includes(JWK_SET) ? JWK_SET : "application/json")
+        .send(deps.jwks),
+  };
+  app.get(`${prefix}/.well-known/jwks.json`, jwks);
+  // OB 3.0 verifiers look for the key set at the root of the issuer id's host, whatever AUTH_URL's path.
+  if (prefix !== "") app.get("/.well-known/jwks.json", { ...jwks, schema: { ...jwks.schema, hide: true } });
 };
