@@ -211,6 +211,7 @@ const TABLE: Record<string, Row> = {
   "GET /v1/obi/v2/badge_assertions/:id": PUBLIC,
   "GET /v1/obi/v2/badge_classes/:id": PUBLIC,
   "GET /v1/obi/v2/issuers/:id": PUBLIC,
+  "GET /v1/obi/v3/issuers/:id": PUBLIC,
   "GET /v1/obi/v2/images/default_badge.svg": PUBLIC,
   "GET /v1/obi/v3/credentials/:id": PUBLIC,
   "GET /v1/obi/v3/keys/:thumbprint": PUBLIC,

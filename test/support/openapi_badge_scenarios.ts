@@ -189,6 +189,9 @@ export const badgeScenarios = async (ctx: {
     "GET /v1/obi/v2/issuers/{id}": [
       { name: "organization", status: 200, run: () => call("GET", `${api}/obi/v2/issuers/${ctx.organizationId}`) },
     ],
+    "GET /v1/obi/v3/issuers/{id}": [
+      { name: "organization", status: 200, run: () => call("GET", `${api}/obi/v3/issuers/${ctx.organizationId}`) },
+    ],
     "GET /v1/obi/v3/credentials/{id}": [
       { name: "accepted badge", status: 200, run: () => call("GET", `${api}/obi/v3/credentials/${shown.id}`) },
       { name: "revoked badge", status: 410, run: () => call("GET", `${api}/obi/v3/credentials/${revoked.id}`) },
