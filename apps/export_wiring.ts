@@ -68,7 +68,7 @@ export const startEarnerExports = async (
   const dataIntegrity = dataIntegrityCredentials({
     records,
     signer: await dataIntegritySigner(keys),
-    urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3` },
+    urls: { v3Base: `${config.baseUrl}/obi/v3` },
     limits: { maxEntries: 64, maxBytes: 1024 * 1024, ttlMs: 60_000 },
   });
   const store = postgresExportStore(db);

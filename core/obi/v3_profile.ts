@@ -50,4 +50,6 @@ export const IssuerProfileDocumentSchema = Type.Object({
   description: Type.Optional(Type.String()),
   email: Type.Optional(Type.String()),
   image: Type.Optional(Type.Object({ id: Type.String({ format: "uri" }), type: Type.Literal("Image") })),
+  /** The verification methods of its credentials' Data Integrity proofs (`withAssertionMethod`). */
+  assertionMethod: Type.Optional(Type.Array(Type.String({ format: "uri" }))),
 });

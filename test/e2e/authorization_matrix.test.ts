@@ -214,6 +214,8 @@ const TABLE: Record<string, Row> = {
   "GET /v1/obi/v3/issuers/:id": PUBLIC,
   "GET /v1/obi/v2/images/default_badge.svg": PUBLIC,
   "GET /v1/obi/v3/credentials/:id": PUBLIC,
+  "GET /v1/obi/v3/credentials/:id/ldp": PUBLIC,
+  "GET /v1/obi/v3/multikeys/:organization_id/:key": PUBLIC,
   "GET /v1/obi/v3/keys/:thumbprint": PUBLIC,
   "GET /v1/obi/v3/status_lists/:organization_id/:list": PUBLIC,
 };

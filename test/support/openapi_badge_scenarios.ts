@@ -67,6 +67,8 @@ export const badgeScenarios = async (ctx: {
   const credentialErrors = checkOpenBadgeCredentialJwt(credential.text, decodeJwt(credential.text));
   if (credentialErrors.length > 0) throw new Error(`invalid OB 3.0 credential: ${credentialErrors.join("; ")}`);
   const kid = JSON.parse(Buffer.from(credential.text.split(".")[0] ?? "", "base64url").toString()).kid as string;
+  const proven = await call("GET", `${api}/obi/v3/credentials/${shown.id}/ldp`);
+  const verificationMethod = JSON.parse(proven.text).proof.verificationMethod as string;
   const updateBody = { description: "Updated by a scenario" };
 
   return {
@@ -197,6 +199,18 @@ export const badgeScenarios = async (ctx: {
       { name: "revoked badge", status: 410, run: () => call("GET", `${api}/obi/v3/credentials/${revoked.id}`) },
     ],
     "GET /v1/obi/v3/keys/{thumbprint}": [{ name: "the kid's key", status: 200, run: () => call("GET", kid) }],
+    "GET /v1/obi/v3/credentials/{id}/ldp": [
+      { name: "accepted badge", status: 200, run: () => call("GET", `${api}/obi/v3/credentials/${shown.id}/ldp`) },
+      { name: "revoked badge", status: 410, run: () => call("GET", `${api}/obi/v3/credentials/${revoked.id}/ldp`) },
+    ],
+    "GET /v1/obi/v3/multikeys/{organization_id}/{key}": [
+      { name: "the proof's verification method", status: 200, run: () => call("GET", verificationMethod) },
+      {
+        name: "another key",
+        status: 404,
+        run: () => call("GET", `${api}/obi/v3/multikeys/${ctx.organizationId}/z6MkOther`),
+      },
+    ],
     "GET /v1/obi/v3/status_lists/{organization_id}/{list}": [
       {
         name: "the organization's first list",

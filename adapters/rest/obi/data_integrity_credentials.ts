@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { BadgeView } from "../../../core/issuing/mod.ts";
-import { issuerUrl, MULTIKEY_CONTEXT, multikeyUrl } from "../../../core/obi/mod.ts";
+import { MULTIKEY_CONTEXT, multikeyUrl, profileUrl } from "../../../core/obi/mod.ts";
 import { boundedCache, type CacheLimits, keyBytes } from "../../cache/mod.ts";
 import type { BadgeRecords } from "./badge_records.ts";
 
@@ -56,11 +56,11 @@ export interface DataIntegrityCredentials {
 export const dataIntegrityCredentials = (deps: {
   records: Pick<BadgeRecords, "credentialPayload">;
   signer: DataIntegritySigning;
-  urls: { obiBase: string; v3Base: string };
+  urls: { v3Base: string };
   limits?: CacheLimits;
 }): DataIntegrityCredentials => {
   // The issuer id as the credentials name it: the controller of the organization's key.
-  const issuerId = (organizationId: string) => issuerUrl(deps.urls.obiBase, organizationId);
+  const issuerId = (organizationId: string) => profileUrl(deps.urls.v3Base, organizationId);
   const cache = boundedCache<Buffer>(deps.limits ?? DATA_INTEGRITY_CACHE, {
     sizeOf: (v, k) => keyBytes(k) + v.length,
   });

@@ -13,6 +13,7 @@ import {
   IssuerProfileDocumentSchema,
   issuerDocument,
   issuerProfileDocument,
+  multikeyUrl,
   OB_V3_CONTEXT,
   type ObiUrls,
   obiTemplateVisibility,
@@ -22,6 +23,7 @@ import {
   statusListBits,
   statusListCredentialPayload,
   statusListNumber,
+  withAssertionMethod,
 } from "../../../core/obi/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
@@ -200,9 +202,13 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
     },
     async profile(id) {
       const org = await deps.organizations.get(id);
-      return org
-        ? { status: 200, body: jsonBytes(issuerProfileDocument(org, { ...urls, v3Base })) }
-        : missing("Issuer");
+      if (!org) return missing("Issuer");
+      // The verification method of its credentials' Data Integrity proofs, which must be listed here.
+      const method = multikeyUrl(v3Base, org.id, deps.badges.dataIntegrity.publicKeyMultibase);
+      return {
+        status: 200,
+        body: jsonBytes(withAssertionMethod(issuerProfileDocument(org, { ...urls, v3Base }), [method])),
+      };
     },
     async credential(id) {
       const view = await issuing.store.getBadge(null, id);
