@@ -152,9 +152,16 @@ export const buildApiServer = async (
     store: postgresImageStore(db),
     sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
   };
+  // A changed profile drops the issuer records it shows, whichever face changed it.
+  const onOrganizationChanged = (id: string) => {
+    badgeWiring.badges.hosted.invalidate("issuer", id);
+    badgeWiring.badges.hosted.invalidate("profile", id);
+  };
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
+    publicUrl: config.publicUrl,
+    onOrganizationChanged,
     clock,
     newId,
     organizations,
@@ -248,10 +255,7 @@ export const buildApiServer = async (
       signup: config.organizationSignup,
       images,
       templates: badgeWiring.badges.issuing,
-      onOrganizationChanged: (id: string) => {
-        badgeWiring.badges.hosted.invalidate("issuer", id);
-        badgeWiring.badges.hosted.invalidate("profile", id);
-      },
+      onOrganizationChanged,
       organizations,
       apps,
       tokens,

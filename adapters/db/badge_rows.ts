@@ -18,6 +18,7 @@ export const TEMPLATE_COLUMNS: readonly (keyof BadgeTemplateData)[] = [
   "name",
   "description",
   "skills",
+  "reporting_tags",
   "image_url",
   "image",
   "url",

@@ -1,7 +1,7 @@
 import type { BADGE_LIST, BadgeListQuery, TEMPLATE_LIST } from "../../core/badges/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { BadgeStore, IssueWrites, UserRecord } from "../../core/issuing/mod.ts";
-import { normalizedFilterKey } from "../../core/listing/mod.ts";
+import { type FilterValue, normalizedFilterKey } from "../../core/listing/mod.ts";
 import { batcher } from "../batch/mod.ts";
 import { type BoundedCache, boundedCache } from "../cache/mod.ts";
 import {
@@ -18,6 +18,13 @@ import { columnCondition, type ListTable, listOrder, listWhere } from "./list_sq
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import type { UserEmailRow, UserRow } from "./rows.ts";
+
+/** The template aliased `alias` has any of the tags asked for, ignoring case. */
+const anyReportingTag = (alias: string, value: FilterValue, params: unknown[]): string => {
+  params.push(JSON.stringify(value.kind === "values" ? value.values.map((v) => v.toLowerCase()) : []));
+  return `exists (select 1 from jsonb_array_elements_text(${alias}.reporting_tags) tag
+    where lower(tag) in (select jsonb_array_elements_text(?::jsonb)))`;
+};
 
 const TEMPLATES: ListTable<keyof typeof TEMPLATE_LIST.filters, (typeof TEMPLATE_LIST.sorts)[number]> = {
   filters: {
@@ -36,6 +43,7 @@ const TEMPLATES: ListTable<keyof typeof TEMPLATE_LIST.filters, (typeof TEMPLATE_
       params.push(JSON.stringify(value.kind === "values" ? value.values : []));
       return "t.skills @> ?::jsonb";
     },
+    reporting_tags: (value, params) => anyReportingTag("t", value, params),
     created_at: "t.created_at",
     updated_at: "t.updated_at",
   },
@@ -67,6 +75,11 @@ const BADGES: ListTable<keyof typeof BADGE_LIST.filters, (typeof BADGE_LIST.sort
     issuer_earner_id: "b.issuer_earner_id",
     issued_at: "b.issued_at",
     updated_at: "b.updated_at",
+    // A subquery over the organization's templates, so the count needs no join.
+    "badge_templates[reporting_tags]": (value, params) => {
+      const any = anyReportingTag("rt", value, params);
+      return `b.badge_template_id in (select rt.id from badge_templates rt where rt.organization_id = b.organization_id and ${any})`;
+    },
   },
   sorts: {
     issued_at: "b.issued_at",

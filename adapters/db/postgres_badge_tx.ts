@@ -25,7 +25,7 @@ const TEMPLATE_WRITE_COLUMNS = TEMPLATE_COLUMNS;
 const TEMPLATE_UPDATE_COLUMNS = TEMPLATE_COLUMNS.filter(
   (c) => c !== "id" && c !== "organization_id" && c !== "created_at",
 );
-const JSON_COLUMNS = new Set<string>(["skills", "alignments"]);
+const JSON_COLUMNS = new Set<string>(["skills", "reporting_tags", "alignments"]);
 const templateValues = (t: Partial<Record<string, unknown>>, columns: readonly string[]): unknown[] =>
   columns.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(t[c]) : t[c]));
 

@@ -17,6 +17,7 @@ import { CoreError, type CoreErrorCode, type FieldError, isCoreError } from "../
 import { uploadSlots } from "../uploads/mod.ts";
 import type { RestDeps } from "./deps.ts";
 import { codeForStatus, errorBody, restAnswer, UNAVAILABLE_MESSAGE } from "./errors.ts";
+import { ignoreUnknownParameters } from "./ignored_parameters.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
 import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";
 import { isAnonymous, type RateLimits, registerRateLimits } from "./rate_limits.ts";
@@ -35,6 +36,7 @@ import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
 import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { obiDataIntegrityRoutes } from "./routes/obi_data_integrity.ts";
 import { operationalRoutes } from "./routes/operational.ts";
+import { organizationRoutes } from "./routes/organizations.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
 import { sharedSerializers } from "./serializers.ts";
 import { strictValidatorCompiler } from "./validator.ts";
@@ -246,7 +248,8 @@ export const buildRestApp = async (
     logController: new LogController({ disableRequestLogging: !options.logRequests }),
     return503OnClosing: true,
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
-    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    // `/v1//organizations/...`: clients join a base ending in `/` to paths starting with one.
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     requestIdHeader: "x-request-id",
     // A URL Fastify cannot route (bad percent-encoding, a path segment over 200 characters) is the
     // client's mistake: answer in the API's error body.
@@ -331,20 +334,26 @@ export const buildRestApp = async (
   await app.register(operationalRoutes(deps, { metrics: false }));
   await app.register(tokenEndpointRoutes({ ...deps, limits }, pathPrefix(deps.authUrl)));
   await app.register(connectMetadataRoutes(deps, pathPrefix(deps.authUrl)));
-  await app.register(oauthApplicationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(authorizationTokenRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(badgeTemplateRoutes(deps, apiBase.origin, uploads), { prefix: apiPrefix });
-  await app.register(badgeRoutes({ ...deps, limits }, apiBase.origin), { prefix: apiPrefix });
-  await app.register(badgeFeedRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(obiRoutes(deps), { prefix: apiPrefix });
-  await app.register(obiDataIntegrityRoutes(deps), { prefix: apiPrefix });
-  await app.register(eventRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(employeeRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(importRoutes(deps, uploads, "badges"), { prefix: apiPrefix });
-  await app.register(importRoutes(deps, uploads, "employees"), { prefix: apiPrefix });
-  await app.register(membershipRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  await app.register(invitationRoutes(deps, apiBase.origin), { prefix: apiPrefix });
-  if (deps.connect) await app.register(meRoutes(deps, deps.connect, apiBase.origin), { prefix: apiPrefix });
+  // The interface's routes, in a context of their own: only they ignore unknown query parameters.
+  await app.register(async (api) => {
+    ignoreUnknownParameters(api);
+    const origin = apiBase.origin;
+    await api.register(organizationRoutes(deps, origin), { prefix: apiPrefix });
+    await api.register(oauthApplicationRoutes(deps, origin), { prefix: apiPrefix });
+    await api.register(authorizationTokenRoutes(deps, origin), { prefix: apiPrefix });
+    await api.register(badgeTemplateRoutes(deps, origin, uploads), { prefix: apiPrefix });
+    await api.register(badgeRoutes({ ...deps, limits }, origin), { prefix: apiPrefix });
+    await api.register(badgeFeedRoutes(deps, origin), { prefix: apiPrefix });
+    await api.register(obiRoutes(deps), { prefix: apiPrefix });
+    await api.register(obiDataIntegrityRoutes(deps), { prefix: apiPrefix });
+    await api.register(eventRoutes(deps, origin), { prefix: apiPrefix });
+    await api.register(employeeRoutes(deps, origin), { prefix: apiPrefix });
+    await api.register(importRoutes(deps, uploads, "badges"), { prefix: apiPrefix });
+    await api.register(importRoutes(deps, uploads, "employees"), { prefix: apiPrefix });
+    await api.register(membershipRoutes(deps, origin), { prefix: apiPrefix });
+    await api.register(invitationRoutes(deps, origin), { prefix: apiPrefix });
+    if (deps.connect) await api.register(meRoutes(deps, deps.connect, origin), { prefix: apiPrefix });
+  });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

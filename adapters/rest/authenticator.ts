@@ -1,4 +1,4 @@
-import { type Credential, MAX_CLIENT_ID_LENGTH, tokenUsable } from "../../core/auth/mod.ts";
+import { basicTokenValue, type Credential, MAX_CLIENT_ID_LENGTH, tokenUsable } from "../../core/auth/mod.ts";
 import {
   type AccessTokenClaims,
   type AuthorizationTokenRecord,
@@ -131,10 +131,8 @@ export const cachingAuthenticator = (deps: AuthenticatorDeps): Authenticator => 
     const encoded = header.slice(6).trim();
     // base64 of the longest token value, a colon and a short password.
     if (encoded.length > (MAX_TOKEN_LENGTH * 4) / 3 + 16) return null;
-    const decoded = Buffer.from(encoded, "base64").toString("utf8");
-    const colon = decoded.indexOf(":");
-    const value = colon === -1 ? decoded : decoded.slice(0, colon);
-    if (value.length === 0 || value.length > MAX_TOKEN_LENGTH) return null;
+    const value = basicTokenValue(Buffer.from(encoded, "base64").toString("utf8"));
+    if (value === null || value.length > MAX_TOKEN_LENGTH) return null;
     const token = await storedToken(deps.secrets.digest(value));
     if (!token || !tokenUsable(token, now)) return null;
     return { credential: tokenCredential(token), ref: { kind: "authorization_token", id: token.id }, token };

@@ -16,6 +16,7 @@ import type { EventStore } from "../../core/events/mod.ts";
 import type { ImportStore } from "../../core/imports/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
+import type { Cidr, WebhookCrypto, WebhookSettingsStore } from "../../core/webhooks/mod.ts";
 import type { UploadSlots } from "../uploads/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { BadgeRestDeps } from "./badge_deps.ts";
@@ -34,6 +35,8 @@ export interface RestDeps {
   baseUrl: string;
   /** `{auth_url}`, such as `http://localhost:3000`. */
   authUrl: string;
+  /** The web face (`PUBLIC_URL`): the organization's public page. */
+  publicUrl: string;
   clock: () => Date;
   newId: () => string;
   organizations: OrganizationStore;
@@ -54,6 +57,17 @@ export interface RestDeps {
   employees: EmployeeRestDeps;
   /** Memberships and invitations of the organization's people. */
   members: MemberDeps;
+  /** The organization's webhook settings, which `PUT /organizations/<id>` changes. */
+  webhooks: {
+    settings: WebhookSettingsStore;
+    crypto: Pick<WebhookCrypto, "newKey">;
+    /** `WEBHOOK_ALLOWED_NETWORKS`, for a webhook_url written as an IP address. */
+    allowedNetworks: readonly Cidr[];
+    /** After a change of settings, before the answer: workers drop the settings they cached. */
+    onSettingsChanged?: (organizationId: string) => Promise<void>;
+  };
+  /** After the organization's profile changed: cached issuer records are dropped. */
+  onOrganizationChanged?: (organizationId: string) => void;
   /** CSV imports of badges and employee records, worked by the worker processes. */
   imports: ImportStore;
   /** The process's upload slots, shared with the console's; absent: a set of the API's own. */

@@ -1,5 +1,12 @@
-import { type TSchema, Type } from "typebox";
-import { PageMetadata, type PageMetadata as PageMetadataT } from "../../core/shared/mod.ts";
+import { type Static, type TSchema, Type } from "typebox";
+import { perQuery } from "../../core/listing/mod.ts";
+import {
+  MAX_PAGE,
+  PageMetadata,
+  type PageMetadata as PageMetadataT,
+  type PageRequest,
+  pageRequest,
+} from "../../core/shared/mod.ts";
 
 /** `{ data, metadata: {} }` for one resource (docs/interface.md, Conventions). */
 export const One = <T extends TSchema>(data: T) => Type.Object({ data, metadata: Type.Object({}) });
@@ -24,9 +31,13 @@ export const pageUrlFor =
   };
 
 export const PageQuery = Type.Object(
-  { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) },
+  { page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })), ...perQuery },
   { additionalProperties: false },
 );
+
+/** The page a `PageQuery` asks for: `per` or else its alias `page_size`. */
+export const pageOf = (query: Static<typeof PageQuery>): PageRequest =>
+  pageRequest(query.page, query.per ?? query.page_size);
 
 export const OrganizationParams = Type.Object({ organization_id: Type.String({ format: "uuid" }) });
 

@@ -21,14 +21,17 @@ export const organizationParam = (request: { params: unknown }): string => {
 
 /**
  * An onRequest hook: authenticates the caller (401) and checks the family's scope or flag and the
- * path's organization (403) before the body is even read.
+ * path's organization (403) before the body is even read. A path that names no organization (the
+ * list of organizations) is the caller's own.
  */
-export const guard = (authenticator: Authenticator, clock: () => Date, family: Scope, action?: Action) =>
+export const guard = (authenticator: Authenticator, clock: () => Date, family: Scope | null, action?: Action) =>
   async function guardRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const now = clock();
     const auth = await authenticator.authenticate(request.headers.authorization, now);
     if (!auth) throw unauthenticated("A valid authorization token (HTTP Basic) or access token (Bearer) is required");
-    const organizationId = organizationParam(request);
+    const params = request.params;
+    const named = typeof params === "object" && params !== null && "organization_id" in params;
+    const organizationId = named ? organizationParam(request) : auth.credential.organizationId;
     const allowed = resultOf(() =>
       authorize(auth.credential, { organizationId, family, action: action ?? actionForMethod(request.method) }),
     );

@@ -13,12 +13,19 @@ export const queryEntries = (url: string): [string, string][] => {
   return at < 0 ? [] : [...new URLSearchParams(url.slice(at + 1))];
 };
 
-/** A list request's filters, sort and page, read by core's grammar (400 with field errors). */
+/**
+ * A list request's filters, sort and page, read by core's grammar (400 with field errors); the
+ * parameters `ignoreUnknownParameters` set aside are left out.
+ */
 export const readListQuery = <F extends string, S extends string>(
   spec: ListSpec<F, S>,
-  request: { url: string },
+  request: { url: string; ignoredParameters: ReadonlySet<string> | null },
   options?: ParseOptions,
-): ParsedList<F, S> => parseListQuery(spec, queryEntries(request.url), options);
+): ParsedList<F, S> => {
+  const ignored = request.ignoredParameters;
+  const entries = queryEntries(request.url);
+  return parseListQuery(spec, ignored ? entries.filter(([name]) => !ignored.has(name)) : entries, options);
+};
 
 /**
  * For list routes: the query string's schema documents the grammar in the OpenAPI document but is

@@ -18,7 +18,7 @@ import { notFound } from "../../core/errors/mod.ts";
 import { type ListSpec, listQuerySchema, type ParsedList } from "../../core/listing/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import { type PageRequest, pageMetadata, pageRequest } from "../../core/shared/mod.ts";
-import { Many, many, One, OrganizationParams, one, PageQuery, pageUrlFor } from "./envelope.ts";
+import { Many, many, One, OrganizationParams, one, PageQuery, pageOf, pageUrlFor } from "./envelope.ts";
 import { ErrorBody } from "./errors.ts";
 import { type BodyVersion, type FreshReads, freshReads, keptBodies, sendFreshBody } from "./fresh_reads.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "./list_query.ts";
@@ -255,7 +255,7 @@ export const resourceRoutes = <K extends string>(
         }),
         handler: async (request, reply) => {
           const { organization_id } = request.params;
-          const req = pageRequest(request.query.page);
+          const req = pageOf(request.query);
           return sendPage(
             lists,
             reply,
@@ -299,7 +299,7 @@ export const resourceRoutes = <K extends string>(
         handler: async (request, reply) => {
           const { organization_id } = request.params;
           const query = readListQuery(spec, request);
-          const req = pageRequest(query.page);
+          const req = pageRequest(query.page, query.per);
           return sendPage(lists, reply, organization_id, request.url, async () =>
             pageBody(origin, request.url, req, await read(organization_id, query, req), toJson),
           );

@@ -55,3 +55,13 @@ export const pageAnswer = (err: CoreError): PageAnswer => {
     anonymous: page.anonymous ?? false,
   };
 };
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The route answers JSON, its errors too: in the API's error body, never as a page. */
+    jsonErrors?: boolean;
+  }
+}
+
+/** The options of a page-side route that answers JSON (a public feed). */
+export const JSON_ERRORS = { config: { jsonErrors: true } } as const;

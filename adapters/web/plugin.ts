@@ -17,6 +17,7 @@ import { renderPage } from "./html.ts";
 import { type Frame, messagePage } from "./layout.ts";
 import { pageCache } from "./page_cache.ts";
 import { accountRoutes } from "./routes_account.ts";
+import { badgeFeedRoutes } from "./routes_badge_feed.ts";
 import { bakedImageRoutes } from "./routes_baked_images.ts";
 import { connectRoutes } from "./routes_connect.ts";
 import { publicRoutes, VERIFY_EMAIL } from "./routes_public.ts";
@@ -178,9 +179,10 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
     }
     const error = asPageError(err);
     if (error.code === "internal") request.log.error({ err }, "page failed");
-    // The catch-all answers the API's error body to all but browsers, its refusals too (a path no
-    // API route takes, such as an over-long id, lands there).
-    if (request.routeOptions.url === CATCH_ALL && !acceptsHtml(request) && error.code !== "internal") {
+    // A JSON route answers in the API's error body; so does the catch-all to all but browsers, its
+    // refusals too (a path no API route takes, such as an over-long id, lands there).
+    const jsonRoute = request.routeOptions.config.jsonErrors === true;
+    if (jsonRoute || (request.routeOptions.url === CATCH_ALL && !acceptsHtml(request) && error.code !== "internal")) {
       const answer = restAnswer(error);
       return reply.code(answer.status).headers(answer.headers).send(answer.body);
     }
@@ -192,6 +194,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   });
 
   await app.register(publicRoutes(kit));
+  await app.register(badgeFeedRoutes(kit));
   if (deps.bakedImages) await app.register(bakedImageRoutes(kit, deps.bakedImages));
   await app.register(signInRoutes(kit));
   await app.register(accountRoutes(kit));

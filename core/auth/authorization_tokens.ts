@@ -57,3 +57,18 @@ export const rotationCaller = (caller: Credential): { tokenId: string } => {
   }
   return { tokenId: caller.tokenId };
 };
+
+/**
+ * The token value of an HTTP Basic credential's decoded `user:password` text: the token alone, the
+ * token and a colon (the interface's form, an empty password) or the token and a trailing `|` (what
+ * some clients written for this interface send) are the same credential. Anything else, a password
+ * included, is no credential: token values hold neither `:` nor `|`.
+ *
+ * @example basicTokenValue("abc:") // "abc"
+ * @example basicTokenValue("abc:secret") // null
+ */
+export const basicTokenValue = (decoded: string): string | null => {
+  const last = decoded.at(-1);
+  const value = last === ":" || last === "|" ? decoded.slice(0, -1) : decoded;
+  return value.length === 0 || /[:|]/.test(value) ? null : value;
+};

@@ -3,6 +3,7 @@ export {
   ACCESS_TOKEN_LIFETIME_SECONDS,
   AUTHORIZATION_TOKEN_LIFETIME_SECONDS,
   authorizationTokenExpiry,
+  basicTokenValue,
   isReadOnly,
   newTokenFlags,
   rotationCaller,

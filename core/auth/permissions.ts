@@ -64,18 +64,19 @@ const FLAG_FOR_ACTION: Record<Action, keyof Flags> = {
 
 /**
  * May `credential` do `action` on `family` in organization `organizationId`? A credential of another
- * organization is refused with 403 (thrown), as is a missing scope or flag.
+ * organization is refused with 403 (thrown), as is a missing scope or flag. `family` null is the
+ * organization's own profile, which an access token of any of its scopes may read.
  */
 export const authorize = (
   credential: Credential,
-  request: { organizationId: string; family: Scope; action: Action },
+  request: { organizationId: string; family: Scope | null; action: Action },
 ): void => {
   if (credential.organizationId !== request.organizationId) {
     throw forbidden("This credential belongs to another organization");
   }
   const flag = FLAG_FOR_ACTION[request.action];
   if (credential.kind === "oauth") {
-    if (!credential.scopes.includes(request.family)) {
+    if (request.family !== null && !credential.scopes.includes(request.family)) {
       throw forbidden(`This access token lacks the ${request.family} scope`);
     }
     if (!credential.ceiling[flag]) {

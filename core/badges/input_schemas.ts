@@ -9,6 +9,8 @@ import { TEMPLATE_STATES } from "./template_state.ts";
  * Length limits are Laurel's own: generous for people, small enough for one row.
  */
 const NAME_MAX = 255;
+const REPORTING_TAG_MAX = 64;
+const REPORTING_TAGS_MAX = 20;
 const TEXT_MAX = 5000;
 const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
 /** Loose on purpose: the domain parser (`parseIssuedAt`) gives the precise message. */
@@ -34,6 +36,10 @@ const templateFields = {
   name: Name,
   description: Type.String({ minLength: 1, maxLength: TEXT_MAX }),
   skills: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 100 }),
+  reporting_tags: Type.Array(Type.String({ minLength: 1, maxLength: REPORTING_TAG_MAX, pattern: "\\S" }), {
+    maxItems: REPORTING_TAGS_MAX,
+    description: `Laurel: the organization's own labels for its reports (at most ${REPORTING_TAGS_MAX}, ${REPORTING_TAG_MAX} characters each), matched by the badge list's \`badge_templates[reporting_tags]\` filter; repeated tags are kept once.`,
+  }),
   image_url: Nullable(HttpUrl),
   image: Nullable(ImageDataUri),
   url: Nullable(HttpUrl),
@@ -51,6 +57,7 @@ export const TemplateCreateBody = Type.Object(
     name: templateFields.name,
     description: templateFields.description,
     skills: Type.Optional(templateFields.skills),
+    reporting_tags: Type.Optional(templateFields.reporting_tags),
     image_url: Type.Optional(templateFields.image_url),
     image: Type.Optional(templateFields.image),
     url: Type.Optional(templateFields.url),

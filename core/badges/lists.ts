@@ -16,9 +16,15 @@ export const BADGE_LIST = defineList({
     issuer_earner_id: { kind: "text" },
     issued_at: { kind: "date" },
     updated_at: { kind: "date" },
+    /** Badges of a template with any of these reporting tags (any case); spelt as clients of such services send it. */
+    "badge_templates[reporting_tags]": { kind: "text", list: true },
   },
   sorts: ["issued_at", "created_at", "updated_at", "issued_to_last_name"],
   defaultSort: [{ key: "issued_at", desc: true }],
+  ranges: {
+    start_date: { key: "issued_at", bound: "start" },
+    end_date: { key: "issued_at", bound: "end" },
+  },
 });
 export type BadgeListQuery = ListQuery<keyof typeof BADGE_LIST.filters, (typeof BADGE_LIST.sorts)[number]>;
 
@@ -32,6 +38,8 @@ export const TEMPLATE_LIST = defineList({
     public: { kind: "boolean" },
     /** The template has every listed skill. */
     skills: { kind: "text", list: true },
+    /** The template has any of these reporting tags (any case). */
+    reporting_tags: { kind: "text", list: true },
     created_at: { kind: "date" },
     updated_at: { kind: "date" },
   },

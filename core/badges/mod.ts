@@ -54,6 +54,7 @@ export {
   checkTemplateDeletable,
   checkTemplateImages,
   newTemplateRecord,
+  reportingTags,
   setBadgePrivacy,
   type TemplateImageChange,
   templateChanged,

@@ -77,6 +77,7 @@ export const BadgeTemplateJsonSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   skills: Type.Array(Type.String()),
+  reporting_tags: Type.Array(Type.String()),
   image_url: Nullable(Type.String()),
   url: Nullable(Type.String()),
   vanity_slug: Nullable(Type.String()),

@@ -36,6 +36,14 @@ const imageFields = (
   return { image: null, image_url: imageUrl };
 };
 
+/** Tags trimmed, each kept once whatever its case (the filter ignores case), in the order first given. */
+export const reportingTags = (tags: readonly string[]): string[] => {
+  const seen = new Set<string>();
+  return tags
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== "" && !seen.has(tag.toLowerCase()) && seen.add(tag.toLowerCase()));
+};
+
 export const newTemplateRecord = (
   body: TemplateCreateBody,
   ctx: { id: string; organization_id: string; now: Date; image?: string | null },
@@ -45,6 +53,7 @@ export const newTemplateRecord = (
   name: body.name.trim(),
   description: body.description,
   skills: [...new Set((body.skills ?? []).map((s) => s.trim()))],
+  reporting_tags: reportingTags(body.reporting_tags ?? []),
   image: ctx.image ?? null,
   image_url: ctx.image ? null : (body.image_url ?? null),
   url: body.url ?? null,
@@ -81,6 +90,7 @@ export const applyTemplateUpdate = (
     name: body.name?.trim() ?? t.name,
     description: pick("description", t.description),
     skills: body.skills ? [...new Set(body.skills.map((s) => s.trim()))] : t.skills,
+    reporting_tags: body.reporting_tags ? reportingTags(body.reporting_tags) : t.reporting_tags,
     ...images,
     url: pick("url", t.url),
     vanity_slug: pick("vanity_slug", t.vanity_slug),

@@ -37,6 +37,8 @@ export interface BadgeTemplateRecord {
   name: string;
   description: string;
   skills: string[];
+  /** The organization's own labels, to select a collection of badges in its reports. */
+  reporting_tags: string[];
   /** An outside image address the client gave; null when the template has a stored `image`. */
   image_url: string | null;
   /** The template's image stored by Laurel (`<sha256>.<png|svg>`), served at `storedImageUrl`. */

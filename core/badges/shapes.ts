@@ -79,6 +79,7 @@ export const badgeTemplateJson = (
   name: template.name,
   description: template.description,
   skills: [...template.skills],
+  reporting_tags: [...template.reporting_tags],
   image_url: templateImageUrl(urls, template),
   url: template.url,
   vanity_slug: template.vanity_slug,

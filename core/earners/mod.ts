@@ -35,6 +35,8 @@ export type {
   SessionChanges,
   SignInStore,
 } from "./ports.ts";
+export type { FeedUrls } from "./public_feed.ts";
+export { feedPageRequest, PublicFeed, PublicFeedBadge, publicBadgeFeed, publicFeedBadge } from "./public_feed.ts";
 export type { BadgeStatus, LinkCheck, VerifyCheck } from "./rules.ts";
 export {
   badgePageVisible,

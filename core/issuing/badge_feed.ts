@@ -3,9 +3,6 @@ import { badRequest } from "../errors/mod.ts";
 import type { IssuingDeps } from "./context.ts";
 import type { BadgeView } from "./ports.ts";
 
-/** A feed page: as many as a list page, in issue order, with no totals. */
-export const FEED_PAGE_SIZE = 50;
-
 /**
  * The feed's cursor: where the last page ended, opaque to clients. It holds the last badge's id
  * (ids are UUIDv7, so id order is issue order and a page is one index seek past it).
@@ -27,8 +24,8 @@ export interface FeedPage {
 }
 
 /**
- * One page of every badge of the organization matching the list filters, oldest issued first,
- * from after `cursor` (null: the start). One more row than a page is read to know whether
+ * One page (`per` badges) of every badge of the organization matching the list filters, oldest
+ * issued first, from after `cursor` (null: the start). One more row than a page is read to know whether
  * another page follows, so the last page says so without a count.
  */
 export const searchIssuedBadges = async (
@@ -36,10 +33,11 @@ export const searchIssuedBadges = async (
   organizationId: string,
   query: Pick<BadgeListQuery, "filters">,
   cursor: string | null,
+  per: number,
 ): Promise<FeedPage> => {
   const after = cursor === null ? null : cursorId(cursor);
-  const rows = await deps.store.badgeFeed(organizationId, query, after, FEED_PAGE_SIZE + 1);
-  const items = rows.slice(0, FEED_PAGE_SIZE);
+  const rows = await deps.store.badgeFeed(organizationId, query, after, per + 1);
+  const items = rows.slice(0, per);
   const last = items[items.length - 1];
-  return { items, next: rows.length > FEED_PAGE_SIZE && last ? feedCursor(last.badge.id) : null };
+  return { items, next: rows.length > per && last ? feedCursor(last.badge.id) : null };
 };

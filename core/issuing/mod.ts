@@ -2,7 +2,7 @@ export type { MailBudget, Mailer, MailMessage } from "../mail/mod.ts";
 export type { BadgeActivityStore, DeliveryStatus, QueuedNotification } from "./badge_activity.ts";
 export { BADGE_EVENTS_SHOWN, badgeActivity, deliveryStatus } from "./badge_activity.ts";
 export type { FeedPage } from "./badge_feed.ts";
-export { FEED_PAGE_SIZE, feedCursor, searchIssuedBadges } from "./badge_feed.ts";
+export { feedCursor, searchIssuedBadges } from "./badge_feed.ts";
 export type { BatchResult, IssuedBadge } from "./badges.ts";
 export {
   deleteBadge,

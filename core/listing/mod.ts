@@ -1,5 +1,5 @@
 export type { ParsedList, ParseOptions } from "./parse.ts";
 export { parseListQuery } from "./parse.ts";
-export { listQuerySchema } from "./schema.ts";
+export { listQuerySchema, perQuery } from "./schema.ts";
 export type { FilterKind, FilterValue, ListQuery, ListSpec, SortKey } from "./spec.ts";
 export { defineList, filterKeyNames, normalizedFilterKey } from "./spec.ts";

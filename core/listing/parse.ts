@@ -1,5 +1,5 @@
 import { badRequest, type FieldError } from "../errors/mod.ts";
-import { MAX_PAGE } from "../shared/mod.ts";
+import { MAX_PAGE, MAX_PER, PAGE_SIZE } from "../shared/mod.ts";
 import {
   type FilterKind,
   type FilterValue,
@@ -13,6 +13,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 const PAGE = /^[1-9][0-9]{0,6}$/;
+const PER = /^[1-9][0-9]{0,2}$/;
 const VALUE_MAX = 1000;
 const DAY_MS = 86_400_000;
 
@@ -38,14 +39,21 @@ const commaList = (value: string): string[] =>
     .map((v) => v.trim())
     .filter((v) => v !== "");
 
-/** An ISO 8601 date or date-time; no offset reads as UTC. A bare date as an upper bound takes its whole day. */
-const parseDate = (value: string, bound: "min" | "max"): Date | null => {
+/**
+ * An ISO 8601 date or date-time; no offset reads as UTC. A bare date as an upper bound takes its
+ * whole day; as an `end` it is the start of that day (the bound itself is excluded by the caller).
+ * A space may stand for the `T` (`2000-01-01 00:00:00`, as SQL and Ruby print times).
+ */
+const parseDate = (value: string, bound: "min" | "max" | "end"): Date | null => {
   // An unencoded `+` of an offset arrives as a space (form encoding): read it back as `+`.
-  const text = value.trim().replace(/(T[\d:.]+) (\d{2}:?\d{2})$/i, "$1+$2");
+  const text = value
+    .trim()
+    .replace(/^(\d{4}-\d{2}-\d{2}) (\d{2}:)/, "$1T$2")
+    .replace(/(T[\d:.]+) (\d{2}:?\d{2})$/i, "$1+$2");
   if (DATE.test(text)) {
     const day = new Date(`${text}T00:00:00Z`);
     if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text) return null;
-    return bound === "min" ? day : new Date(day.getTime() + DAY_MS - 1);
+    return bound === "max" ? new Date(day.getTime() + DAY_MS - 1) : day;
   }
   if (!DATE_TIME.test(text)) return null;
   const at = new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`);
@@ -54,7 +62,7 @@ const parseDate = (value: string, bound: "min" | "max"): Date | null => {
 
 type Converted = { value: FilterValue } | { error: string };
 
-const convert = (kind: FilterKind, raw: string, bound: "min" | "max" | null): Converted => {
+const convert = (kind: FilterKind, raw: string, bound: "min" | "max" | "end" | null): Converted => {
   const value = raw.trim();
   if (value === "") return { error: "must not be empty" };
   switch (kind.kind) {
@@ -89,7 +97,9 @@ const convert = (kind: FilterKind, raw: string, bound: "min" | "max" | null): Co
     case "date": {
       const at = parseDate(value, bound ?? "min");
       if (!at) return { error: "must be an ISO 8601 date or date-time, such as 2024-05-01 or 2024-05-01T12:00:00Z" };
-      return { value: { kind: "range", min: bound === "min" ? at : null, max: bound === "max" ? at : null } };
+      // Bounds are kept inclusive: an excluded end is the millisecond before it.
+      if (bound === "end") return { value: { kind: "range", min: null, max: new Date(at.getTime() - 1) } };
+      return { value: { kind: "range", min: bound === "max" ? null : at, max: bound === "max" ? at : null } };
     }
   }
 };
@@ -103,13 +113,18 @@ export interface ParseOptions {
   paged?: boolean;
 }
 
-export type ParsedList<F extends string, S extends string> = ListQuery<F, S> & { extra: Record<string, string> };
+export type ParsedList<F extends string, S extends string> = ListQuery<F, S> & {
+  /** The page size: `per` (or its alias `page_size`, when `per` is absent), 1 to `MAX_PER`; `PAGE_SIZE` when neither. */
+  per: number;
+  extra: Record<string, string>;
+};
 
 /**
  * Reads a list's query parameters, in the order received: `filter=k::v|k2::v2`, `filter[k]=v` and
- * plain `k=v` (any mix), `sort=a|-b`, `page`. A key named twice, a key the list does not know, or
- * a value its kind refuses answers `bad_request` with one field error each; an unknown key's error
- * names every known one.
+ * plain `k=v` (any mix), `sort=a|-b`, `page`, `per` (or `page_size`). A key named twice with
+ * different values, a key the list does not know, or a value its kind refuses answers `bad_request`
+ * with one field error each; an unknown key's error names every known one. The same key and value
+ * twice counts once (some clients append their parameters to a URL that already holds them).
  */
 export const parseListQuery = <F extends string, S extends string>(
   spec: ListSpec<F, S>,
@@ -119,19 +134,23 @@ export const parseListQuery = <F extends string, S extends string>(
   const names = filterKeyNames(spec);
   const known = names.join(", ");
   const errors: FieldError[] = [];
-  const seen = new Set<string>();
+  /** Each name read, with the value it had: the same name and value again is a client's repetition, not a conflict. */
+  const seen = new Map<string, string>();
   const filters: Partial<Record<F, FilterValue>> = {};
   const extra: Record<string, string> = {};
   let sort: SortKey<S>[] | null = null;
   let page = 1;
+  let per = PAGE_SIZE;
 
-  const once = (name: string, field: string): boolean => {
-    if (seen.has(name)) {
-      errors.push({ field, message: `${name} is given more than once` });
-      return false;
+  /** True the first time `name` is read; a repetition with the same value is skipped, another value refused. */
+  const once = (name: string, field: string, raw: string): boolean => {
+    const before = seen.get(name);
+    if (before === undefined) {
+      seen.set(name, raw);
+      return true;
     }
-    seen.add(name);
-    return true;
+    if (before !== raw) errors.push({ field, message: `${name} is given more than once, with different values` });
+    return false;
   };
 
   const put = (name: string, raw: string, field: string) => {
@@ -139,10 +158,20 @@ export const parseListQuery = <F extends string, S extends string>(
       errors.push({ field, message: `${name || "(empty)"} is not a known filter key; known keys: ${known}` });
       return;
     }
-    if (!once(name, field)) return;
-    const bound = name.endsWith("_min") ? "min" : name.endsWith("_max") ? "max" : null;
-    const key = (name in spec.filters ? name : name.slice(0, -4)) as F;
+    const range = spec.ranges?.[name];
+    const key = (range?.key ?? (name in spec.filters ? name : name.slice(0, -4))) as F;
     const kind = spec.filters[key];
+    const bound = range
+      ? range.bound === "start"
+        ? "min"
+        : "end"
+      : name.endsWith("_min")
+        ? "min"
+        : name.endsWith("_max")
+          ? "max"
+          : null;
+    // An alias names the same bound as `<key>_min` or `<key>_max`: one of them only.
+    if (!once(range ? `${key}_${bound === "min" ? "min" : "max"}` : name, field, raw)) return;
     if (raw.length > VALUE_MAX || raw.includes("\u0000")) {
       errors.push({ field, message: `${name} is too long or holds a NUL character` });
       return;
@@ -183,12 +212,17 @@ export const parseListQuery = <F extends string, S extends string>(
 
   for (const [name, raw] of entries) {
     const bracket = /^filter\[(.*)\]$/.exec(name);
-    if (name === "page" && options.paged !== false) {
-      if (!once("page", "page")) continue;
+    if (name === "per" || name === "page_size") {
+      if (!once(name, name, raw)) continue;
+      if (!PER.test(raw) || Number(raw) > MAX_PER)
+        errors.push({ field: name, message: `${name} must be an integer from 1 to ${MAX_PER}` });
+      else if (name === "per" || seen.get("per") === undefined) per = Number(raw);
+    } else if (name === "page" && options.paged !== false) {
+      if (!once("page", "page", raw)) continue;
       if (PAGE.test(raw) && Number(raw) <= MAX_PAGE) page = Number(raw);
       else errors.push({ field: "page", message: `page must be an integer from 1 to ${MAX_PAGE}` });
     } else if (name === "sort" && options.sortable !== false) {
-      if (once("sort", "sort")) sort = readSort(raw);
+      if (once("sort", "sort", raw)) sort = readSort(raw);
     } else if (name === "filter") {
       for (const part of splitOutsideQuotes(raw, "|")) {
         const at = part.indexOf("::");
@@ -198,11 +232,11 @@ export const parseListQuery = <F extends string, S extends string>(
     } else if (bracket) {
       put((bracket[1] ?? "").trim(), raw, name);
     } else if (options.extra?.includes(name)) {
-      if (once(name, name)) extra[name] = raw;
+      if (once(name, name, raw)) extra[name] = raw;
     } else {
       put(name, raw, name);
     }
   }
   if (errors.length > 0) throw badRequest("The list's filter, sort or page parameters are invalid", errors);
-  return { filters, sort: sort ?? [...spec.defaultSort], page, extra };
+  return { filters, sort: sort ?? [...spec.defaultSort], page, per, extra };
 };

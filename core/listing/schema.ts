@@ -1,5 +1,5 @@
 import { type TObject, type TSchema, Type } from "typebox";
-import { MAX_PAGE } from "../shared/mod.ts";
+import { MAX_PAGE, MAX_PER, PAGE_SIZE } from "../shared/mod.ts";
 import { type FilterKind, filterKeyNames, type ListSpec } from "./spec.ts";
 
 const describe = (kind: FilterKind): string => {
@@ -19,6 +19,18 @@ const describe = (kind: FilterKind): string => {
     case "date":
       return "An ISO 8601 date or date-time (UTC when no offset); bounds are included, and a bare date as _max takes its whole day.";
   }
+};
+
+/** `per` and its alias `page_size`: how many a page holds. */
+export const perQuery = {
+  per: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PER,
+      description: `Results a page holds, 1 to ${MAX_PER}; ${PAGE_SIZE} when absent.`,
+    }),
+  ),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER, description: "The same as per." })),
 };
 
 /**
@@ -45,9 +57,15 @@ export const listQuerySchema = (
       }),
     );
   if (options.paged !== false) properties.page = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE }));
+  Object.assign(properties, perQuery);
   for (const name of keys) {
-    const base = name in spec.filters ? name : name.slice(0, -4);
-    const description = describe(spec.filters[base] as FilterKind);
+    const range = spec.ranges?.[name];
+    const base = range?.key ?? (name in spec.filters ? name : name.slice(0, -4));
+    const description = range
+      ? range.bound === "start"
+        ? `The same as ${base}_min: ${base} at or after this date or date-time (a space may stand for the T: 2000-01-01 00:00:00).`
+        : `${base} before this date or date-time, which is excluded (a bare date: before that day begins; a space may stand for the T).`
+      : describe(spec.filters[base] as FilterKind);
     properties[name] = Type.Optional(Type.String({ description }));
     properties[`filter[${name}]`] = Type.Optional(Type.String({ description: `The same as ${name}.` }));
   }

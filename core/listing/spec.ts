@@ -24,6 +24,12 @@ export interface ListSpec<F extends string = string, S extends string = string> 
   sorts: readonly S[];
   /** The order when no `sort` is given. */
   defaultSort: readonly SortKey<S>[];
+  /**
+   * Other names for one bound of a date filter, as clients of other services send them: a `start`
+   * bound is included (`<key>_min`), an `end` bound is excluded (before that instant; a bare date:
+   * before that day).
+   */
+  ranges?: Readonly<Record<string, { key: NoInfer<F>; bound: "start" | "end" }>>;
 }
 
 export interface SortKey<S extends string = string> {
@@ -48,10 +54,12 @@ export interface ListQuery<F extends string = string, S extends string = string>
 export const defineList = <F extends string, S extends string>(spec: ListSpec<F, S>): ListSpec<F, S> => spec;
 
 /** Every key a client may name: plain keys, and `<key>_min` / `<key>_max` for dates. */
-export const filterKeyNames = (spec: ListSpec): string[] =>
-  Object.entries(spec.filters).flatMap(([key, f]) =>
+export const filterKeyNames = (spec: ListSpec): string[] => [
+  ...Object.entries(spec.filters).flatMap(([key, f]) =>
     (f as FilterKind).kind === "date" ? [`${key}_min`, `${key}_max`] : [key],
-  );
+  ),
+  ...Object.keys(spec.ranges ?? {}),
+];
 
 /**
  * The filters as one string that is the same for every spelling of the same filter: keys in order,

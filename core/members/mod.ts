@@ -19,6 +19,14 @@ export {
   organizationsOf,
   removeMember,
 } from "./members.ts";
+export type { OrganizationResourceDeps, OrganizationResourceUrls } from "./organization_resource.ts";
+export {
+  getOrganizationResource,
+  OrganizationResource,
+  organizationResourceJson,
+  UpdateOrganizationResourceInput,
+  updateOrganizationResource,
+} from "./organization_resource.ts";
 export type { MemberAccount, MemberStore, MemberTx } from "./ports.ts";
 export { UpdateOrganizationInput, updateOrganizationProfile } from "./profile.ts";
 export type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";

@@ -2,5 +2,5 @@ export { escapeHtml } from "./html.ts";
 export { HttpUrl } from "./http_url.ts";
 export { originOf } from "./origin.ts";
 export type { PageRequest } from "./pagination.ts";
-export { MAX_PAGE, PAGE_SIZE, PageMetadata, pageMetadata, pageRequest } from "./pagination.ts";
+export { MAX_PAGE, MAX_PER, PAGE_SIZE, PageMetadata, pageMetadata, pageRequest } from "./pagination.ts";
 export { addSeconds, DAY_SECONDS, isoDate, isoMillis, isoMillisOrNull, isoSeconds } from "./time.ts";

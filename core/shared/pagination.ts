@@ -1,7 +1,10 @@
 import { type Static, Type } from "typebox";
 
-/** Every list is 50 a page (docs/interface.md, Conventions). */
+/** A list is 50 a page unless the request asks otherwise with `per` (docs/interface.md, Conventions). */
 export const PAGE_SIZE = 50;
+
+/** The most a request may ask for with `per` (or `page_size`). */
+export const MAX_PER = 100;
 
 /** The page metadata of a list (docs/interface.md, Conventions). */
 export const PageMetadata = Type.Object({

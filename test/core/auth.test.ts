@@ -4,6 +4,7 @@ import {
   actionForMethod,
   authorizationTokenExpiry,
   authorize,
+  basicTokenValue,
   type Credential,
   type Flags,
   newTokenFlags,
@@ -246,4 +247,23 @@ t.test("token request rules (RFC 6749 errors)", async (t) => {
       name,
     );
   }
+});
+
+t.test("an HTTP Basic credential: the token alone, with a colon or with a trailing bar", async (t) => {
+  const table: Array<[string, string | null]> = [
+    ["tok", "tok"],
+    ["tok:", "tok"],
+    ["tok|", "tok"],
+    ["tok:secret", null],
+    ["tok||", null],
+    ["tok|:", null],
+    ["tok:|", null],
+    [":tok", null],
+    ["|tok", null],
+    ["to|k", null],
+    [":", null],
+    ["|", null],
+    ["", null],
+  ];
+  for (const [decoded, value] of table) t.equal(basicTokenValue(decoded), value, JSON.stringify(decoded));
 });

@@ -28,6 +28,7 @@ const template: BadgeTemplateRecord = {
   name: "Rust",
   description: "Knows Rust",
   skills: ["rust", "systems"],
+  reporting_tags: [],
   image_url: "https://cdn.example/rust.png",
   image: null,
   url: null,

@@ -12,6 +12,7 @@ import {
   type BadgeTemplateRecord,
   isLiveBadgeState,
   newTemplateRecord,
+  reportingTags,
   setBadgePrivacy,
   TEMPLATE_ACTIONS,
   TEMPLATE_STATES,
@@ -136,6 +137,7 @@ const template: BadgeTemplateRecord = {
   name: "Rust",
   description: "Knows Rust",
   skills: ["rust"],
+  reporting_tags: [],
   image_url: null,
   image: null,
   url: null,
@@ -281,5 +283,11 @@ t.test("a template's image: a stored one or an outside address, never both", (t)
       t.same(isCoreError(got) ? got.message : [got.image, got.image_url], expected, what);
     }
   }
+  t.end();
+});
+
+t.test("reporting tags: trimmed, each kept once whatever its case, in the order first given", (t) => {
+  t.same(reportingTags([" Q3 ", "cloud", "q3", "CLOUD", "data"]), ["Q3", "cloud", "data"]);
+  t.same(reportingTags([]), []);
   t.end();
 });

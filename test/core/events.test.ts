@@ -42,6 +42,7 @@ const template: BadgeTemplateJson = {
   name: "Rust",
   description: "Knows Rust",
   skills: ["rust"],
+  reporting_tags: [],
   image_url: null,
   url: null,
   vanity_slug: null,

@@ -89,6 +89,44 @@ const ACCEPTED: Array<[string, string, unknown]> = [
     },
   ],
   ["sort one key descending", "sort=-updated_at", { sort: [{ key: "updated_at", desc: true }] }],
+  ["no per: 50 a page", "", { per: 50 }],
+  ["per", "per=3", { per: 3 }],
+  ["page_size is per", "page_size=100", { per: 100 }],
+  ["per wins over page_size", "page_size=10&per=20", { per: 20 }],
+  [
+    "the same parameter and value twice counts once",
+    "sort=-issued_at&filter=state::pending&sort=-issued_at&filter=state::pending&page=2&page=2",
+    { filters: { state: { kind: "values", values: ["pending"] } }, sort: [{ key: "issued_at", desc: true }], page: 2 },
+  ],
+  [
+    "start_date included, with a space for the T",
+    "start_date=2000-01-01 00:00:00",
+    { filters: { issued_at: { kind: "range", min: d("2000-01-01T00:00:00Z"), max: null } } },
+  ],
+  [
+    "end_date excluded: the millisecond before",
+    "end_date=2024-05-01T12:00:00+02:00",
+    { filters: { issued_at: { kind: "range", min: null, max: d("2024-05-01T09:59:59.999Z") } } },
+  ],
+  [
+    "end_date as a bare date: before that day",
+    "start_date=2024-05-01&end_date=2024-05-02",
+    {
+      filters: {
+        issued_at: { kind: "range", min: d("2024-05-01T00:00:00Z"), max: d("2024-05-01T23:59:59.999Z") },
+      },
+    },
+  ],
+  [
+    "reporting tags, as clients spell the key",
+    "filter=recipient_email_all::a@b.example|badge_templates[reporting_tags]::x,y",
+    {
+      filters: {
+        recipient_email_all: { kind: "values", values: ["a@b.example"] },
+        "badge_templates[reporting_tags]": { kind: "values", values: ["x", "y"] },
+      },
+    },
+  ],
 ];
 
 t.test("the badge list's grammar reads every form", async (t) => {
@@ -146,6 +184,18 @@ const REFUSED: Array<[string, string, string, RegExp]> = [
   ["page not an integer", "page=1.5", "page", /integer from 1/],
   ["page too large", "page=1000001", "page", /integer from 1/],
   ["empty bracket key", "filter[]=x", "filter[]", /\(empty\) is not a known filter key/],
+  ["per 0", "per=0", "per", /integer from 1 to 100/],
+  ["per over 100", "per=101", "per", /integer from 1 to 100/],
+  ["page_size not an integer", "page_size=ten", "page_size", /integer from 1 to 100/],
+  ["per twice, two values", "per=10&per=20", "per", /more than once, with different values/],
+  ["page twice, two values", "page=1&page=2", "page", /more than once, with different values/],
+  [
+    "one bound under two names, two values",
+    "start_date=2024-01-01&issued_at_min=2024-01-02",
+    "issued_at_min",
+    /more than once/,
+  ],
+  ["bad start_date", "start_date=soon", "start_date", /ISO 8601/],
 ];
 
 t.test("the badge list's grammar refuses with one field error per problem", async (t) => {

@@ -27,7 +27,7 @@ const flagsOf = (f: FlagSet) => ({
  * with `workforce`, only those of an organization the operator authorized for workforce data.
  */
 type Row =
-  | { guarded: true; basic: "r" | "w" | "d"; bearer: FlagSet[]; workforce?: true }
+  | { guarded: true; basic: "r" | "w" | "d"; bearer: FlagSet[]; workforce?: true; own?: true }
   | { guarded: false; who: "anyone" | "nobody" | "session" };
 
 const READ: Row = { guarded: true, basic: "r", bearer: ["rw-", "rwd"] };
@@ -59,6 +59,10 @@ const TABLE: Record<string, Row> = {
   "GET /.well-known/jwks.json": PUBLIC,
   "GET /.well-known/oauth-authorization-server": PUBLIC,
   "POST /oauth/token": NOBODY,
+  /** The organization itself: any credential of it reads; changing it takes the `oauth_applications` scope. */
+  "GET /v1/organizations": { ...READ, own: true },
+  [`GET ${ORG}`]: READ,
+  [`PUT ${ORG}`]: WRITE,
   [`GET ${ORG}/oauth_applications`]: READ,
   [`POST ${ORG}/oauth_applications`]: WRITE,
   [`GET ${ORG}/oauth_applications/:oauth_application_id`]: READ,
@@ -118,6 +122,9 @@ const TABLE: Record<string, Row> = {
   "POST /badges/:id/verify_email": PUBLIC,
   "GET /organizations/:id": PUBLIC,
   "GET /users/:who": PUBLIC,
+  /** The earner's public badge feed (404 for a private profile). */
+  "GET /users/:who/badges": PUBLIC,
+  "GET /users/:who/badges.json": PUBLIC,
   "GET /wallet": SESSION,
   "POST /wallet/employers/:id/accept": NOBODY,
   "POST /wallet/employers/:id/reject": NOBODY,
@@ -233,6 +240,11 @@ interface Kind {
   passes(row: Extract<Row, { guarded: true }>): boolean;
   /** 401 or 403 when it does not pass. */
   refusedWith: 401 | 403;
+  /**
+   * A full credential of an organization other than the path's: on a route of the caller's own
+   * organization (`own`, a path that names none) it passes as in its own.
+   */
+  elsewhere?: true;
 }
 
 let laurel: TestLaurel;
@@ -322,6 +334,7 @@ t.test("every route x every credential kind", async (t) => {
       ...ofA,
       passes: () => false,
       refusedWith: 403,
+      elsewhere: true,
     },
     {
       name: "another organization's Bearer",
@@ -329,6 +342,7 @@ t.test("every route x every credential kind", async (t) => {
       ...ofA,
       passes: () => false,
       refusedWith: 403,
+      elsewhere: true,
     },
     { name: "none", header: undefined, ...ofA, passes: () => false, refusedWith: 401 },
     {
@@ -353,6 +367,7 @@ t.test("every route x every credential kind", async (t) => {
       ...ofA,
       passes: () => false,
       refusedWith: 403,
+      elsewhere: true,
     },
   );
 
@@ -403,7 +418,7 @@ t.test("every route x every credential kind", async (t) => {
         else t.ok(status >= 400 && status < 500, `${label} (refused)`);
         continue;
       }
-      if (kind.passes(row) && (!row.workforce || kind.workforceAuthorized))
+      if ((row.own && kind.elsewhere) || (kind.passes(row) && (!row.workforce || kind.workforceAuthorized)))
         t.ok(status !== 401 && status !== 403, `${label} (allowed)`);
       else t.equal(status, kind.refusedWith, `${label} (refused)`);
     }

@@ -978,16 +978,12 @@ t.test(
       "page=1%00",
       `page=${"9".repeat(10_000)}`,
       "page=1&page=2",
-      "page=1&page=1",
-      "page[]=1",
-      "page[a]=1",
       "page=%EF%BC%91",
       "page=1,2",
       "page=1_0",
-      "x=1",
-      "page=1&x=1",
-      "PAGE=1",
       "per=1000",
+      "per=0",
+      "page_size=101",
       // Not integers: must be refused, not rounded to page 1.
       "page=1.5",
       "page=2.5",
@@ -1004,9 +1000,8 @@ t.test(
             () => `page=${int(1_000_001, 9e15)}`,
             () => `page=zz${enc(randomString(int(0, 20), LETTERS))}`,
             () => `page=${enc(randomUnicode(int(1, 8)))}`,
-            () => Array.from({ length: int(2, 200) }, () => `page=${int(1, 5)}`).join("&"),
-            () => `${randomString(int(1, 20), LETTERS).replace(/^page$/, "pages")}=${int(1, 9)}`,
-            () => `page[${int(0, 9)}]=${int(1, 9)}`,
+            // Repeated with different values (the same value again counts once).
+            () => Array.from({ length: int(2, 200) }, (_, i) => `page=${i + 1}`).join("&"),
           ])();
 
     // ----- Content types ---------------------------------------------------------------------------

@@ -394,6 +394,37 @@ t.test("real answers validate against the document, for every documented operati
         ),
       },
     ],
+    "PUT /v1/organizations/{organization_id}": [
+      {
+        name: "profile and webhook changed",
+        status: 200,
+        requestBody: { description: "changed", webhook_url: "https://hooks.example.org/laurel" },
+        run: () =>
+          call("PUT", `${laurel.baseUrl}/organizations/${a.organization.id}`, {
+            auth: admin,
+            body: json({ description: "changed", webhook_url: "https://hooks.example.org/laurel" }),
+          }),
+      },
+      {
+        name: "a webhook on a private network",
+        status: 422,
+        run: () =>
+          call("PUT", `${laurel.baseUrl}/organizations/${a.organization.id}`, {
+            auth: admin,
+            body: json({ webhook_url: "https://10.0.0.1/hook" }),
+          }),
+      },
+      {
+        name: "unknown field",
+        status: 422,
+        requestBody: { colour: "red" },
+        run: () =>
+          call("PUT", `${laurel.baseUrl}/organizations/${a.organization.id}`, {
+            auth: admin,
+            body: json({ colour: "red" }),
+          }),
+      },
+    ],
     "GET /.well-known/jwks.json": [
       { name: "keys", status: 200, run: () => call("GET", `${laurel.authUrl}/.well-known/jwks.json`) },
     ],

@@ -30,6 +30,7 @@ import { M20261128031SetBasedBadgeTriggers } from "./m20261128_031_set_based_bad
 import { M20261128032RelayPendingSince } from "./m20261128_032_relay_pending_since.ts";
 import { M20261128033RelayPendingUntil } from "./m20261128_033_relay_pending_until.ts";
 import { M20261128034ListVersions } from "./m20261128_034_list_versions.ts";
+import { M20261207035ReportingTags } from "./m20261207_035_reporting_tags.ts";
 import { M20261207036CredentialSubjects } from "./m20261207_036_credential_subjects.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
@@ -65,5 +66,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261128_032_relay_pending_since", class: M20261128032RelayPendingSince },
   { name: "m20261128_033_relay_pending_until", class: M20261128033RelayPendingUntil },
   { name: "m20261128_034_list_versions", class: M20261128034ListVersions },
+  { name: "m20261207_035_reporting_tags", class: M20261207035ReportingTags },
   { name: "m20261207_036_credential_subjects", class: M20261207036CredentialSubjects },
 ];

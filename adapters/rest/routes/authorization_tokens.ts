@@ -11,9 +11,8 @@ import {
   rotateAuthorizationToken,
 } from "../../../core/credentials/mod.ts";
 import { forbidden } from "../../../core/errors/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
 import { type RestDeps, requestContext, urlsOf } from "../deps.ts";
-import { Many, OrganizationParams, optionalBody, PageQuery } from "../envelope.ts";
+import { Many, OrganizationParams, optionalBody, PageQuery, pageOf } from "../envelope.ts";
 import { freshReads, sendFreshBody } from "../fresh_reads.ts";
 import { callerOf, guard } from "../guard.ts";
 import { BODY_ERRORS, created, familySchemas, organizationOf, pageBody } from "../route_kit.ts";
@@ -38,7 +37,7 @@ export const authorizationTokenRoutes = (deps: RestDeps, origin: string) => asyn
     }),
     handler: async (request, reply) => {
       const caller = callerOf(request).credential;
-      const req = pageRequest(request.query.page);
+      const req = pageOf(request.query);
       // The body depends on the organization, which tokens the caller may see, and the URL only.
       const key = `${caller.organizationId} ${seesOnlyReadOnlyTokens(caller) ? "read-only" : "all"} ${request.url}`;
       return sendFreshBody(lists, reply, key, async () => {

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { BADGE_LIST, BadgeJsonSchema, badgeJson } from "../../../core/badges/mod.ts";
-import { type BadgeView, FEED_PAGE_SIZE, searchIssuedBadges } from "../../../core/issuing/mod.ts";
+import { type BadgeView, searchIssuedBadges } from "../../../core/issuing/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { OrganizationParams } from "../envelope.ts";
@@ -21,7 +21,7 @@ const FeedResponse = Type.Object({
 });
 
 const FEED_DESCRIPTION =
-  "Every badge of the organization matching the filters, oldest issued first (by id, which follows issue order), 50 a page, for integrators syncing all their badges. The filters are those of the badge list, in the same three forms; there is no `sort` and no `page`. `next_page_url` carries an opaque `cursor` (and the filters as sent) and is null on the last page; no totals are counted, so every page costs the same at any depth. A badge changed after its page was read is not sent again: follow changes with `updated_at_min` on a later sync. Errors are those of the lists (400 naming the known keys; a cursor this feed did not give is 400 too).";
+  "Every badge of the organization matching the filters, oldest issued first (by id, which follows issue order), 50 a page unless asked otherwise, for integrators syncing all their badges. `per` (or `page_size`) sets the page size, 1 to 100. The filters are those of the badge list, in the same three forms, and `start_date` (included) and `end_date` (excluded) bound `issued_at` as `issued_at_min` does; there is no `sort` and no `page` (either is ignored). `next_page_url` carries an opaque `cursor` (and the filters as sent) and is null on the last page; no totals are counted, so every page costs the same at any depth. A badge changed after its page was read is not sent again: follow changes with `updated_at_min` on a later sync. Errors are those of the lists (400 naming the known keys; a cursor this feed did not give is 400 too).";
 
 /** The high-volume badge feed: keyset pages over the badge list's filters. */
 export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (plugin: FastifyInstance) => {
@@ -53,7 +53,7 @@ export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (plugin
       const { organization_id } = request.params;
       const query = readListQuery(BADGE_LIST, request, { extra: ["cursor"], sortable: false, paged: false });
       return sendFreshBody(reads, reply, `${organization_id} ${request.url}`, async () => {
-        const page = await searchIssuedBadges(issuing, organization_id, query, query.extra.cursor ?? null);
+        const page = await searchIssuedBadges(issuing, organization_id, query, query.extra.cursor ?? null, query.per);
         let next: string | null = null;
         if (page.next) {
           const url = new URL(request.url, origin);
@@ -62,7 +62,7 @@ export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (plugin
         }
         return {
           data: page.items.map(json),
-          metadata: { count: page.items.length, per: FEED_PAGE_SIZE, next_page_url: next },
+          metadata: { count: page.items.length, per: query.per, next_page_url: next },
         };
       });
     },

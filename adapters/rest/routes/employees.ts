@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { EmploymentSchema, ReducedEmploymentSchema } from "../../../core/events/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
 import {
   createEmployee,
   deleteEmployee,
@@ -27,7 +26,7 @@ import {
   upsertEmployees,
 } from "../../../core/workforce/mod.ts";
 import type { RestDeps } from "../deps.ts";
-import { Many, One, OrganizationParams, one, PageQuery } from "../envelope.ts";
+import { Many, One, OrganizationParams, one, PageQuery, pageOf } from "../envelope.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION } from "../list_query.ts";
@@ -188,7 +187,7 @@ export const employeeRoutes = (deps: RestDeps, origin: string) => async (plugin:
     }),
     handler: async (request) => {
       const p = request.params;
-      const req = pageRequest(request.query.page);
+      const req = pageOf(request.query);
       const [record, authorized] = await Promise.all([
         store.get(p.organization_id, p.employee_id),
         store.workforceAuthorized(p.organization_id),

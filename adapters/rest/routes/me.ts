@@ -6,9 +6,9 @@ import { BadgeStandardShapeSchema, badgeStandardShape } from "../../../core/badg
 import { type UserCaller, userCaller } from "../../../core/connect/mod.ts";
 import { onPublicProfile } from "../../../core/earners/mod.ts";
 import { type CoreError, forbidden, unauthenticated } from "../../../core/errors/mod.ts";
-import { pageMetadata, pageRequest } from "../../../core/shared/mod.ts";
+import { pageMetadata } from "../../../core/shared/mod.ts";
 import type { ConnectRestDeps, RestDeps } from "../deps.ts";
-import { Many, many, One, one, PageQuery, pageUrlFor } from "../envelope.ts";
+import { Many, many, One, one, PageQuery, pageOf, pageUrlFor } from "../envelope.ts";
 import { ErrorBody, restAnswer } from "../errors.ts";
 
 const Me = Type.Object({
@@ -99,7 +99,7 @@ export const meRoutes =
       },
       handler: async (request) => {
         const userId = (request.user as UserCaller).userId;
-        const req = pageRequest(request.query.page);
+        const req = pageOf(request.query);
         const views = (await connect.earners.userBadges(userId)).filter((v) => onPublicProfile(v.badge));
         const slice = views.slice(req.offset, req.offset + req.per);
         const urls = { publicBase: connect.publicUrl };

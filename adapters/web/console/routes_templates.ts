@@ -65,6 +65,7 @@ const formOf = (request: FastifyRequest): TemplateForm => ({
   name: field(request, "name"),
   description: field(request, "description"),
   skills: field(request, "skills"),
+  reporting_tags: field(request, "reporting_tags"),
   criteria_url: field(request, "criteria_url"),
   alignments: field(request, "alignments"),
   state: field(request, "state"),
@@ -72,14 +73,18 @@ const formOf = (request: FastifyRequest): TemplateForm => ({
   allow_duplicate_badges: field(request, "allow_duplicate_badges") === "on",
 });
 
+const commaList = (text: string): string[] =>
+  text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+
 /** The form in the API's body shape, so the API's schema and use cases judge it. */
 const bodyOf = (form: TemplateForm, state: string | null) => ({
   name: form.name,
   description: form.description,
-  skills: form.skills
-    .split(/[,\n]/)
-    .map((s) => s.trim())
-    .filter((s) => s !== ""),
+  skills: commaList(form.skills),
+  reporting_tags: commaList(form.reporting_tags),
   criteria_url: form.criteria_url.trim() === "" ? null : form.criteria_url.trim(),
   alignments: form.alignments
     .split("\n")

@@ -11,6 +11,7 @@ export interface TemplateForm {
   name: string;
   description: string;
   skills: string;
+  reporting_tags: string;
   criteria_url: string;
   alignments: string;
   state: string;
@@ -22,6 +23,7 @@ export const EMPTY_FORM: TemplateForm = {
   name: "",
   description: "",
   skills: "",
+  reporting_tags: "",
   criteria_url: "",
   alignments: "",
   state: "draft",
@@ -34,6 +36,7 @@ export const formOfTemplate = (t: BadgeTemplateRecord): TemplateForm => ({
   name: t.name,
   description: t.description,
   skills: t.skills.join(", "),
+  reporting_tags: t.reporting_tags.join(", "),
   criteria_url: t.criteria_url ?? "",
   alignments: t.alignments.map((a) => [a.name, a.url, a.description ?? ""].join(" | ").replace(/ \| $/, "")).join("\n"),
   state: t.state,
@@ -87,6 +90,9 @@ const fields = (form: TemplateForm, state: string | null) => html`
   <p class="small" id="tpl-description-help">Also the criteria narrative of the badge's Open Badges records: what an earner did to earn it.</p>
   <textarea id="tpl-description" name="description" required maxlength="5000" rows="5" aria-describedby="tpl-description-help">${form.description}</textarea>
   <label for="tpl-skills">Skills (optional, separated by commas)</label><input id="tpl-skills" name="skills" value=${form.skills} />
+  <label for="tpl-reporting-tags">Reporting tags (optional, separated by commas)</label>
+  <p class="small" id="tpl-reporting-tags-help">Your own labels, never shown to earners. Over the API, <code>filter=badge_templates[reporting_tags]::tag</code> selects the badges of templates with any of the tags named.</p>
+  <input id="tpl-reporting-tags" name="reporting_tags" value=${form.reporting_tags} aria-describedby="tpl-reporting-tags-help" />
   <label for="tpl-criteria">Criteria address (optional)</label><input id="tpl-criteria" name="criteria_url" type="url" maxlength="2048" value=${form.criteria_url} />
   <label for="tpl-alignments">Alignments (optional)</label>
   <p class="small" id="tpl-alignments-help">One a line: name | address | description (the description may be left out).</p>
