@@ -202,3 +202,33 @@ t.test("the OB 3.0 SVG and PNG carry the served credential, read back by third-p
   t.equal(text, served, "the PNG's openbadgecredential iTXt is the same VC-JWT");
   t.same((await verify(text)).problems, [], "which verifies");
 });
+
+t.test("LAUREL_CREDENTIAL_ALG=EdDSA: credentials and lists signed EdDSA, found in the same key set", async (t) => {
+  const eddsa = await startLaurel({ env: { LAUREL_CREDENTIAL_ALG: "EdDSA" } });
+  t.teardown(() => eddsa.close());
+  const o = await organization(eddsa, "Edwards College");
+  const tpl = await createTemplate(eddsa, o, { name: "Curves" });
+  const res = await apiClient(eddsa)(
+    "POST",
+    o.badges,
+    o.auth,
+    issueBody(tpl.id, { recipient_email: "ed@example.org" }),
+  );
+  await trpc(eddsa, "badges.accept", { badge_id: res.body.data.id });
+  const jwt = await (await fetch(`${eddsa.baseUrl}/obi/v3/credentials/${res.body.data.id}`)).text();
+  const header = decodeProtectedHeader(jwt);
+  t.same(header, { alg: "EdDSA", typ: "JWT", kid: header.kid });
+  const key = await keyOf(jwt);
+  t.match(key, { kty: "OKP", crv: "Ed25519", alg: "EdDSA" });
+  const { payload } = (await jwtVerify(jwt, await importJWK(key, "EdDSA"), { algorithms: ["EdDSA"] })) as {
+    payload: Doc;
+  };
+  t.same(ob3SchemaErrors("credential", payload), []);
+  const list = await (await fetch(payload.credentialStatus.statusListCredential)).text();
+  t.equal(decodeProtectedHeader(list).alg, "EdDSA", "the status list follows the setting");
+  const set = (await (await fetch(`${eddsa.origin}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
+  t.ok(
+    set.keys.some((k) => k.kty === "RSA" && k.alg === "RS256"),
+    "the RSA key stays in the set: copies signed before still verify",
+  );
+});
