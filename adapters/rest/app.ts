@@ -314,7 +314,8 @@ export const buildRestApp = async (
       info: {
         title: "Laurel credentialing API",
         version: "1.0.0",
-        description: "Digital badges, OAuth applications, authorization tokens and events.",
+        description:
+          "Digital badges, OAuth applications, authorization tokens and events. Query parameters a route does not declare are ignored and named, percent-encoded and joined by `, `, in the response header `Laurel-Ignored-Parameters`; an unknown key inside a list's `filter` is still a 400. Every list takes `per` (1 to 100, 50 when absent) and its alias `page_size`.",
       },
       servers: [{ url: apiBase.origin }],
       components: {

@@ -208,6 +208,13 @@ t.test("page sizes, ignored parameters, repeated ones and doubled slashes", asyn
   t.equal(differ.status, 400, "two different values are still a conflict");
 
   t.equal((await raw(org, `//organizations/${org.id}//badges`)).status, 200, "doubled slashes");
+
+  const doc = await (await fetch(`${laurel.origin}/openapi.json`)).json();
+  t.match(doc.info.description, /Laurel-Ignored-Parameters/, "the OpenAPI document says so");
+  const list = doc.paths["/v1/organizations/{organization_id}/badges"].get;
+  const names = list.parameters.map((p: { name: string }) => p.name);
+  for (const name of ["per", "page_size", "start_date", "end_date", "badge_templates[reporting_tags]"])
+    t.ok(names.includes(name), `the badge list documents ${name}`);
 });
 
 t.test("the high-volume search: start_date and end_date in the clients' formats", async (t) => {
