@@ -209,9 +209,15 @@ export const buildApiServer = async (
     unavailable: isDatabaseUnavailable,
   };
   // The logger is read when a warning is written: the app's own exists by then.
-  const { baker: bakedImages } = wireBaking(config, db, badgeWiring.badges.credentials, {
-    warn: (o, m) => log.warn(o, m),
-  });
+  const { baker: bakedImages } = wireBaking(
+    config,
+    db,
+    badgeWiring.badges.credentials,
+    badgeWiring.badges.dataIntegrity,
+    {
+      warn: (o, m) => log.warn(o, m),
+    },
+  );
   const web = webPlugin({
     publicUrl: config.publicUrl,
     apiBase: config.baseUrl,

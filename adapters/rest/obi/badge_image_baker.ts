@@ -4,6 +4,7 @@ import { boundedCache, type CacheLimits, keyBytes } from "../../cache/mod.ts";
 import { sanitizedSvg } from "../../images/mod.ts";
 import type { BadgeRecords } from "./badge_records.ts";
 import { type BakedFormat, bakePng, bakeSvg } from "./baked_images.ts";
+import type { DataIntegrityCredentials } from "./data_integrity_credentials.ts";
 import { DEFAULT_BADGE_IMAGE_PNG, DEFAULT_BADGE_IMAGE_SVG } from "./default_badge_image.ts";
 
 export type ImageType = "png" | "svg";
@@ -42,11 +43,18 @@ export const storedBadgeImages =
 /** Baked images of the last few thousand badges asked for; an entry outlives no change (see the key). */
 export const BAKED_CACHE = { maxEntries: 4_000, maxBytes: 64 * 1024 * 1024, ttlMs: 10 * 60_000 } satisfies CacheLimits;
 
+/**
+ * The record an image carries: the OB 2.0 assertion, the OB 3.0 credential as a VC-JWT (`ob3`), or
+ * the OB 3.0 credential as JSON-LD with its Data Integrity proof (`ob3_ldp`, for wallets that take
+ * only embedded proofs). Both OB 3.0 forms are baked the OB 3.0 way (`BakedFormat` `ob3`).
+ */
+export type BakedRecordChoice = BakedFormat | "ob3_ldp";
+
 export interface BadgeImageBaker {
   /** The types a badge's image is offered in (PNG first). */
   types(view: BadgeView): Promise<ImageType[]>;
   /** The badge's image with its record baked in; null when not offered in that type. */
-  bake(view: BadgeView, type: ImageType, format: BakedFormat): Promise<Buffer | null>;
+  bake(view: BadgeView, type: ImageType, record: BakedRecordChoice): Promise<Buffer | null>;
 }
 
 /** Stored images found unbakeable, by SHA-256: baked on the default image without another try. */
@@ -73,6 +81,7 @@ const DEFAULT_IMAGE = { png: DEFAULT_BADGE_IMAGE_PNG, svg: DEFAULT_BADGE_IMAGE_S
  */
 export const badgeImageBaker = (deps: {
   records: BadgeRecords;
+  dataIntegrity: Pick<DataIntegrityCredentials, "signed">;
   images: BadgeImageSource;
   /** The SHA-256 of the stored image the badge's template shows, if any. */
   storedImageOf(view: BadgeView): string | null;
@@ -111,14 +120,20 @@ export const badgeImageBaker = (deps: {
     async types(view) {
       return (await deps.images(deps.storedImageOf(view))).map((i) => i.type);
     },
-    async bake(view, type, format) {
+    async bake(view, type, choice) {
       const image = (await deps.images(deps.storedImageOf(view))).find((i) => i.type === type);
       if (!image) return null;
+      const format: BakedFormat = choice === "ob2" ? "ob2" : "ob3";
       const record = format === "ob2" ? deps.records.assertion(view) : deps.records.credentialPayload(view);
-      const key = `${view.badge.id}:${type}:${format}:${image.key}:${digest(record)}`;
+      const key = `${view.badge.id}:${type}:${choice}:${image.key}:${digest(record)}`;
       const hit = cache.get(key);
       if (hit) return hit;
-      const text = format === "ob2" ? record.toString("utf8") : await deps.records.credential(view);
+      const text =
+        choice === "ob2"
+          ? record.toString("utf8")
+          : choice === "ob3"
+            ? await deps.records.credential(view)
+            : (await deps.dataIntegrity.signed(view)).toString("utf8");
       const baked = bakeStored(image, format, text, format === "ob2" ? deps.records.assertionUrl(view.badge.id) : null);
       cache.set(key, baked);
       return baked;

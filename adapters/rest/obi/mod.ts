@@ -1,4 +1,10 @@
-export type { BadgeImage, BadgeImageBaker, BadgeImageSource, ImageType } from "./badge_image_baker.ts";
+export type {
+  BadgeImage,
+  BadgeImageBaker,
+  BadgeImageSource,
+  BakedRecordChoice,
+  ImageType,
+} from "./badge_image_baker.ts";
 export { BAKED_CACHE, badgeImageBaker, IMAGE_CONTENT_TYPE, storedBadgeImages } from "./badge_image_baker.ts";
 export type { BadgeRecords } from "./badge_records.ts";
 export { badgeRecords } from "./badge_records.ts";

@@ -23,7 +23,7 @@ export const downloadLinks = (id: string, types: ("png" | "svg")[], urls: WebUrl
     ? null
     : html`<ul class="plain downloads">${types.map(
         (t) =>
-          html`<li>${t.toUpperCase()}: <a href=${urls.bakedImage(id, t)} download>with the OB 2.0 assertion</a> · <a href=${urls.bakedImage(id, t, "ob3")} download>with the OB 3.0 credential</a></li>`,
+          html`<li>${t.toUpperCase()}: <a href=${urls.bakedImage(id, t)} download>with the OB 2.0 assertion</a> · <a href=${urls.bakedImage(id, t, "ob3")} download>with the OB 3.0 credential</a> · <a href=${urls.bakedImage(id, t, "ob3_ldp")} download>with the OB 3.0 credential and its Data Integrity proof</a></li>`,
       )}</ul>`;
 
 const download = (data: BadgePageData, urls: WebUrls): Node =>
