@@ -74,9 +74,11 @@ type RouteId =
   | "GET tokens"
   | "POST tokens"
   | "POST rotate"
+  | "GET organization"
+  | "PUT organization"
   | "POST oauth/token";
 
-type BodyKind = "createApp" | "updateApp" | "createToken" | "rotate";
+type BodyKind = "createApp" | "updateApp" | "createToken" | "rotate" | "updateOrganization";
 
 interface Case {
   route: RouteId;
@@ -334,13 +336,16 @@ const stableToken = stableApp;
 const snapshot = async (orgId: string, auth: string) => {
   const apps = await json("GET", `/v1/organizations/${orgId}/oauth_applications`, auth);
   const tokens = await json("GET", `/v1/organizations/${orgId}/authorization_tokens`, auth);
-  if (apps.status !== 200 || tokens.status !== 200) throw new Error(`snapshot failed: ${apps.status} ${tokens.status}`);
+  const organization = await json("GET", `/v1/organizations/${orgId}`, auth);
+  if (apps.status !== 200 || tokens.status !== 200 || organization.status !== 200)
+    throw new Error(`snapshot failed: ${apps.status} ${tokens.status} ${organization.status}`);
   const byId = <T extends { id: unknown }>(xs: T[]) => [...xs].sort((a, b) => String(a.id).localeCompare(String(b.id)));
   return {
     apps: byId(apps.body.data as OAuthApp[]).map(stableApp),
     appsTotal: apps.body.metadata.total_count as number,
     tokens: byId(tokens.body.data as AuthToken[]).map(stableToken),
     tokensTotal: tokens.body.metadata.total_count as number,
+    organization: organization.body.data as Record<string, unknown>,
   };
 };
 
@@ -459,6 +464,21 @@ t.test(
         auth: rotatorAuth,
         parsesBody: true,
       },
+      {
+        id: "GET organization",
+        method: "GET",
+        path: (o) => `/v1/organizations/${o}`,
+        auth: admin,
+        parsesBody: false,
+      },
+      {
+        id: "PUT organization",
+        method: "PUT",
+        path: (o) => `/v1/organizations/${o}`,
+        body: "updateOrganization",
+        auth: admin,
+        parsesBody: true,
+      },
     ];
 
     // ----- Bodies ------------------------------------------------------------------------------
@@ -487,6 +507,10 @@ t.test(
         delete_enabled: { type: "boolean" },
       },
       rotate: { description: { type: "string", max: 2000 } },
+      updateOrganization: {
+        name: { type: "string", min: 1, max: 255 },
+        description: { type: "string", nullable: true, max: 5000 },
+      },
     };
     /** Valid bodies: sent only with exactly one defect elsewhere, so they must not take effect. */
     const TEMPLATE: Record<BodyKind, Array<[string, string]>> = {
@@ -505,6 +529,10 @@ t.test(
         ["delete_enabled", "false"],
       ],
       rotate: [["description", '"rotated by fuzz"']],
+      updateOrganization: [
+        ["name", '"renamed by fuzz"'],
+        ["description", '"changed by fuzz"'],
+      ],
     };
     const objectText = (entries: Array<[string, string]>): string =>
       `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
@@ -1069,10 +1097,9 @@ t.test(
       permission: {
         weight: 1,
         gen: (r) => {
-          const options: Array<[string, string]> = [
-            ["another organization's token", adminB],
-            ["OAuth token without the scope", `Bearer ${eventsBearer}`],
-          ];
+          const options: Array<[string, string]> = [["another organization's token", adminB]];
+          // Any of the organization's scopes reads the organization itself.
+          if (r.id !== "GET organization") options.push(["OAuth token without the scope", `Bearer ${eventsBearer}`]);
           if (r.method !== "GET") options.push(["read-only token", readerAuth]);
           if (r.id === "POST rotate") options.push(["rotation with an OAuth token", `Bearer ${tokensBearer}`]);
           const [label, auth] = pick(options);
@@ -1274,9 +1301,11 @@ t.test(
           const other = pick(
             r.id === "POST rotate"
               ? ["GET", "PUT", "DELETE", "PATCH", "OPTIONS"]
-              : r.appId
-                ? ["POST", "PATCH", "OPTIONS", "PROPFIND"]
-                : ["PUT", "DELETE", "PATCH", "OPTIONS", "PROPFIND"],
+              : r.id === "GET organization" || r.id === "PUT organization"
+                ? ["POST", "DELETE", "PATCH", "OPTIONS", "PROPFIND"]
+                : r.appId
+                  ? ["POST", "PATCH", "OPTIONS", "PROPFIND"]
+                  : ["PUT", "DELETE", "PATCH", "OPTIONS", "PROPFIND"],
           );
           const c = apiCase(r, "wrong method", other, { expect: [404, 405] });
           return { ...c, method: other, body: undefined, headers: { authorization: r.auth } };
@@ -1719,6 +1748,7 @@ t.test(
 
     const after = await snapshot(org, admin);
     t.same(after.apps, before.apps, "organization A's OAuth applications are exactly those of the setup, unchanged");
+    t.same(after.organization, before.organization, "organization A's profile is unchanged");
     t.equal(after.appsTotal, 2);
     t.same(
       after.tokens,

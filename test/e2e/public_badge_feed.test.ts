@@ -1,7 +1,10 @@
 import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import t from "tap";
 import { apiClient, createTemplate, issueBody, organization } from "../support/badges.ts";
+import { launchChromium, screenshots } from "../support/browser.ts";
 import { httpEarner } from "../support/earner_http.ts";
 import { startLaurel } from "../support/laurel.ts";
 import { laurelWithMailSink } from "../support/smtp_sink.ts";
@@ -18,7 +21,7 @@ const run = promisify(execFile);
  * with `page`, `per=48` and the parameters one tool always sends, reads `metadata.total_pages`,
  * parses each time with `fromisoformat` and renders a Markdown list, as a README widget does.
  */
-const WIDGET = String.raw`
+const WIDGET = `
 import json, sys, urllib.request
 from datetime import datetime, date
 base = sys.argv[1]
@@ -181,6 +184,48 @@ t.test("the feed: accepted public badges only, newest first, in the shape the to
     /^- !\[Python Foundations\]\(http[^)]+\) \*\*Python Foundations\*\* by Feed Academy on 2025-03-14 \[Python, Testing\]$/,
   );
   t.equal(lines[2], "2 badges for Ada Lovelace at /users/ada-l", "the widget reads every field it needs");
+
+  // A README-style widget on another site, in a real browser: a cross-origin fetch and a list.
+  const widgetSite = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>My badges</title>
+<style>body{font:15px system-ui;margin:2rem}li{display:flex;gap:.75rem;align-items:center;margin:.5rem 0}img{width:48px;height:48px}</style></head>
+<body><h1>My badges</h1><ul id="badges"></ul><p id="status">loading</p><script>
+fetch(${JSON.stringify(`${laurel.origin}/users/ada-l/badges.json?per=48`)}, { headers: { accept: "application/json" } })
+  .then((r) => r.json())
+  .then((feed) => {
+    for (const b of feed.data) {
+      const li = document.createElement("li");
+      const img = document.createElement("img");
+      img.src = b.image_url; img.alt = "";
+      const text = document.createElement("span");
+      text.textContent = b.badge_template.name + " by " + b.issuer.entities[0].entity.name + ", " + b.issued_at_date;
+      li.append(img, text);
+      document.getElementById("badges").append(li);
+    }
+    document.getElementById("status").textContent = feed.metadata.total_count + " badges";
+  })
+  .catch((e) => { document.getElementById("status").textContent = "failed: " + e; });
+</script></body></html>`);
+  });
+  await new Promise<void>((resolve) => widgetSite.listen(0, "127.0.0.1", resolve));
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    // localhost, not 127.0.0.1: another origin than Laurel's.
+    await page.goto(`http://localhost:${(widgetSite.address() as AddressInfo).port}/`);
+    await page.waitForFunction(() => document.getElementById("status")?.textContent !== "loading");
+    t.equal(await page.textContent("#status"), "2 badges", "the widget read the feed across origins");
+    t.same(await page.locator("#badges li span").allTextContents(), [
+      "Plain Badge by Feed Academy, 2025-06-01",
+      "Python Foundations by Feed Academy, 2025-03-14",
+    ]);
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
+    await screenshots(page, "public-badge-feed-widget");
+  } finally {
+    await browser.close();
+    widgetSite.close();
+  }
 
   for (const who of ["nobody-here", "0190a0d8-0000-7000-8000-000000000000"]) {
     const missing = await feedOf(`/users/${who}/badges.json`);
