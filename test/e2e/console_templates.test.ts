@@ -56,6 +56,7 @@ t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows 
   const bytes = png(96, 96, [30, 90, 160]);
   await page.fill("#tpl-description", "Joins steel safely");
   await page.fill("#tpl-skills", "welding, safety");
+  await page.fill("#tpl-reporting-tags", "Q3 report, metalwork, q3 REPORT");
   await page.fill("#tpl-criteria", "https://criteria.example/welding");
   await page.fill("#tpl-alignments", "ESCO welding | https://esco.example/s/1 | Join metal");
   await page.selectOption("#tpl-state", "active");
@@ -72,6 +73,7 @@ t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows 
     await page.$eval(".template-current img", (img) => (img as HTMLImageElement).naturalWidth === 96),
     "and it loads",
   );
+  t.equal(await page.inputValue("#tpl-reporting-tags"), "Q3 report, metalwork", "the tags, each once");
   await look(t, page, "template-edit");
   const templateId = new URL(page.url()).pathname.split("/").at(-1) ?? "";
 
@@ -81,6 +83,7 @@ t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows 
     name: `Welding ${HOSTILE}`,
     state: "active",
     skills: ["welding", "safety"],
+    reporting_tags: ["Q3 report", "metalwork"],
     criteria_url: "https://criteria.example/welding",
     alignments: [{ name: "ESCO welding", url: "https://esco.example/s/1", description: "Join metal" }],
     image_url: stored,
