@@ -42,31 +42,21 @@ const CONTEXTS = new Map<string, object>([
   ...securityContexts,
 ]);
 
-/** Laurel's documents fetched from the running server, as a wallet would; the status list's VC-JWT verified first. */
+/** Laurel's documents fetched from the running server as a JSON-LD document loader asks for them. */
 const laurelDocuments = new Map<string, number>();
 const documentLoader: DocumentLoader = async (url) => {
   const context = CONTEXTS.get(url);
   if (context) return { contextUrl: null, documentUrl: url, document: context };
   if (!url.startsWith(`${laurel.baseUrl}/`)) throw new Error(`${url} is neither pinned nor Laurel's`);
   laurelDocuments.set(url, (laurelDocuments.get(url) ?? 0) + 1);
-  if (url.includes("/obi/v3/status_lists/")) {
-    const list = await fetchVcJwt(url);
-    if (list.status !== 200) throw new Error(`${url}: ${list.status}`);
-    return { contextUrl: null, documentUrl: url, document: list.payload };
-  }
-  const res = await fetch(url, { headers: { accept: "application/ld+json" } });
+  const res = await fetch(url, { headers: { accept: "application/ld+json, application/json" } });
   if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
   return { contextUrl: null, documentUrl: url, document: await res.json() };
 };
 
-/** Status is read from the list a VC-JWT secures: its signature is checked when it is loaded. */
+/** The status list is loaded and its own Data Integrity proof verified, as a wallet does. */
 const verify = (credential: Doc) =>
-  verifyCredential({
-    credential,
-    suite: new DataIntegrityProof({ cryptosuite }),
-    documentLoader,
-    checkStatus: (options) => checkStatus({ ...options, verifyBitstringStatusListCredential: false }),
-  });
+  verifyCredential({ credential, suite: new DataIntegrityProof({ cryptosuite }), documentLoader, checkStatus });
 
 const issued = async (template: string, email: string): Promise<Doc> => {
   const res = await api("POST", org.badges, org.auth, issueBody(template, { recipient_email: email }));
@@ -105,6 +95,7 @@ t.test(
     const result = await verify(credential);
     t.ok(result.verified, `verified: ${result.error?.message ?? ""} ${result.error?.errors?.map((e) => e.message)}`);
     t.equal(result.statusResult?.results?.[0]?.status, false, "not revoked");
+    t.ok(laurelDocuments.has(credential.credentialStatus.statusListCredential), "its status list was read");
     const method = credential.proof.verificationMethod;
     t.ok(laurelDocuments.has(method), "the key came from its verification method's address");
     t.ok(laurelDocuments.has(credential.issuer.id), "and its controller from the issuer's profile");
@@ -202,3 +193,42 @@ t.test("the SVG and the PNG baked with it carry the served credential, read back
   const result = await verify(JSON.parse(text));
   t.ok(result.verified, "which verifies");
 });
+
+t.test(
+  "the status list a credential names answers JSON-LD with a proof to a JSON-LD client, the VC-JWT otherwise",
+  async (t) => {
+    const tpl = await createTemplate(laurel, org, { name: "Listed proof", allow_duplicate_badges: true });
+    const badge = await issued(tpl.id, "listed@example.org");
+    const { credentialStatus }: Doc = await (await fetch(ldp(badge.id))).json();
+    const url = credentialStatus.statusListCredential;
+
+    const jwt = await fetchVcJwt(url);
+    t.equal(jwt.status, 200);
+    t.equal(jwt.headers.get("content-type"), "application/vc+jwt", "no Accept: the VC-JWT");
+    const preferred = await fetch(url, { headers: { accept: "application/vc+jwt, application/ld+json;q=0.5" } });
+    t.equal(preferred.headers.get("content-type"), "application/vc+jwt", "preferred: the VC-JWT");
+
+    const res = await fetch(url, { headers: { accept: "application/ld+json, application/json" } });
+    t.equal(res.status, 200);
+    t.equal(res.headers.get("content-type"), "application/ld+json");
+    t.equal(res.headers.get("cache-control"), "public, max-age=30");
+    t.match(res.headers.get("vary") ?? "", /Accept/);
+    const list: Doc = await res.json();
+    const { iss: _iss, jti: _jti, nbf: _nbf, exp: _exp, sub: _sub, ...claimsLess } = jwt.payload as Doc;
+    const { proof, ...unsigned } = list;
+    t.same(unsigned, claimsLess, "the same list as the VC-JWT's");
+    t.match(proof, { type: "DataIntegrityProof", cryptosuite: "eddsa-rdfc-2022" });
+    const result = await verifyCredential({
+      credential: list,
+      suite: new DataIntegrityProof({ cryptosuite }),
+      documentLoader,
+    });
+    t.ok(result.verified, "the list's own proof verifies");
+    const again = await fetch(url, {
+      headers: { accept: "application/ld+json", "if-none-match": res.headers.get("etag") ?? "" },
+    });
+    t.equal(again.status, 304, "revalidated by its ETag");
+    const none = `${laurel.baseUrl}/obi/v3/status_lists/${org.id}/9`;
+    t.equal((await fetch(none, { headers: { accept: "application/ld+json" } })).status, 404, "a list it does not have");
+  },
+);

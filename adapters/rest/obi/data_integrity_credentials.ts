@@ -40,6 +40,11 @@ export const DATA_INTEGRITY_CACHE = {
 export interface DataIntegrityCredentials {
   /** The badge's OB 3.0 credential as JSON-LD with its `DataIntegrityProof`, serialized. */
   signed(view: BadgeView): Promise<Buffer>;
+  /**
+   * Another credential of the organization's (its status list) as JSON-LD with its proof,
+   * serialized: `payload` is the VC-JWT's, claims and all.
+   */
+  signedPayload(payload: object, organizationId: string): Promise<Buffer>;
   /** The address of the organization's verification method: it serves `multikey(...)`. */
   verificationMethod(organizationId: string): string;
   /** The verification method of the organization; null when `key` is not the server's key. */
@@ -66,6 +71,23 @@ export const dataIntegrityCredentials = (deps: {
   });
   const key = deps.signer.publicKeyMultibase;
   const verificationMethod = (organizationId: string) => multikeyUrl(deps.urls.v3Base, organizationId, key);
+  /** `text`, an unsigned credential of the organization's as the VC-JWT carries it, signed. */
+  const signText = async (text: string, organizationId: string): Promise<Buffer> => {
+    const digest = createHash("sha256").update(text).digest("base64url");
+    const hit = cache.get(digest);
+    if (hit) return hit;
+    const credential = JSON.parse(text) as Record<string, unknown>;
+    for (const claim of JWT_CLAIMS) delete credential[claim];
+    const issuer =
+      typeof credential.issuer === "string" ? credential.issuer : (credential.issuer as { id?: unknown })?.id;
+    // The proof verifies only when its method's controller is the credential's issuer.
+    if (issuer !== issuerId(organizationId))
+      throw new Error(`credential issuer ${String(issuer)} is not the controller of its verification method`);
+    const signed = await deps.signer.sign(credential, verificationMethod(organizationId));
+    const bytes = Buffer.from(JSON.stringify(signed), "utf8");
+    cache.set(digest, bytes);
+    return bytes;
+  };
   return {
     verificationMethod,
     multikey: (organizationId, asked) =>
@@ -78,21 +100,7 @@ export const dataIntegrityCredentials = (deps: {
             publicKeyMultibase: key,
           }
         : null,
-    async signed(view) {
-      const text = deps.records.credentialPayload(view);
-      const digest = createHash("sha256").update(text).digest("base64url");
-      const hit = cache.get(digest);
-      if (hit) return hit;
-      const credential = JSON.parse(text) as Record<string, unknown>;
-      for (const claim of JWT_CLAIMS) delete credential[claim];
-      const issuer = (credential.issuer as { id?: unknown } | undefined)?.id;
-      // The proof verifies only when its method's controller is the credential's issuer.
-      if (issuer !== issuerId(view.issuer.id))
-        throw new Error(`credential issuer ${String(issuer)} is not the controller of its verification method`);
-      const signed = await deps.signer.sign(credential, verificationMethod(view.issuer.id));
-      const bytes = Buffer.from(JSON.stringify(signed), "utf8");
-      cache.set(digest, bytes);
-      return bytes;
-    },
+    signed: (view) => signText(deps.records.credentialPayload(view), view.issuer.id),
+    signedPayload: (payload, organizationId) => signText(JSON.stringify(payload), organizationId),
   };
 };

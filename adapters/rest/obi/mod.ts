@@ -16,4 +16,4 @@ export { DEFAULT_BADGE_IMAGE_PNG, DEFAULT_BADGE_IMAGE_SVG } from "./default_badg
 export type { HostedBroadcast, HostedEntry, HostedKind, HostedRecordCache } from "./hosted_cache.ts";
 export { hostedRecordCache, invalidatingStore } from "./hosted_cache.ts";
 export type { ObiMediaType } from "./negotiation.ts";
-export { JSON_TYPE, LD_JSON, matchesIfNoneMatch, obiMediaType } from "./negotiation.ts";
+export { JSON_TYPE, LD_JSON, matchesIfNoneMatch, obiMediaType, prefersLinkedData } from "./negotiation.ts";

@@ -40,6 +40,19 @@ export const obiMediaType = (accept: string | undefined): ObiMediaType => {
   return quality(ranges, LD_JSON) === 0 && quality(ranges, JSON_TYPE) > 0 ? JSON_TYPE : LD_JSON;
 };
 
+/**
+ * Whether a client asks for a status list as JSON-LD with an embedded proof rather than as a
+ * VC-JWT: it names `application/ld+json`, `application/vc` or `application/json` (as JSON-LD
+ * document loaders do) with a higher preference than `application/vc+jwt`. No Accept, wildcards
+ * alone or a tie keep the VC-JWT, which every credential's status names first.
+ */
+export const prefersLinkedData = (accept: string | undefined): boolean => {
+  if (!accept) return false;
+  const ranges = parseAccept(accept);
+  const named = (type: string): number => Math.max(0, ...ranges.filter((r) => r.type === type).map((r) => r.q));
+  return Math.max(named(LD_JSON), named("application/vc"), named(JSON_TYPE)) > named("application/vc+jwt");
+};
+
 /** RFC 9110 §13.1.2: weak comparison of each listed tag, or `*`. */
 export const matchesIfNoneMatch = (header: string | undefined, etag: string): boolean => {
   if (!header) return false;

@@ -13,7 +13,6 @@ import {
   IssuerProfileDocumentSchema,
   issuerDocument,
   issuerProfileDocument,
-  multikeyUrl,
   OB_V3_CONTEXT,
   type ObiUrls,
   obiTemplateVisibility,
@@ -30,6 +29,7 @@ import { ErrorBody, errorBody } from "../errors.ts";
 import {
   badgeRecords,
   DEFAULT_BADGE_IMAGE_SVG,
+  dataIntegrityCredentials,
   type HostedEntry,
   type HostedKind,
   type HostedRecordCache,
@@ -37,8 +37,10 @@ import {
   LD_JSON,
   matchesIfNoneMatch,
   obiMediaType,
+  prefersLinkedData,
 } from "../obi/mod.ts";
 import { ANONYMOUS } from "../rate_limits.ts";
+import { sendSignedJsonLd } from "./obi_data_integrity.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IdParams = Type.Object({ id: Type.String() });
@@ -49,6 +51,16 @@ const CACHE_CONTROL = "public, max-age=60";
  */
 const STATUS_LIST_CACHE_CONTROL = "public, max-age=30";
 const StatusListParams = Type.Object({ organization_id: Type.String(), list: Type.String() });
+const StatusListWithProofSchema = Type.Object(
+  {
+    "@context": Type.Array(Type.String()),
+    id: Type.String({ format: "uri" }),
+    type: Type.Array(Type.String()),
+    credentialSubject: Type.Object({ encodedList: Type.String() }, { additionalProperties: true }),
+    proof: Type.Object({ type: Type.Literal("DataIntegrityProof") }, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
 /** The path parameters of any hosted document: `id`, or a status list's organization and number. */
 type HostedParams = Partial<Static<typeof IdParams> & Static<typeof StatusListParams>>;
 const VC_JWT = "application/vc+jwt";
@@ -175,6 +187,18 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
   const v3Base = `${deps.baseUrl}/obi/v3`;
   const defaultImageUrl = `${urls.obiBase}/images/default_badge.svg`;
   const records = badgeRecords({ urls: { ...urls, v3Base }, credentials, sha256Hex });
+  const dataIntegrity = dataIntegrityCredentials({ records, signer: deps.badges.dataIntegrity, urls: { v3Base } });
+
+  /** The unsigned status list credential of `<organization id>/<list>`, or null when it has none. */
+  const statusListPayload = async (id: string) => {
+    const [organizationId = "", number = ""] = id.split("/");
+    const list = Number(number);
+    const set = await statusLists.setIndexes(organizationId, list);
+    if (!set) return null;
+    // GZIP of the bits, base64url without padding, multibase prefix `u`: the format's encodedList.
+    const encodedList = `u${gzipSync(statusListBits(set, list)).toString("base64url")}`;
+    return statusListCredentialPayload({ obiBase: urls.obiBase, v3Base }, organizationId, list, encodedList);
+  };
 
   const RENDER: Record<HostedKind, (id: string) => Promise<Rendered>> = {
     async assertion(id) {
@@ -204,7 +228,7 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
       const org = await deps.organizations.get(id);
       if (!org) return missing("Issuer");
       // The verification method of its credentials' Data Integrity proofs, which must be listed here.
-      const method = multikeyUrl(v3Base, org.id, deps.badges.dataIntegrity.publicKeyMultibase);
+      const method = dataIntegrity.verificationMethod(org.id);
       return {
         status: 200,
         body: jsonBytes(withAssertionMethod(issuerProfileDocument(org, { ...urls, v3Base }), [method])),
@@ -230,13 +254,8 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
       }
     },
     async status_list(id) {
-      const [organizationId = "", number = ""] = id.split("/");
-      const list = Number(number);
-      const set = await statusLists.setIndexes(organizationId, list);
-      if (!set) return missing("Status list");
-      // GZIP of the bits, base64url without padding, multibase prefix `u`: the format's encodedList.
-      const encodedList = `u${gzipSync(statusListBits(set, list)).toString("base64url")}`;
-      const payload = statusListCredentialPayload({ obiBase: urls.obiBase, v3Base }, organizationId, list, encodedList);
+      const payload = await statusListPayload(id);
+      if (!payload) return missing("Status list");
       return { status: 200, body: Buffer.from(await credentials.sign({ ...payload }), "utf8") };
     },
   };
@@ -274,6 +293,8 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
       reply.raw.end(status === 304 || request.method === "HEAD" ? undefined : entry.body);
       return reply;
     };
+
+  const serveStatusList = serve("status_list");
 
   const tags = ["Hosted Open Badges"];
   const NOT_FOUND = answer(
@@ -345,19 +366,31 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
       summary:
         "Revocation status list of an organization's OB 3.0 credentials: a BitstringStatusListCredential signed as a VC-JWT (RS256 unless LAUREL_CREDENTIAL_ALG says EdDSA)",
       description:
-        "Named by the `credentialStatus.statusListCredential` of the credentials. A revocation shows within 60 s: `max-age=30`, and each process keeps its copy at most 5 s more.",
+        "Named by the `credentialStatus.statusListCredential` of the credentials, in both their forms. A revocation shows within 60 s: `max-age=30`, and each process keeps its copy at most 5 s more. A client that prefers `application/ld+json`, `application/vc` or `application/json` to `application/vc+jwt` (as JSON-LD document loaders do) gets the same list as JSON-LD with an embedded DataIntegrityProof (eddsa-rdfc-2022), read anew on each request.",
       params: StatusListParams,
       response: {
-        200: answer(
-          "The status list credential as a compact JWS; its header `kid` is the URL of the key",
-          [VC_JWT],
-          Type.String(),
-        ),
+        200: {
+          description:
+            "The status list credential: a compact JWS whose header `kid` is the URL of the key, or JSON-LD with a Data Integrity proof",
+          content: {
+            [VC_JWT]: { schema: Type.String() },
+            [LD_JSON]: { schema: StatusListWithProofSchema },
+            [JSON_TYPE]: { schema: StatusListWithProofSchema },
+          },
+        },
         304: NOT_MODIFIED,
         404: NOT_FOUND,
       },
     },
-    handler: serve("status_list"),
+    handler: async (request, reply) => {
+      if (!prefersLinkedData(request.headers.accept)) return serveStatusList(request, reply);
+      const id = recordId("status_list", request.params);
+      const payload = id === null ? null : await statusListPayload(id);
+      if (id === null || !payload)
+        return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(missing("Status list").body);
+      const body = await dataIntegrity.signedPayload(payload, id.split("/")[0] ?? "");
+      return sendSignedJsonLd(reply, request.headers, body, STATUS_LIST_CACHE_CONTROL);
+    },
   });
 
   // Each key under the last segment of its `kid` (its thumbprint), as the bytes sent.

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { credentialUrl, obiVisibility } from "../../../core/obi/mod.ts";
 import type { RestDeps } from "../deps.ts";
@@ -25,6 +26,25 @@ const answer = (description: string, types: string[], schema: object) => ({
 });
 const notFound = (what: string) => Buffer.from(JSON.stringify(errorBody("not_found", `${what} not found`)), "utf8");
 const etagOf = (body: Buffer): string => `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+
+/**
+ * A signed JSON-LD document (`application/ld+json`, or `application/json` when only that is
+ * accepted) with an ETag per media type (the same bytes under two types are two representations),
+ * or a 304 when If-None-Match names it.
+ */
+export const sendSignedJsonLd = (
+  reply: FastifyReply,
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+  cacheControl: string,
+): FastifyReply => {
+  const type = obiMediaType(headers.accept);
+  const etag = etagOf(body);
+  const tagged = type === JSON_TYPE ? `${etag.slice(0, -1)}.json"` : etag;
+  reply.header("cache-control", cacheControl).header("vary", "Accept").header("etag", tagged).type(type);
+  if (matchesIfNoneMatch(headers["if-none-match"], tagged)) return reply.code(304).send();
+  return reply.send(body);
+};
 
 const MultikeySchema = Type.Object({
   "@context": Type.String({ format: "uri" }),
@@ -105,23 +125,20 @@ export const obiDataIntegrityRoutes = (deps: RestDeps) => async (plugin: Fastify
       const visibility = view ? obiVisibility(view.badge) : "not_found";
       if (!view || visibility === "not_found")
         return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(notFound("Credential"));
-      const type = obiMediaType(request.headers.accept);
-      reply.header("cache-control", CACHE_CONTROL).header("vary", "Accept").type(type);
       if (visibility === "gone") {
         const revoked = {
           id: credentialUrl(v3Base, view.badge.id),
           revoked: true,
           revocationReason: view.badge.revocation_reason ?? "Revoked by the issuer",
         };
-        return reply.code(410).send(Buffer.from(JSON.stringify(revoked), "utf8"));
+        return reply
+          .code(410)
+          .header("cache-control", CACHE_CONTROL)
+          .header("vary", "Accept")
+          .type(obiMediaType(request.headers.accept))
+          .send(Buffer.from(JSON.stringify(revoked), "utf8"));
       }
-      const body = await dataIntegrity.signed(view);
-      // One ETag per media type: the same bytes under two types are two representations.
-      const etag = etagOf(body);
-      const tagged = type === JSON_TYPE ? `${etag.slice(0, -1)}.json"` : etag;
-      reply.header("etag", tagged);
-      if (matchesIfNoneMatch(request.headers["if-none-match"], tagged)) return reply.code(304).send(null);
-      return reply.send(body);
+      return sendSignedJsonLd(reply, request.headers, await dataIntegrity.signed(view), CACHE_CONTROL);
     },
   });
 
