@@ -27,6 +27,8 @@ export const ignoredHeaderValue = (names: readonly string[]): string => {
   return value;
 };
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
 const queryProperties = (route: RouteOptions): ReadonlySet<string> => {
   const schema = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
   return new Set(Object.keys(schema?.properties ?? {}));
@@ -46,7 +48,8 @@ export const ignoreUnknownParameters = (app: FastifyInstance): void => {
     const known = queryProperties(route);
     // A callback hook: it runs on every request of the route.
     const ignore = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      const query = request.query as Record<string, unknown> | undefined;
+      const query = request.query;
+      if (!isRecord(query)) return done();
       const ignored: string[] = [];
       for (const name in query) {
         const value = query[name];

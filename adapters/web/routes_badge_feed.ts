@@ -15,6 +15,9 @@ const MAX_AGE_SECONDS = 60;
 const cors = (reply: FastifyReply): FastifyReply =>
   reply.header("access-control-allow-origin", "*").header("access-control-expose-headers", "etag");
 
+/** The query as Fastify parsed it: any names, a repeated one as a list; the feed reads what it knows. */
+type FeedRoute = { Params: { who: string }; Querystring: Record<string, string | string[] | undefined> };
+
 const wantsJson = (request: FastifyRequest): boolean => {
   const accept = request.headers.accept ?? "";
   return /\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept);
@@ -30,9 +33,9 @@ export const badgeFeedRoutes = (kit: WebKit) => async (app: FastifyInstance) => 
   const { deps, urls } = kit;
   const feedUrls = { publicBase: urls.publicUrl, defaultImage: urls.defaultImage };
 
-  const feed = async (request: FastifyRequest<{ Params: { who: string } }>, reply: FastifyReply) => {
+  const feed = async (request: FastifyRequest<FeedRoute>, reply: FastifyReply) => {
     cors(reply);
-    const req = feedPageRequest(request.query as Record<string, unknown>);
+    const req = feedPageRequest(request.query);
     const page = await publicBadgeFeed(deps.earners, request.params.who, req, feedUrls);
     const pageUrl = (n: number) => {
       const url = new URL(request.url, urls.publicUrl);
@@ -49,8 +52,8 @@ export const badgeFeedRoutes = (kit: WebKit) => async (app: FastifyInstance) => 
     return reply.type("application/json; charset=utf-8").send(body);
   };
 
-  app.get<{ Params: { who: string } }>("/users/:who/badges.json", JSON_ERRORS, feed);
-  app.get<{ Params: { who: string } }>("/users/:who/badges", JSON_ERRORS, async (request, reply) => {
+  app.get<FeedRoute>("/users/:who/badges.json", JSON_ERRORS, feed);
+  app.get<FeedRoute>("/users/:who/badges", JSON_ERRORS, async (request, reply) => {
     if (wantsJson(request)) return feed(request, reply);
     return reply.redirect(urls.profilePage(request.params.who), 303);
   });

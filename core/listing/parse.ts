@@ -153,11 +153,13 @@ export const parseListQuery = <F extends string, S extends string>(
     return false;
   };
 
-  const put = (name: string, raw: string, field: string) => {
-    if (!names.includes(name)) {
-      errors.push({ field, message: `${name || "(empty)"} is not a known filter key; known keys: ${known}` });
+  const put = (sent: string, raw: string, field: string) => {
+    if (!names.includes(sent)) {
+      errors.push({ field, message: `${sent || "(empty)"} is not a known filter key; known keys: ${known}` });
       return;
     }
+    // An alias is its key: naming both is naming the key twice.
+    const name = spec.aliases?.[sent] ?? sent;
     const range = spec.ranges?.[name];
     const key = (range?.key ?? (name in spec.filters ? name : name.slice(0, -4))) as F;
     const kind = spec.filters[key];

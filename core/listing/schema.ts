@@ -60,12 +60,15 @@ export const listQuerySchema = (
   Object.assign(properties, perQuery);
   for (const name of keys) {
     const range = spec.ranges?.[name];
-    const base = range?.key ?? (name in spec.filters ? name : name.slice(0, -4));
-    const description = range
-      ? range.bound === "start"
-        ? `The same as ${base}_min: ${base} at or after this date or date-time (a space may stand for the T: 2000-01-01 00:00:00).`
-        : `${base} before this date or date-time, which is excluded (a bare date: before that day begins; a space may stand for the T).`
-      : describe(spec.filters[base] as FilterKind);
+    const alias = spec.aliases?.[name];
+    const base = range?.key ?? alias ?? (name in spec.filters ? name : name.slice(0, -4));
+    const description = alias
+      ? `The same as ${alias}.`
+      : range
+        ? range.bound === "start"
+          ? `The same as ${base}_min: ${base} at or after this date or date-time (a space may stand for the T: 2000-01-01 00:00:00).`
+          : `${base} before this date or date-time, which is excluded (a bare date: before that day begins; a space may stand for the T).`
+        : describe(spec.filters[base] as FilterKind);
     properties[name] = Type.Optional(Type.String({ description }));
     properties[`filter[${name}]`] = Type.Optional(Type.String({ description: `The same as ${name}.` }));
   }

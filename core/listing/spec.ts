@@ -30,6 +30,8 @@ export interface ListSpec<F extends string = string, S extends string = string> 
    * before that day).
    */
   ranges?: Readonly<Record<string, { key: NoInfer<F>; bound: "start" | "end" }>>;
+  /** Other names for a filter key, as clients of other services spell it. */
+  aliases?: Readonly<Record<string, NoInfer<F>>>;
 }
 
 export interface SortKey<S extends string = string> {
@@ -59,6 +61,7 @@ export const filterKeyNames = (spec: ListSpec): string[] => [
     (f as FilterKind).kind === "date" ? [`${key}_min`, `${key}_max`] : [key],
   ),
   ...Object.keys(spec.ranges ?? {}),
+  ...Object.keys(spec.aliases ?? {}),
 ];
 
 /**

@@ -97,6 +97,8 @@ export const EMPLOYEE_LIST = defineList({
   },
   sorts: EMPLOYEE_SORT_KEYS,
   defaultSort: [{ key: "created_at", desc: true }],
+  // As a published client library spells them.
+  aliases: { state: "employee_state", names_or_email: "name_or_email" },
 });
 export type EmployeeListQuery = ListQuery<keyof typeof EMPLOYEE_LIST.filters, EmployeeSortKey>;
 

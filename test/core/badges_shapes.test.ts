@@ -137,6 +137,7 @@ t.test("badge template JSON", (t) => {
     "name",
     "description",
     "skills",
+    "reporting_tags",
     "image_url",
     "url",
     "vanity_slug",

@@ -110,6 +110,7 @@ t.test("the employee list's grammar", async (t) => {
     filters: {},
     sort: [{ key: "created_at", desc: true }],
     page: 1,
+    per: 50,
     extra: {},
   });
   const parsed = parseListQuery(EMPLOYEE_LIST, [

@@ -3,6 +3,7 @@ import { BADGE_LIST, TEMPLATE_LIST } from "../../core/badges/mod.ts";
 import { isCoreError } from "../../core/errors/mod.ts";
 import { EVENT_LIST } from "../../core/events/mod.ts";
 import { filterKeyNames, listQuerySchema, parseListQuery } from "../../core/listing/mod.ts";
+import { EMPLOYEE_LIST } from "../../core/workforce/mod.ts";
 
 const ID = "0190c0de-0000-7000-8000-00000000000a";
 const ID2 = "0190C0DE-0000-7000-8000-00000000000B";
@@ -260,4 +261,19 @@ t.test("the OpenAPI schema names both forms of every key", async (t) => {
   t.notOk("page" in listQuerySchema(BADGE_LIST, { paged: false }).properties);
   t.notOk("sort" in listQuerySchema(BADGE_LIST, { sortable: false }).properties);
   t.match(schema.properties.query, { description: /double quotes/ });
+});
+
+t.test("aliases: the employee list's keys as a published client spells them", async (t) => {
+  const got = parseListQuery(EMPLOYEE_LIST, qs("filter=state::accepted|names_or_email::ada"));
+  t.same(got.filters, {
+    employee_state: { kind: "values", values: ["accepted"] },
+    name_or_email: { kind: "search", text: "ada", exact: false },
+  });
+  try {
+    parseListQuery(EMPLOYEE_LIST, qs("state=accepted&employee_state=created"));
+    t.fail("an alias and its key with two values");
+  } catch (err) {
+    t.ok(isCoreError(err) && err.code === "bad_request" && err.errors[0]?.field === "employee_state");
+  }
+  t.ok(filterKeyNames(EMPLOYEE_LIST).includes("names_or_email"), "the alias is a known key");
 });
