@@ -1,53 +1,21 @@
 import type { EventRecord } from "../../core/events/mod.ts";
-import {
-  type EMPLOYEE_LIST,
-  type EmployeeFilter,
-  type EmployeeRecord,
-  type EmployeeSortKey,
-  type EmployeeStore,
-  type EmployeeTx,
-  type Employer,
-  type InvitationDeps,
-  NULLABLE_FIELDS,
-  TEXT_FIELDS,
+import type {
+  EMPLOYEE_LIST,
+  EmployeeFilter,
+  EmployeeRecord,
+  EmployeeSortKey,
+  EmployeeStore,
+  EmployeeTx,
+  Employer,
+  InvitationDeps,
 } from "../../core/workforce/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
+import { COLUMNS, type EmployeeFields, recordOf, SELECT, UPDATED } from "./employee_rows.ts";
+import { confirmedOwners, heldBadgesOf } from "./held_badges.ts";
 import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
-import { confirmedOwners, heldBadgesOf } from "./postgres_connection_store.ts";
 import { appendEvents, appendEventsCtes, EVENTS_RECORDSET, eventsJson } from "./postgres_event_log.ts";
-import type { EmployeeRow } from "./rows.ts";
-import { arrayLiteral, type Queryable, toJson } from "./sql.ts";
-
-/** Every column of `employees` (migration 011); each is the record field of the same name. */
-const COLUMNS = [
-  "id",
-  "organization_id",
-  "email",
-  "email_key",
-  "first_name",
-  "last_name",
-  "external_id",
-  ...TEXT_FIELDS,
-  ...NULLABLE_FIELDS,
-  "employment_histories",
-  "employee_state",
-  "employee_state_updated_at",
-  "last_invitation_sent_at",
-  "user_id",
-  "created_at",
-  "last_updated_by_organization_at",
-] as const satisfies ReadonlyArray<keyof EmployeeRecord>;
-export const SELECT = COLUMNS.map((c) => `e.${c}`).join(", ");
-const UPDATED = COLUMNS.filter((c) => c !== "id" && c !== "organization_id");
-
-/** What `select ${SELECT}` reads. */
-export type EmployeeFields = Pick<EmployeeRow, (typeof COLUMNS)[number]>;
-
-export const recordOf = (r: EmployeeFields): EmployeeRecord => ({
-  ...r,
-  employment_histories: toJson(r.employment_histories),
-});
+import { arrayLiteral, type Queryable } from "./sql.ts";
 
 /** Records as one JSON array for `jsonb_populate_recordset` (timestamps as ISO text). */
 const asJson = (records: EmployeeRecord[]): string => JSON.stringify(records);
