@@ -7,6 +7,7 @@ export {
   createInitialAuthorizationToken,
   findUsableToken,
   listAuthorizationTokens,
+  manageableToken,
   replaceAuthorizationToken,
   revokeAuthorizationToken,
   rotateAuthorizationToken,

@@ -86,6 +86,7 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /console/:org/developers/webhooks/redeliver": FORM(404),
   "POST /console/:org/developers/webhooks/redeliver_failed": FORM(404),
   "POST /oauth/token": API,
+  "PUT /v1/organizations/:organization_id": API,
   "POST /v1/organizations/:organization_id/oauth_applications": API,
   "PUT /v1/organizations/:organization_id/oauth_applications/:oauth_application_id": API,
   "DELETE /v1/organizations/:organization_id/oauth_applications/:oauth_application_id": API,
