@@ -218,7 +218,7 @@ export const tokenCredential = (token: AuthorizationTokenRecord): Credential => 
 });
 
 /** One of the caller's organization's live tokens that the caller could have made itself (404 or 403 otherwise). */
-const manageableToken = async (
+export const manageableToken = async (
   deps: Pick<AuthorizationTokenDeps, "tokens">,
   caller: Credential,
   id: string,

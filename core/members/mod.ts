@@ -33,7 +33,7 @@ export type { InvitationRecord, MembershipRecord, MemberView } from "./records.t
 export type { MemberAction, Role } from "./roles.ts";
 export { allowed, isRole, MEMBER_ACTIONS, PERMISSIONS, ROLES, roleCeiling, withinRoleCeiling } from "./roles.ts";
 export type { MemberActor } from "./rules.ts";
-export { actorMay, LAST_OWNER_MESSAGE, mayChangeRole, mayInvite, mayRemove } from "./rules.ts";
+export { actorMay, LAST_OWNER_MESSAGE, mayChangeRole, mayInvite, mayRemove, memberOffers } from "./rules.ts";
 export {
   CreateInvitationInput,
   Invitation,

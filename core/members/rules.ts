@@ -1,6 +1,6 @@
 import type { Credential } from "../auth/mod.ts";
-import { type CoreError, forbidden, validationFailed } from "../errors/mod.ts";
-import { allowed, type MemberAction, type Role } from "./roles.ts";
+import { type CoreError, forbidden, resultOf, validationFailed } from "../errors/mod.ts";
+import { allowed, type MemberAction, ROLES, type Role } from "./roles.ts";
 
 /**
  * Who asks: a member signed in to the console (with their role in the organization at hand), a
@@ -83,4 +83,23 @@ export const mayRemove = (
     throw forbidden("You are not a member of this organization");
   }
   if (target.role === "owner" && target.owners <= 1) throw lastOwner();
+};
+
+/**
+ * What `actor` may do to one member (`target`), by the same rules a change is checked with: whether
+ * it may remove them (or, for the actor itself, leave), and the roles it may give them. A page
+ * offers only these, so an admin is never offered a change that only an owner may make.
+ */
+export const memberOffers = (
+  actor: MemberActor,
+  organizationId: string,
+  target: { accountId: string; role: Role; owners: number },
+): { remove: boolean; roles: Role[] } => {
+  const remove = resultOf(() => mayRemove(actor, organizationId, target)).ok;
+  const roles = ROLES.filter(
+    (to) =>
+      to !== target.role &&
+      resultOf(() => mayChangeRole(actor, organizationId, { from: target.role, to, owners: target.owners })).ok,
+  );
+  return { remove, roles };
 };

@@ -114,6 +114,7 @@ export {
 } from "./signing.ts";
 export type { DeliveryRuleInput, EventTypeSelection, NotDeliveredReason } from "./subscription.ts";
 export {
+  deliveryOutlook,
   NOT_DELIVERED_REASONS,
   normalizeEventTypes,
   notDeliveredReason,

@@ -37,6 +37,24 @@ export const notDeliveredReason = (r: DeliveryRuleInput): NotDeliveredReason | n
 };
 
 /**
+ * What the organization's settings send now, whatever the event: the kinds chosen, and every
+ * reason nothing at all would be posted (in the order `notDeliveredReason` checks them). A page
+ * shows this so a webhook that is off never looks on; `not_subscribed` here means no kind is
+ * chosen at all.
+ *
+ * @example deliveryOutlook({ webhookUrl: "https://x.example/h", subscribedEventTypes: [], hasDataServicesApplication: true }) // { kinds: [], blockers: ["not_subscribed"] }
+ */
+export const deliveryOutlook = (
+  r: Omit<DeliveryRuleInput, "eventType">,
+): { kinds: EventTypeSelection; blockers: NotDeliveredReason[] } => {
+  const blockers: NotDeliveredReason[] = [];
+  if (!r.webhookUrl) blockers.push("no_webhook_url");
+  if (r.subscribedEventTypes !== "all" && r.subscribedEventTypes.length === 0) blockers.push("not_subscribed");
+  if (!r.hasDataServicesApplication) blockers.push("no_data_services");
+  return { kinds: r.subscribedEventTypes, blockers };
+};
+
+/**
  * All conditions of a delivery: a webhook_url, the kind chosen, a data-services application.
  *
  * @example shouldDeliver({ webhookUrl: "https://x.example/h", subscribedEventTypes: "all", eventType: "badge.created", hasDataServicesApplication: true }) // true
