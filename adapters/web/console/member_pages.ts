@@ -1,5 +1,5 @@
 import type { InvitationRecord, MemberView, Role } from "../../../core/members/mod.ts";
-import { ROLES } from "../../../core/members/mod.ts";
+import { memberOffers, ROLES } from "../../../core/members/mod.ts";
 import { html } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
@@ -15,27 +15,31 @@ const ROLE_HELP: Record<Role, string> = {
 const roleOptions = (selected: Role, offered: readonly Role[]) =>
   offered.map((r) => html`<option value=${r} selected=${r === selected}>${roleLabel(r)}</option>`);
 
-const memberRow = (frame: Frame, member: ConsoleMember, v: MemberView, offered: readonly Role[]) => {
+const memberRow = (frame: Frame, member: ConsoleMember, v: MemberView, owners: number) => {
   const m = v.membership;
   const name = `${v.first_name} ${v.last_name}`.trim() || (v.email ?? "A member");
   const base = `${consolePath(member.organizationId, "members")}/${m.id}`;
   const self = member.actor.kind === "member" && member.actor.accountId === m.user_id;
+  // Core's own rules say what this member may do to that one: nothing is offered that would be refused.
+  const offers = memberOffers(member.actor, member.organizationId, { accountId: m.user_id, role: m.role, owners });
+  const canRole = member.allowed("members.change_role") && offers.roles.length > 0;
+  const canRemove = member.allowed("members.remove") && offers.remove;
   return html`<li class="card">
     <div class="card-head"><h3 class="card-title">${name}${self ? html` <span class="small">(you)</span>` : null}</h3><span class="tag">${roleLabel(m.role)}</span></div>
     <p class="small raw">${v.email ?? ""}</p>
     <p class="small">Member since ${when(m.created_at)}</p>
     ${
-      member.allowed("members.change_role") || member.allowed("members.remove")
+      canRole || canRemove
         ? html`<div class="actions">
           ${
-            member.allowed("members.change_role")
+            canRole
               ? html`<form method="post" action=${`${base}/role`} class="row role-form">${csrfField(frame.csrf)}
                 <label class="sr-only" for=${`role-${m.id}`}>Role of ${name}</label>
-                <select id=${`role-${m.id}`} name="role">${roleOptions(m.role, offered)}</select>
+                <select id=${`role-${m.id}`} name="role">${roleOptions(m.role, [m.role, ...offers.roles])}</select>
                 <button type="submit" class="secondary">Change role</button></form>`
               : null
           }
-          ${member.allowed("members.remove") ? postButton(frame, `${base}/remove`, self ? "Leave" : "Remove", { cls: "danger", ariaLabel: self ? `Leave ${member.organizationName}` : `Remove ${name}` }) : null}
+          ${canRemove ? postButton(frame, `${base}/remove`, self ? "Leave" : "Remove", { cls: "danger", ariaLabel: self ? `Leave ${member.organizationName}` : `Remove ${name}` }) : null}
         </div>`
         : null
     }
@@ -71,6 +75,8 @@ export const membersPage = (
 ) => {
   // Only an owner offers the owner role; core refuses it to anyone else anyway.
   const offered = ROLES.filter((r) => r !== "owner" || member.allowed("ownership.change"));
+  // Counted on the page (up to 100 members): an offer is a courtesy, core judges the change itself.
+  const owners = data.members.filter((v) => v.membership.role === "owner").length;
   return consoleLayout(
     frame,
     member,
@@ -78,7 +84,7 @@ export const membersPage = (
     html`<h1>Members</h1>`,
     notice(data.notice),
     problem(data.error),
-    html`<ul class="plain stack-list">${data.members.map((v) => memberRow(frame, member, v, offered))}</ul>`,
+    html`<ul class="plain stack-list">${data.members.map((v) => memberRow(frame, member, v, owners))}</ul>`,
     html`<section aria-labelledby="invitations-h"><h2 id="invitations-h">Pending invitations</h2>
       ${
         data.invitations.length === 0

@@ -37,6 +37,7 @@ import {
   type IssueForm,
   issuePage,
 } from "./badge_pages.ts";
+import { askFirst, isConfirmed, type Question } from "./confirm_pages.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { type EmployeeFilters, employeePage, employeesPage } from "./employee_pages.ts";
@@ -294,6 +295,8 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     (
       gated: "badges.issue" | "badges.revoke" | "badges.replace" | "badges.delete",
       work: (member: ConsoleMember, request: FastifyRequest, id: string) => Promise<string>,
+      /** For what cannot be undone: the question asked first, once what was sent is checked. */
+      ask?: (member: ConsoleMember, request: FastifyRequest, id: string) => Promise<Question>,
     ) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const member = await gate(request, reply, gated);
@@ -301,6 +304,8 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       const id = uuidParam(request);
       return tryForm(
         async () => {
+          if (ask && !isConfirmed(request))
+            return askFirst(kit, request, reply, member, "badges", await ask(member, request, id));
           return reply.redirect(await work(member, request, id), 303);
         },
         (error) =>
@@ -318,12 +323,29 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
 
   app.post(
     "/console/:org/badges/:id/revoke",
-    action("badges.revoke", async (member, request, id) => {
-      const reason = field(request, "reason").trim();
-      const body = checked<BadgeRevokeBody>(BadgeRevokeBody, { reason }, "reason");
-      await revokeBadge(b.issuing, ctx(member, request), member.organizationId, id, body);
-      return `${badgesPath(member)}/${id}?done=revoked`;
-    }),
+    action(
+      "badges.revoke",
+      async (member, request, id) => {
+        const body = checked<BadgeRevokeBody>(BadgeRevokeBody, { reason: field(request, "reason").trim() }, "reason");
+        await revokeBadge(b.issuing, ctx(member, request), member.organizationId, id, body);
+        return `${badgesPath(member)}/${id}?done=revoked`;
+      },
+      async (member, request, id) => {
+        const body = checked<BadgeRevokeBody>(BadgeRevokeBody, { reason: field(request, "reason").trim() }, "reason");
+        const { badge } = await getBadge(b.issuing, member.organizationId, id);
+        return {
+          question: `Revoke the badge of ${badge.recipient_email}?`,
+          consequences: [
+            `Verifiers will see it as revoked, with your reason: “${body.reason}”.`,
+            "A revoked badge cannot be restored; you can issue a new one.",
+          ],
+          action: `${badgesPath(member)}/${id}/revoke`,
+          fields: { reason: body.reason },
+          confirm: "Revoke badge",
+          back: `${badgesPath(member)}/${id}`,
+        };
+      },
+    ),
   );
 
   app.post(
@@ -340,10 +362,26 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
 
   app.post(
     "/console/:org/badges/:id/delete",
-    action("badges.delete", async (member, request, id) => {
-      await deleteBadge(b.issuing, ctx(member, request), member.organizationId, id);
-      return `${badgesPath(member)}?done=deleted`;
-    }),
+    action(
+      "badges.delete",
+      async (member, request, id) => {
+        await deleteBadge(b.issuing, ctx(member, request), member.organizationId, id);
+        return `${badgesPath(member)}?done=deleted`;
+      },
+      async (member, _request, id) => {
+        const { badge } = await getBadge(b.issuing, member.organizationId, id);
+        return {
+          question: `Delete the badge of ${badge.recipient_email}?`,
+          consequences: [
+            "It is removed for good, and verifiers no longer find it valid. This cannot be undone.",
+            "To withdraw a badge and keep its record, revoke it instead.",
+          ],
+          action: `${badgesPath(member)}/${id}/delete`,
+          confirm: "Delete badge",
+          back: `${badgesPath(member)}/${id}`,
+        };
+      },
+    ),
   );
 
   const EMPLOYEE_FILTER_KEYS = ["name_or_email", "employee_state", "team", "department", "external_id"] as const;

@@ -5,6 +5,7 @@ import {
   cancelInvitation,
   changeRole,
   getInvitation,
+  getMember,
   invite,
   isRole,
   listInvitations,
@@ -16,6 +17,7 @@ import { pageRequest } from "../../../core/shared/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { askFirst, isConfirmed } from "./confirm_pages.ts";
 import { consoleContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
@@ -146,16 +148,43 @@ export const memberRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     }),
   );
 
-  app.post(
-    `${base}/:id/remove`,
-    change("members.remove", async (member, request) => {
-      const id = uuidParam(request);
-      const mine = await deps.members.members.membershipOf(
-        member.actor.kind === "member" ? member.actor.accountId : "",
-        member.organizationId,
-      );
-      await removeMember(deps.members, ctx(), member.actor, request.ip, member.organizationId, id);
-      return mine?.id === id ? "left" : "removed";
-    }),
-  );
+  // Removing someone, or leaving, is asked first; the question names who.
+  const askRemove = async (request: FastifyRequest, reply: FastifyReply, member: ConsoleMember) => {
+    const target = await getMember(deps.members, member.actor, member.organizationId, uuidParam(request));
+    const self = member.actor.kind === "member" && member.actor.accountId === target.membership.user_id;
+    const name = `${target.first_name} ${target.last_name}`.trim() || (target.email ?? "this member");
+    const path = consolePath(member.organizationId, "members");
+    return askFirst(kit, request, reply, member, "members", {
+      question: self ? `Leave ${member.organizationName}?` : `Remove ${name} from ${member.organizationName}?`,
+      consequences: self
+        ? ["You lose access to this organization's console at once. An owner or admin can invite you again."]
+        : [
+            `${name} loses access to this organization's console at once. What they did stays, and the audit log keeps it.`,
+            "You can invite them again later.",
+          ],
+      action: `${path}/${target.membership.id}/remove`,
+      confirm: self ? "Leave organization" : "Remove member",
+      back: path,
+    });
+  };
+
+  app.post(`${base}/:id/remove`, async (request, reply) => {
+    if (isConfirmed(request)) return removeConfirmed(request, reply);
+    const member = await gate(request, reply, "members.remove");
+    if (!member) return reply;
+    return tryForm(
+      () => askRemove(request, reply, member),
+      (error) => show(request, reply, member, 422, { error }),
+    );
+  });
+
+  const removeConfirmed = change("members.remove", async (member, request) => {
+    const id = uuidParam(request);
+    const mine = await deps.members.members.membershipOf(
+      member.actor.kind === "member" ? member.actor.accountId : "",
+      member.organizationId,
+    );
+    await removeMember(deps.members, ctx(), member.actor, request.ip, member.organizationId, id);
+    return mine?.id === id ? "left" : "removed";
+  });
 };

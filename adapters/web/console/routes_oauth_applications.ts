@@ -14,15 +14,18 @@ import { notFound } from "../../../core/errors/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { askFirst, isConfirmed } from "./confirm_pages.ts";
 import { changeContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, fieldValues, tryForm } from "./form_fields.ts";
 import { applicationEditPage, applicationsPage } from "./oauth_application_pages.ts";
+import { keepForOneView, stringsOf, takeOneView } from "./once_shown.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const NOTICES: Record<string, string> = {
+  created: "Application created.",
   saved: "Application saved.",
   deleted: "Application deleted: its access tokens no longer work.",
 };
@@ -42,11 +45,11 @@ export const oauthApplicationRoutes =
     const offered = (member: ConsoleMember): Scope[] => scopesWithinCeiling(ceilingOf(member.credential));
     const scopesOf = (request: FastifyRequest): Scope[] => fieldValues(request, "scopes").filter(isScope);
 
+    const isCreated = stringsOf("name", "uid", "secret");
     const showList: MemberPage<
       [
         extra?: {
           error?: string | null;
-          created?: { name: string; uid: string; secret: string } | null;
           form?: { name: string; description: string; scopes: readonly string[] };
         },
       ]
@@ -54,7 +57,16 @@ export const oauthApplicationRoutes =
       const req = requestedPage(request);
       const page = await listOAuthApplications(deps, member.organizationId, req);
       const more = moreLink(consolePath(member.organizationId, "oauth_applications"), req, page, "More applications");
-      if (extra.created) reply.header("cache-control", "no-store");
+      const created = takeOneView(
+        kit,
+        deps.secrets,
+        request,
+        reply,
+        member,
+        "oauth_applications",
+        "oauth_app",
+        isCreated,
+      );
       return kit.page(
         reply,
         status,
@@ -63,7 +75,7 @@ export const oauthApplicationRoutes =
           offered: offered(member),
           notice: doneNotice(NOTICES, request),
           error: extra.error ?? null,
-          created: extra.created ?? null,
+          created,
           form: extra.form ?? { name: "", description: "", scopes: offered(member) },
           more,
         }),
@@ -100,8 +112,13 @@ export const oauthApplicationRoutes =
             member.credential,
             input,
           );
-          // The secret is in this answer only: never in a URL, never stored.
-          return showList(request, reply, member, 201, { created: { name: created.name, uid: created.uid, secret } });
+          // A reload of the page that follows must not create another: the secret goes along sealed, for one view.
+          keepForOneView(kit, deps.secrets, request, reply, member, "oauth_applications", "oauth_app", {
+            name: created.name,
+            uid: created.uid,
+            secret,
+          });
+          return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=created`, 303);
         },
         (error) => showList(request, reply, member, 422, { error, form }),
       );
@@ -149,6 +166,20 @@ export const oauthApplicationRoutes =
     app.post(`${base}/:id/delete`, async (request, reply) => {
       const member = await gate(request, reply, "developers.write");
       if (!member) return reply;
+      if (!isConfirmed(request)) {
+        const record = await getOAuthApplication(deps, member.organizationId, appId(request));
+        const list = consolePath(member.organizationId, "oauth_applications");
+        return askFirst(kit, request, reply, member, "oauth_applications", {
+          question: `Delete the application “${record.name}”?`,
+          consequences: [
+            `Its access tokens stop working at once, and software using its client id (${record.uid}) can no longer get new ones.`,
+            "This cannot be undone: a new application gets a new client id and secret.",
+          ],
+          action: `${list}/${record.id}/delete`,
+          confirm: "Delete application",
+          back: `${list}/${record.id}`,
+        });
+      }
       await deleteOAuthApplication(
         deps,
         changeContext(kit, deps, member, request),

@@ -26,6 +26,7 @@ import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
+import { askFirst, isConfirmed } from "./confirm_pages.ts";
 import { memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
@@ -238,6 +239,20 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
     const id = templateId(request);
+    if (!isConfirmed(request)) {
+      const { template } = await getTemplate(issuing, member.organizationId, id);
+      const path = `${consolePath(member.organizationId, "templates")}/${id}`;
+      return askFirst(kit, request, reply, member, "templates", {
+        question: `Delete the template “${template.name}”?`,
+        consequences: [
+          "It is removed for good, with its image link and settings. This cannot be undone.",
+          "Only a template that has issued no badge can be deleted; archiving keeps one without issuing more.",
+        ],
+        action: `${path}/delete`,
+        confirm: "Delete template",
+        back: path,
+      });
+    }
     return tryForm(
       async () => {
         await deleteTemplate(issuing, ctx(member, request), member.organizationId, id);

@@ -13,10 +13,12 @@ import {
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
+import { askFirst, isConfirmed } from "./confirm_pages.ts";
 import { consoleContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { fieldValues, tryForm } from "./form_fields.ts";
+import { keepForOneView, stringsOf, takeOneView } from "./once_shown.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 import { webhooksPage } from "./webhook_pages.ts";
 
@@ -25,10 +27,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const NOTICES: Record<string, string> = {
   saved: "Webhook settings saved.",
+  saved_none:
+    "Webhook settings saved, but no event kind is chosen: Laurel sends nothing to this address except test events. Tick “Every kind” or the kinds you want, and save again.",
   test: "Test event sent: it appears in the delivery log as soon as it is attempted.",
   redelivered: "Redelivery queued.",
   none_failed: "No failed delivery since that time: nothing to redeliver.",
+  secret: "Here is the signing secret. Copy it now: it is not shown again when this page is reloaded.",
+  rotated: "Secret rotated. The previous one keeps signing for 24 hours.",
 };
+
+const isShownSecret = stringsOf("secret", "previous", "previous_until");
 
 /** Developers > Webhooks: the settings, secret and redelivery use cases the operator tools use too. */
 export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
@@ -41,9 +49,13 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   };
   const ctx = () => consoleContext(kit, deps);
 
-  const show: MemberPage<
-    [extra?: { secret?: WebhookSecret; error?: string; form?: { webhook_url: string }; notice?: string }]
-  > = async (request, reply, member, status, extra = {}) => {
+  const show: MemberPage<[extra?: { error?: string; form?: { webhook_url: string }; notice?: string }]> = async (
+    request,
+    reply,
+    member,
+    status,
+    extra = {},
+  ) => {
     const sent = sentValue(request.query, "after");
     const after = typeof sent === "string" && UUID.test(sent) ? sent.toLowerCase() : null;
     const [settings, log, target] = await Promise.all([
@@ -51,13 +63,20 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       deliveryLog(deps.webhooks, member.organizationId, after, LOG_PAGE),
       deps.webhooks.targets.target(member.organizationId),
     ]);
-    if (extra.secret) reply.header("cache-control", "no-store");
+    const shown = takeOneView(kit, deps.secrets, request, reply, member, "webhooks", "webhook_secret", isShownSecret);
+    const secret: WebhookSecret | null = shown
+      ? {
+          secret: shown.secret,
+          ...(shown.previous ? { previous_secret: shown.previous } : {}),
+          ...(shown.previous_until ? { previous_secret_expires_at: shown.previous_until } : {}),
+        }
+      : null;
     return kit.page(
       reply,
       status,
       webhooksPage(kit.frame(request, reply, "Webhooks"), member, {
         settings,
-        secret: extra.secret ?? null,
+        secret,
         dataServices: target.hasDataServicesApplication,
         log: { ...log, first: after === null },
         notice: extra.notice ?? doneNotice(NOTICES, request),
@@ -88,7 +107,7 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
     base,
     change(async (member, request) => {
       const url = field(request, "webhook_url").trim();
-      await updateWebhookSettings(
+      const saved = await updateWebhookSettings(
         settingsDeps,
         kit.deps.clock(),
         member.organizationId,
@@ -102,22 +121,44 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
         },
       );
       await deps.webhooks.onSettingsChanged?.(member.organizationId);
-      return "saved";
+      // Saved with an address and no kind: said plainly, since nothing will arrive there.
+      return saved.webhook_url && saved.event_types !== "all" && saved.event_types.length === 0
+        ? "saved_none"
+        : "saved";
     }),
   );
 
   const secret = (rotate: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const member = await gate(request, reply, "developers.write");
     if (!member) return reply;
+    if (rotate && !isConfirmed(request)) {
+      const path = consolePath(member.organizationId, "webhooks");
+      return askFirst(kit, request, reply, member, "webhooks", {
+        question: "Rotate the webhook signing secret?",
+        consequences: [
+          "Deliveries are signed with a new secret from now on. The current one keeps signing beside it for 24 hours: update your receiver within that day, or it will refuse Laurel's deliveries.",
+          "The new secret is shown once, on the next page.",
+        ],
+        action: `${path}/secret/rotate`,
+        confirm: "Rotate secret",
+        back: path,
+      });
+    }
     const value = await webhookSecret(settingsDeps, kit.deps.clock(), member.organizationId, {
       rotate,
       audit: { by: member.by(request.ip), newId: deps.newId },
     });
     await deps.webhooks.onSettingsChanged?.(member.organizationId);
-    return show(request, reply, member, 200, {
-      secret: value,
-      ...(rotate ? { notice: "Secret rotated. The previous one keeps signing for 24 hours." } : {}),
+    // The value goes to the page sealed, for one view: never in a URL, and a reload rotates nothing.
+    keepForOneView(kit, deps.secrets, request, reply, member, "webhooks", "webhook_secret", {
+      secret: value.secret,
+      previous: value.previous_secret ?? "",
+      previous_until: value.previous_secret_expires_at ?? "",
     });
+    return reply.redirect(
+      `${consolePath(member.organizationId, "webhooks")}?done=${rotate ? "rotated" : "secret"}`,
+      303,
+    );
   };
   // Revealing is a POST: it may create the secret, and the value stays out of URLs and history.
   app.post(`${base}/secret`, secret(false));

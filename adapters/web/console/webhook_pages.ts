@@ -1,5 +1,11 @@
 import { EVENT_FAMILIES, EVENT_TYPES, type EventFamily, eventFamily } from "../../../core/events/mod.ts";
-import type { DeliveryLogEntry, WebhookSecret, WebhookSettings } from "../../../core/webhooks/mod.ts";
+import {
+  type DeliveryLogEntry,
+  deliveryOutlook,
+  type NotDeliveredReason,
+  type WebhookSecret,
+  type WebhookSettings,
+} from "../../../core/webhooks/mod.ts";
 import { html, type Node } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
@@ -26,9 +32,14 @@ const STATUS_CLASS: Record<string, string> = {
 const kindName = (kind: string) =>
   html`<code>${kind.split(/(?<=[._])/).map((part, i) => (i === 0 ? part : [html`<wbr />`, part]))}</code>`;
 
-const kindBoxes = (chosen: WebhookSettings["event_types"]) =>
+/**
+ * The kind boxes. A webhook not set up yet offers every kind already ticked: a receiver reads the
+ * kinds it knows and ignores the rest, while one left with none ticked would get nothing at all.
+ */
+const kindBoxes = (chosen: WebhookSettings["event_types"], fresh: boolean) =>
   html`<fieldset class="checkboxes"><legend>Event kinds to receive</legend>
-    <label class="check"><input type="checkbox" name="all_kinds" value="on" checked=${chosen === "all"} /> Every kind, including kinds Laurel adds later</label>
+    <p class="small">Untick “Every kind” to choose kinds one by one. With no kind chosen, Laurel sends nothing but test events.</p>
+    <label class="check"><input type="checkbox" name="all_kinds" value="on" checked=${chosen === "all" || fresh} /> Every kind, including kinds Laurel adds later</label>
     <div class="kind-groups">${EVENT_FAMILIES.map((family) => {
       const kinds = EVENT_TYPES.filter((t) => eventFamily(t) === family);
       const legendId = `kinds-${family.replace(/\./g, "-")}`;
@@ -70,6 +81,54 @@ const logRow = (frame: Frame, member: ConsoleMember, e: DeliveryLogEntry, canWri
   </li>`;
 };
 
+/** Why nothing is sent, and what the member does about it. */
+const BLOCKER_TEXT: Record<NotDeliveredReason, (applications: string) => Node> = {
+  no_webhook_url: () => html`<strong>There is no address.</strong> Enter your receiver's HTTPS address below and save.`,
+  not_subscribed: () =>
+    html`<strong>No event kind is chosen.</strong> Tick “Every kind”, or the kinds you want, below and save.`,
+  no_data_services: (applications) =>
+    html`<strong>None of your <a href=${applications}>OAuth applications</a> has data services enabled.</strong> Laurel posts an organization's events only while one has: ask Laurel's operators to enable data services on one of your applications (create one first if you have none).`,
+};
+
+/** What the settings send now, always shown: on with its kinds, or off with every reason and what to do. */
+const outlookBox = (member: ConsoleMember, data: WebhooksPageData) => {
+  const outlook = deliveryOutlook({
+    webhookUrl: data.settings.webhook_url,
+    subscribedEventTypes: data.settings.event_types,
+    hasDataServicesApplication: data.dataServices,
+  });
+  const kinds =
+    outlook.kinds === "all"
+      ? "every kind of event, including kinds Laurel adds later"
+      : `${outlook.kinds.length === 1 ? "one kind" : `${outlook.kinds.length} kinds`} of event (${outlook.kinds.join(", ")})`;
+  if (outlook.blockers.length === 0)
+    return html`<section class="status ok outlook" aria-labelledby="outlook-h"><h2 id="outlook-h">What Laurel sends</h2>
+      <p>Every new event of ${kinds} is posted to <span class="raw">${data.settings.webhook_url}</span>, signed, and retried for up to 25 days.</p></section>`;
+  const applications = consolePath(member.organizationId, "oauth_applications");
+  return html`<section class="status warn outlook" aria-labelledby="outlook-h"><h2 id="outlook-h">Nothing is sent now</h2>
+    <ul>${outlook.blockers.map((b) => html`<li>${BLOCKER_TEXT[b](applications)}</li>`)}</ul>
+    <p class="small">Events still happen and are kept: once this is fixed, new events are posted, and “Redeliver” sends a past one.</p></section>`;
+};
+
+/** The latest delivery that did not arrive, why, and what to do; null when the newest one arrived. */
+const lastProblem = (entries: DeliveryLogEntry[]): Node => {
+  const latest = entries.find((e) => e.attempts.length > 0);
+  if (!latest) return null;
+  const attempt = latest.attempts.reduce((a, b) => (b.attempt_number > a.attempt_number ? b : a));
+  if (attempt.outcome === "succeeded") return null;
+  const why: Record<string, Node> = {
+    blocked: html`Laurel refused to connect: the address leads to a private, loopback or link-local network, where Laurel does not post. Use a public HTTPS address (Laurel's operators can allow a network with <code>WEBHOOK_ALLOWED_NETWORKS</code>).`,
+    connection_error: html`Laurel could not connect to the address (no such host, connection refused, or a TLS certificate it does not trust). Check the address and that your receiver is up with a valid certificate.`,
+    timeout: html`Your receiver did not answer in time. Answer 200 at once and do the work afterwards.`,
+    http_error: html`Your receiver answered HTTP ${attempt.status_code ?? "?"}. Laurel counts only <code>200</code> as delivered: answer 200 (not 201, 204 or a redirect).`,
+  };
+  return html`<div class="status bad" role="status">
+    <p><strong>The latest delivery did not arrive</strong> (<code>${latest.delivery.event_type}</code>, ${when(attempt.started_at)}).</p>
+    <p>${why[attempt.outcome] ?? attempt.error ?? attempt.outcome}</p>
+    ${latest.delivery.status === "failed" ? null : html`<p class="small">Laurel keeps retrying it.</p>`}
+  </div>`;
+};
+
 export interface WebhooksPageData {
   settings: WebhookSettings;
   /** Shown only right after "reveal" or "rotate", never on a plain visit. */
@@ -95,16 +154,15 @@ export const webhooksPage = (frame: Frame, member: ConsoleMember, data: Webhooks
     html`<p class="eyebrow">Developers</p><h1>Webhooks</h1>`,
     notice(data.notice),
     problem(data.error),
-    data.dataServices
-      ? null
-      : html`<p class="status warn">Nothing is posted yet: none of your OAuth applications has data services enabled. Ask Laurel's operators to enable them on one.</p>`,
+    outlookBox(member, data),
+    data.log.first ? lastProblem(data.log.entries) : null,
     html`<section class="card" aria-labelledby="settings-h"><h2 id="settings-h">Address and event kinds</h2>
       ${
         canWrite
           ? html`<form method="post" action=${path} class="stack">${csrfField(frame.csrf)}
             <label for="webhook-url">HTTPS address (leave empty to stop posting)</label>
             <input id="webhook-url" name="webhook_url" type="url" inputmode="url" maxlength="2048" placeholder="https://example.org/laurel-events" value=${url} />
-            ${kindBoxes(data.settings.event_types)}
+            ${kindBoxes(data.settings.event_types, data.settings.webhook_url === null && data.settings.event_types.length === 0)}
             <button type="submit">Save webhook settings</button>
           </form>`
           : html`<p>Address: <span class="raw">${data.settings.webhook_url ?? "none"}</span></p>`
