@@ -7,6 +7,7 @@ import {
   checkHeader,
   csvLine,
   IMPORT_RECORD_LIMITS,
+  type ImportFill,
   type ImportKind,
   type ImportPreview,
   type ImportRow,
@@ -100,17 +101,19 @@ export const checkedCsvBytes = (kind: ImportKind): Transform => {
  * An uploaded CSV file (its bytes, or a stream of them from a spooled upload), checked as it is
  * read: UTF-8 (a byte order mark is allowed), records within `IMPORT_RECORD_LIMITS`, a header row
  * (a wrong one refuses the file at once, before any row is held), then one record per row,
- * checked by the kind's rules; row 1 is the first record under the header. Blank lines are
- * skipped; cells are trimmed. The checked rows go to `write` a chunk at a time and are then
- * dropped, so a large file is never held as records or items; the answer keeps counts and the
- * first problems. Another encoding, a NUL, a record too large or a quote left open refuses the
- * whole file (a caller writing rows writes them in a transaction).
+ * checked by the kind's rules (`template`: the badge template chosen for rows without their own);
+ * row 1 is the first record under the header. Blank lines are skipped; cells are trimmed. The
+ * checked rows go to `into` a chunk at a time and are then dropped, so a large file is never held
+ * as records or items; the answer keeps counts and the first problems. Once read, the valid rows
+ * are checked against the organization through `into` (one look-up), and those the issue would
+ * refuse are refused there. Another encoding, a NUL, a record too large or a quote left open
+ * refuses the whole file (a caller writing rows writes them in a transaction).
  */
 export const checkCsvFile = async (
   kind: ImportKind,
   file: Uint8Array | Readable,
-  now: Date,
-  write: (rows: CheckedRow[]) => Promise<void> = async () => {},
+  check: { now: Date; template?: string | null },
+  into: ImportFill,
 ): Promise<ImportPreview> => {
   const source = file instanceof Uint8Array ? Readable.from(slices(file), { objectMode: false }) : file;
   const parser = parse({
@@ -124,24 +127,24 @@ export const checkCsvFile = async (
   // The first failure (of the source, the checks or the parser) ends the read; the loop below sees it.
   const reading = pipeline(source, text, parser).catch((err: unknown) => err);
   let preview: ReturnType<typeof previewCollector> | null = null;
-  let check: ((r: { row: number; cells: readonly string[] }) => CheckedRow) | null = null;
+  let checkRow: ((r: { row: number; cells: readonly string[] }) => CheckedRow) | null = null;
   let chunk: CheckedRow[] = [];
   let row = 0;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
-      if (preview === null || check === null) {
+      if (preview === null || checkRow === null) {
         if (record.every((c) => c === "")) throw refused("The file is empty: it needs a header row");
         checkHeader(kind, record);
         preview = previewCollector(kind, record);
-        check = rowChecker(kind, record, now);
+        checkRow = rowChecker(kind, record, check.now, check.template ?? null);
         continue;
       }
       row++;
-      const checked = check({ row, cells: record });
+      const checked = checkRow({ row, cells: record });
       preview.add(checked);
       chunk.push(checked);
       if (chunk.length >= WRITE_ROWS) {
-        await write(chunk);
+        await into.write(chunk);
         chunk = [];
       }
     }
@@ -155,9 +158,10 @@ export const checkCsvFile = async (
     throw refused(`The file is not valid CSV (${err.message})`);
   }
   if (preview === null) throw refused("The file is empty: it needs a header row");
-  const answer = preview.done();
-  if (chunk.length > 0) await write(chunk);
-  return answer;
+  // A file without rows is refused before anything more is written.
+  preview.done();
+  if (chunk.length > 0) await into.write(chunk);
+  return preview.settle(into);
 };
 
 /** Rows read per query while a result file is written. */

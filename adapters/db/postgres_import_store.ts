@@ -6,16 +6,19 @@ import {
   type ImportRow,
   type ImportStore,
   type ImportTx,
+  type IssueTarget,
   type RowOutcome,
+  type TargetFacts,
 } from "../../core/imports/mod.ts";
 import type { IssueWrites } from "../../core/issuing/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
+import { LIVE } from "./badge_rows.ts";
 import type { Database } from "./database.ts";
 import { groupedIssueWrites } from "./grouped_issues.ts";
 import { postgresBadgeTx } from "./postgres_badge_tx.ts";
 import { employeeStoreWithin } from "./postgres_employee_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import type { ImportJobRow, ImportLineRow } from "./rows.ts";
+import type { BadgeTemplateRow, ImportJobRow, ImportLineRow } from "./rows.ts";
 import { arrayLiteral, type Queryable, toJson } from "./sql.ts";
 
 const COLUMNS = [
@@ -100,6 +103,32 @@ const record = async (q: Queryable, importId: string, outcomes: RowOutcome[], no
   );
 };
 
+/**
+ * What the organization holds of many issue targets, in one statement: each target's template
+ * (nulls when the organization has none of that id) and whether a live badge of it went to the
+ * recipient, probed on the recipient's index as issuing's own look-up does.
+ */
+const targetFacts = async (q: Queryable, organizationId: string, targets: IssueTarget[]): Promise<TargetFacts[]> => {
+  if (targets.length === 0) return [];
+  const found = await q.all<
+    IssueTarget & Pick<BadgeTemplateRow, "state" | "allow_duplicate_badges"> & { held: boolean }
+  >(
+    `select p.template, p.key, t.state, t.allow_duplicate_badges,
+       t.id is not null and exists (select 1 from badges b
+         where b.recipient_email_key = p.key and b.badge_template_id = t.id and b.state in (${LIVE})) as held
+     from jsonb_to_recordset(?::jsonb) as p(template uuid, key text)
+     left join badge_templates t on t.id = p.template and t.organization_id = ?`,
+    [JSON.stringify(targets), organizationId],
+  );
+  return found.map((f) => ({
+    template: f.template,
+    key: f.key,
+    state: f.state ?? null,
+    allow_duplicate_badges: f.allow_duplicate_badges === true,
+    held: f.held === true,
+  }));
+};
+
 /** Imports and their rows, read by the pages and the API, worked by the workers. */
 export const postgresImportStore = (db: Database): ImportStore => {
   const txOf = (q: Queryable): ImportTx => {
@@ -122,21 +151,36 @@ export const postgresImportStore = (db: Database): ImportStore => {
           `insert into imports (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})`,
           COLUMNS.map((c) => reading[c]),
         );
-        const rec = await fill(async (rows) => {
-          for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-            const slice = rows.slice(i, i + INSERT_ROWS).map((r) => ({
-              row_no: r.row,
-              status: r.errors.length > 0 ? "invalid" : "pending",
-              item: r.item,
-              errors: r.errors.length > 0 ? r.errors : null,
-            }));
-            await q.run(
-              `insert into import_rows (import_id, row_no, status, item, errors)
-               select ?, x.row_no, x.status, x.item, x.errors
-               from jsonb_to_recordset(?::jsonb) as x(row_no int, status text, item jsonb, errors jsonb)`,
-              [reading.id, JSON.stringify(slice)],
-            );
-          }
+        const rec = await fill({
+          async write(rows) {
+            for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+              const slice = rows.slice(i, i + INSERT_ROWS).map((r) => ({
+                row_no: r.row,
+                status: r.errors.length > 0 ? "invalid" : "pending",
+                item: r.item,
+                errors: r.errors.length > 0 ? r.errors : null,
+              }));
+              await q.run(
+                `insert into import_rows (import_id, row_no, status, item, errors)
+                 select ?, x.row_no, x.status, x.item, x.errors
+                 from jsonb_to_recordset(?::jsonb) as x(row_no int, status text, item jsonb, errors jsonb)`,
+                [reading.id, JSON.stringify(slice)],
+              );
+            }
+          },
+          facts: (targets) => targetFacts(q, reading.organization_id, targets),
+          async refuse(refusals) {
+            for (let i = 0; i < refusals.length; i += INSERT_ROWS)
+              await q.run(
+                `update import_rows r set status = 'invalid', errors = x.errors
+                 from jsonb_to_recordset(?::jsonb) as x(row_no int, errors jsonb)
+                 where r.import_id = ? and r.row_no = x.row_no`,
+                [
+                  JSON.stringify(refusals.slice(i, i + INSERT_ROWS).map((r) => ({ row_no: r.row, errors: r.errors }))),
+                  reading.id,
+                ],
+              );
+          },
         });
         await q.run(
           `update imports set state = ?, row_count = ?, invalid_count = ?, started_at = ?, finished_at = ? where id = ?`,
@@ -145,6 +189,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
         await appendAudit(q, audit(rec));
         return rec;
       }),
+    facts: (organizationId, targets) => targetFacts(db, organizationId, targets),
     async sameFile(organizationId, kind, sha256) {
       const row = await db.one<ImportJobRow>(
         `select ${SELECT} from imports i where i.organization_id = ? and i.kind = ? and i.file_sha256 = ?

@@ -5,6 +5,9 @@ import type { BadgeRecord, BadgeTemplateRecord, UrlEvidence } from "./records.ts
 
 export const DUPLICATE_BADGE_MESSAGE = "User already has this badge";
 
+/** Why a request naming a template the organization does not have is refused, beside its field. */
+export const UNKNOWN_TEMPLATE_MESSAGE = "no badge template of this organization has this id";
+
 /** The key under which recipients are compared (duplicate rule, account linking, OBI hash). */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 

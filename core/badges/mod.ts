@@ -32,6 +32,7 @@ export {
   normalizeIssue,
   recipientSubjectId,
   replacementIssue,
+  UNKNOWN_TEMPLATE_MESSAGE,
 } from "./issue_rules.ts";
 export { isFieldError, parseIssuedAt } from "./issued_at.ts";
 export type { BadgeListQuery, TemplateListQuery } from "./lists.ts";

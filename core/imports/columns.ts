@@ -1,4 +1,4 @@
-import { checkBatchItems, checkIssuedAtNotFuture } from "../badges/mod.ts";
+import { checkBatchItems, checkIssuedAtNotFuture, normalizeEmail } from "../badges/mod.ts";
 import { type FieldError, resultOf } from "../errors/mod.ts";
 import {
   employeeItemErrors,
@@ -8,6 +8,7 @@ import {
   tableColumnProblems,
   tableRowItem,
 } from "../workforce/mod.ts";
+import type { IssueTarget } from "./issue_check.ts";
 
 /** What an import creates: badges (issued), or employee records (created or updated by `external_id`). */
 export const IMPORT_KINDS = ["badges", "employees"] as const;
@@ -15,15 +16,19 @@ export type ImportKind = (typeof IMPORT_KINDS)[number];
 
 export const isImportKind = (v: unknown): v is ImportKind => v === "badges" || v === "employees";
 
-/** The columns of a badge import: the issue body's field names, `evidence_url` for one evidence link. */
+/**
+ * The columns of a badge import: the issue body's field names, `evidence_url` for one evidence
+ * link. `badge_template_id` may be left out when the file's template is chosen with the upload;
+ * a row's own id wins, so one file may mix templates.
+ */
 export const BADGE_REQUIRED_COLUMNS = [
-  "badge_template_id",
   "recipient_email",
   "issued_to_first_name",
   "issued_to_last_name",
   "issued_at",
 ] as const;
 export const BADGE_OPTIONAL_COLUMNS = [
+  "badge_template_id",
   "issued_to_middle_name",
   "expires_at",
   "evidence_url",
@@ -105,7 +110,14 @@ export interface CheckedRow {
   row: number;
   item: Record<string, unknown>;
   errors: FieldError[];
+  /** A valid badge row's template and recipient, checked against the organization once the file is read. */
+  target?: IssueTarget;
 }
+
+const NO_TEMPLATE: FieldError = {
+  field: "badge_template_id",
+  message: "is empty, and no template was chosen for the file",
+};
 
 const cellCount = (columns: readonly string[], r: ImportInputRow): FieldError[] =>
   r.cells.length === columns.length
@@ -116,28 +128,43 @@ const cellCount = (columns: readonly string[], r: ImportInputRow): FieldError[] 
  * A checker of one file's rows, one at a time (a large file is checked as it is read, never held
  * as cells and items at once): each row with the batch endpoints' rules and messages, each
  * problem named by its column. A badge's `issued_at` in the future is checked against `now` as
- * the endpoints do; a repeated employee `external_id` is refused as a batch refuses it, since the
- * later row would silently overwrite the earlier one.
+ * the endpoints do; a badge row without its own `badge_template_id` takes `template`, the one
+ * chosen for the file, and is a problem of that column when none was. A repeated employee
+ * `external_id` is refused as a batch refuses it, since the later row would silently overwrite
+ * the earlier one.
  */
 export const rowChecker = (
   kind: ImportKind,
   columns: readonly string[],
   now: Date,
+  template: string | null = null,
 ): ((r: ImportInputRow) => CheckedRow) => {
   if (kind === "badges")
     return (r) => {
       const built = badgeItem(columns, r.cells);
-      const check = checkBatchItems([built.item])[0];
+      const item = built.item as Record<string, unknown>;
       const errors = [...cellCount(columns, r), ...built.errors];
+      if (item.badge_template_id === undefined) {
+        if (template === null) errors.push(NO_TEMPLATE);
+        else item.badge_template_id = template;
+      }
+      const check = checkBatchItems([item])[0];
       if (check && !check.ok) {
-        for (const e of check.error.errors)
-          errors.push({ field: badgeColumnOf(e.field.replace("badges.0.", "")), message: e.message });
+        for (const e of check.error.errors) {
+          const field = badgeColumnOf(e.field.replace("badges.0.", ""));
+          if (!(field === NO_TEMPLATE.field && errors.includes(NO_TEMPLATE)))
+            errors.push({ field, message: e.message });
+        }
       } else if (check?.ok) {
         const future = resultOf(() => checkIssuedAtNotFuture(check.value, now, ""));
         if (!future.ok)
           errors.push(...future.error.errors.map((e) => ({ field: badgeColumnOf(e.field), message: e.message })));
       }
-      return { row: r.row, item: built.item as Record<string, unknown>, errors };
+      const target =
+        check?.ok && errors.length === 0
+          ? { template: check.value.badge_template_id, key: normalizeEmail(check.value.recipient_email) }
+          : undefined;
+      return target ? { row: r.row, item, errors, target } : { row: r.row, item, errors };
     };
   const seen = new Set<string>();
   return (r) => {
@@ -161,4 +188,5 @@ export const checkRows = (
   columns: readonly string[],
   rows: readonly ImportInputRow[],
   now: Date,
-): CheckedRow[] => rows.map(rowChecker(kind, columns, now));
+  template: string | null = null,
+): CheckedRow[] => rows.map(rowChecker(kind, columns, now, template));

@@ -12,6 +12,7 @@ import {
   type ImportInputRow,
   type ImportKind,
 } from "./columns.ts";
+import { distinctTargets, type IssueTarget, issueRefusals, type RowRefusal, type TargetFacts } from "./issue_check.ts";
 
 /**
  * An import's life: `validating` while its rows are read, `ready` (checked, waiting for the go),
@@ -113,6 +114,19 @@ export interface ImportTx {
   record(importId: string, outcomes: RowOutcome[], now: Date): Promise<void>;
 }
 
+/**
+ * Where a file's check puts what it finds, and what it asks: inside the import's transaction when
+ * the import is stored, nowhere (`dryRun`) for a check alone.
+ */
+export interface ImportFill {
+  /** Rows checked, chunk by chunk as the file is read. */
+  write(rows: CheckedRow[]): Promise<void>;
+  /** What the organization holds of these templates and recipients, in one look-up. */
+  facts(targets: IssueTarget[]): Promise<TargetFacts[]>;
+  /** Rows written valid that the issue would refuse: invalid from now on, with their problems. */
+  refuse(refusals: RowRefusal[]): Promise<void>;
+}
+
 export interface ImportStore {
   /**
    * The import, its rows and the audit rows in one transaction. The import is inserted as
@@ -122,9 +136,11 @@ export interface ImportStore {
    */
   create(
     record: ImportRecord,
-    fill: (write: (rows: CheckedRow[]) => Promise<void>) => Promise<ImportRecord>,
+    fill: (into: ImportFill) => Promise<ImportRecord>,
     audit: (record: ImportRecord) => AuditRecord[],
   ): Promise<ImportRecord>;
+  /** `ImportFill.facts` outside any import: a dry run's look-up. */
+  facts(organizationId: string, targets: IssueTarget[]): Promise<TargetFacts[]>;
   /** The latest earlier import of a file with this digest to the organization. */
   sameFile(organizationId: string, kind: ImportKind, sha256: string): Promise<ImportRecord | null>;
   get(organizationId: string, id: string): Promise<ImportRecord | null>;
@@ -185,25 +201,62 @@ export const checkRowCount = (kind: ImportKind, rows: number): void => {
   if (rows > IMPORT_LIMITS[kind].rows) throw tooLarge(kind);
 };
 
-/** A file's preview gathered as its rows are checked one by one (`rowChecker`); no row is kept. */
+/** A check that writes nothing and asks the store for the facts outside any import. */
+export const dryRun = (store: Pick<ImportStore, "facts">, organizationId: string): ImportFill => ({
+  write: async () => {},
+  facts: (targets) => store.facts(organizationId, targets),
+  refuse: async () => {},
+});
+
+/**
+ * A file's preview gathered as its rows are checked one by one (`rowChecker`); no row is kept but
+ * a valid badge row's template and recipient (a few dozen bytes each), which `settle` checks
+ * against the organization in one look-up once the file is read.
+ */
 export const previewCollector = (kind: ImportKind, columns: string[]) => {
   const problems: RowProblem[] = [];
+  const targets: Array<IssueTarget & { row: number }> = [];
   let rows = 0;
   let invalid = 0;
+  const done = (): ImportPreview => {
+    if (rows === 0)
+      throw validationFailed("The file has no rows under its header", [{ field: "file", message: "has no rows" }]);
+    return { kind, columns, row_count: rows, valid_count: rows - invalid, invalid_count: invalid, problems };
+  };
   return {
     add(r: CheckedRow): void {
       rows++;
       checkRowCount(kind, rows);
-      if (r.errors.length === 0) return;
+      if (r.errors.length === 0) {
+        if (r.target) targets.push({ row: r.row, ...r.target });
+        return;
+      }
       invalid++;
       for (const e of r.errors)
         if (problems.length < PROBLEMS_KEPT) problems.push({ row: r.row, field: e.field, message: e.message });
     },
-    /** The preview once every row is read; a file without rows is refused. */
-    done(): ImportPreview {
-      if (rows === 0)
-        throw validationFailed("The file has no rows under its header", [{ field: "file", message: "has no rows" }]);
-      return { kind, columns, row_count: rows, valid_count: rows - invalid, invalid_count: invalid, problems };
+    /** The preview of the rows' own checks once every row is read; a file without rows is refused. */
+    done,
+    /**
+     * The preview once the valid rows are also checked against the organization (`issueRefusals`):
+     * those the issue would refuse are refused in `into` and counted invalid, their problems in
+     * row order among the others'. Kept problems stay the file's first ones: every problem up to
+     * the last one kept was kept, so the first `PROBLEMS_KEPT` of both lists are the file's.
+     */
+    async settle(into: ImportFill): Promise<ImportPreview> {
+      const preview = done();
+      if (targets.length === 0) return preview;
+      const refusals = issueRefusals(targets, await into.facts(distinctTargets(targets)));
+      if (refusals.length === 0) return preview;
+      await into.refuse(refusals);
+      const found = refusals.flatMap((r) => r.errors.map((e) => ({ row: r.row, field: e.field, message: e.message })));
+      const merged = [...preview.problems, ...found].sort((a, b) => a.row - b.row).slice(0, PROBLEMS_KEPT);
+      return {
+        ...preview,
+        valid_count: preview.valid_count - refusals.length,
+        invalid_count: preview.invalid_count + refusals.length,
+        problems: merged,
+      };
     },
   };
 };
@@ -230,6 +283,25 @@ export const previewImport = (
   return previewChecked(kind, columns, checkRows(kind, columns, rows, now));
 };
 
+/**
+ * `previewImport`, then the valid rows checked against the organization through `into`: the
+ * preview of everything the issue would refuse.
+ */
+export const settledPreview = async (
+  kind: ImportKind,
+  columns: string[],
+  rows: readonly ImportInputRow[],
+  now: Date,
+  into: ImportFill,
+  template: string | null = null,
+): Promise<ImportPreview> => {
+  checkHeader(kind, columns);
+  checkRowCount(kind, rows.length);
+  const collector = previewCollector(kind, columns);
+  for (const r of checkRows(kind, columns, rows, now, template)) collector.add(r);
+  return collector.settle(into);
+};
+
 export interface ImportContext {
   now: Date;
   newId: () => string;
@@ -238,7 +310,7 @@ export interface ImportContext {
 
 /**
  * Stores a file as an import while it is checked: `check` reads the file, hands its checked rows
- * to `write` chunk by chunk and answers the preview; the import is then `running` (`start`), else
+ * to `into` chunk by chunk, refuses there what the issue would refuse, and answers the preview; the import is then `running` (`start`), else
  * `ready` for a look at the preview first. The same file (by digest) already imported to the
  * organization is refused when `allowRepeat` is false, before anything is stored; otherwise the
  * import names the earlier one. A file refused while it is read leaves nothing stored.
@@ -250,7 +322,7 @@ export const createImport = async (
   kind: ImportKind,
   file: { sha256: string; name: string },
   options: { start: boolean; allowRepeat: boolean },
-  check: (write: (rows: CheckedRow[]) => Promise<void>) => Promise<ImportPreview>,
+  check: (into: ImportFill) => Promise<ImportPreview>,
 ): Promise<{ record: ImportRecord; preview: ImportPreview }> => {
   const earlier = await store.sameFile(organizationId, kind, file.sha256);
   if (earlier && !options.allowRepeat) throw repeatedFile(earlier);
@@ -274,8 +346,8 @@ export const createImport = async (
   const read: { preview?: ImportPreview } = {};
   const record = await store.create(
     reading,
-    async (write) => {
-      const preview = await check(write);
+    async (into) => {
+      const preview = await check(into);
       read.preview = preview;
       return {
         ...reading,

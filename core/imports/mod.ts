@@ -2,6 +2,7 @@ export type { CheckedRow, ImportInputRow, ImportKind } from "./columns.ts";
 export { COLUMNS, checkRows, headerProblems, IMPORT_KINDS, isImportKind, rowChecker } from "./columns.ts";
 export type {
   ImportContext,
+  ImportFill,
   ImportPreview,
   ImportRecord,
   ImportRow,
@@ -19,6 +20,7 @@ export {
   checkHeader,
   checkRowCount,
   createImport,
+  dryRun,
   endState,
   getImport,
   IMPORT_LIMITS,
@@ -32,7 +34,10 @@ export {
   previewImport,
   recordTooLarge,
   repeatedFile,
+  settledPreview,
   startImport,
   workImportChunk,
 } from "./imports.ts";
+export type { IssueTarget, RowRefusal, TargetFacts } from "./issue_check.ts";
+export { distinctTargets, issueRefusals } from "./issue_check.ts";
 export { csvLine, neutralizeCell, RESULT_HEADER, resultLine } from "./result_file.ts";

@@ -19,6 +19,7 @@ import {
   recipientSubjectId,
   replacementIssue,
   setBadgePrivacy,
+  UNKNOWN_TEMPLATE_MESSAGE,
 } from "../badges/mod.ts";
 import { publicBadgesEventFor, publicBadgesEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
@@ -52,7 +53,7 @@ const at = (prefix: string, field: string): string => (prefix === "" ? field : `
 
 const unknownTemplate = (prefix: string): CoreError =>
   validationFailed("The badge template does not exist", [
-    { field: at(prefix, "badge_template_id"), message: "no badge template of this organization has this id" },
+    { field: at(prefix, "badge_template_id"), message: UNKNOWN_TEMPLATE_MESSAGE },
   ]);
 
 export const badgeEventOf = (kind: BadgeEventType, view: BadgeView, deps: IssuingDeps, ctx: IssuingContext) =>

@@ -1,5 +1,13 @@
 import t from "tap";
-import { createTemplate, eventRows, eventually, type OrgFixture, organization } from "../support/badges.ts";
+import {
+  apiClient,
+  createTemplate,
+  eventRows,
+  eventually,
+  issueBody,
+  type OrgFixture,
+  organization,
+} from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 
 /**
@@ -74,6 +82,99 @@ t.test("a dry run answers the preview, by row and column, and stores and issues 
   ]);
   t.equal(n?.n, 0, "no import stored");
   t.equal((await eventRows(laurel, org.id, "badge.created")).length, 0, "no badge issued");
+});
+
+t.test("the dry run finds every row the issue would refuse, and the import then does what it said", async (t) => {
+  const org = await organization(laurel, "Truthful Check Org");
+  const chosen = (await createTemplate(laurel, org, { name: "Chosen" })).id;
+  const draft = (await createTemplate(laurel, org, { name: "Draft", state: "draft" })).id;
+  const archived = (await createTemplate(laurel, org, { name: "Archived" })).id;
+  await laurel.db.run("update badge_templates set state = 'archived' where id = ?", [archived]);
+  const many = (await createTemplate(laurel, org, { name: "Many", allow_duplicate_badges: true })).id;
+  const elsewhere = (await createTemplate(laurel, await organization(laurel, "Other Org"))).id;
+  const held = await apiClient(laurel)(
+    "POST",
+    org.badges,
+    org.auth,
+    issueBody(chosen, { recipient_email: "held@example.org" }),
+  );
+  t.equal(held.status, 201);
+  const row = (template: string, email: string) => `${template},${email},Ada,Lovelace,2024-03-01T10:00:00Z`;
+  const csv = [
+    HEADER,
+    row("", "new@example.org"),
+    row("", "Held@Example.org"),
+    row(draft, "d@example.org"),
+    row(archived, "a@example.org"),
+    row(elsewhere, "e@example.org"),
+    row("", "NEW@example.org"),
+    row(many, "held@example.org"),
+    row(many, "twice@example.org"),
+    row(many, "twice@example.org"),
+  ].join("\n");
+  const expected = [
+    [2, "recipient_email", /already has this badge/],
+    [3, "badge_template_id", /draft, not active/],
+    [4, "badge_template_id", /archived, not active/],
+    [5, "badge_template_id", /no badge template of this organization/],
+    [6, "recipient_email", /also on row 1/],
+  ] as const;
+  const dry = await post(org, `badges/imports?dry_run=true&badge_template_id=${chosen}`, csv);
+  t.equal(dry.status, 200, JSON.stringify(dry.body));
+  t.match(dry.body.data, { row_count: 9, valid_count: 4, invalid_count: 5 });
+  t.same(
+    dry.body.data.errors.map((e: { row: number; column: string }) => [e.row, e.column]),
+    expected.map(([r, c]) => [r, c]),
+  );
+  for (const [i, [, , message]] of expected.entries()) t.match(dry.body.data.errors[i].message, message);
+
+  const started = await post(org, `badges/imports?badge_template_id=${chosen}`, csv);
+  t.equal(started.status, 201, JSON.stringify(started.body));
+  t.match(started.body.data, { valid_count: 4, invalid_count: 5 }, "the import counts as its check did");
+  const done = await finished(org, "badges", started.body.data.id);
+  t.match(done, { state: "finished", done_count: 4, failed_count: 0 }, "and issues every row it called valid");
+  t.same(
+    done.errors.map((e: { row: number; column: string }) => [e.row, e.column]),
+    expected.map(([r, c]) => [r, c]),
+  );
+  const [issued] = await laurel.db.all<{ n: number }>(
+    "select count(*)::int as n from badges where badge_template_id = ? and recipient_email = 'new@example.org'",
+    [chosen],
+  );
+  t.equal(issued?.n, 1, "the rows without their own template got the chosen one");
+
+  const again = await post(org, `badges/imports?dry_run=true&badge_template_id=${chosen}`, csv);
+  t.match(again.body.data, { valid_count: 3, repeat_of: started.body.data.id }, "the same file again");
+  t.same(
+    again.body.data.errors
+      .filter((e: { message: string }) => /already has/.test(e.message))
+      .map((e: { row: number }) => e.row),
+    [1, 2, 6],
+    "its issued rows are found already held; only the template allowing duplicates issues again",
+  );
+  const none = await post(
+    org,
+    "badges/imports?dry_run=true",
+    [
+      "recipient_email,issued_to_first_name,issued_to_last_name,issued_at",
+      "x@example.org,X,Y,2024-03-01T10:00:00Z",
+    ].join("\n"),
+  );
+  t.match(none.body.data, { valid_count: 0, invalid_count: 1 }, "no template chosen, no column");
+  t.same(none.body.data.errors, [
+    { row: 1, column: "badge_template_id", message: "is empty, and no template was chosen for the file" },
+  ]);
+  const bad = await post(org, "badges/imports?dry_run=true&badge_template_id=nope", csv);
+  t.equal(bad.status, 400, "a template id that is no id: 400");
+  const people = await fetch(
+    `${laurel.baseUrl}/organizations/${org.id}/employees/imports?dry_run=true&badge_template_id=${chosen}`,
+    {
+      method: "POST",
+      headers: { authorization: org.auth, "content-type": "text/csv" },
+      body: "external_id,email,first_name,last_name\nE1,e@example.org,E,F",
+    },
+  );
+  t.match(people.headers.get("laurel-ignored-parameters"), /badge_template_id/, "an employee import takes no template");
 });
 
 t.test("an import starts at once, is polled to its end, and its result file names every row", async (t) => {

@@ -7,6 +7,7 @@ import { CoreError, notFound } from "../../../core/errors/mod.ts";
 import {
   COLUMNS,
   createImport,
+  dryRun,
   getImport,
   IMPORT_LIMITS,
   IMPORT_STATES,
@@ -61,11 +62,23 @@ const PreviewJson = Type.Object({
 
 const ImportParams = resourceParams("import_id");
 
-const StartQuery = Type.Object(
+const startFields = {
+  dry_run: Type.Optional(Type.Boolean({ description: "Only check the file and answer the preview" })),
+  repeat: Type.Optional(Type.Boolean({ description: "Import a file already imported to the organization" })),
+  file_name: Type.Optional(Type.String({ maxLength: 255 })),
+};
+
+const StartQuery = Type.Object(startFields, { additionalProperties: false });
+
+const BadgeStartQuery = Type.Object(
   {
-    dry_run: Type.Optional(Type.Boolean({ description: "Only check the file and answer the preview" })),
-    repeat: Type.Optional(Type.Boolean({ description: "Import a file already imported to the organization" })),
-    file_name: Type.Optional(Type.String({ maxLength: 255 })),
+    ...startFields,
+    badge_template_id: Type.Optional(
+      Type.String({
+        format: "uuid",
+        description: "The template of every row without its own badge_template_id (the column may then be left out)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -131,9 +144,9 @@ export const importRoutes =
       onRequest,
       schema: schema({
         summary: `Import ${kind} from a CSV file (text/csv); the valid rows are ${kind === "badges" ? "issued" : "written"} in the background`,
-        description: `Header row, then one row per ${kind === "badges" ? "badge" : "employee record"} (row 1 is the first under the header). Required columns: ${columns.required.join(", ")}; optional: ${columns.optional.join(", ")}. At most ${limits.rows.toLocaleString("en")} rows and ${limits.bytes / 1024 / 1024} MiB, UTF-8. Each row is checked with the batch endpoint's rules; its problems are listed by row and column and it is skipped. \`dry_run=true\` only answers the preview. A file already imported to the organization (same SHA-256) is refused (422) unless \`repeat=true\`.`,
+        description: `Header row, then one row per ${kind === "badges" ? "badge" : "employee record"} (row 1 is the first under the header). Required columns: ${columns.required.join(", ")}; optional: ${columns.optional.join(", ")}. At most ${limits.rows.toLocaleString("en")} rows and ${limits.bytes / 1024 / 1024} MiB, UTF-8. Each row is checked with the batch endpoint's rules and against the organization (its template known and active, no second live badge of a template that gives one); its problems are listed by row and column and it is skipped. \`dry_run=true\` only answers the preview.${kind === "badges" ? " `badge_template_id` names the template of the rows without their own." : ""} A file already imported to the organization (same SHA-256) is refused (422) unless \`repeat=true\`.`,
         params: OrganizationParams,
-        querystring: StartQuery,
+        querystring: kind === "badges" ? BadgeStartQuery : StartQuery,
         body: Type.String({ description: "The CSV file" }),
         consumes: ["text/csv"],
         response: {
@@ -157,9 +170,12 @@ export const importRoutes =
         const file = await spoolUpload(body, limits.bytes, tooLarge);
         try {
           const now = deps.clock();
+          const template =
+            "badge_template_id" in q && typeof q.badge_template_id === "string" ? q.badge_template_id : null;
+          const check = { now, template };
           if (q.dry_run) {
             // Checked only: no row is written anywhere.
-            const preview = await checkCsvFile(kind, file.read(), now);
+            const preview = await checkCsvFile(kind, file.read(), check, dryRun(store, p.organization_id));
             const earlier = await store.sameFile(p.organization_id, kind, file.sha256);
             return one({
               kind,
@@ -178,7 +194,7 @@ export const importRoutes =
             kind,
             { sha256: file.sha256, name: q.file_name ?? "" },
             { start: true, allowRepeat: q.repeat === true },
-            (write) => checkCsvFile(kind, file.read(), now, write),
+            (into) => checkCsvFile(kind, file.read(), check, into),
           );
           const location = `${deps.baseUrl}/organizations/${p.organization_id}/${kind}/imports/${record.id}`;
           return created(reply, json(record, preview.problems), location);

@@ -35,26 +35,53 @@ const columnList = (kind: ImportKind): Node => html`<p class="small">
     Optional: ${COLUMNS[kind].optional.map((c, i) => html`${i > 0 ? ", " : ""}<code>${c}</code>`)}.
   </p>`;
 
-const uploadForm = (frame: Frame, member: ConsoleMember, kinds: ImportKind[]): Node =>
-  html`<section class="card" aria-labelledby="upload-h"><h2 id="upload-h">Upload a CSV file</h2>
-    <p class="small">UTF-8, a header row naming the columns, then one row per ${kinds.length > 1 ? "badge or employee" : kinds[0] === "badges" ? "badge" : "employee"}; row 1 is the first line under the header.
-    Nothing is issued until you have seen the check of every row and pressed the button under it.</p>
-    ${kinds.map(
-      (k) => html`<h3>${KIND_LABEL[k]}</h3>${columnList(k)}
-        <p class="small">At most ${IMPORT_LIMITS[k].rows.toLocaleString("en")} rows. <a href=${`${importPath(member.organizationId)}/examples/${k}.csv`} download>Download an example ${k === "badges" ? "badge" : "employee"} file</a>${k === "badges" ? " (put your template's id in badge_template_id)" : ""}.</p>`,
-    )}
+const example = (member: ConsoleMember, kind: ImportKind): Node =>
+  html`<p class="small">At most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows, UTF-8, a header row naming the columns; row 1 is the first line under it.
+    <a href=${`${importPath(member.organizationId)}/examples/${kind}.csv`} download>Download an example file</a>.</p>`;
+
+/** The form's choices: the organization's active templates and the one chosen (from a template page, or as sent). */
+export interface TemplateChoice {
+  templates: Array<{ id: string; name: string }>;
+  chosen: string;
+}
+
+const badgeForm = (frame: Frame, member: ConsoleMember, choice: TemplateChoice): Node =>
+  html`<section class="card" aria-labelledby="upload-badges-h"><h2 id="upload-badges-h">Issue badges from a CSV file</h2>
+    <p class="small">Choose the badge, then upload a file of the people to receive it. Nothing is issued until you have seen the check of every row and pressed the button under it.</p>
     <form method="post" action=${importPath(member.organizationId)} enctype="multipart/form-data" class="stack">
       ${csrfField(frame.csrf)}
-      ${
-        kinds.length > 1
-          ? html`<label for="import-kind">What the file holds</label>
-            <select id="import-kind" name="kind">${kinds.map((k) => html`<option value=${k}>${KIND_LABEL[k]}</option>`)}</select>`
-          : html`<input type="hidden" name="kind" value=${kinds[0]} />`
-      }
-      <label for="import-file">CSV file</label>
+      <input type="hidden" name="kind" value="badges" />
+      <label for="import-template">Badge template</label>
+      <select id="import-template" name="badge_template_id" aria-describedby="import-template-help">
+        <option value="" selected=${choice.chosen === ""}>None: each row names its template in badge_template_id</option>
+        ${choice.templates.map((t) => html`<option value=${t.id} selected=${t.id === choice.chosen}>${t.name}</option>`)}
+      </select>
+      <p class="small" id="import-template-help">${
+        choice.templates.length === 0
+          ? html`No template is active yet: <a href=${consolePath(member.organizationId, "templates")}>publish one</a> to issue its badge.`
+          : "Every row receives this badge, unless it names another template in its own badge_template_id cell."
+      }</p>
+      <label for="import-file">CSV file of recipients</label>
       <input id="import-file" name="file" type="file" accept=".csv,text/csv" required />
       <button type="submit">Check the file</button>
-    </form></section>`;
+    </form>
+    <details class="small"><summary>Columns of a badge file</summary>${columnList("badges")}</details>
+    ${example(member, "badges")}
+  </section>`;
+
+const employeeForm = (frame: Frame, member: ConsoleMember): Node =>
+  html`<section class="card" aria-labelledby="upload-employees-h"><h2 id="upload-employees-h">Write employee records from a CSV file</h2>
+    <p class="small">One row per employee, matched by <code>external_id</code>: a new one is created, a known one updated. Nothing is written until you have seen the check and pressed the button under it.</p>
+    <form method="post" action=${importPath(member.organizationId)} enctype="multipart/form-data" class="stack">
+      ${csrfField(frame.csrf)}
+      <input type="hidden" name="kind" value="employees" />
+      <label for="employee-file">CSV file of employee records</label>
+      <input id="employee-file" name="file" type="file" accept=".csv,text/csv" required />
+      <button type="submit">Check the employee file</button>
+    </form>
+    <details class="small"><summary>Columns of an employee file</summary>${columnList("employees")}</details>
+    ${example(member, "employees")}
+  </section>`;
 
 const counts = (r: ImportRecord): string => {
   const valid = r.row_count - r.invalid_count;
@@ -74,6 +101,7 @@ export const importsPage = (
   data: {
     imports: ImportRecord[];
     kinds: ImportKind[];
+    templates: TemplateChoice;
     error: string | null;
     problems: Array<{ field: string; message: string }>;
   },
@@ -87,7 +115,8 @@ export const importsPage = (
     data.problems.length > 0
       ? html`<ul class="small">${data.problems.map((p) => html`<li><code>${p.field}</code> ${p.message}</li>`)}</ul>`
       : null,
-    uploadForm(frame, member, data.kinds),
+    data.kinds.includes("badges") ? badgeForm(frame, member, data.templates) : null,
+    data.kinds.includes("employees") ? employeeForm(frame, member) : null,
     html`<section aria-labelledby="past-h"><h2 id="past-h">Past imports</h2>
       ${
         data.imports.length === 0
@@ -142,7 +171,7 @@ export const importPage = (
       ${r.finished_at ? html`<dt>Ended</dt><dd>${when(r.finished_at)}</dd>` : null}
     </dl>`,
     data.repeatOf
-      ? html`<p class="status warn" role="alert">This is the same file as an import uploaded ${when(data.repeatOf.created_at)} (<a href=${importPath(member.organizationId, data.repeatOf.id)}>see it</a>). ${r.state === "ready" ? "Issuing it again may give the same people the same badges twice." : ""}</p>`
+      ? html`<p class="status warn" role="alert">This is the same file as an import uploaded ${when(data.repeatOf.created_at)} (<a href=${importPath(member.organizationId, data.repeatOf.id)}>see it</a>). ${r.state === "ready" && valid > 0 ? "Issuing it again may give the same people the same badges twice." : ""}</p>`
       : null,
     r.state === "ready"
       ? html`<section class="card" aria-labelledby="go-h"><h2 id="go-h">Nothing is issued yet</h2>
@@ -165,13 +194,16 @@ export const importPage = (
   );
 };
 
-/** An example file of each kind: a header and two rows, the second using the optional columns. */
+/**
+ * An example file of each kind: a header and two rows, the second using the optional columns. The
+ * badge file names recipients only: its template is the one chosen beside the upload.
+ */
 export const exampleCsv = (kind: ImportKind): string =>
   kind === "badges"
     ? [
-        "badge_template_id,recipient_email,issued_to_first_name,issued_to_last_name,issued_at,issued_to_middle_name,expires_at,evidence_url,suppress_badge_notification_email",
-        "00000000-0000-4000-8000-000000000000,ada@example.org,Ada,Lovelace,2026-06-01T09:00:00Z,,,,false",
-        "00000000-0000-4000-8000-000000000000,grace@example.org,Grace,Hopper,2026-06-01T09:00:00Z,Brewster,2028-06-01T09:00:00Z,https://example.org/projects/compiler,true",
+        "recipient_email,issued_to_first_name,issued_to_last_name,issued_at,issued_to_middle_name,expires_at,evidence_url,suppress_badge_notification_email",
+        "ada@example.org,Ada,Lovelace,2026-06-01T09:00:00Z,,,,false",
+        "grace@example.org,Grace,Hopper,2026-06-01T09:00:00Z,Brewster,2028-06-01T09:00:00Z,https://example.org/projects/compiler,true",
         "",
       ].join("\r\n")
     : [

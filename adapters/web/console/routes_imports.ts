@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { TEMPLATE_LIST } from "../../../core/badges/mod.ts";
 import { CoreError, isCoreError, notFound } from "../../../core/errors/mod.ts";
 import {
   createImport,
@@ -11,7 +12,10 @@ import {
   isImportKind,
   startImport,
 } from "../../../core/imports/mod.ts";
+import { listTemplates } from "../../../core/issuing/mod.ts";
+import { parseListQuery } from "../../../core/listing/mod.ts";
 import type { MemberAction } from "../../../core/members/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
 import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
 import { type MultipartForm, type SpooledUpload, spoolUpload } from "../../uploads/mod.ts";
 import { uuidParam } from "../routes_public.ts";
@@ -24,6 +28,9 @@ import { exampleCsv, importKindsFor, importPage, importPath, importsPage } from 
 import type { ConsoleGate } from "./routes_console.ts";
 
 const ACTION: Record<ImportKind, MemberAction> = { badges: "badges.issue", employees: "employees.write" };
+
+/** Active templates offered for a badge file, by name; a row may still name any other by id. */
+const TEMPLATES_OFFERED = 500;
 
 /** Problems shown on a page; the result file has every row. */
 const PROBLEMS_SHOWN = 500;
@@ -38,24 +45,39 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
   const store = deps.imports;
   const base = "/console/:org/imports";
 
-  const listPage: MemberPage<[error?: string | null, problems?: Array<{ field: string; message: string }>]> = async (
-    request,
-    reply,
-    member,
-    status,
-    error = null,
-    problems = [],
-  ) =>
-    kit.page(
+  /** The active templates a badge file may be issued with, by name. */
+  const activeTemplates = async (member: ConsoleMember) =>
+    (
+      await listTemplates(
+        deps.badges.issuing,
+        member.organizationId,
+        parseListQuery(TEMPLATE_LIST, [
+          ["state", "active"],
+          ["sort", "name"],
+        ]),
+        pageRequest(1, TEMPLATES_OFFERED),
+      )
+    ).items.map((v) => ({ id: v.template.id, name: v.template.name }));
+
+  const listPage: MemberPage<
+    [chosen: string, error?: string | null, problems?: Array<{ field: string; message: string }>]
+  > = async (request, reply, member, status, chosen, error = null, problems = []) => {
+    const [imports, templates] = await Promise.all([
+      store.list(member.organizationId, 50),
+      member.allowed("badges.issue") ? activeTemplates(member) : [],
+    ]);
+    return kit.page(
       reply,
       status,
       importsPage(kit.frame(request, reply, "Imports"), member, {
-        imports: await store.list(member.organizationId, 50),
+        imports,
         kinds: importKindsFor(member),
+        templates: { templates, chosen },
         error,
         problems,
       }),
     );
+  };
 
   /** The import of the path, when the member may see its kind (a hidden one is not found). */
   const found = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -70,10 +92,12 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     return { member, record };
   };
 
-  app.get(base, async (request, reply) => {
+  // `template` preselects a template's badge (a template page links here with it).
+  app.get<{ Querystring: { template?: unknown } }>(base, async (request, reply) => {
     const member = await gate(request, reply, "badges.issue");
     if (!member) return reply;
-    return listPage(request, reply, member, 200);
+    const template = request.query.template;
+    return listPage(request, reply, member, 200, typeof template === "string" ? template : "");
   });
 
   app.get<{ Params: { file?: string } }>(`${base}/examples/:file`, async (request, reply) => {
@@ -96,6 +120,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     const member = await gate(request, reply, "badges.issue");
     if (!member) return reply;
     let kind: ImportKind = "badges";
+    let template = "";
     const tooLarge = () =>
       new CoreError("payload_too_large", `The file is larger than ${IMPORT_LIMITS[kind].bytes / 1024 / 1024} MiB.`);
     let form: MultipartForm<SpooledUpload>;
@@ -107,6 +132,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         beforeFile: async (fields) => {
           const sent = fields.get("kind")?.[0];
           kind = isImportKind(sent) ? sent : "badges";
+          template = fields.get("badge_template_id")?.[0]?.trim() ?? "";
           if (!member.allowed(ACTION[kind]))
             throw new CoreError("forbidden", `Your role (${member.role}) does not allow you to import ${kind}.`);
         },
@@ -114,12 +140,12 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       });
     } catch (err) {
       if (!isCoreError(err) || err.code !== "payload_too_large") throw err;
-      return listPage(request, reply, member, 413, err.message);
+      return listPage(request, reply, member, 413, template, err.message);
     }
     const file = form.file;
     if (!file || file.content.bytes === 0) {
       await file?.content.dispose();
-      return listPage(request, reply, member, 422, "Choose a CSV file to upload.");
+      return listPage(request, reply, member, 422, template, "Choose a CSV file to upload.");
     }
     try {
       const now = kit.deps.clock();
@@ -131,12 +157,18 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         { sha256: file.content.sha256, name: file.name },
         // The page shows a repeated file as such before anything is issued; the member decides.
         { start: false, allowRepeat: true },
-        (write) => checkCsvFile(kind, file.content.read(), now, write),
+        (into) =>
+          checkCsvFile(
+            kind,
+            file.content.read(),
+            { now, template: kind === "badges" && template !== "" ? template : null },
+            into,
+          ),
       );
       return reply.redirect(importPath(member.organizationId, record.id), 303);
     } catch (err) {
       if (!isCoreError(err) || err.code !== "validation_failed") throw err;
-      return listPage(request, reply, member, 422, err.message, err.errors);
+      return listPage(request, reply, member, 422, template, err.message, err.errors);
     } finally {
       await file.content.dispose();
     }
