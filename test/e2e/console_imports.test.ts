@@ -52,12 +52,12 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   await flows.click(page, "", "a.console-link:has-text('Imports')");
   t.equal(new URL(page.url()).pathname, `/console/${org.id}/imports`);
   t.match(await page.textContent("main"), /badge_template_id/, "the page names the columns");
-  t.equal(await page.locator("select#import-kind").count(), 0, "an issuer imports badges only");
+  t.equal(await page.locator("#employee-file").count(), 0, "an issuer imports badges only");
   const example = await fetch(`${laurel.origin}${await page.getAttribute("a[download][href$='badges.csv']", "href")}`, {
     headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ") },
   });
   t.equal(example.status, 200);
-  t.match(await example.text(), /^badge_template_id,recipient_email,/, "an example file to download");
+  t.match(await example.text(), /^recipient_email,/, "an example file of recipients to download");
   await look(t, page, "upload");
 
   await page.setInputFiles("#import-file", {
@@ -145,11 +145,18 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   await again.goto(`${laurel.origin}/console/${org.id}/imports`);
   t.match(await again.textContent("main"), HOSTILE, "the list shows the name as text");
   await look(t, again, "list");
-  // The same file again: said so on the check, above the button, before anything is issued.
+  // The same file again: said so on the check, and every row issued is found held, before anything is issued.
   await again.setInputFiles("#import-file", { name: "again.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await flows.click(again, "Check the file");
   t.match(await again.textContent("[role=alert]"), /same file as an import uploaded/, "a repeated file is named");
-  t.match(await again.textContent("[role=alert]"), /same badges twice/);
+  t.match(await again.textContent(".facts"), /500 rows: 0 valid, 500 with problems/, "the check tells the truth");
+  t.match(await again.textContent("main"), /No row can be issued/);
+  t.equal(await again.locator("button:has-text('Issue the')").count(), 0, "nothing to issue");
+  t.equal(
+    await again.locator("tbody tr td:has-text('User already has this badge')").count(),
+    497,
+    "each row issued before is named",
+  );
   const [after] = await laurel.db.all<{ n: number }>(
     "select count(*)::int as n from badges where organization_id = ?",
     [org.id],
@@ -163,8 +170,7 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   t.test("an owner imports employee records through the console", async (t) => {
     const owner = await memberPage(org.id, "owner@example.org", "owner");
     await owner.goto(`${laurel.origin}/console/${org.id}/imports`);
-    await owner.selectOption("#import-kind", "employees");
-    await owner.setInputFiles("#import-file", {
+    await owner.setInputFiles("#employee-file", {
       name: "people.csv",
       mimeType: "text/csv",
       buffer: Buffer.from(
@@ -175,7 +181,7 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
         ].join("\n"),
       ),
     });
-    await flows.click(owner, "Check the file");
+    await flows.click(owner, "Check the employee file");
     t.same(await owner.$$eval("tbody tr td:nth-child(-n+2)", (tds) => tds.map((td) => td.textContent?.trim())), [
       "21",
       "email",
@@ -195,4 +201,137 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
     t.equal(audit?.n, 2, "both imports' starts are in the audit log");
     await owner.context().close();
   });
+});
+
+/** A cookie header carrying the page's session, for a fetch beside the browser. */
+const cookieOf = async (page: Page): Promise<string> =>
+  (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+
+t.test("the template page shows its id to copy and leads to a CSV import of its badge", async (t) => {
+  const org = await organization(laurel, "Picker Org");
+  const template = await createTemplate(laurel, org, { name: "Data Analysis" });
+  await createTemplate(laurel, org, { name: "Rust" });
+  await createTemplate(laurel, org, { name: "Unpublished", state: "draft" });
+  const owner = await memberPage(org.id, "picker-owner@example.org", "owner");
+  await owner.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: laurel.origin });
+  await owner.goto(`${laurel.origin}/console/${org.id}/templates/${template.id}`);
+  t.equal((await owner.textContent("#tpl-id"))?.trim(), template.id, "the id is on the page as text");
+  await owner.click("button[data-copy='tpl-id']");
+  await owner.waitForSelector("button[data-copy='tpl-id']:has-text('Copied')");
+  t.equal(await owner.evaluate(() => navigator.clipboard.readText()), template.id, "the button copies it");
+  await look(t, owner, "template-id");
+
+  const noScript = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+  await noScript.addCookies(await owner.context().cookies());
+  const plain = await noScript.newPage();
+  await plain.goto(owner.url());
+  t.equal((await plain.textContent("#tpl-id"))?.trim(), template.id, "without scripts the id is still there");
+  t.notOk(await plain.isVisible("button[data-copy='tpl-id']"), "and no button that would do nothing");
+  await noScript.close();
+
+  await flows.click(owner, "", "a:has-text('Issue from a CSV file')");
+  t.equal(new URL(owner.url()).pathname, `/console/${org.id}/imports`);
+  t.equal(await owner.inputValue("#import-template"), template.id, "the picker has the template chosen");
+  t.same(
+    await owner.$$eval("#import-template option", (os) => os.map((o) => o.textContent?.trim())),
+    ["None: each row names its template in badge_template_id", "Data Analysis", "Rust"],
+    "the organization's active templates, by name",
+  );
+  await look(t, owner, "picker");
+  await owner.context().close();
+});
+
+t.test("the example file: checked without a template, then with one; the import matches the check", async (t) => {
+  const org = await organization(laurel, "Example Org");
+  const template = await createTemplate(laurel, org, { name: "First Aid" });
+  const issuer = await memberPage(org.id, "example-issuer@example.org", "issuer");
+  await issuer.goto(`${laurel.origin}/console/${org.id}/imports`);
+  const [download] = await Promise.all([
+    issuer.waitForEvent("download"),
+    issuer.click("a:has-text('Download an example file')"),
+  ]);
+  const exampleFile = (await download.path()) as string;
+  t.match(readFileSync(exampleFile, "utf8"), /^recipient_email,issued_to_first_name,/, "recipients only");
+
+  // No template chosen: the check says so for every row rather than "valid".
+  await issuer.setInputFiles("#import-file", exampleFile);
+  await flows.click(issuer, "Check the file");
+  t.match(await issuer.textContent(".facts"), /2 rows: 0 valid, 2 with problems/);
+  t.same(await issuer.$$eval("tbody tr", (trs) => trs.map((tr) => tr.querySelector("td:nth-child(2)")?.textContent)), [
+    "badge_template_id",
+    "badge_template_id",
+  ]);
+  t.match(await issuer.textContent("tbody"), /no template was chosen for the file/);
+  await look(t, issuer, "example-no-template");
+
+  await issuer.goto(`${laurel.origin}/console/${org.id}/imports`);
+  await issuer.selectOption("#import-template", { label: "First Aid" });
+  await issuer.setInputFiles("#import-file", exampleFile);
+  await flows.click(issuer, "Check the file");
+  t.match(await issuer.textContent(".facts"), /2 rows: 2 valid, 0 with problems/, "the check: 2 valid");
+  await look(t, issuer, "example-checked");
+  await flows.click(issuer, "Issue the 2 valid badges");
+  const worker = await startWorkerBeside(laurel, { SMTP_URL: smtp.url });
+  t.teardown(() => worker.stop());
+  await issuer.waitForSelector(".facts dd:has-text('Finished')", { timeout: 60_000 });
+  t.match(await issuer.textContent("#import-progress-text"), /2 issued, 0 failed, 0 invalid, of 2 rows/, "as checked");
+  const issued = await laurel.db.all<{ recipient_email: string }>(
+    "select recipient_email from badges where badge_template_id = ? order by recipient_email",
+    [template.id],
+  );
+  t.same(
+    issued.map((b) => b.recipient_email),
+    ["ada@example.org", "grace@example.org"],
+  );
+  await look(t, issuer, "example-finished");
+
+  // The same file again: the check finds both already hold the badge.
+  await issuer.goto(`${laurel.origin}/console/${org.id}/imports`);
+  await issuer.selectOption("#import-template", { label: "First Aid" });
+  await issuer.setInputFiles("#import-file", exampleFile);
+  await flows.click(issuer, "Check the file");
+  t.match(await issuer.textContent(".facts"), /2 rows: 0 valid, 2 with problems/, "the re-upload is not called valid");
+  t.same(await issuer.$$eval("tbody tr td:nth-child(3)", (tds) => tds.map((td) => td.textContent?.trim())), [
+    "User already has this badge",
+    "User already has this badge",
+  ]);
+  t.equal(await issuer.locator("button:has-text('Issue the')").count(), 0);
+  await look(t, issuer, "example-again");
+  await issuer.context().close();
+});
+
+t.test("200 recipients for a chosen template; the same file again checks as 200 already held", async (t) => {
+  const org = await organization(laurel, "Cohort Org");
+  await createTemplate(laurel, org, { name: "Cohort 2026" });
+  const issuer = await memberPage(org.id, "cohort-issuer@example.org", "issuer");
+  const csv = [
+    "recipient_email,issued_to_first_name,issued_to_last_name,issued_at",
+    ...Array.from({ length: 200 }, (_, i) => `person${i}@example.org,Person,${i},2026-06-01T09:00:00Z`),
+    "person7@example.org,Person,Again,2026-06-01T09:00:00Z",
+  ].join("\n");
+  const upload = async () => {
+    await issuer.goto(`${laurel.origin}/console/${org.id}/imports`);
+    await issuer.selectOption("#import-template", { label: "Cohort 2026" });
+    await issuer.setInputFiles("#import-file", { name: "cohort.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await flows.click(issuer, "Check the file");
+  };
+  await upload();
+  t.match(await issuer.textContent(".facts"), /201 rows: 200 valid, 1 with problems/);
+  t.match(await issuer.textContent("tbody"), /is also on row 8 for this template/, "a person twice in the file");
+  await flows.click(issuer, "Issue the 200 valid badges");
+  const worker = await startWorkerBeside(laurel, { SMTP_URL: smtp.url });
+  t.teardown(() => worker.stop());
+  await issuer.waitForSelector(".facts dd:has-text('Finished')", { timeout: 60_000 });
+  t.match(await issuer.textContent("#import-progress-text"), /200 issued, 0 failed, 1 invalid/);
+
+  await upload();
+  t.match(await issuer.textContent(".facts"), /201 rows: 0 valid, 201 with problems/, "nothing is called valid");
+  t.match(await issuer.textContent("[role=alert]"), /same file as an import uploaded/);
+  t.equal(await issuer.locator("tbody td:has-text('User already has this badge')").count(), 201);
+  const [status] = await Promise.all([
+    fetch(`${issuer.url()}/status`, { headers: { cookie: await cookieOf(issuer) } }).then((r) => r.json()),
+  ]);
+  t.match(status, { state: "ready", invalid: 201 });
+  await look(t, issuer, "cohort-again");
+  await issuer.context().close();
 });

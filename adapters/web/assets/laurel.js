@@ -1,13 +1,17 @@
 // Progressive enhancement only: every page works without this file.
+// A copy button copies a field's value or an element's text; one that is useless without this
+// script is sent hidden, and shown here.
 for (const button of document.querySelectorAll("button[data-copy]")) {
+  const source = document.getElementById(button.dataset.copy);
+  if (!source) continue;
+  button.hidden = false;
   button.addEventListener("click", async () => {
-    const input = document.getElementById(button.dataset.copy);
-    if (!input) return;
     try {
-      await navigator.clipboard.writeText(input.value);
+      await navigator.clipboard.writeText("value" in source ? source.value : source.textContent.trim());
       button.textContent = "Copied";
     } catch {
-      input.select();
+      if ("select" in source) source.select();
+      else getSelection()?.selectAllChildren(source);
     }
   });
 }

@@ -135,6 +135,24 @@ export const templateNewPage = (
       </form></section>`,
   );
 
+/**
+ * Where the template's badge is issued from, and its id as an integrator needs it (the API, a
+ * CSV file's `badge_template_id`): text to select without scripts, a copy button with them.
+ */
+const templateUse = (member: ConsoleMember, t: BadgeTemplateRecord): VNode =>
+  html`<section class="card" aria-labelledby="use-h"><h2 id="use-h">Issue this badge</h2>
+    ${
+      !member.allowed("badges.issue")
+        ? null
+        : t.state === "active"
+          ? html`<p class="actions"><a class="button" href=${`${consolePath(member.organizationId, "issue")}?template=${t.id}`}>Issue to one person</a>
+            <a class="button secondary" href=${`${consolePath(member.organizationId, "imports")}?template=${t.id}`}>Issue from a CSV file</a></p>`
+          : html`<p class="small">Only an active template issues badges: ${t.state === "draft" ? "publish it (State: Active) first." : "unarchive it first."}</p>`
+    }
+    <p class="small" id="tpl-id-label">Template id, for the API and the <code>badge_template_id</code> column of CSV files:</p>
+    <div class="id-copy"><code id="tpl-id" class="raw">${t.id}</code><button type="button" class="secondary" data-copy="tpl-id" hidden>Copy id</button></div>
+  </section>`;
+
 export const templateEditPage = (
   frame: Frame,
   member: ConsoleMember,
@@ -154,6 +172,7 @@ export const templateEditPage = (
     "templates",
     html`<p class="eyebrow"><a href=${consolePath(member.organizationId, "templates")}>Badge templates</a></p><h1>${t.name}</h1>`,
     html`<p class="small">${stateTag(t.state)} ${issuedLine(t.badges_count)}</p>`,
+    templateUse(member, t),
     notice(data.notice),
     problem(data.error),
     html`<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Edit</h2>
