@@ -1,6 +1,6 @@
 import { uuidv7 } from "../adapters/crypto/mod.ts";
 import { type Database, listenForMail, postgresMailOutbox } from "../adapters/db/mod.ts";
-import { logMailer, smtpMailer } from "../adapters/mail/mod.ts";
+import { logMailer, renderMail, smtpMailer } from "../adapters/mail/mod.ts";
 import type { MetricsRegistry } from "../adapters/metrics/mod.ts";
 import { type Log, startMailSender } from "../workers/mod.ts";
 import type { Config } from "./config.ts";
@@ -35,6 +35,7 @@ export const startMailPipeline = async (
     {
       outbox,
       mailer: smtp ?? logMailer(() => log),
+      render: renderMail,
       clock: () => new Date(),
       newEventId: uuidv7,
       random: Math.random,

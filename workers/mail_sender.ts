@@ -1,9 +1,11 @@
-import { type Mailer, type MailOutbox, sendDueMail } from "../core/mail/mod.ts";
+import { type MailContent, type Mailer, type MailMessage, type MailOutbox, sendDueMail } from "../core/mail/mod.ts";
 import { type Log, pollLoop } from "./runtime.ts";
 
 export interface MailSenderDeps {
   outbox: MailOutbox;
   mailer: Mailer;
+  /** The mail templates: what a mail says, as the message sent. */
+  render: (content: MailContent) => MailMessage;
   clock: () => Date;
   newEventId: () => string;
   random: () => number;
@@ -38,7 +40,7 @@ export const startMailSender = (deps: MailSenderDeps, options: MailSenderOptions
   const sendOne = async (mail: Parameters<typeof sendDueMail>[2]): Promise<void> => {
     try {
       const outcome = await sendDueMail(
-        { outbox: deps.outbox, mailer: deps.mailer, baseDelayMs: options.retryBaseMs },
+        { outbox: deps.outbox, mailer: deps.mailer, render: deps.render, baseDelayMs: options.retryBaseMs },
         { now: deps.clock(), newEventId: deps.newEventId, random: deps.random() },
         mail,
       );

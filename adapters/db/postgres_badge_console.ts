@@ -49,7 +49,7 @@ export const postgresBadgeActivity = (db: Database): BadgeActivityStore => ({
     const rows = await db.all<
       Pick<MailOutboxRow, "id" | "created_at" | "attempts" | "last_error" | "failed_at"> & { to: string | null }
     >(
-      `select id, message ->> 'to' as "to", created_at, attempts, last_error, failed_at from mail_outbox
+      `select id, content ->> 'to' as "to", created_at, attempts, last_error, failed_at from mail_outbox
        where organization_id = ? and kind = 'pending_badge_notification'
          and (sent_event -> 'detail' -> 'badge' ->> 'id') = ?
        order by created_at desc`,

@@ -11,9 +11,9 @@ import { toJson, toNumber } from "./sql.ts";
  */
 export const outboxInsertCte = (name: string, filter: string): string =>
   `${name} as (
-    insert into mail_outbox (id, kind, organization_id, message, sent_event, created_at, next_attempt_at)
-    select x.id, x.kind, x.organization_id, x.message, x.sent_event, x.created_at, x.created_at
-    from jsonb_to_recordset(?::jsonb) as x(id uuid, kind text, organization_id uuid, message jsonb,
+    insert into mail_outbox (id, kind, organization_id, content, sent_event, created_at, next_attempt_at)
+    select x.id, x.kind, x.organization_id, x.content, x.sent_event, x.created_at, x.created_at
+    from jsonb_to_recordset(?::jsonb) as x(id uuid, kind text, organization_id uuid, content jsonb,
       sent_event jsonb, created_at timestamptz, badge_id uuid)
     ${filter}
     returning 1
@@ -26,7 +26,7 @@ export const outboxRows = (mails: Array<{ mail: OutboxMail; badgeId?: string }>)
       id: mail.id,
       kind: mail.kind,
       organization_id: mail.organization_id,
-      message: mail.message,
+      content: mail.content,
       sent_event: mail.sent_event,
       created_at: mail.created_at.toISOString(),
       badge_id: badgeId ?? null,
@@ -37,19 +37,19 @@ const CLAIM = `update mail_outbox m set next_attempt_at = ?::timestamptz
   from (select id from mail_outbox where failed_at is null and next_attempt_at <= ?::timestamptz
         order by next_attempt_at limit ? for update skip locked) d
   where m.id = d.id
-  returning m.id, m.kind, m.organization_id, m.message, m.sent_event, m.created_at, m.attempts`;
+  returning m.id, m.kind, m.organization_id, m.content, m.sent_event, m.created_at, m.attempts`;
 
 /** What `CLAIM` returns. */
 type ClaimedRow = Pick<
   MailOutboxRow,
-  "id" | "kind" | "organization_id" | "message" | "sent_event" | "created_at" | "attempts"
+  "id" | "kind" | "organization_id" | "content" | "sent_event" | "created_at" | "attempts"
 >;
 
 const dueOf = (row: ClaimedRow): DueMail => ({
   id: row.id,
   kind: row.kind,
   organization_id: row.organization_id,
-  message: toJson(row.message),
+  content: toJson(row.content),
   sent_event: toJson(row.sent_event),
   created_at: row.created_at,
   attempts: row.attempts,

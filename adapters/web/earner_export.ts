@@ -1,12 +1,10 @@
 import { Readable } from "node:stream";
-import { renderToString } from "preact-render-to-string";
 import { ZipFile } from "yazl";
 import { fullName } from "../../core/badges/mod.ts";
 import { type EarnerExportRecord, type EarnerStore, type ExportStore, exportExpiry } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
 import type { BadgeImageBaker, BadgeRecords, DataIntegrityCredentials } from "../rest/mod.ts";
-import { html } from "./html.ts";
 
 /** The ZIP goes to the database in pieces of about this size: neither side holds it whole. */
 export const EXPORT_CHUNK_BYTES = 32 * 1024;
@@ -178,7 +176,6 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
   const to = user.emails.find((e) => e.confirmed)?.email ?? user.emails[0]?.email;
   if (!to) return false;
   const link = exportLink(deps.publicUrl, job.id, token);
-  const text = "The file with all your badges and your profile on Laurel is ready. The link works for 7 days.";
   await deps.exports.finish(
     job.id,
     { tokenDigest: deps.digest(token), sizeBytes: size, readyAt, expiresAt: exportExpiry(readyAt) },
@@ -186,14 +183,7 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
       id: deps.newId(),
       kind: "earner_export",
       organization_id: null,
-      message: {
-        to,
-        subject: "Your Laurel export is ready",
-        text: `${text}\n\n${link}\n`,
-        html: renderToString(
-          html`<div><p>${text}</p><p><a href=${link}>Download your badges</a></p><p>${link}</p></div>`,
-        ),
-      },
+      content: { template: "export_ready", to, link },
       sent_event: null,
       created_at: readyAt,
     },

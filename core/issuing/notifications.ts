@@ -1,7 +1,6 @@
-import { acceptBadgeUrl, badgeStandardShape, fullName, type ShapeUrls } from "../badges/mod.ts";
+import { acceptBadgeUrl, badgeStandardShape, fullName, type ShapeUrls, templateImageUrl } from "../badges/mod.ts";
 import { type PendingNotificationEventType, pendingBadgeNotificationEvent } from "../events/mod.ts";
-import type { MailMessage, OutboxMail } from "../mail/mod.ts";
-import { escapeHtml } from "../shared/mod.ts";
+import type { MailContent, OutboxMail } from "../mail/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import type { BadgeView, Earner } from "./ports.ts";
 
@@ -13,33 +12,36 @@ export const notificationKind = (earner: Earner | null): PendingNotificationEven
     : "pending_badge_notification.unconfirmed_email.sent";
 };
 
-const NEXT_STEP: Record<PendingNotificationEventType, string> = {
-  "pending_badge_notification.sent": "Accept it to make it part of your record:",
-  "pending_badge_notification.unconfirmed_email.sent":
-    "Confirm this e-mail address on your account, then accept the badge:",
-  "pending_badge_notification.no_user.sent": "Create an account with this e-mail address to accept it:",
-};
+const NEXT_STEP = {
+  "pending_badge_notification.sent": "accept",
+  "pending_badge_notification.unconfirmed_email.sent": "confirm_address",
+  "pending_badge_notification.no_user.sent": "create_account",
+} as const satisfies Record<PendingNotificationEventType, Extract<MailContent, { template: "pending_badge" }>["step"]>;
 
 /**
- * The pending-badge e-mail: who issued what to whom, and the link to accept it. The link carries
- * the badge's accept token: only with it does the accept page, signed out, name the recipient.
+ * What the pending-badge e-mail says: who issued what to whom, and the link to accept it. The link
+ * carries the badge's accept token: only with it does the accept page, signed out, name the
+ * recipient.
  */
-export const pendingBadgeMessage = (
+export const pendingBadgeContent = (
   view: BadgeView,
   kind: PendingNotificationEventType,
   urls: ShapeUrls,
   acceptToken: string,
-): MailMessage => {
+): MailContent => {
   const { badge, template, issuer } = view;
-  const name = fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name);
-  const link = `${acceptBadgeUrl(urls, badge.id)}?token=${encodeURIComponent(acceptToken)}`;
-  const subject = `${issuer.name} sent you a badge: ${template.name}`;
-  const intro = `Hello ${name}, ${issuer.name} has issued you the badge "${template.name}".`;
-  const text = `${intro}\n\n${NEXT_STEP[kind]}\n${link}\n`;
-  const html =
-    `<p>${escapeHtml(intro)}</p>\n<p>${escapeHtml(NEXT_STEP[kind])}<br>` +
-    `<a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>\n`;
-  return { to: badge.recipient_email, subject, text, html };
+  return {
+    template: "pending_badge",
+    to: badge.recipient_email,
+    step: NEXT_STEP[kind],
+    recipient_name: fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name),
+    issuer_name: issuer.name,
+    issuer_image_url: issuer.image_url,
+    badge_name: template.name,
+    badge_description: template.description,
+    badge_image_url: templateImageUrl(urls, template),
+    accept_url: `${acceptBadgeUrl(urls, badge.id)}?token=${encodeURIComponent(acceptToken)}`,
+  };
 };
 
 /**
@@ -66,7 +68,7 @@ export const pendingBadgeMail = (
     id: ctx.newId(),
     kind: "pending_badge_notification",
     organization_id: view.badge.organization_id,
-    message: pendingBadgeMessage(view, kind, deps.urls, issued.acceptToken),
+    content: pendingBadgeContent(view, kind, deps.urls, issued.acceptToken),
     sent_event: { event_type: event.event_type, detail: event.detail },
     created_at: ctx.now,
   };

@@ -1,3 +1,5 @@
+export type { MailTemplate } from "./content.ts";
+export { MailContent } from "./content.ts";
 export type {
   DueMail,
   MailBudget,

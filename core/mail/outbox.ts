@@ -1,5 +1,7 @@
 import type { EventRecord, EventType } from "../events/mod.ts";
+import type { MailContent } from "./content.ts";
 
+/** A mail as the mail server takes it: the templates' rendering of a `MailContent`. */
 export interface MailMessage {
   to: string;
   subject: string;
@@ -38,7 +40,8 @@ export interface OutboxMail {
   kind: string;
   /** The organization the mail is about, when there is one (its event is recorded there). */
   organization_id: string | null;
-  message: MailMessage;
+  /** What it says; the templates render it when it is sent. */
+  content: MailContent;
   /** Recorded as an event of the organization once the mail server accepted the message. */
   sent_event: { event_type: EventType; detail: Record<string, unknown> } | null;
   created_at: Date;
@@ -80,6 +83,8 @@ export const mailRetryDelayMs = (attempt: number, baseMs: number, random: number
 export interface MailSendDeps {
   outbox: MailOutbox;
   mailer: Mailer;
+  /** The mail templates: what a mail says, as its subject, text and HTML parts. */
+  render: (content: MailContent) => MailMessage;
   baseDelayMs: number;
   maxAttempts?: number;
 }
@@ -103,7 +108,7 @@ export const sendDueMail = async (
 ): Promise<"sent" | "retry" | "failed"> => {
   const attempts = mail.attempts + 1;
   try {
-    await deps.mailer.send(mail.message);
+    await deps.mailer.send(deps.render(mail.content));
   } catch (err) {
     if (isPermanentMailFailure(err) || attempts >= (deps.maxAttempts ?? MAIL_MAX_ATTEMPTS)) {
       await deps.outbox.markFailed(mail.id, attempts, describe(err));

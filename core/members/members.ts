@@ -3,10 +3,9 @@ import { normalizeEmail } from "../badges/mod.ts";
 import type { Context, Page, SecretBox } from "../credentials/mod.ts";
 import { isEmailAddress } from "../earners/mod.ts";
 import { CoreError, forbidden, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
-import type { MailMessage } from "../mail/mod.ts";
+import type { MailContent } from "../mail/mod.ts";
 import { type CreateOrganizationInput, newOrganization, type OrganizationRecord } from "../organizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
-import { escapeHtml } from "../shared/mod.ts";
 import { type InvitationBudget, takeInvitations } from "../workforce/mod.ts";
 import type { MemberStore, MemberTx } from "./ports.ts";
 import type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";
@@ -176,27 +175,20 @@ const inviterName = async (
   }
 };
 
-const ROLE_WORDS: Record<Role, string> = {
-  owner: "owner (everything, including members and ownership)",
-  admin: "admin (everything but changing owners)",
-  issuer: "issuer (issue, revoke and replace badges)",
-  viewer: "viewer (read only)",
-};
-
-/** The invitation mail: who invites, to which organization, with which role, and the link to accept. */
-export const invitationMessage = (invitation: InvitationRecord, org: OrganizationRecord, link: string): MailMessage => {
-  const intro = `${invitation.invited_by_name} invites you to join ${org.name} on Laurel as ${ROLE_WORDS[invitation.role]}.`;
-  const step = `Open this link and sign in with ${invitation.email} to accept:`;
-  const footer = `The invitation expires on ${invitation.expires_at.toISOString().slice(0, 16).replace("T", " ")} UTC. If you did not expect it, ignore this e-mail.`;
-  return {
-    to: invitation.email,
-    subject: `Join ${org.name} on Laurel`,
-    text: `${intro}\n\n${step}\n${link}\n\n${footer}\n`,
-    html:
-      `<p>${escapeHtml(intro)}</p>\n<p>${escapeHtml(step)}<br>` +
-      `<a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>\n<p>${escapeHtml(footer)}</p>\n`,
-  };
-};
+/** What the invitation mail says: who invites, to which organization, with which role, and the link to accept. */
+export const invitationContent = (
+  invitation: InvitationRecord,
+  org: OrganizationRecord,
+  link: string,
+): MailContent => ({
+  template: "member_invitation",
+  to: invitation.email,
+  invited_by: invitation.invited_by_name,
+  organization_name: org.name,
+  role: invitation.role,
+  link,
+  expires_at: invitation.expires_at.toISOString(),
+});
 
 /**
  * Invites an address with a role: a fresh 256-bit token of which only the keyed digest is kept,
@@ -245,7 +237,7 @@ export const invite = async (
       id: ctx.newId(),
       kind: "member_invitation",
       organization_id: organizationId,
-      message: invitationMessage(invitation, org, invitationUrl(deps.publicUrl, token)),
+      content: invitationContent(invitation, org, invitationUrl(deps.publicUrl, token)),
       sent_event: null,
       created_at: ctx.now,
     });

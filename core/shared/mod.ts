@@ -1,4 +1,3 @@
-export { escapeHtml } from "./html.ts";
 export { HttpUrl } from "./http_url.ts";
 export { originOf } from "./origin.ts";
 export type { PageRequest } from "./pagination.ts";

@@ -1,6 +1,5 @@
 import { CoreError, notFound } from "../errors/mod.ts";
-import type { MailMessage, MailOutbox } from "../mail/mod.ts";
-import { escapeHtml } from "../shared/mod.ts";
+import type { MailContent, MailOutbox } from "../mail/mod.ts";
 import type { EmployeeRecord, Employer } from "./employee_records.ts";
 import type { SendInvitationsBody } from "./employee_schemas.ts";
 
@@ -8,19 +7,14 @@ import type { SendInvitationsBody } from "./employee_schemas.ts";
 export const invitationLink = (publicUrl: string): string =>
   `${publicUrl.replace(/\/+$/, "")}/sign_in?next=${encodeURIComponent("/wallet")}`;
 
-/** The invitation e-mail: who invites, and the link to sign in and connect. */
-export const invitationMessage = (employee: EmployeeRecord, employer: Employer, publicUrl: string): MailMessage => {
-  const link = invitationLink(publicUrl);
-  const greeting = `Hello ${employee.first_name},`;
-  const body = `${employer.name} invites you to connect your digital badges with your employee profile.`;
-  const step = "Sign in (or create an account) with this e-mail address to see the invitation:";
-  return {
-    to: employee.email,
-    subject: `${employer.name} invites you to connect your badges`,
-    text: `${greeting}\n\n${body}\n\n${step}\n${link}\n`,
-    html: `<p>${escapeHtml(greeting)}</p><p>${escapeHtml(body)}</p><p>${escapeHtml(step)}<br><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
-  };
-};
+/** What the invitation e-mail says: who invites, and the link to sign in and connect. */
+export const invitationContent = (employee: EmployeeRecord, employer: Employer, publicUrl: string): MailContent => ({
+  template: "employee_invitation",
+  to: employee.email,
+  first_name: employee.first_name,
+  employer_name: employer.name,
+  link: invitationLink(publicUrl),
+});
 
 /**
  * A fixed window of `perWindow` invitation e-mails per organization. The counts are plain data
@@ -89,7 +83,7 @@ export const sendInvitations = async (
         id: deps.newId(),
         kind: "employee_invitation",
         organization_id: organizationId,
-        message: invitationMessage(r, employer, deps.publicUrl),
+        content: invitationContent(r, employer, deps.publicUrl),
         sent_event: null,
         created_at: now,
       });

@@ -122,4 +122,4 @@ export {
   verifyOb3,
 } from "./external_verification.ts";
 export type { InvitationBudget, InvitationDeps, InvitationResult } from "./invitations.ts";
-export { invitationLink, invitationMessage, sendInvitations, takeInvitations } from "./invitations.ts";
+export { invitationContent, invitationLink, sendInvitations, takeInvitations } from "./invitations.ts";

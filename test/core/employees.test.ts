@@ -1,4 +1,5 @@
 import t from "tap";
+import { renderMail } from "../../adapters/mail/mod.ts";
 import { type AuditRecord, byMember } from "../../core/audit/mod.ts";
 import type { BadgeStandardShape } from "../../core/badges/mod.ts";
 import { type CoreError, isCoreError, resultOf } from "../../core/errors/mod.ts";
@@ -216,9 +217,9 @@ t.test("sendInvitations: queued in the outbox; one that could not be written is 
   const deps = {
     outbox: {
       enqueue: async (m: OutboxMail) => {
-        if (m.message.to.startsWith("fail")) throw new Error("refused");
+        if (m.content.to.startsWith("fail")) throw new Error("refused");
         t.match(m, { kind: "employee_invitation", organization_id: ORG, sent_event: null, created_at: NOW });
-        sent.push(m.message);
+        sent.push(renderMail(m.content));
       },
     },
     newId: () => "00000000-0000-7000-8000-000000000001",

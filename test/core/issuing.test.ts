@@ -1,4 +1,5 @@
 import t from "tap";
+import { renderMail } from "../../adapters/mail/mod.ts";
 import type { AuditRecord } from "../../core/audit/mod.ts";
 import {
   type BadgeRecord,
@@ -24,7 +25,7 @@ import {
   issueBadge,
   newUserRecord,
   notificationKind,
-  pendingBadgeMessage,
+  pendingBadgeContent,
   replaceBadge,
   revokeBadge,
   userJson,
@@ -191,13 +192,13 @@ t.test("notification kind from the account owning the address", (t) => {
 t.test("the pending-badge mail: accept link, issuer and template, HTML escaped", async (t) => {
   const { deps } = fakeStore({});
   const issued = await issueBadge(deps, ctx(), org.id, body);
-  const m = pendingBadgeMessage(issued.view, "pending_badge_notification.no_user.sent", deps.urls, "tok-1");
+  const m = renderMail(pendingBadgeContent(issued.view, "pending_badge_notification.no_user.sent", deps.urls, "tok-1"));
   const link = `https://laurel.example/badges/${issued.view.badge.id}/accept?token=tok-1`;
   t.equal(m.to, "ada@example.org");
   t.equal(m.subject, "Acme <Labs> sent you a badge: Rust & C");
   t.ok(m.text.includes(link));
   t.ok(m.html.includes(`href="${link}"`));
-  t.ok(m.html.includes("Acme &lt;Labs&gt;") && m.html.includes("Rust &amp; C"), "HTML escaped");
+  t.ok(m.html.includes("Acme &lt;Labs>") && m.html.includes("Rust &amp; C"), "HTML escaped");
   t.notOk(m.html.includes("<Labs>"));
   t.end();
 });
@@ -232,11 +233,12 @@ t.test("issue, notify, accept: records and events", async (t) => {
   t.match(outbox[0], {
     kind: "pending_badge_notification",
     organization_id: org.id,
-    message: { to: "ada@example.org" },
+    content: { template: "pending_badge", to: "ada@example.org", step: "confirm_address" },
     sent_event: { event_type: "pending_badge_notification.unconfirmed_email.sent" },
   });
   t.same(outbox[0]?.sent_event?.detail.recipient_email, "ada@example.org");
-  const token = /\/accept\?token=([^\s"]+)/.exec(outbox[0]?.message.text ?? "")?.[1] ?? "";
+  const accept = outbox[0]?.content.template === "pending_badge" ? outbox[0].content.accept_url : "";
+  const token = /\/accept\?token=([^\s"]+)/.exec(accept)?.[1] ?? "";
   t.not(token, "", "the mail's accept link carries a token");
   t.equal(issued.view.badge.accept_token_digest, `digest(${token})`, "only the token's keyed digest is stored");
   const silent = await issueBadge(deps, ctx(), org.id, {

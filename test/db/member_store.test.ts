@@ -64,11 +64,15 @@ t.test("invitations, acceptance, roles, the last owner, audit", async (t) => {
   const pending = await listInvitations(deps, ctx(2), operator, ORG, { page: 1, per: 50, offset: 0 });
   t.equal(pending.total, 1, "the second invitation replaced the first");
   t.equal(pending.items[0]?.role, "owner");
-  const mails = await db.all<{ kind: string; message: { to: string; text: string; html: string } }>(
-    "select kind, message from mail_outbox order by created_at",
+  const mails = await db.all<{ kind: string; content: { template: string; to: string; link: string } }>(
+    "select kind, content from mail_outbox order by created_at",
   );
   t.equal(mails.length, 2);
-  t.match(mails[1]?.message.text, `https://laurel.test/console/invitations/${token}`);
+  t.match(mails[1]?.content, {
+    template: "member_invitation",
+    to: "one@ACME.test",
+    link: `https://laurel.test/console/invitations/${token}`,
+  });
 
   await acceptInvitation(deps, ctx(3), U1, token, "192.0.2.4");
   t.equal(await membershipOf(deps, U1, ORG), "owner");

