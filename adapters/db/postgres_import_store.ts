@@ -8,6 +8,7 @@ import {
   type ImportTx,
   type IssueTarget,
   type RowOutcome,
+  rowKey,
   type TargetFacts,
 } from "../../core/imports/mod.ts";
 import type { IssueWrites } from "../../core/issuing/mod.ts";
@@ -213,13 +214,13 @@ export const postgresImportStore = (db: Database): ImportStore => {
       return rows.map(recordOf);
     },
     async problems(importId, limit) {
-      const rows = await db.all<Pick<ImportLineRow, "row_no"> & FieldError>(
-        `select r.row_no, e.field, e.message
+      const rows = await db.all<Pick<ImportLineRow, "row_no" | "item"> & FieldError>(
+        `select r.row_no, r.item, e.field, e.message
          from import_rows r, jsonb_to_recordset(r.errors) as e(field text, message text)
          where r.import_id = ? and r.status in ('invalid', 'failed') order by r.row_no limit ?`,
         [importId, limit],
       );
-      return rows.map((r) => ({ row: r.row_no, field: r.field, message: r.message }));
+      return rows.map((r) => ({ row: r.row_no, field: r.field, message: r.message, key: rowKey(toJson(r.item)) }));
     },
     async rows(importId, afterRow, limit) {
       const rows = await db.all<Omit<ImportLineRow, "import_id">>(

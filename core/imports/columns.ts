@@ -116,7 +116,7 @@ export interface CheckedRow {
 
 const NO_TEMPLATE: FieldError = {
   field: "badge_template_id",
-  message: "is empty, and no template was chosen for the file",
+  message: "is missing: choose a template for the file, or name one in this column",
 };
 
 const cellCount = (columns: readonly string[], r: ImportInputRow): FieldError[] =>

@@ -102,6 +102,8 @@ export interface RowProblem {
   row: number;
   field: string;
   message: string;
+  /** The row's recipient e-mail or external id (`rowKey`), where the stored row is read. */
+  key?: string;
 }
 
 /** The writes of one worker's chunk, all in the transaction that holds its rows. */

@@ -40,4 +40,4 @@ export {
 } from "./imports.ts";
 export type { IssueTarget, RowRefusal, TargetFacts } from "./issue_check.ts";
 export { distinctTargets, issueRefusals } from "./issue_check.ts";
-export { csvLine, neutralizeCell, RESULT_HEADER, resultLine } from "./result_file.ts";
+export { csvLine, neutralizeCell, RESULT_HEADER, resultLine, rowKey } from "./result_file.ts";

@@ -13,6 +13,12 @@ const field = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.rep
 export const csvLine = (cells: readonly string[]): string =>
   `${cells.map((c) => field(neutralizeCell(c))).join(",")}\r\n`;
 
+/** What identifies a row to the person who wrote the file: the recipient e-mail, the employee's external id. */
+export const rowKey = (item: Record<string, unknown>): string => {
+  const key = item.recipient_email ?? item.external_id ?? "";
+  return typeof key === "string" ? key : "";
+};
+
 /** The result file's header: a row's number, what became of it, the id made, and why not. */
 export const RESULT_HEADER = ["row", "status", "id", "key", "errors"] as const;
 
@@ -21,13 +27,12 @@ export const RESULT_HEADER = ["row", "status", "id", "key", "errors"] as const;
  * file (the recipient e-mail, the employee's external id); `errors` lists `column: message`.
  */
 export const resultLine = (r: ImportRow): string => {
-  const key = r.item.recipient_email ?? r.item.external_id ?? "";
   const status = r.status === "done" ? (r.detail ?? "done") : r.status;
   return csvLine([
     String(r.row),
     status,
     r.outcome_id ?? "",
-    typeof key === "string" ? key : "",
+    rowKey(r.item),
     r.errors.map((e) => `${e.field}: ${e.message}`).join("; "),
   ]);
 };

@@ -210,7 +210,9 @@ t.test("a badge row's template: its own cell wins, else the file's, else a probl
     [{ row: 1, cells: ["a@example.org", "A", "B", "2024-01-01T09:00:00Z"] }],
     NOW,
   );
-  t.same(none?.errors, [{ field: "badge_template_id", message: "is empty, and no template was chosen for the file" }]);
+  t.same(none?.errors, [
+    { field: "badge_template_id", message: "is missing: choose a template for the file, or name one in this column" },
+  ]);
   const [mixed] = checkRows(
     "badges",
     BADGE_COLUMNS,

@@ -250,8 +250,13 @@ t.test("the example file: checked without a template, then with one; the import 
     issuer.waitForEvent("download"),
     issuer.click("a:has-text('Download an example file')"),
   ]);
-  const exampleFile = (await download.path()) as string;
-  t.match(readFileSync(exampleFile, "utf8"), /^recipient_email,issued_to_first_name,/, "recipients only");
+  const exampleFile = {
+    name: download.suggestedFilename(),
+    mimeType: "text/csv",
+    buffer: readFileSync((await download.path()) as string),
+  };
+  t.equal(exampleFile.name, "laurel-badges-example.csv");
+  t.match(exampleFile.buffer.toString("utf8"), /^recipient_email,issued_to_first_name,/, "recipients only");
 
   // No template chosen: the check says so for every row rather than "valid".
   await issuer.setInputFiles("#import-file", exampleFile);
@@ -261,7 +266,7 @@ t.test("the example file: checked without a template, then with one; the import 
     "badge_template_id",
     "badge_template_id",
   ]);
-  t.match(await issuer.textContent("tbody"), /no template was chosen for the file/);
+  t.match(await issuer.textContent("tbody"), /choose a template for the file/);
   await look(t, issuer, "example-no-template");
 
   await issuer.goto(`${laurel.origin}/console/${org.id}/imports`);
@@ -295,6 +300,11 @@ t.test("the example file: checked without a template, then with one; the import 
     "User already has this badge",
     "User already has this badge",
   ]);
+  t.same(
+    await issuer.$$eval("tbody tr td:nth-child(4)", (tds) => tds.map((td) => td.textContent?.trim())),
+    ["ada@example.org", "grace@example.org"],
+    "each problem names its recipient",
+  );
   t.equal(await issuer.locator("button:has-text('Issue the')").count(), 0);
   await look(t, issuer, "example-again");
   await issuer.context().close();

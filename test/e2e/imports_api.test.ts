@@ -162,7 +162,11 @@ t.test("the dry run finds every row the issue would refuse, and the import then 
   );
   t.match(none.body.data, { valid_count: 0, invalid_count: 1 }, "no template chosen, no column");
   t.same(none.body.data.errors, [
-    { row: 1, column: "badge_template_id", message: "is empty, and no template was chosen for the file" },
+    {
+      row: 1,
+      column: "badge_template_id",
+      message: "is missing: choose a template for the file, or name one in this column",
+    },
   ]);
   const bad = await post(org, "badges/imports?dry_run=true&badge_template_id=nope", csv);
   t.equal(bad.status, 400, "a template id that is no id: 400");

@@ -36,8 +36,7 @@ const columnList = (kind: ImportKind): Node => html`<p class="small">
   </p>`;
 
 const example = (member: ConsoleMember, kind: ImportKind): Node =>
-  html`<p class="small">At most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows, UTF-8, a header row naming the columns; row 1 is the first line under it.
-    <a href=${`${importPath(member.organizationId)}/examples/${kind}.csv`} download>Download an example file</a>.</p>`;
+  html`<p class="small">At most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows, UTF-8, a header row naming the columns; row 1 is the first line under it. <a href=${`${importPath(member.organizationId)}/examples/${kind}.csv`} download>Download an example file</a>.</p>`;
 
 /** The form's choices: the organization's active templates and the one chosen (from a template page, or as sent). */
 export interface TemplateChoice {
@@ -59,14 +58,14 @@ const badgeForm = (frame: Frame, member: ConsoleMember, choice: TemplateChoice):
       <p class="small" id="import-template-help">${
         choice.templates.length === 0
           ? html`No template is active yet: <a href=${consolePath(member.organizationId, "templates")}>publish one</a> to issue its badge.`
-          : "Every row receives this badge, unless it names another template in its own badge_template_id cell."
+          : html`Every row receives this badge, unless it names another template in its own <code>badge_template_id</code> cell.`
       }</p>
       <label for="import-file">CSV file of recipients</label>
       <input id="import-file" name="file" type="file" accept=".csv,text/csv" required />
       <button type="submit">Check the file</button>
     </form>
-    <details class="small"><summary>Columns of a badge file</summary>${columnList("badges")}</details>
     ${example(member, "badges")}
+    <details class="small"><summary>Columns of a badge file</summary>${columnList("badges")}</details>
   </section>`;
 
 const employeeForm = (frame: Frame, member: ConsoleMember): Node =>
@@ -79,8 +78,8 @@ const employeeForm = (frame: Frame, member: ConsoleMember): Node =>
       <input id="employee-file" name="file" type="file" accept=".csv,text/csv" required />
       <button type="submit">Check the employee file</button>
     </form>
-    <details class="small"><summary>Columns of an employee file</summary>${columnList("employees")}</details>
     ${example(member, "employees")}
+    <details class="small"><summary>Columns of an employee file</summary>${columnList("employees")}</details>
   </section>`;
 
 const counts = (r: ImportRecord): string => {
@@ -125,13 +124,13 @@ export const importsPage = (
       }</section>`,
   );
 
-const problemsTable = (problems: RowProblem[], total: number): Node =>
+const problemsTable = (kind: ImportKind, problems: RowProblem[], total: number): Node =>
   problems.length === 0
     ? html`<p class="muted">No problems.</p>`
     : html`<div class="table-wrap"><table>
         <caption class="sr-only">Problems by row and column</caption>
-        <thead><tr><th scope="col">Row</th><th scope="col">Column</th><th scope="col">Problem</th></tr></thead>
-        <tbody>${problems.map((p) => html`<tr><td>${p.row}</td><td><code>${p.field}</code></td><td>${p.message}</td></tr>`)}</tbody>
+        <thead><tr><th scope="col">Row</th><th scope="col">Column</th><th scope="col">Problem</th><th scope="col">${kind === "badges" ? "Recipient" : "External id"}</th></tr></thead>
+        <tbody>${problems.map((p) => html`<tr><td>${p.row}</td><td><code>${p.field}</code></td><td>${p.message}</td><td class="raw">${p.key ?? ""}</td></tr>`)}</tbody>
       </table></div>
       ${total > problems.length ? html`<p class="small">The first ${problems.length} problems are shown; the result file lists every row.</p>` : null}`;
 
@@ -180,7 +179,7 @@ export const importPage = (
               ? html`<form method="post" action=${`${path}/start`} class="stack">${csrfField(frame.csrf)}
                 <button type="submit">${r.kind === "badges" ? `Issue the ${valid} valid ${valid === 1 ? "badge" : "badges"}` : `Write the ${valid} valid ${valid === 1 ? "record" : "records"}`}</button></form>
                 ${r.invalid_count > 0 ? html`<p class="small">The ${r.invalid_count} ${r.invalid_count === 1 ? "row" : "rows"} with problems will be skipped; fix them and upload them in a new file.</p>` : null}`
-              : html`<p>No row can be ${DONE_LABEL[r.kind]}: fix the file and upload it again.</p>`
+              : html`<p>No row can be ${DONE_LABEL[r.kind]}: each has a problem listed below. Fix the file${r.kind === "badges" ? " (or the template chosen)" : ""} and upload it again.</p>`
           }</section>`
       : html`<section class="card" aria-labelledby="progress-h"><h2 id="progress-h">Progress</h2>
           <progress class="import-progress" id="import-progress" max=${String(progress.max)} value=${String(progress.value)}
@@ -190,7 +189,7 @@ export const importPage = (
           <p><a class="button" href=${`${path}/result`} download>Download the result file</a></p>
         </section>`,
     html`<section aria-labelledby="problems-h"><h2 id="problems-h">Problems by row and column (${data.problemCount})</h2>
-      ${problemsTable(data.problems, data.problemCount)}</section>`,
+      ${problemsTable(r.kind, data.problems, data.problemCount)}</section>`,
   );
 };
 
