@@ -1,49 +1,15 @@
 import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { badRequest, type FieldError, validationFailed } from "../../core/errors/mod.ts";
+import { unstorableTextErrors } from "../../core/shared/mod.ts";
 
-const MAX_DEPTH = 64;
-const MAX_LISTED = 20;
+/**
+ * Bytes (an uploaded file) and a body handed over unread (an upload its route reads itself) are not
+ * text: walked as objects, every byte would become an entry, or the walk would walk the socket.
+ */
+const opaque = (value: object): boolean => ArrayBuffer.isView(value) || value instanceof Readable;
 
-/** A UTF-16 surrogate without its pair. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Whether PostgreSQL refuses `text` as a text value: U+0000, or a surrogate without its pair. */
-export const isUnstorableText = (text: string): boolean => text.includes("\u0000") || LONE_SURROGATE.test(text);
-
-/** What is wrong with `text`, or null when PostgreSQL can store it. */
-const unstorableReason = (text: string): string | null =>
-  text.includes("\u0000")
-    ? "must not contain NUL characters"
-    : LONE_SURROGATE.test(text)
-      ? "must not contain unpaired surrogates"
-      : null;
-
-/** Dotted paths of the strings (keys or values) in `value` that PostgreSQL would refuse. */
-const unstorablePaths = (value: unknown, path: string, out: FieldError[], depth = 0): void => {
-  if (out.length >= MAX_LISTED || depth > MAX_DEPTH) return;
-  if (typeof value === "string") {
-    const reason = unstorableReason(value);
-    if (reason) out.push({ field: path || "body", message: reason });
-  } else if (ArrayBuffer.isView(value)) {
-    // Bytes (an uploaded file) are not text: their route reads and checks them itself. Walked as
-    // an object, every byte would become an entry, hundreds of bytes of memory each.
-    return;
-  } else if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) unstorablePaths(v, path ? `${path}.${i}` : String(i), out, depth + 1);
-  } else if (value instanceof Readable) {
-    // A body handed over unread (an upload its route reads itself) is no text to check, and
-    // walked as an object it would walk the socket.
-    return;
-  } else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      const at = path ? `${path}.${k}` : k;
-      const reason = unstorableReason(k);
-      if (reason) out.push({ field: at, message: reason });
-      unstorablePaths(v, at, out, depth + 1);
-    }
-  }
-};
+const check = (value: unknown): FieldError[] => unstorableTextErrors(value, opaque);
 
 /**
  * A preValidation hook for every route: text PostgreSQL cannot hold (U+0000, lone surrogates) in the
@@ -56,15 +22,12 @@ export const refuseUnstorableText = (
   _reply: FastifyReply,
   done: (err?: Error) => void,
 ): void => {
-  const inUrl: FieldError[] = [];
-  unstorablePaths(request.params, "", inUrl);
-  unstorablePaths(request.query, "", inUrl);
+  const inUrl = [...check(request.params), ...check(request.query)];
   if (inUrl.length > 0) {
     done(badRequest("The request's path or query string is invalid", inUrl));
     return;
   }
-  const inBody: FieldError[] = [];
-  unstorablePaths(request.body, "", inBody);
+  const inBody = check(request.body);
   done(inBody.length > 0 ? validationFailed("The request body is invalid", inBody) : undefined);
 };
 

@@ -7,9 +7,6 @@ import type { EarnerDeps } from "./context.ts";
 import type { EarnerAccount } from "./ports.ts";
 import { badgePageVisible, canDecide, idShaped, onPublicProfile, validVanity, walletOrder } from "./rules.ts";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: PostgreSQL text cannot hold U+0000
-const NUL = /\u0000/;
-
 export const updateName = async (
   deps: Pick<EarnerDeps, "store">,
   now: Date,
@@ -19,10 +16,8 @@ export const updateName = async (
   const first = input.first_name.trim();
   const last = input.last_name.trim();
   const errors = [
-    ...(first === "" || first.length > 255 || NUL.test(first)
-      ? [{ field: "first_name", message: "must be 1 to 255 characters" }]
-      : []),
-    ...(last.length > 255 || NUL.test(last) ? [{ field: "last_name", message: "must be at most 255 characters" }] : []),
+    ...(first === "" || first.length > 255 ? [{ field: "first_name", message: "must be 1 to 255 characters" }] : []),
+    ...(last.length > 255 ? [{ field: "last_name", message: "must be at most 255 characters" }] : []),
   ];
   if (errors.length > 0) throw validationFailed("Check the name", errors);
   await deps.store.updateName(account.user.id, first, last, now);

@@ -23,8 +23,7 @@ export interface UserRecord {
 }
 
 const Email = Type.String({ format: "email", maxLength: 254 });
-/** No NUL: a name is text, and PostgreSQL text cannot hold U+0000. */
-const Name = Type.String({ minLength: 1, maxLength: 255, pattern: "^[^\\u0000]*$" });
+const Name = Type.String({ minLength: 1, maxLength: 255 });
 
 /** `confirmed` applies to every address given (an internal tool creating an account vouches for them). */
 export const UserCreateInput = Type.Object(

@@ -174,8 +174,8 @@ export const parseListQuery = <F extends string, S extends string>(
           : null;
     // An alias names the same bound as `<key>_min` or `<key>_max`: one of them only.
     if (!once(range ? `${key}_${bound === "min" ? "min" : "max"}` : name, field, raw)) return;
-    if (raw.length > VALUE_MAX || raw.includes("\u0000")) {
-      errors.push({ field, message: `${name} is too long or holds a NUL character` });
+    if (raw.length > VALUE_MAX) {
+      errors.push({ field, message: `${name} is longer than ${VALUE_MAX} characters` });
       return;
     }
     const converted = convert(kind, raw, kind.kind === "date" ? bound : null);

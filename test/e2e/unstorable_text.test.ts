@@ -160,3 +160,18 @@ t.test("a text refusal that reaches PostgreSQL is still a 4xx", async (t) => {
     t.equal(res.body.data.code, "validation_failed");
   }
 });
+
+t.test("the internal API refuses the same text at its edge: a 400, never a 500", async (t) => {
+  const { trpcFailure } = await import("../support/badges.ts");
+  for (const [label, name] of [
+    ["NUL", "Bad\u0000Org"],
+    ["a lone surrogate", "Bad\ud800Org"],
+  ]) {
+    const refused = await trpcFailure(laurel, "organizations.create", { name, email: "a@b.example" });
+    t.equal(refused.status, 400, label);
+    t.equal(refused.code, "BAD_REQUEST");
+    t.match(refused.message, /must not contain/);
+  }
+  const key = await trpcFailure(laurel, "organizations.create", { name: "Fine", email: "a@b.example", "k\u0000": 1 });
+  t.equal(key.status, 400, "a key too");
+});

@@ -5,8 +5,9 @@ import { isUserGrant, parseTokenRequest, parseUserGrantRequest } from "../../../
 import { exchangeUserGrant } from "../../../core/connect/mod.ts";
 import { AccessToken, issueAccessToken, type OAuthApplicationRecord } from "../../../core/credentials/mod.ts";
 import { CoreError, isCoreError, oauthError } from "../../../core/errors/mod.ts";
+import { isUnstorableText } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
-import { isRefusedTextError, isUnstorableText } from "../nul_guard.ts";
+import { isRefusedTextError } from "../nul_guard.ts";
 import { oauthAnswer } from "../oauth_errors.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
 
