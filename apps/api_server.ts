@@ -20,6 +20,7 @@ import {
   postgresBadgeCounters,
   postgresConnectionStore,
   postgresConnectStore,
+  postgresPlatformStore,
   postgresEarnerStore,
   postgresEmployeeStore,
   postgresExportStore,
@@ -139,6 +140,7 @@ export const buildApiServer = async (
   const employeeStore = postgresEmployeeStore(db);
   const earnerStore = postgresEarnerStore(db);
   const connectStore = postgresConnectStore(db);
+  const platformStore = postgresPlatformStore(db);
   const externalBadges = wireExternalBadges(config, db);
   // Every mail the pages and invitations send goes through the outbox; a mail sender delivers it.
   const mailOutbox = postgresMailOutbox(db);
@@ -201,6 +203,27 @@ export const buildApiServer = async (
       verifyAccessToken: jwt.verify,
       earners: earnerStore,
       publicUrl: config.publicUrl,
+      platforms: platformStore,
+    },
+    obApi: {
+      platforms: platformStore,
+      site: {
+        name: config.obApi.name,
+        imageUrl: config.obApi.imageUrl,
+        privacyUrl: config.obApi.privacyUrl,
+        termsUrl: config.obApi.termsUrl,
+      },
+      maxPlatforms: config.obApi.maxPlatforms,
+      // Registrations fill a table: bounded like the mail budget, whatever RATE_LIMITS says.
+      registrations: { perHour: config.obApi.registrationsPerHour, counter: postgresRateCounter(db) },
+      externalBadges: externalBadges.deps,
+      externalContext: () => ({
+        now: clock(),
+        newId: badgeWiring.badges.newId,
+        newEventId: badgeWiring.badges.newEventId,
+        urls: badgeWiring.badges.issuing.urls,
+      }),
+      earners: earnerStore,
     },
     metrics: () => registry.render(),
     rateLimits: { settings: config.limits.rate, shared: postgresRateCounter(db) },
@@ -251,6 +274,7 @@ export const buildApiServer = async (
       secrets,
       authPath: new URL(config.authUrl).pathname.replace(/\/$/, ""),
       application: (clientId) => authenticator.application(clientId),
+      platform: (clientId) => platformStore.findByClientId(clientId),
       organizationName: async (id) => (await organizations.get(id))?.name ?? null,
     },
     console: {

@@ -33,6 +33,15 @@ export interface Config {
   /** nodemailer connection URL; when unset, pending-badge mail is written to the log. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** What the Open Badges API's service description document names, and its registration bounds. */
+  obApi: {
+    name: string;
+    imageUrl: string | null;
+    privacyUrl: string;
+    termsUrl: string;
+    maxPlatforms: number;
+    registrationsPerHour: number;
+  };
   /** The contact e-mail given at start-up to organizations that have none (ISSUER_DEFAULT_EMAIL). */
   issuerDefaultEmail: string | undefined;
   /** Invitation e-mails (employees and members) an organization may send per hour (per API process). */
@@ -92,6 +101,14 @@ export const readConfig = (raw: Readonly<Record<string, string | undefined>> = p
     publicUrl: trimSlash(env.PUBLIC_URL ?? new URL(baseUrl).origin),
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
+    obApi: {
+      name: env.OB_API_NAME,
+      imageUrl: env.OB_API_IMAGE_URL ?? null,
+      privacyUrl: env.OB_API_PRIVACY_URL ?? `${trimSlash(env.PUBLIC_URL ?? new URL(baseUrl).origin)}/`,
+      termsUrl: env.OB_API_TERMS_URL ?? `${trimSlash(env.PUBLIC_URL ?? new URL(baseUrl).origin)}/`,
+      maxPlatforms: env.OB_API_MAX_PLATFORMS,
+      registrationsPerHour: env.OB_API_REGISTRATIONS_PER_HOUR,
+    },
     issuerDefaultEmail: env.ISSUER_DEFAULT_EMAIL,
     invitationsPerHour: env.INVITATIONS_PER_HOUR,
     organizationSignup: env.ORGANIZATION_SIGNUP,

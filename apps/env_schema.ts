@@ -152,6 +152,24 @@ export const EnvSchema = Type.Object({
     600,
   ),
   MAIL_FROM: text("sender of the notifications", { default: "Laurel <no-reply@localhost>" }),
+  OB_API_NAME: text("the name the Open Badges API's service description document gives platforms and earners", {
+    default: "Laurel",
+  }),
+  OB_API_IMAGE_URL: Type.Optional(
+    text("an image (URL) the Open Badges API's service description document shows", { defaultText: "none" }),
+  ),
+  OB_API_PRIVACY_URL: Type.Optional(
+    text("the privacy policy the Open Badges API's service description document names", {
+      defaultText: "`$PUBLIC_URL/`",
+    }),
+  ),
+  OB_API_TERMS_URL: Type.Optional(
+    text("the terms of service the Open Badges API's service description document names", {
+      defaultText: "`$PUBLIC_URL/`",
+    }),
+  ),
+  OB_API_MAX_PLATFORMS: positive("platforms that may register through the Open Badges API, in all", 1000),
+  OB_API_REGISTRATIONS_PER_HOUR: positive("Open Badges API registrations one address may make per hour", 10),
   INVITATIONS_PER_HOUR: positive(
     "invitation e-mails (employees and members together) an organization may send per hour (per API process); more is a 429",
     1000,

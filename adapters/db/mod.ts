@@ -11,6 +11,7 @@ export { openDatabase } from "./database.ts";
 export { postgresBadgeActivity, postgresBadgeCounters } from "./postgres_badge_console.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
 export { postgresConnectStore } from "./postgres_connect_store.ts";
+export { postgresPlatformStore } from "./postgres_platform_store.ts";
 export { connectionTx, postgresConnectionStore } from "./postgres_connection_store.ts";
 export {
   postgresAuthorizationTokenStore,

@@ -94,7 +94,8 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   async connectedHolders(templateId) {
     const grants = await q.all<{ user_id: string; organization_id: string }>(
       `select distinct user_id, organization_id from connect_grants
-       where revoked_at is null and user_id in (select user_id from badges where badge_template_id = ?)
+       where revoked_at is null and organization_id is not null
+         and user_id in (select user_id from badges where badge_template_id = ?)
        order by organization_id`,
       [templateId],
     );

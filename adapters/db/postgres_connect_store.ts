@@ -11,12 +11,16 @@ import { appendEvents } from "./postgres_event_log.ts";
 import type { ConnectCodeRow, ConnectGrantRow, ConnectRefreshTokenRow, ConnectSessionRow } from "./rows.ts";
 import { placeholders, type Queryable, toNumber } from "./sql.ts";
 
+const idOrNull = (v: ConnectGrantRow["application_id"]): number | null => (v === null ? null : toNumber(v));
+
 const grantOf = (r: ConnectGrantRow): GrantRecord => ({
   id: r.id,
   user_id: r.user_id,
-  application_id: toNumber(r.application_id),
+  application_id: idOrNull(r.application_id),
+  platform_id: idOrNull(r.platform_id),
   organization_id: r.organization_id,
   scopes: r.scopes,
+  private_badges: r.private_badges,
   created_at: r.created_at,
   updated_at: r.updated_at,
   revoked_at: r.revoked_at,
@@ -26,7 +30,8 @@ const codeOf = (r: ConnectCodeRow): CodeRecord => ({
   digest: r.digest,
   grant_id: r.grant_id,
   user_id: r.user_id,
-  application_id: toNumber(r.application_id),
+  application_id: idOrNull(r.application_id),
+  platform_id: idOrNull(r.platform_id),
   redirect_uri: r.redirect_uri,
   code_challenge: r.code_challenge,
   scopes: r.scopes,
@@ -49,41 +54,51 @@ const sessionOf = (r: SessionFields): SessionRecord => ({
   revoked_at: r.s_revoked_at,
 });
 
-const GRANT_COLUMNS =
-  "g.id, g.user_id, g.application_id, g.organization_id, g.scopes, g.created_at, g.updated_at, g.revoked_at";
+const GRANT_COLUMNS = `g.id, g.user_id, g.application_id, g.platform_id, g.organization_id, g.scopes, g.private_badges,
+  g.created_at, g.updated_at, g.revoked_at`;
 
 /** The organizations the accounts have an active grant with, for the events a change of theirs tells. */
 export const connectedOrganizations = async (q: Queryable, userIds: readonly string[]): Promise<string[]> => {
   if (userIds.length === 0) return [];
-  const found = await q.all<Pick<ConnectGrantRow, "organization_id">>(
+  const found = await q.all<{ organization_id: string }>(
     `select distinct organization_id from connect_grants
-       where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by organization_id`,
+       where user_id in (${placeholders(userIds.length)}) and revoked_at is null and organization_id is not null
+       order by organization_id`,
     userIds,
   );
   return found.map((r) => r.organization_id);
 };
 
 export const postgresConnectStore = (db: Database): ConnectStore => ({
-  async activeGrant(userId, applicationId) {
+  async activeGrant(userId, client) {
+    const column = client.kind === "application" ? "application_id" : "platform_id";
     const [row] = await db.all<ConnectGrantRow>(
-      `select ${GRANT_COLUMNS} from connect_grants g where g.user_id = ? and g.application_id = ? and g.revoked_at is null`,
-      [userId, applicationId],
+      `select ${GRANT_COLUMNS} from connect_grants g where g.user_id = ? and g.${column} = ? and g.revoked_at is null`,
+      [userId, client.id],
     );
     return row ? grantOf(row) : null;
   },
   async saveGrant(grant) {
+    // Each kind of client has its own index of standing grants.
+    const target =
+      grant.platform_id === null
+        ? "(user_id, application_id) where revoked_at is null"
+        : "(user_id, platform_id) where revoked_at is null and platform_id is not null";
     const [row] = await db.all<ConnectGrantRow>(
-      `insert into connect_grants as g (id, user_id, application_id, organization_id, scopes, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (user_id, application_id) where revoked_at is null
-       do update set scopes = excluded.scopes, updated_at = excluded.updated_at
+      `insert into connect_grants as g (id, user_id, application_id, platform_id, organization_id, scopes,
+         private_badges, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict ${target}
+       do update set scopes = excluded.scopes, private_badges = excluded.private_badges, updated_at = excluded.updated_at
        returning ${GRANT_COLUMNS}`,
       [
         grant.id,
         grant.user_id,
         grant.application_id,
+        grant.platform_id,
         grant.organization_id,
         grant.scopes,
+        grant.private_badges,
         grant.created_at,
         grant.updated_at,
       ],
@@ -92,13 +107,14 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
   },
   async insertCode(c) {
     await db.run(
-      `insert into connect_codes (digest, grant_id, user_id, application_id, redirect_uri, code_challenge, scopes,
-       created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `insert into connect_codes (digest, grant_id, user_id, application_id, platform_id, redirect_uri, code_challenge,
+       scopes, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         c.digest,
         c.grant_id,
         c.user_id,
         c.application_id,
+        c.platform_id,
         c.redirect_uri,
         c.code_challenge,
         c.scopes,
@@ -152,6 +168,15 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     return { refresh, session: sessionOf(row) };
   },
   insertRefresh: (refresh) => insertRefreshRow((sql, params) => db.run(sql, params), refresh),
+  async refreshSession(digest) {
+    const [row] = await db.all<ConnectGrantRow & SessionFields>(
+      `select ${GRANT_COLUMNS}, ${SESSION_SELECT}
+       from connect_refresh_tokens r join connect_sessions s on s.id = r.session_id
+       join connect_grants g on g.id = s.grant_id where r.digest = ?`,
+      [digest],
+    );
+    return row ? { session: sessionOf(row), grant: grantOf(row) } : null;
+  },
   async revokeGrant(id, now, events = []) {
     return db.transaction(async (q) => {
       const [row] = await q.all<ConnectGrantRow>(
@@ -174,10 +199,11 @@ export const postgresConnectStore = (db: Database): ConnectStore => ({
     return row ? { session: sessionOf(row), grant: grantOf(row) } : null;
   },
   async grantsOf(userId) {
-    const found = await db.all<ConnectGrantRow & { application_name: string; organization_name: string }>(
-      `select ${GRANT_COLUMNS}, a.name as application_name, o.name as organization_name
-       from connect_grants g join oauth_applications a on a.id = g.application_id
-       join organizations o on o.id = g.organization_id
+    const found = await db.all<ConnectGrantRow & { application_name: string; organization_name: string | null }>(
+      `select ${GRANT_COLUMNS}, coalesce(a.name, p.client_name) as application_name, o.name as organization_name
+       from connect_grants g left join oauth_applications a on a.id = g.application_id
+       left join ob_platforms p on p.id = g.platform_id
+       left join organizations o on o.id = g.organization_id
        where g.user_id = ? and g.revoked_at is null order by g.created_at desc, g.id`,
       [userId],
     );

@@ -15,7 +15,7 @@ import {
 import type { Database } from "./database.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import type { ConnectGrantRow, EarnerLinkRow, EarnerSessionRow, UserRow } from "./rows.ts";
+import type { EarnerLinkRow, EarnerSessionRow, UserRow } from "./rows.ts";
 import { placeholders, type Queryable, toJson } from "./sql.ts";
 import { addressOwner, insertUser, linkBadges } from "./user_rows.ts";
 
@@ -152,9 +152,10 @@ const earnerTx = (q: Queryable): EarnerTx => ({
     return found.map((r) => r.organization_id);
   },
   async connectedOrganizations(userIds) {
-    const found = await q.all<Pick<ConnectGrantRow, "organization_id">>(
+    const found = await q.all<{ organization_id: string }>(
       `select distinct organization_id from connect_grants
-       where user_id in (${placeholders(userIds.length)}) and revoked_at is null order by 1`,
+       where user_id in (${placeholders(userIds.length)}) and revoked_at is null and organization_id is not null
+       order by 1`,
       userIds,
     );
     return found.map((r) => r.organization_id);

@@ -1,6 +1,7 @@
 import type { AuditActorKind, AuditRecord } from "../../core/audit/mod.ts";
 import type { BadgeRecord, BadgeTemplateData } from "../../core/badges/mod.ts";
 import type { CodeRecord, GrantRecord, RefreshTokenRecord, SessionRecord } from "../../core/connect/mod.ts";
+import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { AuthorizationTokenRecord, OAuthApplicationRecord } from "../../core/credentials/mod.ts";
 import type { EarnerAccount, EarnerExportRecord, EarnerLink, EarnerSession } from "../../core/earners/mod.ts";
 import type { FieldError } from "../../core/errors/mod.ts";
@@ -74,13 +75,20 @@ export interface AuditLogRow extends Omit<AuditRecord, "actor"> {
 }
 
 /** `connect_grants`: core's grant; `application_id` is int8. */
-export interface ConnectGrantRow extends Omit<GrantRecord, "application_id"> {
-  application_id: Int8;
+export interface ConnectGrantRow extends Omit<GrantRecord, "application_id" | "platform_id"> {
+  application_id: Int8 | null;
+  platform_id: Int8 | null;
 }
 
 /** `connect_codes`: core's code; `application_id` is int8. */
-export interface ConnectCodeRow extends Omit<CodeRecord, "application_id"> {
-  application_id: Int8;
+export interface ConnectCodeRow extends Omit<CodeRecord, "application_id" | "platform_id"> {
+  application_id: Int8 | null;
+  platform_id: Int8 | null;
+}
+
+/** `ob_platforms`: core's record; `id` is int8. */
+export interface ObPlatformRow extends Omit<PlatformRecord, "id"> {
+  id: Int8;
 }
 
 export type ConnectSessionRow = SessionRecord;

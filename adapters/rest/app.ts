@@ -36,6 +36,7 @@ import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
 import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { obiDataIntegrityRoutes } from "./routes/obi_data_integrity.ts";
 import { operationalRoutes } from "./routes/operational.ts";
+import { obApiRoutes } from "./routes/ob_api.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
 import { sharedSerializers } from "./serializers.ts";
@@ -355,6 +356,11 @@ export const buildRestApp = async (
     await api.register(invitationRoutes(deps, origin), { prefix: apiPrefix });
     if (deps.connect) await api.register(meRoutes(deps, deps.connect, origin), { prefix: apiPrefix });
   });
+  // The Open Badges API answers its own error bodies, so it has a context of its own.
+  if (deps.connect && deps.obApi) {
+    const prefixes = { api: apiPrefix, auth: pathPrefix(deps.authUrl) };
+    await app.register(obApiRoutes(deps, deps.connect, deps.obApi, prefixes));
+  }
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { byCredential } from "../../core/audit/mod.ts";
 import type { ConnectStore } from "../../core/connect/mod.ts";
+import type { PlatformStore } from "../../core/ob_api/mod.ts";
+import type { ObApiDeps } from "./routes/ob_api.ts";
 import type {
   AccessTokenClaims,
   AccessTokenSigner,
@@ -74,6 +76,8 @@ export interface RestDeps {
   uploads?: UploadSlots;
   /** Earners' grants to applications (authorization code flow, the user API); absent: not offered. */
   connect?: ConnectRestDeps;
+  /** The Open Badges 3.0 API (needs `connect`); absent, it is not served. */
+  obApi?: ObApiDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */
   health(): Promise<HealthAnswer>;
   /** `/readyz`, the same way; `health` when absent. */
@@ -111,4 +115,6 @@ export interface ConnectRestDeps {
   earners: Pick<EarnerStore, "getAccount" | "userBadges">;
   /** `PUBLIC_URL`: profile and badge pages. */
   publicUrl: string;
+  /** Platforms registered through the Open Badges API; absent, no platform can sign in. */
+  platforms?: Pick<PlatformStore, "findByClientId">;
 }

@@ -1,6 +1,7 @@
 import type { VNode } from "preact";
 import type { UserScope } from "../../core/auth/mod.ts";
 import type { AuthorizeRequest, GrantListing } from "../../core/connect/mod.ts";
+import { OB_SCOPE_PLAIN, OB_SCOPES, type ObScope, type PlatformRecord } from "../../core/ob_api/mod.ts";
 import { formatDate, html } from "./html.ts";
 import { csrfField, type Frame, layout } from "./layout.ts";
 
@@ -34,6 +35,55 @@ export const consentPage = (
     </section>`,
   );
 
+const isObScope = (s: string): s is ObScope => (OB_SCOPES as readonly string[]).includes(s);
+
+/**
+ * The consent page a platform registered through the Open Badges API gets: it belongs to no
+ * organization, so the earner is shown what it registered itself as (name, logo, its own site,
+ * terms and privacy policy), each Open Badges scope in plain words, and a choice about private badges.
+ */
+export const platformConsentPage = (
+  frame: Frame,
+  data: { request: AuthorizeRequest<PlatformRecord, string>; action: string; params: Record<string, string> },
+): VNode => {
+  const p = data.request.app;
+  const readsCredentials = data.request.scopes.includes(OB_SCOPES[0]);
+  return layout(
+    frame,
+    html`<section class="card narrow" aria-labelledby="consent-h">
+      <img class="platform-logo" src=${p.logo_uri} alt="" width="64" height="64" />
+      <h1 id="consent-h">Connect ${p.client_name}?</h1>
+      <p><strong>${p.client_name}</strong> (<a href=${p.client_uri} rel="noopener noreferrer">${p.client_uri}</a>) is a
+        platform that registered itself with this Laurel server. It is not run by Laurel or by an
+        organization here. It asks to:</p>
+      <ul class="scopes">
+        ${data.request.scopes.filter(isObScope).map((s) => html`<li>${OB_SCOPE_PLAIN[s]}</li>`)}
+      </ul>
+      <p>Read its <a href=${p.tos_uri} rel="noopener noreferrer">terms of service</a> and
+        <a href=${p.policy_uri} rel="noopener noreferrer"> privacy policy</a>. You can remove this
+        access at any time from your account's <a href="/account/connections">connected applications</a>.</p>
+      <form method="post" action=${data.action} class="stack">
+        ${csrfField(frame.csrf)}
+        ${Object.entries(data.params).map(([k, v]) => html`<input type="hidden" name=${k} value=${v} />`)}
+        ${
+          readsCredentials
+            ? html`<label><input type="checkbox" name="private_badges" value="yes" /> Include the badges I keep
+                off my public profile</label>`
+            : null
+        }
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+      </form>
+    </section>`,
+  );
+};
+
+const scopeWords = (scopes: string): string =>
+  scopes
+    .split(" ")
+    .map((s) => (isObScope(s) ? OB_SCOPE_PLAIN[s] : s))
+    .join(", ");
+
 export const connectionsPage = (frame: Frame, grants: GrantListing[], done: string | null): VNode =>
   layout(
     frame,
@@ -47,8 +97,12 @@ export const connectionsPage = (frame: Frame, grants: GrantListing[], done: stri
               ${grants.map(
                 (g) => html`<li>
                   <h2>${g.application_name}</h2>
-                  <p>From <strong>${g.organization_name}</strong>, since ${formatDate(g.created_at)}.</p>
-                  <p>Sees: ${g.scopes.split(" ").join(", ")}</p>
+                  ${
+                    g.organization_name === null
+                      ? html`<p>A platform connected through the Open Badges API, since ${formatDate(g.created_at)}.</p>`
+                      : html`<p>From <strong>${g.organization_name}</strong>, since ${formatDate(g.created_at)}.</p>`
+                  }
+                  <p>Sees: ${scopeWords(g.scopes)}${g.private_badges ? ", including private badges" : ""}</p>
                   <form method="post" action=${`/account/connections/${g.id}/remove`} class="inline">
                     ${csrfField(frame.csrf)}
                     <button type="submit" class="danger">Remove access</button>

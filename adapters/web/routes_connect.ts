@@ -1,12 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
+  type AuthorizeRequest,
+  applicationGrant,
   approveAuthorization,
   authorizeError,
   checkAuthorizeRequest,
+  type GrantTo,
   grantCovers,
+  type RedirectingClient,
   removeAccess,
 } from "../../core/connect/mod.ts";
-import { connectionsPage, consentPage } from "./connect_pages.ts";
+import { checkPlatformAuthorizeRequest, platformGrant } from "../../core/ob_api/mod.ts";
+import { connectionsPage, consentPage, platformConsentPage } from "./connect_pages.ts";
 import { messagePage } from "./layout.ts";
 import type { WebConnectDeps, WebKit } from "./web_deps.ts";
 
@@ -30,13 +35,52 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
   const { deps } = kit;
   const path = `${connect.authPath}/oauth/authorize`;
 
-  const check = async (params: Record<string, unknown>) => {
+  type Checked =
+    | { kind: "refuse"; reason: string }
+    | { kind: "redirect_error"; location: string }
+    | {
+        kind: "ok";
+        request: AuthorizeRequest<RedirectingClient, string>;
+        grant: (privateBadges: boolean) => GrantTo;
+        page: Page;
+      };
+  type Page = (request: FastifyRequest, reply: FastifyReply, params: Record<string, string>) => Promise<unknown>;
+
+  /** The request read for the client it names: an organization's application, else a platform. */
+  const check = async (params: Record<string, unknown>): Promise<Checked> => {
     const clientId = params.client_id;
-    const application =
-      typeof clientId === "string" && clientId.length > 0 && clientId.length <= 200
-        ? await connect.application(clientId)
-        : null;
-    return checkAuthorizeRequest(params, application);
+    const known = typeof clientId === "string" && clientId.length > 0 && clientId.length <= 200;
+    const application = known ? await connect.application(clientId) : null;
+    if (application || !connect.platform) {
+      const checked = checkAuthorizeRequest(params, application);
+      if (checked.kind !== "ok") return checked;
+      const asked = checked.request;
+      const page: Page = async (request, reply, hidden) => {
+        const organization = (await connect.organizationName(asked.app.organization_id)) ?? "An organization";
+        return kit.page(
+          reply,
+          200,
+          consentPage(
+            { ...kit.frame(request, reply, `Connect ${asked.app.name}`), noindex: true },
+            { request: asked, organization, action: path, params: hidden },
+          ),
+        );
+      };
+      return { kind: "ok", request: asked, grant: () => applicationGrant(asked.app), page };
+    }
+    const checked = checkPlatformAuthorizeRequest(params, known ? await connect.platform(clientId) : null);
+    if (checked.kind !== "ok") return checked;
+    const asked = checked.request;
+    const page: Page = async (request, reply, hidden) =>
+      kit.page(
+        reply,
+        200,
+        platformConsentPage(
+          { ...kit.frame(request, reply, `Connect ${asked.app.client_name}`), noindex: true },
+          { request: asked, action: path, params: hidden },
+        ),
+      );
+    return { kind: "ok", request: asked, grant: (privateBadges) => platformGrant(asked.app, privateBadges), page };
   };
 
   const refused = (request: FastifyRequest, reply: FastifyReply, reason: string) =>
@@ -57,11 +101,11 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
     if (checked.kind === "redirect_error") return reply.redirect(checked.location, 303);
     if (!request.earner) return reply.redirect(`/sign_in?next=${encodeURIComponent(request.url)}`, 303);
     const userId = request.earner.user.id;
-    const { request: asked } = checked;
-    if (grantCovers(await connect.store.activeGrant(userId, asked.app.id), asked.scopes)) {
-      return reply.redirect(await approveAuthorization(connect, deps.context(), userId, asked), 303);
+    const asked = checked.request;
+    const to = checked.grant(false);
+    if (grantCovers(await connect.store.activeGrant(userId, to.client), asked.scopes)) {
+      return reply.redirect(await approveAuthorization(connect, deps.context(), userId, asked, to), 303);
     }
-    const organization = (await connect.organizationName(asked.app.organization_id)) ?? "An organization";
     const hidden = Object.fromEntries(
       REQUEST_PARAMS.filter((k) => typeof params[k] === "string").map((k) => [k, params[k] as string]),
     );
@@ -71,14 +115,7 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
         `form-action 'self' ${new URL(asked.redirectUri).origin}; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,
     );
-    return kit.page(
-      reply,
-      200,
-      consentPage(
-        { ...kit.frame(request, reply, `Connect ${asked.app.name}`), noindex: true },
-        { request: asked, organization, action: path, params: hidden },
-      ),
-    );
+    return checked.page(request, reply, hidden);
   });
 
   app.post<{ Body: Record<string, unknown> | undefined }>(path, async (request, reply) => {
@@ -95,7 +132,8 @@ export const connectRoutes = (kit: WebKit, connect: WebConnectDeps) => async (ap
         303,
       );
     }
-    return reply.redirect(await approveAuthorization(connect, deps.context(), request.earner.user.id, asked), 303);
+    const to = checked.grant(form.private_badges === "yes");
+    return reply.redirect(await approveAuthorization(connect, deps.context(), request.earner.user.id, asked, to), 303);
   });
 
   app.get<{ Querystring: { done?: unknown } }>("/account/connections", async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { ConnectStore } from "../../core/connect/mod.ts";
+import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/mod.ts";
 import type { EarnerContext, EarnerDeps, ExportDeps } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
@@ -66,5 +67,7 @@ export interface WebConnectDeps {
   /** The path of `{auth_url}` on this server ("" at the root). */
   authPath: string;
   application(clientId: string): Promise<OAuthApplicationRecord | null>;
+  /** A platform registered through the Open Badges API; absent, only applications connect. */
+  platform?(clientId: string): Promise<PlatformRecord | null>;
   organizationName(id: string): Promise<string | null>;
 }

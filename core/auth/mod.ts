@@ -15,7 +15,7 @@ export { allowedScopes, ceilingOf, checkScopeList, FULL_CEILING, grantScopes, sc
 export type { Action, Credential, Flags } from "./permissions.ts";
 export { ALL_FLAGS, actionForMethod, authorize, flagsOf } from "./permissions.ts";
 export type { Scope } from "./scopes.ts";
-export { formatScopes, isScope, parseScopeParam, SCOPES } from "./scopes.ts";
+export { formatScopes, isScope, parseScopeParam, parseScopeWords, SCOPES } from "./scopes.ts";
 export type { TokenRequest, UserGrantRequest } from "./token_request.ts";
 export {
   clientCredentials,

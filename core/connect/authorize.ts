@@ -1,8 +1,9 @@
-import { parseUserScopeParam, type UserScope } from "../auth/mod.ts";
+import { parseUserScopeParam, USER_SCOPES, type UserScope } from "../auth/mod.ts";
 import type { OAuthApplicationRecord, SecretBox } from "../credentials/mod.ts";
 import { redirectUriList, redirectUriRegistered } from "../credentials/mod.ts";
+import type { Result } from "../errors/mod.ts";
 import { addSeconds } from "../shared/mod.ts";
-import type { ConnectStore, GrantRecord } from "./ports.ts";
+import type { ConnectStore, GrantClient, GrantRecord } from "./ports.ts";
 
 /** How long an authorization code may wait for its exchange. */
 export const CODE_LIFETIME_SECONDS = 60;
@@ -15,19 +16,24 @@ export type AuthorizeErrorCode =
   | "access_denied"
   | "server_error";
 
-export interface AuthorizeRequest {
-  app: OAuthApplicationRecord;
+/** What a client registers: where it may be sent back to. */
+export interface RedirectingClient {
+  redirect_uris: string;
+}
+
+export interface AuthorizeRequest<A extends RedirectingClient = OAuthApplicationRecord, S extends string = UserScope> {
+  app: A;
   redirectUri: string;
-  scopes: UserScope[];
+  scopes: S[];
   state: string | null;
   codeChallenge: string;
 }
 
-export type AuthorizeCheck =
+export type AuthorizeCheck<A extends RedirectingClient = OAuthApplicationRecord, S extends string = UserScope> =
   /** The client or its redirect URI cannot be trusted: shown on a page, never redirected to. */
   | { kind: "refuse"; reason: string }
   | { kind: "redirect_error"; location: string }
-  | { kind: "ok"; request: AuthorizeRequest };
+  | { kind: "ok"; request: AuthorizeRequest<A, S> };
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -57,7 +63,14 @@ export const authorizeError = (
 export const checkAuthorizeRequest = (
   params: Record<string, unknown>,
   app: OAuthApplicationRecord | null,
-): AuthorizeCheck => {
+): AuthorizeCheck => checkClientAuthorizeRequest(params, app, parseUserScopeParam);
+
+/** {@link checkAuthorizeRequest} for any client, its `scope` read by `parseScopes`. */
+export const checkClientAuthorizeRequest = <A extends RedirectingClient, S extends string>(
+  params: Record<string, unknown>,
+  app: A | null,
+  parseScopes: (raw: string | undefined) => Result<S[], string>,
+): AuthorizeCheck<A, S> => {
   const one = (k: string): string | null | "many" => {
     const v = params[k];
     if (v === undefined) return null;
@@ -88,7 +101,7 @@ export const checkAuthorizeRequest = (
   if (!CHALLENGE.test(challenge as string)) {
     return authorizeError(redirectUri, state, "invalid_request", "code_challenge must be 43 base64url characters");
   }
-  const scopes = parseUserScopeParam((one("scope") as string | undefined) ?? undefined);
+  const scopes = parseScopes((one("scope") as string | undefined) ?? undefined);
   if (!scopes.ok) return authorizeError(redirectUri, state, "invalid_scope", scopes.error);
   return {
     kind: "ok",
@@ -97,8 +110,8 @@ export const checkAuthorizeRequest = (
 };
 
 /** True when the earner already granted this application every scope it asks for now. */
-export const grantCovers = (grant: GrantRecord | null, scopes: readonly UserScope[]): boolean => {
-  if (!grant) return false;
+export const grantCovers = (grant: GrantRecord | null, scopes: readonly string[], privateBadges = false): boolean => {
+  if (!grant || (privateBadges && !grant.private_badges)) return false;
   const held = new Set(grant.scopes.split(" "));
   return scopes.every((s) => held.has(s));
 };
@@ -108,21 +121,41 @@ export interface ApproveDeps {
   secrets: Pick<SecretBox, "newSecret" | "digest">;
 }
 
+/** What a consent grants, beyond the request's scopes: to whom, in what order its scopes are kept. */
+export interface GrantTo {
+  client: GrantClient;
+  /** Every scope the client kind knows, in the order a grant lists them. */
+  known: readonly string[];
+  /** A platform may be let read the earner's private badges too; widening never narrows it. */
+  privateBadges: boolean;
+}
+
+/** What an organization's application is granted. */
+export const applicationGrant = (app: Pick<OAuthApplicationRecord, "id" | "organization_id">): GrantTo => ({
+  client: { kind: "application", id: app.id, organizationId: app.organization_id },
+  known: USER_SCOPES,
+  privateBadges: false,
+});
+
 /** Records (or widens) the earner's grant and answers the redirect carrying a fresh code. */
 export const approveAuthorization = async (
   deps: ApproveDeps,
   ctx: { now: Date; newId: () => string },
   userId: string,
-  request: AuthorizeRequest,
+  request: AuthorizeRequest<RedirectingClient, string>,
+  to: GrantTo,
 ): Promise<string> => {
-  const existing = await deps.store.activeGrant(userId, request.app.id);
+  const existing = await deps.store.activeGrant(userId, to.client);
   const held = new Set([...(existing?.scopes.split(" ") ?? []), ...request.scopes]);
+  const application = to.client.kind === "application" ? to.client : null;
   const grant = await deps.store.saveGrant({
     id: existing?.id ?? ctx.newId(),
     user_id: userId,
-    application_id: request.app.id,
-    organization_id: request.app.organization_id,
-    scopes: ["profile", "public_badges"].filter((s) => held.has(s)).join(" "),
+    application_id: application?.id ?? null,
+    platform_id: to.client.kind === "platform" ? to.client.id : null,
+    organization_id: application?.organizationId ?? null,
+    scopes: to.known.filter((s) => held.has(s)).join(" "),
+    private_badges: (existing?.private_badges ?? false) || to.privateBadges,
     created_at: existing?.created_at ?? ctx.now,
     updated_at: ctx.now,
     revoked_at: null,
@@ -132,7 +165,8 @@ export const approveAuthorization = async (
     digest: deps.secrets.digest(code),
     grant_id: grant.id,
     user_id: userId,
-    application_id: request.app.id,
+    application_id: grant.application_id,
+    platform_id: grant.platform_id,
     redirect_uri: request.redirectUri,
     code_challenge: request.codeChallenge,
     scopes: request.scopes.join(" "),
@@ -141,5 +175,8 @@ export const approveAuthorization = async (
     used_at: null,
     session_id: null,
   });
-  return redirectWith(request.redirectUri, { code, state: request.state });
+  // RFC 6749 lets the server leave `scope` out when it granted what was asked; the Open Badges API
+  // requires it in every authorization response.
+  const scope = to.client.kind === "platform" ? request.scopes.join(" ") : null;
+  return redirectWith(request.redirectUri, { code, scope, state: request.state });
 };

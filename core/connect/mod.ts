@@ -1,15 +1,25 @@
-export type { ApproveDeps, AuthorizeCheck, AuthorizeErrorCode, AuthorizeRequest } from "./authorize.ts";
+export type {
+  ApproveDeps,
+  AuthorizeCheck,
+  AuthorizeErrorCode,
+  AuthorizeRequest,
+  GrantTo,
+  RedirectingClient,
+} from "./authorize.ts";
 export {
+  applicationGrant,
   approveAuthorization,
   authorizeError,
   CODE_LIFETIME_SECONDS,
   checkAuthorizeRequest,
+  checkClientAuthorizeRequest,
   grantCovers,
   redirectWith,
 } from "./authorize.ts";
 export type {
   CodeRecord,
   ConnectStore,
+  GrantClient,
   GrantListing,
   GrantRecord,
   RefreshTokenRecord,
@@ -24,5 +34,20 @@ export {
   visibleToConnected,
 } from "./public_badges.ts";
 export { removeAccess } from "./remove.ts";
-export type { ConnectTokenDeps, UserCaller, UserTokenResponse } from "./tokens.ts";
-export { exchangeUserGrant, REFRESH_TOKEN_LIFETIME_SECONDS, userCaller } from "./tokens.ts";
+export type {
+  ConnectClient,
+  ConnectTokenDeps,
+  GrantCaller,
+  RevocationRequest,
+  UserCaller,
+  UserTokenResponse,
+} from "./tokens.ts";
+export {
+  applicationClient,
+  exchangeUserGrant,
+  grantCaller,
+  grantedTo,
+  REFRESH_TOKEN_LIFETIME_SECONDS,
+  revokeUserToken,
+  userCaller,
+} from "./tokens.ts";

@@ -2,8 +2,9 @@ import { connectAccessRemovedEvent } from "../events/mod.ts";
 import type { ConnectStore } from "./ports.ts";
 
 /**
- * The earner removes an application's access: the grant and its tokens stop working (the user API
- * reads the grant on every call) and its organization is told with `user.connect_access.removed`.
+ * The earner removes an application's or a platform's access: the grant and its tokens stop working
+ * (every call reads the grant) and an application's organization is told with
+ * `user.connect_access.removed`.
  * False when the earner holds no such active grant.
  */
 export const removeAccess = async (
@@ -14,10 +15,16 @@ export const removeAccess = async (
 ): Promise<boolean> => {
   const grant = (await store.grantsOf(userId)).find((g) => g.id === grantId);
   if (!grant) return false;
-  const event = connectAccessRemovedEvent(userId, {
-    id: ctx.newEventId(),
-    organization_id: grant.organization_id,
-    occurred_at: ctx.now,
-  });
-  return (await store.revokeGrant(grant.id, ctx.now, [event])) !== null;
+  // A platform belongs to no organization: there is no one to tell.
+  const events =
+    grant.organization_id === null
+      ? []
+      : [
+          connectAccessRemovedEvent(userId, {
+            id: ctx.newEventId(),
+            organization_id: grant.organization_id,
+            occurred_at: ctx.now,
+          }),
+        ];
+  return (await store.revokeGrant(grant.id, ctx.now, events)) !== null;
 };

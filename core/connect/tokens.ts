@@ -12,9 +12,9 @@ import type {
   OAuthApplicationStore,
   SecretBox,
 } from "../credentials/mod.ts";
-import { type CoreError, oauthError } from "../errors/mod.ts";
+import { type CoreError, oauthError, type Result } from "../errors/mod.ts";
 import { addSeconds, DAY_SECONDS } from "../shared/mod.ts";
-import type { ConnectStore, GrantRecord, SessionRecord } from "./ports.ts";
+import type { ConnectStore, GrantClient, GrantRecord, SessionRecord } from "./ports.ts";
 
 /** A refresh token is rotated on each use; unused, it lapses after this long. */
 export const REFRESH_TOKEN_LIFETIME_SECONDS = 90 * DAY_SECONDS;
@@ -28,35 +28,56 @@ export interface UserTokenResponse {
   created_at: number;
 }
 
+/** A client that authenticates at the token endpoint: an organization's application or a platform. */
+export interface ConnectClient {
+  key: GrantClient;
+  uid: string;
+  secret_digest: string;
+}
+
+/** An organization's application as a client of the authorization code flow. */
+export const applicationClient = (app: OAuthApplicationRecord): ConnectClient => ({
+  key: { kind: "application", id: app.id, organizationId: app.organization_id },
+  uid: app.uid,
+  secret_digest: app.secret_digest,
+});
+
+/** True when the grant (or code) was given to this client. */
+export const grantedTo = (
+  grant: Pick<GrantRecord, "application_id" | "platform_id">,
+  client: Pick<ConnectClient, "key">,
+): boolean =>
+  client.key.kind === "application" ? grant.application_id === client.key.id : grant.platform_id === client.key.id;
+
 export interface ConnectTokenDeps {
   store: ConnectStore;
-  apps: Pick<OAuthApplicationStore, "findByUid">;
+  clients: { findByUid(uid: string): Promise<ConnectClient | null> };
   secrets: SecretBox;
   signer: AccessTokenSigner;
   issuer: string;
   /** BASE64URL(SHA-256(ASCII(verifier))), RFC 7636 §4.2. */
   s256(verifier: string): string;
   /** Told of each request whose client authenticated, and whether it was granted tokens. */
-  recordUse(app: OAuthApplicationRecord, granted: boolean): void;
+  recordUse(client: ConnectClient, granted: boolean): void;
 }
 
 const NO_CLIENT_DIGEST = "-";
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-const invalidGrant = (deps: ConnectTokenDeps, app: OAuthApplicationRecord, description: string): CoreError => {
+const invalidGrant = (deps: ConnectTokenDeps, app: ConnectClient, description: string): CoreError => {
   deps.recordUse(app, false);
   return oauthError("invalid_grant", description);
 };
 
-const granted = (deps: ConnectTokenDeps, app: OAuthApplicationRecord, token: UserTokenResponse): UserTokenResponse => {
+const granted = (deps: ConnectTokenDeps, app: ConnectClient, token: UserTokenResponse): UserTokenResponse => {
   deps.recordUse(app, true);
   return token;
 };
 
 const authenticateClient = async (
-  deps: ConnectTokenDeps,
-  request: UserGrantRequest,
-): Promise<OAuthApplicationRecord | null> => {
-  const app = await deps.apps.findByUid(request.clientId);
+  deps: Pick<ConnectTokenDeps, "clients" | "secrets">,
+  request: Pick<UserGrantRequest, "clientId" | "clientSecret">,
+): Promise<ConnectClient | null> => {
+  const app = await deps.clients.findByUid(request.clientId);
   const presented = deps.secrets.digest(request.clientSecret);
   const matches = deps.secrets.equal(presented, app?.secret_digest ?? NO_CLIENT_DIGEST);
   return app && matches ? app : null;
@@ -65,7 +86,7 @@ const authenticateClient = async (
 const tokens = async (
   deps: ConnectTokenDeps,
   ctx: { now: Date; newId: () => string },
-  app: OAuthApplicationRecord,
+  app: ConnectClient,
   userId: string,
   session: SessionRecord,
   refresh: string,
@@ -126,7 +147,7 @@ export const exchangeUserGrant = async (
       await deps.store.revokeGrant(found.session.grant_id, now);
       throw invalidGrant(deps, app, "Refresh token already used: the grant is revoked");
     }
-    if (!active || active.grant.application_id !== app.id) throw invalidGrant(deps, app, "Unknown refresh token");
+    if (!active || !grantedTo(active.grant, app)) throw invalidGrant(deps, app, "Unknown refresh token");
     if (found.refresh.expires_at.getTime() <= now.getTime()) throw invalidGrant(deps, app, "Refresh token expired");
     const next = newRefresh(deps, now, found.session.id);
     await deps.store.insertRefresh(next.record);
@@ -134,7 +155,7 @@ export const exchangeUserGrant = async (
   }
   const sessionId = ctx.newId();
   const code = await deps.store.useCode(deps.secrets.digest(request.code), now, sessionId);
-  if (!code || code.application_id !== app.id) throw invalidGrant(deps, app, "Unknown authorization code");
+  if (!code || !grantedTo(code, app)) throw invalidGrant(deps, app, "Unknown authorization code");
   if (code.used_at !== null) {
     if (code.session_id) await deps.store.revokeSession(code.session_id, now);
     throw invalidGrant(deps, app, "Authorization code already used: the tokens it gave are revoked");
@@ -162,26 +183,82 @@ export const exchangeUserGrant = async (
   return granted(deps, app, await tokens(deps, ctx, app, code.user_id, session, refresh.value));
 };
 
-/** The earner behind a user access token, while its family and grant stand. */
-export interface UserCaller {
+/** The earner behind an earner-granted access token, while its family and grant stand. */
+export interface GrantCaller<S extends string> {
   userId: string;
-  scopes: UserScope[];
+  scopes: S[];
   grant: GrantRecord;
-  app: OAuthApplicationRecord;
+  client: ConnectClient;
 }
 
-export const userCaller = async (
-  deps: Pick<ConnectTokenDeps, "store" | "apps">,
+export type UserCaller = GrantCaller<UserScope>;
+
+/**
+ * Who a token's claims name, when its family, its grant and its client all still stand and its
+ * scopes are all of the kind `parseScopes` knows: a token of another kind of client opens nothing.
+ */
+export const grantCaller = async <S extends string>(
+  deps: Pick<ConnectTokenDeps, "store" | "clients">,
   claims: Partial<Record<keyof AccessTokenClaims, unknown>>,
-): Promise<UserCaller | null> => {
+  parseScopes: (raw: string) => Result<S[], string>,
+): Promise<GrantCaller<S> | null> => {
   if (typeof claims.sid !== "string" || typeof claims.sub !== "string" || typeof claims.client_id !== "string") {
     return null;
   }
-  const scopes = parseUserScopeParam(typeof claims.scope === "string" ? claims.scope : "");
+  const scopes = parseScopes(typeof claims.scope === "string" ? claims.scope : "");
   if (!scopes.ok) return null;
   const active = await deps.store.activeSession(claims.sid);
   if (!active || active.grant.user_id !== claims.sub) return null;
-  const app = await deps.apps.findByUid(claims.client_id);
-  if (!app || app.id !== active.grant.application_id) return null;
-  return { userId: claims.sub, scopes: scopes.value, grant: active.grant, app };
+  const client = await deps.clients.findByUid(claims.client_id);
+  if (!client || !grantedTo(active.grant, client)) return null;
+  return { userId: claims.sub, scopes: scopes.value, grant: active.grant, client };
+};
+
+/** The earner behind a token an organization's application holds (the user API). */
+export const userCaller = (
+  deps: Pick<ConnectTokenDeps, "store"> & { apps: Pick<OAuthApplicationStore, "findByUid"> },
+  claims: Partial<Record<keyof AccessTokenClaims, unknown>>,
+): Promise<UserCaller | null> => {
+  const clients = {
+    findByUid: async (uid: string) => {
+      const app = await deps.apps.findByUid(uid);
+      return app ? applicationClient(app) : null;
+    },
+  };
+  return grantCaller({ store: deps.store, clients }, claims, parseUserScopeParam);
+};
+
+/** A token revocation request (RFC 7009 §2.1), its client authenticated as at the token endpoint. */
+export interface RevocationRequest {
+  clientId: string;
+  clientSecret: string;
+  token: string;
+}
+
+/**
+ * Revokes the token family a refresh token or an access token belongs to (RFC 7009): every token
+ * of that family stops working at once, since each call reads the family. A token that is unknown,
+ * already revoked or another client's is answered the same way, with nothing done (RFC 7009 §2.2).
+ */
+export const revokeUserToken = async (
+  deps: Pick<ConnectTokenDeps, "store" | "clients" | "secrets">,
+  ctx: { now: Date },
+  request: RevocationRequest,
+  /** The `sid` of an access token whose signature and expiry check out, else null. */
+  accessTokenFamily: (token: string) => Promise<string | null>,
+): Promise<void> => {
+  const client = await authenticateClient(deps, request);
+  if (!client) throw invalidClient();
+  const byRefresh = await deps.store.refreshSession(deps.secrets.digest(request.token));
+  const family = byRefresh ?? (await familyOfAccessToken(deps, request.token, accessTokenFamily));
+  if (family && grantedTo(family.grant, client)) await deps.store.revokeSession(family.session.id, ctx.now);
+};
+
+const familyOfAccessToken = async (
+  deps: Pick<ConnectTokenDeps, "store">,
+  token: string,
+  accessTokenFamily: (token: string) => Promise<string | null>,
+) => {
+  const sid = await accessTokenFamily(token);
+  return sid === null ? null : deps.store.activeSession(sid);
 };

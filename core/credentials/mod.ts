@@ -37,7 +37,13 @@ export type {
   SecretBox,
 } from "./ports.ts";
 export type { AuthorizationTokenRecord, OAuthApplicationRecord } from "./records.ts";
-export { checkRedirectUris, redirectUriList, redirectUriProblem, redirectUriRegistered } from "./redirect_uris.ts";
+export {
+  checkRedirectUris,
+  redirectUriList,
+  redirectUriProblem,
+  redirectUriRegistered,
+  uriHost,
+} from "./redirect_uris.ts";
 export {
   AccessToken,
   AuthorizationToken,

@@ -27,6 +27,9 @@ const parseUri = (raw: string): ParsedUri | null => {
   };
 };
 
+/** The lower-cased host of an absolute URI, null when it is not one. */
+export const uriHost = (raw: string): string | null => parseUri(raw)?.host ?? null;
+
 /** Why one redirect URI cannot be registered, or null when it can (RFC 6749 §3.1.2, RFC 8252 §7.3). */
 export const redirectUriProblem = (raw: string): string | null => {
   const url = parseUri(raw);

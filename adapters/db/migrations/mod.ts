@@ -32,6 +32,7 @@ import { M20261128033RelayPendingUntil } from "./m20261128_033_relay_pending_unt
 import { M20261128034ListVersions } from "./m20261128_034_list_versions.ts";
 import { M20261207035ReportingTags } from "./m20261207_035_reporting_tags.ts";
 import { M20261207036CredentialSubjects } from "./m20261207_036_credential_subjects.ts";
+import { M20261207037ObApiPlatforms } from "./m20261207_037_ob_api_platforms.ts";
 import { M20261207038MailContent } from "./m20261207_038_mail_content.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
@@ -69,5 +70,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261128_034_list_versions", class: M20261128034ListVersions },
   { name: "m20261207_035_reporting_tags", class: M20261207035ReportingTags },
   { name: "m20261207_036_credential_subjects", class: M20261207036CredentialSubjects },
+  { name: "m20261207_037_ob_api_platforms", class: M20261207037ObApiPlatforms },
   { name: "m20261207_038_mail_content", class: M20261207038MailContent },
 ];

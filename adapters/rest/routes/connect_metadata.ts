@@ -8,6 +8,8 @@ const Metadata = Type.Object({
   issuer: Type.String(),
   authorization_endpoint: Type.String(),
   token_endpoint: Type.String(),
+  revocation_endpoint: Type.String(),
+  registration_endpoint: Type.Optional(Type.String()),
   jwks_uri: Type.String(),
   grant_types_supported: Type.Array(Type.String()),
   response_types_supported: Type.Array(Type.String()),
@@ -24,6 +26,9 @@ export const connectMetadataRoutes = (deps: RestDeps, prefix: string) => async (
     issuer: deps.authUrl,
     authorization_endpoint: `${deps.authUrl}/oauth/authorize`,
     token_endpoint: `${deps.authUrl}/oauth/token`,
+    revocation_endpoint: `${deps.authUrl}/oauth/revoke`,
+    // Only platforms of the Open Badges API register themselves; applications belong to organizations.
+    ...(deps.obApi ? { registration_endpoint: `${deps.authUrl}/oauth/register` } : {}),
     jwks_uri: `${deps.authUrl}/.well-known/jwks.json`,
     grant_types_supported: ["client_credentials", "authorization_code", "refresh_token"],
     response_types_supported: ["code"],

@@ -1,10 +1,16 @@
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { isUserGrant, parseTokenRequest, parseUserGrantRequest } from "../../../core/auth/mod.ts";
-import { exchangeUserGrant } from "../../../core/connect/mod.ts";
+import { clientCredentials, isUserGrant, parseTokenRequest, parseUserGrantRequest } from "../../../core/auth/mod.ts";
+import {
+  applicationClient,
+  type ConnectClient,
+  exchangeUserGrant,
+  revokeUserToken,
+} from "../../../core/connect/mod.ts";
 import { AccessToken, issueAccessToken, type OAuthApplicationRecord } from "../../../core/credentials/mod.ts";
 import { CoreError, isCoreError, oauthError } from "../../../core/errors/mod.ts";
+import { platformClient } from "../../../core/ob_api/mod.ts";
 import { isUnstorableText } from "../../../core/shared/mod.ts";
 import { contextOf, type RestDeps } from "../deps.ts";
 import { isRefusedTextError } from "../nul_guard.ts";
@@ -156,12 +162,31 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
     return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(token);
   };
 
+  /** An organization's application, else a platform registered through the Open Badges API. */
+  const findClient = async (uid: string): Promise<ConnectClient | null> => {
+    const app = await findByUid(uid);
+    if (app) return applicationClient(app);
+    const platform = uid.length <= 200 ? await deps.connect?.platforms?.findByClientId(uid) : null;
+    return platform ? platformClient(platform) : null;
+  };
+
   const userGrant = async (request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>) => {
     const connect = deps.connect as NonNullable<RestDeps["connect"]>;
     const parsed = parseUserGrantRequest(params, parseBasic(request.headers.authorization));
     refuseIfFailing(request, reply, parsed.clientId);
     const ctx = contextOf(deps);
-    const grantDeps = { ...grantBasics(ctx.now), store: connect.store, s256: connect.s256 };
+    const grantDeps = {
+      ...grantBasics(ctx.now),
+      clients: { findByUid: findClient },
+      // Only applications keep a record of their last use.
+      recordUse: (client: ConnectClient, granted: boolean) => {
+        if (client.key.kind === "application") {
+          deps.authenticator.recordUse({ kind: "oauth", id: client.key.id }, granted, ctx.now);
+        }
+      },
+      store: connect.store,
+      s256: connect.s256,
+    };
     return sendGrant(request, reply, parsed.clientId, exchangeUserGrant(grantDeps, ctx, parsed));
   };
 
@@ -191,6 +216,48 @@ export const tokenEndpointRoutes = (deps: RestDeps, prefix: string) => async (ap
       return sendGrant(request, reply, parsed.clientId, issueAccessToken(grantBasics(ctx.now), ctx, parsed));
     },
   });
+
+  // Token revocation (RFC 7009) for earners' grants: the token's whole family ends at once.
+  if (deps.connect) {
+    const connect = deps.connect;
+    app.post(`${prefix}/oauth/revoke`, {
+      attachValidation: true,
+      bodyLimit: TOKEN_BODY_LIMIT,
+      onRequest: limits.token,
+      schema: {
+        tags: ["OAuth"],
+        summary: "Revokes an earner-granted refresh or access token and its family (RFC 7009)",
+        consumes: ["application/x-www-form-urlencoded"],
+        security: [{ client_basic: [] }, {}],
+        response: { 200: Type.Null(), 400: OAuthErrorBody, 401: OAuthErrorBody },
+      },
+      handler: async (request, reply) => {
+        const body = request.body;
+        const params =
+          body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+        const token = typeof params.token === "string" ? params.token : "";
+        if (token.length === 0 || token.length > 4096) throw oauthError("invalid_request", "token is required");
+        const client = clientCredentials(params, parseBasic(request.headers.authorization));
+        refuseIfFailing(request, reply, client.clientId);
+        const family = async (jwt: string): Promise<string | null> => {
+          const claims = await connect.verifyAccessToken(jwt);
+          const fresh = claims && typeof claims.exp === "number" && claims.exp * 1000 > deps.clock().getTime();
+          return fresh && typeof claims.sid === "string" ? claims.sid : null;
+        };
+        const revoking = revokeUserToken(
+          { store: connect.store, clients: { findByUid: findClient }, secrets: deps.secrets },
+          { now: deps.clock() },
+          { clientId: client.clientId, clientSecret: client.clientSecret, token },
+          family,
+        );
+        await revoking.catch(async (err: unknown) => {
+          await countFailure(request, client.clientId, err);
+          throw err;
+        });
+        return reply.header("cache-control", "no-store").code(200).send();
+      },
+    });
+  }
 
   const jwks = {
     schema: {
