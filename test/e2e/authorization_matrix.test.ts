@@ -59,6 +59,13 @@ const TABLE: Record<string, Row> = {
   "GET /.well-known/jwks.json": PUBLIC,
   "GET /.well-known/oauth-authorization-server": PUBLIC,
   "POST /oauth/token": NOBODY,
+  "POST /oauth/revoke": NOBODY,
+  "POST /oauth/register": NOBODY,
+  "GET /v1/ims/ob/v3p0/discovery": PUBLIC,
+  "GET /v1/ims/ob/v3p0/credentials": NOBODY,
+  "POST /v1/ims/ob/v3p0/credentials": NOBODY,
+  "GET /v1/ims/ob/v3p0/profile": NOBODY,
+  "PUT /v1/ims/ob/v3p0/profile": NOBODY,
   /** The organization itself: any credential of it reads; changing it takes the `oauth_applications` scope. */
   "GET /v1/organizations": { ...READ, own: true },
   [`GET ${ORG}`]: READ,

@@ -42,6 +42,10 @@ const undocumented = (path: string): boolean =>
   WEB_PAGES.test(path) ||
   // The authorization endpoint is the consent page: a browser's, described by discovery metadata.
   path === "/oauth/authorize" ||
+  // The Open Badges API and its registration are 1EdTech's: described by the service description
+  // document at <base>/ims/ob/v3p0/discovery and checked against 1EdTech's files (ob_api.test.ts).
+  path.includes("/ims/ob/v3p0/") ||
+  path === "/oauth/register" ||
   path.startsWith("/docs") ||
   path === "/openapi.json" ||
   path === "/healthz" ||

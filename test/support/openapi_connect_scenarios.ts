@@ -25,7 +25,7 @@ export const connectScenarios = async (ctx: {
     auth: ctx.admin,
     body: JSON.stringify({ name: "user API", redirect_uris: ["https://client.example/cb"] }),
   });
-  const app = JSON.parse(created.text).data as { id: number; uid: string };
+  const app = JSON.parse(created.text).data as { id: number; uid: string; secret: string };
   const userId = randomUUID();
   const grantId = randomUUID();
   const sessionId = randomUUID();
@@ -64,6 +64,28 @@ export const connectScenarios = async (ctx: {
     "GET /v1/me": [
       { name: "the earner", status: 200, run: () => call("GET", `${laurel.baseUrl}/me`, { auth }) },
       { name: "no token", status: 401, run: () => call("GET", `${laurel.baseUrl}/me`, { auth: null }) },
+    ],
+    "POST /oauth/revoke": [
+      {
+        name: "a token of the client's family, or an unknown one, revoked (RFC 7009)",
+        status: 200,
+        run: () =>
+          call("POST", `${laurel.authUrl}/oauth/revoke`, {
+            auth: `Basic ${Buffer.from(`${app.uid}:${app.secret}`).toString("base64")}`,
+            body: new URLSearchParams({ token: "unknown-refresh-token" }).toString(),
+            type: "application/x-www-form-urlencoded",
+          }),
+      },
+      {
+        name: "a wrong client secret",
+        status: 401,
+        run: () =>
+          call("POST", `${laurel.authUrl}/oauth/revoke`, {
+            auth: `Basic ${Buffer.from(`${app.uid}:wrong`).toString("base64")}`,
+            body: "token=x",
+            type: "application/x-www-form-urlencoded",
+          }),
+      },
     ],
     "GET /v1/me/badges": [
       { name: "public badges", status: 200, run: () => call("GET", `${laurel.baseUrl}/me/badges`, { auth }) },
