@@ -73,3 +73,5 @@ export { acceptBadgeUrl, badgeUrl, organizationUrl, storedImageUrl, templateImag
 export { badgeJson, badgeStandardShape, badgeTemplateJson, fullName } from "./shapes.ts";
 export type { TemplateAction, TemplateState } from "./template_state.ts";
 export { TEMPLATE_ACTIONS, TEMPLATE_STATES, templateStateFromUpdate, transitionTemplate } from "./template_state.ts";
+export type { BadgeSurface, RecordAnswer } from "./visibility.ts";
+export { badgeVisibleOn, PUBLIC_VISIBILITY, recordAnswer } from "./visibility.ts";

@@ -1,4 +1,4 @@
-import { type BadgeRecord, normalizeEmail } from "../badges/mod.ts";
+import { type BadgeRecord, badgeVisibleOn, normalizeEmail } from "../badges/mod.ts";
 import type { BadgeView, UserRecord } from "../issuing/mod.ts";
 import { obiTemplateVisibility, obiVisibility } from "../obi/mod.ts";
 import type { EarnerLink, EarnerSession } from "./ports.ts";
@@ -56,13 +56,11 @@ export const validVanity = (name: string): boolean => VANITY_PATTERN.test(name) 
  * to also sees it pending (to accept it), private or rejected. Everyone else gets the same 404
  * as for an id that never existed.
  */
-export const badgePageVisible = (badge: BadgeRecord, viewerId: string | null): boolean => {
-  if (viewerId !== null && badge.user_id === viewerId) return true;
-  return badge.public && (badge.state === "accepted" || badge.state === "revoked" || badge.state === "replaced");
-};
+export const badgePageVisible = (badge: BadgeRecord, viewerId: string | null): boolean =>
+  badgeVisibleOn("page", badge, viewerId);
 
 /** Shown on the public profile: public badges the earner accepted and still holds. */
-export const onPublicProfile = (badge: BadgeRecord): boolean => badge.public && badge.state === "accepted";
+export const onPublicProfile = (badge: BadgeRecord): boolean => badgeVisibleOn("profile", badge, null);
 
 export type BadgeStatus =
   | { kind: "valid" | "expired" | "pending" | "rejected" }
