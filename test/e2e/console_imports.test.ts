@@ -60,6 +60,7 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   t.match(await example.text(), /^recipient_email,/, "an example file of recipients to download");
   await look(t, page, "upload");
 
+  await page.selectOption("#import-template", "per-row");
   await page.setInputFiles("#import-file", {
     name: `${HOSTILE}.csv`,
     mimeType: "text/csv",
@@ -146,6 +147,7 @@ t.test("an issuer imports 500 rows with 3 bad ones; the rest are issued in the b
   t.match(await again.textContent("main"), HOSTILE, "the list shows the name as text");
   await look(t, again, "list");
   // The same file again: said so on the check, and every row issued is found held, before anything is issued.
+  await again.selectOption("#import-template", "per-row");
   await again.setInputFiles("#import-file", { name: "again.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await flows.click(again, "Check the file");
   t.match(await again.textContent("[role=alert]"), /same file as an import uploaded/, "a repeated file is named");
@@ -234,7 +236,7 @@ t.test("the template page shows its id to copy and leads to a CSV import of its 
   t.equal(await owner.inputValue("#import-template"), template.id, "the picker has the template chosen");
   t.same(
     await owner.$$eval("#import-template option", (os) => os.map((o) => o.textContent?.trim())),
-    ["None: each row names its template in badge_template_id", "Data Analysis", "Rust"],
+    ["Choose a badge template", "Data Analysis", "Rust", "None: each row names its own in a badge_template_id column"],
     "the organization's active templates, by name",
   );
   await look(t, owner, "picker");
@@ -258,8 +260,17 @@ t.test("the example file: checked without a template, then with one; the import 
   t.equal(exampleFile.name, "laurel-badges-example.csv");
   t.match(exampleFile.buffer.toString("utf8"), /^recipient_email,issued_to_first_name,/, "recipients only");
 
-  // No template chosen: the check says so for every row rather than "valid".
+  // A template must be chosen: the form says so before anything is sent.
   await issuer.setInputFiles("#import-file", exampleFile);
+  await issuer.click("button:has-text('Check the file')");
+  t.equal(
+    await issuer.$eval("#import-template", (s) => (s as HTMLSelectElement).validity.valueMissing),
+    true,
+    "the picker asks for a template",
+  );
+  t.equal(new URL(issuer.url()).pathname, `/console/${org.id}/imports`, "and the form is not sent");
+  // Told that each row names its own, the check says every row lacks one rather than "valid".
+  await issuer.selectOption("#import-template", "per-row");
   await flows.click(issuer, "Check the file");
   t.match(await issuer.textContent(".facts"), /2 rows: 0 valid, 2 with problems/);
   t.same(await issuer.$$eval("tbody tr", (trs) => trs.map((tr) => tr.querySelector("td:nth-child(2)")?.textContent)), [

@@ -81,6 +81,7 @@ t.test("template with an image, one badge by the form, 497 from a CSV", async (t
     ...rows,
   ].join("\n");
   await page.goto(`${laurel.origin}/console/${org.id}/imports`);
+  await page.selectOption("#import-template", templateId);
   await page.setInputFiles("#import-file", { name: "class.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await flows.click(page, "Check the file");
   const problems = await page.$$eval("tbody tr", (trs) =>

@@ -38,6 +38,9 @@ const columnList = (kind: ImportKind): Node => html`<p class="small">
 const example = (member: ConsoleMember, kind: ImportKind): Node =>
   html`<p class="small">At most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows, UTF-8, a header row naming the columns; row 1 is the first line under it. <a href=${`${importPath(member.organizationId)}/examples/${kind}.csv`} download>Download an example file</a>.</p>`;
 
+/** The picker's value for a file whose rows each name their template. */
+export const PER_ROW = "per-row";
+
 /** The form's choices: the organization's active templates and the one chosen (from a template page, or as sent). */
 export interface TemplateChoice {
   templates: Array<{ id: string; name: string }>;
@@ -51,9 +54,10 @@ const badgeForm = (frame: Frame, member: ConsoleMember, choice: TemplateChoice):
       ${csrfField(frame.csrf)}
       <input type="hidden" name="kind" value="badges" />
       <label for="import-template">Badge template</label>
-      <select id="import-template" name="badge_template_id" aria-describedby="import-template-help">
-        <option value="" selected=${choice.chosen === ""}>None: each row names its template in badge_template_id</option>
+      <select id="import-template" name="badge_template_id" required aria-describedby="import-template-help">
+        <option value="" selected=${choice.chosen === ""}>Choose a badge template</option>
         ${choice.templates.map((t) => html`<option value=${t.id} selected=${t.id === choice.chosen}>${t.name}</option>`)}
+        <option value=${PER_ROW} selected=${choice.chosen === PER_ROW}>None: each row names its own in a badge_template_id column</option>
       </select>
       <p class="small" id="import-template-help">${
         choice.templates.length === 0

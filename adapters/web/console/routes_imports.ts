@@ -24,7 +24,7 @@ import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
 import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
-import { exampleCsv, importKindsFor, importPage, importPath, importsPage } from "./import_pages.ts";
+import { exampleCsv, importKindsFor, importPage, importPath, importsPage, PER_ROW } from "./import_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const ACTION: Record<ImportKind, MemberAction> = { badges: "badges.issue", employees: "employees.write" };
@@ -161,7 +161,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
           checkCsvFile(
             kind,
             file.content.read(),
-            { now, template: kind === "badges" && template !== "" ? template : null },
+            { now, template: kind === "badges" && template !== "" && template !== PER_ROW ? template : null },
             into,
           ),
       );
