@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { Busboy, type BusboyConfig, type BusboyFileStream } from "@fastify/busboy";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { badRequest, CoreError } from "../../core/errors/mod.ts";
@@ -27,6 +27,8 @@ export const multipartBodies = (app: FastifyInstance): void => {
 export interface MultipartForm<F> {
   fields: Map<string, string[]>;
   file: { content: F; name: string } | null;
+  /** With `dropOversizedFile`: the refusal of a file past the limit, whose bytes were dropped. */
+  dropped?: Error;
 }
 
 export interface FormReading<F> {
@@ -43,6 +45,13 @@ export interface FormReading<F> {
    * otherwise, and must then refuse) before another part is read.
    */
   first?: { name: string; check(value: string): Promise<void> };
+  /**
+   * A file past `maxFileBytes` is dropped rather than failing the form: the parts after it are
+   * still read and `dropped` says why, so a page can show the form again with what was typed.
+   * The body may then declare up to `maxBodyBytes` (past it, it is refused unread all the same);
+   * the dropped bytes are read and thrown away, never kept.
+   */
+  dropOversizedFile?: { maxBodyBytes: number };
   /** Runs with the text fields sent before the file, before the file's first byte is read. */
   beforeFile?: (fields: ReadonlyMap<string, string[]>) => Promise<void>;
   /** Where the file's bytes go: memory for an image, a spooled file for a CSV. */
@@ -131,9 +140,17 @@ export const readMultipartForm = async <F>(
   reading: FormReading<F>,
 ): Promise<MultipartForm<F>> => {
   if (!isMultipart(request)) throw new CoreError("unsupported_media_type", "Send the form as multipart/form-data");
-  beginUpload(reading.slots, request, reply, reading.maxFileBytes + FORM_OVERHEAD_BYTES, reading.tooLarge);
+  const drop = reading.dropOversizedFile;
+  beginUpload(
+    reading.slots,
+    request,
+    reply,
+    Math.max(drop?.maxBodyBytes ?? 0, reading.maxFileBytes + FORM_OVERHEAD_BYTES),
+    reading.tooLarge,
+  );
   const fields = new Map<string, string[]>();
   let file: MultipartForm<F>["file"] = null;
+  let dropped: Error | undefined;
   let parts = 0;
   for await (const part of multipartParts(request, reading.maxFileBytes)) {
     const firstPart = parts++ === 0;
@@ -148,12 +165,50 @@ export const readMultipartForm = async <F>(
     if (firstPart && reading.first) await reading.first.check("");
     if (part.name !== reading.fileField) throw badRequest(`The form has no file field ${part.name}`);
     await reading.beforeFile?.(fields);
+    if (drop) {
+      const kept = await keptUnlessOversized(part.stream, reading);
+      if (kept === null) {
+        dropped = reading.tooLarge();
+        continue;
+      }
+      if (part.fileName !== "" || !isEmpty(kept)) file = { content: kept, name: part.fileName.slice(0, 255) };
+      continue;
+    }
     const content = await reading.sink(part.stream, reading.maxFileBytes, reading.tooLarge);
     // An empty file input sends a part with no name and no bytes: nothing was chosen.
     if (part.fileName !== "" || !isEmpty(content)) file = { content, name: part.fileName.slice(0, 255) };
   }
   if (file === null) await reading.beforeFile?.(fields);
-  return { fields, file };
+  return dropped ? { fields, file, dropped } : { fields, file };
+};
+
+/**
+ * The file through the sink, or null when it is past the limit: then the sink's input ends at the
+ * limit and the rest of the part is read and dropped (busboy ends the part a byte past the limit),
+ * so the parts after it can still be read.
+ */
+const keptUnlessOversized = async <F>(stream: BusboyFileStream, reading: FormReading<F>): Promise<F | null> => {
+  const input = new PassThrough();
+  let seen = 0;
+  let over = false;
+  stream.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > reading.maxFileBytes) over = true;
+    if (!over) input.write(chunk);
+  });
+  const ended = new Promise<void>((resolve, reject) => {
+    stream.once("end", resolve);
+    stream.once("error", reject);
+  });
+  stream.once("end", () => input.end());
+  stream.once("error", (err) => input.destroy(err));
+  const content = await reading.sink(input, reading.maxFileBytes, reading.tooLarge).catch((err: unknown) => {
+    // The sink refusing the size itself is the same drop; anything else fails the form.
+    if (over) return null;
+    throw err;
+  });
+  await ended;
+  return over ? null : content;
 };
 
 const isEmpty = (content: unknown): boolean =>

@@ -21,7 +21,7 @@ import { html } from "./html.ts";
 import { csrfField, type Frame } from "./layout.ts";
 import { field, uuidParam } from "./routes_public.ts";
 import { doneNotice } from "./sent.ts";
-import { readUploadForm, UPLOAD_ROUTE } from "./upload_forms.ts";
+import { readUploadForm, UPLOAD_PAGE_MAX_BYTES, UPLOAD_ROUTE } from "./upload_forms.ts";
 import type { WebKit } from "./web_deps.ts";
 
 /** Each reason in the earner's words: what went wrong and, where they can, what to do. */
@@ -102,7 +102,7 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
     <h3 id="external-image-h" class="form-gap">Or add it from its image</h3>
     <form method="post" action="/wallet/external_badges/image" enctype="multipart/form-data" class="stack" aria-labelledby="external-image-h">${csrfField(frame.csrf)}
       <label for="external-image">A baked badge image: PNG or SVG carrying its Open Badges 2.0 assertion or 3.0 credential, at most ${MAX_BAKED_IMAGE_BYTES / 1024 / 1024} MiB</label>
-      <input id="external-image" name="image" type="file" accept="image/png,image/svg+xml,.png,.svg" required />
+      <input id="external-image" name="image" type="file" accept="image/png,image/svg+xml,.png,.svg" required data-max-bytes=${MAX_BAKED_IMAGE_BYTES} />
       <button type="submit">Add badge from image</button>
     </form>
   </section>`;
@@ -159,10 +159,13 @@ export const externalBadgeRoutes =
           maxFileBytes: MAX_BAKED_IMAGE_BYTES,
           tooLarge: () => new CoreError("payload_too_large", "The image is too large"),
           sink: bufferUpload,
-        }).catch((err: unknown) => {
-          if (isCoreError(err) && err.code === "payload_too_large") return "too_large" as const;
-          throw err;
-        });
+          dropOversizedFile: { maxBodyBytes: UPLOAD_PAGE_MAX_BYTES },
+        })
+          .then((read) => (read.dropped ? ("too_large" as const) : read))
+          .catch((err: unknown) => {
+            if (isCoreError(err) && err.code === "payload_too_large") return "too_large" as const;
+            throw err;
+          });
         const image = form === "too_large" ? null : form.file?.content;
         const upload: BakedUpload =
           form === "too_large" ? "too_large" : !image?.length ? "not_an_image" : readBaked(image);

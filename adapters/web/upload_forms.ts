@@ -12,6 +12,15 @@ declare module "fastify" {
   }
 }
 
+/**
+ * The most a page's upload form may send when its file past the limit is dropped rather than
+ * refused (`dropOversizedFile`): the form is read to its end, so the page naming the limit reaches
+ * a browser still sending (an answer before the body is read ends in a reset connection) and the
+ * typed fields come back. Past it the form is refused unread; laurel.js stops such a file before
+ * it is sent.
+ */
+export const UPLOAD_PAGE_MAX_BYTES = 16 * 1024 * 1024;
+
 /** The route option of a page route that takes an upload (`readUploadForm`). */
 export const UPLOAD_ROUTE = { config: { uploadForm: true } } as const;
 

@@ -33,3 +33,18 @@ for (const input of document.querySelectorAll("input[type=file][data-preview]"))
     reader.readAsDataURL(file);
   });
 }
+
+// A file past its form's limit is refused as soon as it is chosen, so the form is not sent for
+// nothing; without this script the server refuses it and shows the form again, as typed.
+for (const input of document.querySelectorAll("input[type=file][data-max-bytes]")) {
+  const max = Number(input.dataset.maxBytes);
+  const mib = (bytes) => `${(bytes / 1048576).toLocaleString("en", { maximumFractionDigits: 1 })} MiB`;
+  input.addEventListener("change", () => {
+    const file = input.files?.[0];
+    const over = file !== undefined && file.size > max;
+    input.setCustomValidity(
+      over ? `This file is ${mib(file.size)}: it may be at most ${mib(max)}. Choose a smaller one.` : "",
+    );
+    if (over) input.reportValidity();
+  });
+}

@@ -1,6 +1,6 @@
 import type { AuditRecord } from "../../../core/audit/mod.ts";
 import type { InvitationRecord } from "../../../core/members/mod.ts";
-import type { OrganizationRecord, ProfileInput } from "../../../core/organizations/mod.ts";
+import { IMAGE_MAX_BYTES, type OrganizationRecord, type ProfileInput } from "../../../core/organizations/mod.ts";
 import { html, type Node, safeUrl } from "../html.ts";
 import { csrfField, type Frame, layout } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
@@ -126,7 +126,7 @@ export const profilePage = (
         member.allowed("profile.update")
           ? html`<form method="post" action=${`${path}/image`} enctype="multipart/form-data" class="stack">${csrfField(frame.csrf)}
             <label for="org-image">PNG or SVG, at most 1 MiB (an SVG with script, event handlers or outside references is refused)</label>
-            <input id="org-image" name="image" type="file" accept="image/png,image/svg+xml" required />
+            <input id="org-image" name="image" type="file" accept="image/png,image/svg+xml" required data-max-bytes=${IMAGE_MAX_BYTES} />
             <button type="submit" class="secondary">Upload image</button>
           </form>`
           : null

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { badRequest, fail, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
+import { badRequest, fail, isCoreError, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
 import { storeImage } from "../../rest/mod.ts";
@@ -7,7 +7,7 @@ import { bufferUpload } from "../../uploads/mod.ts";
 import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
-import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
+import { readUploadForm, UPLOAD_PAGE_MAX_BYTES, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
 import { consoleContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, MemberPage } from "./console_deps.ts";
@@ -86,14 +86,19 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
         tooLarge: () =>
           validationFailed("The image was refused", [{ field: "image", message: "is larger than 1 MiB" }]),
         sink: bufferUpload,
+        // Read to its end, so the page saying why reaches the browser while it is still sending.
+        dropOversizedFile: { maxBodyBytes: UPLOAD_PAGE_MAX_BYTES },
       }),
     );
     const file = form.ok ? form.value.file : null;
+    const dropped = form.ok ? form.value.dropped : undefined;
     const stored = !form.ok
       ? form
-      : file && file.content.length > 0
-        ? await settle(() => storeImage(deps.images, file.content, kit.deps.clock()))
-        : fail(badRequest("Choose an image file"));
+      : isCoreError(dropped)
+        ? fail(dropped)
+        : file && file.content.length > 0
+          ? await settle(() => storeImage(deps.images, file.content, kit.deps.clock()))
+          : fail(badRequest("Choose an image file"));
     if (!stored.ok) {
       const error = formProblem(stored.error) ?? stored.error.message;
       return show(request, reply, member, pageAnswer(stored.error).status, `Image: ${error}`);

@@ -8,7 +8,7 @@ import {
   type TemplateUpdateBody,
   TemplateUpdateBody as TemplateUpdateSchema,
 } from "../../../core/badges/mod.ts";
-import { CoreError, notFound } from "../../../core/errors/mod.ts";
+import { CoreError, notFound, settle } from "../../../core/errors/mod.ts";
 import {
   createTemplate,
   deleteTemplate,
@@ -24,7 +24,7 @@ import { storeImage } from "../../rest/mod.ts";
 import { bufferUpload, type MultipartForm } from "../../uploads/mod.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
-import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
+import { readUploadForm, UPLOAD_PAGE_MAX_BYTES, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
 import { askFirst, isConfirmed } from "./confirm_pages.ts";
 import { memberPageRoute } from "./console_access.ts";
@@ -49,6 +49,8 @@ const NOTICES: Record<string, string> = {
   unarchived: "Template unarchived.",
   deleted: "Template deleted.",
 };
+
+const IMAGE_MIB = IMAGE_MAX_BYTES / 1024 / 1024;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LIST_PAGE = 50;
@@ -111,14 +113,34 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
   };
 
   // The create and edit forms are multipart (they carry the image); their text fields read as any form's.
-  const readForm = (request: FastifyRequest, reply: FastifyReply) =>
-    readUploadForm(kit, request, reply, {
-      fileField: "image",
-      maxFileBytes: IMAGE_MAX_BYTES,
-      tooLarge: () =>
-        new CoreError("payload_too_large", `The image is larger than ${IMAGE_MAX_BYTES / 1024 / 1024} MiB`),
-      sink: bufferUpload,
-    });
+  // An image past the limit is dropped and the form shown again with what was typed, the limit named.
+  const readForm = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{ upload: MultipartForm<Buffer>; imageError: string | null }> => {
+    const read = await settle(() =>
+      readUploadForm(kit, request, reply, {
+        fileField: "image",
+        maxFileBytes: IMAGE_MAX_BYTES,
+        tooLarge: () => new CoreError("payload_too_large", `The image is larger than ${IMAGE_MIB} MiB`),
+        sink: bufferUpload,
+        dropOversizedFile: { maxBodyBytes: UPLOAD_PAGE_MAX_BYTES },
+      }),
+    );
+    if (!read.ok) {
+      if (read.error.code !== "payload_too_large") throw read.error;
+      return {
+        upload: { fields: new Map(), file: null },
+        imageError: `${read.error.message}. Laurel could not read this form, so please fill it in again; the image may be at most ${IMAGE_MIB} MiB.`,
+      };
+    }
+    return {
+      upload: read.value,
+      imageError: read.value.dropped
+        ? `Image: the file you chose is larger than ${IMAGE_MIB} MiB, so nothing was saved. Choose a PNG or SVG of at most ${IMAGE_MIB} MiB; everything you typed is kept below.`
+        : null,
+    };
+  };
 
   /** The uploaded image, checked and stored: its name; `undefined` when no file was chosen. */
   const uploaded = async (form: MultipartForm<Buffer>): Promise<TemplateImageChange> => {
@@ -160,8 +182,9 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
   app.post(base, UPLOAD_ROUTE, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
-    const upload = await readForm(request, reply);
+    const { upload, imageError } = await readForm(request, reply);
     const form = formOf(request);
+    if (imageError) return showNew(request, reply, member, 413, imageError, form);
     return tryForm(
       async () => {
         const body = checked<TemplateCreateBody>(TemplateCreateSchema, bodyOf(form, null), "template");
@@ -206,8 +229,9 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     const member = await gate(request, reply, "templates.write");
     if (!member) return reply;
     const id = templateId(request);
-    const upload = await readForm(request, reply);
+    const { upload, imageError } = await readForm(request, reply);
     const form = formOf(request);
+    if (imageError) return showEdit(request, reply, member, 413, imageError, form);
     return tryForm(
       async () => {
         const current: BadgeTemplateRecord = (await getTemplate(issuing, member.organizationId, id)).template;

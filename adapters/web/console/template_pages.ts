@@ -112,7 +112,7 @@ const fields = (form: TemplateForm, state: string | null) => html`
 const imageField = (current: VNode | null) => html`<fieldset class="stack"><legend>Image</legend>
     ${current ? html`<div class="template-current"><p class="small">Current image:</p>${current}</div>` : null}
     <label for="tpl-image">${current ? "Replace it with" : "Upload"} a PNG or SVG (at most ${IMAGE_MAX_BYTES / 1024 / 1024} MiB)</label>
-    <input id="tpl-image" name="image" type="file" accept="image/png,image/svg+xml" data-preview="tpl-image-preview" />
+    <input id="tpl-image" name="image" type="file" accept="image/png,image/svg+xml" data-preview="tpl-image-preview" data-max-bytes=${IMAGE_MAX_BYTES} />
     <img id="tpl-image-preview" class="template-image" alt="Preview of the chosen image" width="120" height="120" hidden />
   </fieldset>`;
 
