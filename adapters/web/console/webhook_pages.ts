@@ -81,6 +81,10 @@ const logRow = (frame: Frame, member: ConsoleMember, e: DeliveryLogEntry, canWri
   </li>`;
 };
 
+/** Settings never saved: no address and no kind. */
+const isFresh = (settings: WebhookSettings): boolean =>
+  settings.webhook_url === null && settings.event_types !== "all" && settings.event_types.length === 0;
+
 /** Why nothing is sent, and what the member does about it. */
 const BLOCKER_TEXT: Record<NotDeliveredReason, (applications: string) => Node> = {
   no_webhook_url: () => html`<strong>There is no address.</strong> Enter your receiver's HTTPS address below and save.`,
@@ -92,9 +96,10 @@ const BLOCKER_TEXT: Record<NotDeliveredReason, (applications: string) => Node> =
 
 /** What the settings send now, always shown: on with its kinds, or off with every reason and what to do. */
 const outlookBox = (member: ConsoleMember, data: WebhooksPageData) => {
+  // A webhook not set up yet has every kind ticked in its form: saving an address saves them.
   const outlook = deliveryOutlook({
     webhookUrl: data.settings.webhook_url,
-    subscribedEventTypes: data.settings.event_types,
+    subscribedEventTypes: isFresh(data.settings) ? "all" : data.settings.event_types,
     hasDataServicesApplication: data.dataServices,
   });
   const kinds =
@@ -162,7 +167,7 @@ export const webhooksPage = (frame: Frame, member: ConsoleMember, data: Webhooks
           ? html`<form method="post" action=${path} class="stack">${csrfField(frame.csrf)}
             <label for="webhook-url">HTTPS address (leave empty to stop posting)</label>
             <input id="webhook-url" name="webhook_url" type="url" inputmode="url" maxlength="2048" placeholder="https://example.org/laurel-events" value=${url} />
-            ${kindBoxes(data.settings.event_types, data.settings.webhook_url === null && data.settings.event_types.length === 0)}
+            ${kindBoxes(data.settings.event_types, isFresh(data.settings))}
             <button type="submit">Save webhook settings</button>
           </form>`
           : html`<p>Address: <span class="raw">${data.settings.webhook_url ?? "none"}</span></p>`
