@@ -81,12 +81,14 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/developers/oauth_applications/:id/delete": only(DEVELOPERS, 404),
   "GET /console/:org/developers/authorization_tokens": only(DEVELOPERS, 200),
   // No box ticked: a token with no permission is made and shown once.
-  "POST /console/:org/developers/authorization_tokens": only(DEVELOPERS, 201),
+  // Made, then to the list (303) that shows its value once.
+  "POST /console/:org/developers/authorization_tokens": only(DEVELOPERS, 303),
   "POST /console/:org/developers/authorization_tokens/:id/rotate": only(DEVELOPERS, 404),
   "POST /console/:org/developers/authorization_tokens/:id/revoke": only(DEVELOPERS, 404),
   "GET /console/:org/developers/webhooks": only(DEVELOPERS, 200),
   "POST /console/:org/developers/webhooks": only(DEVELOPERS, 303),
-  "POST /console/:org/developers/webhooks/secret": only(DEVELOPERS, 200),
+  "POST /console/:org/developers/webhooks/secret": only(DEVELOPERS, 303),
+  // Without confirm=yes: the question, nothing rotated.
   "POST /console/:org/developers/webhooks/secret/rotate": only(DEVELOPERS, 200),
   // No webhook address: nothing to send a test to.
   "POST /console/:org/developers/webhooks/test": only(DEVELOPERS, 422),

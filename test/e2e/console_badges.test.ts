@@ -121,6 +121,9 @@ t.test("an issuer issues one badge, finds it, resends its notification and revok
   t.match(await page.textContent("[role=alert]"), /reason/i, "no reason: refused, saying why");
   await page.fill("#revoke-reason", "Issued by mistake");
   await flows.click(page, "Revoke badge");
+  t.match(await page.textContent("h1"), /Revoke the badge of grace@example.org\?/, "revoking asks first");
+  t.match(await page.textContent("main"), /Issued by mistake/, "with the reason given");
+  await flows.click(page, "Revoke badge");
   t.match(await page.textContent(".notice"), /Badge revoked/);
   const revoked = await api()("GET", `${org.badges}/${id}`, org.auth);
   t.equal(revoked.body.data.state, "revoked", "the API shows it revoked");
@@ -217,9 +220,9 @@ t.test("what a member sends is answered with a 4xx and stays text", async (t) =>
     422,
     "a replacement needs its date",
   );
-  t.equal((await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Wrong" })).status, 303);
+  t.equal((await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Wrong", confirm: "yes" })).status, 303);
   t.equal(
-    (await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Again" })).status,
+    (await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Again", confirm: "yes" })).status,
     422,
     "revoked twice: refused",
   );

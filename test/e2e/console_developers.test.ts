@@ -104,12 +104,18 @@ t.test("a secret rotated from the console signs the next delivery", async (t) =>
   const org = await webhookOrganization(laurel, { url: receiver.url, name: "Rotate Co" });
   const owner = await signedInMember(laurel, smtp, org.id, "rotate-owner@example.org", "owner");
   await owner.get(`/console/${org.id}/developers/webhooks`);
-  const rotated = await owner.submit(`/console/${org.id}/developers/webhooks/secret/rotate`);
-  t.equal(rotated.status, 200);
+  const asked = await owner.submit(`/console/${org.id}/developers/webhooks/secret/rotate`);
+  t.equal(asked.status, 200);
+  t.match(asked.text, /Rotate the webhook signing secret\?/, "rotating asks first");
+  const done = await owner.submit(`/console/${org.id}/developers/webhooks/secret/rotate`, { confirm: "yes" });
+  t.equal(done.status, 303, "then redirects");
+  t.notMatch(done.location ?? "", /whsec_/, "the secret is not in the address");
+  const rotated = await owner.get(done.location ?? "");
   t.match(rotated.text, /Secret rotated/);
   const secret = /id="webhook-secret"[^>]*value="(whsec_[^"]+)"/.exec(rotated.text)?.[1] ?? "";
   t.match(secret, /^whsec_/, "the new secret is shown");
   t.not(secret, org.secret, "a new one");
+  t.notMatch((await owner.get(done.location ?? "")).text, secret, "once: a reload no longer shows it");
 
   const before = receiver.received.length;
   const [event] = await recordEvents(laurel.db, org.id, 1);
@@ -144,7 +150,13 @@ t.test("an OAuth application deleted from the console: its access tokens stop wo
   t.equal(await list(), 200, "the token works");
 
   await owner.get(`/console/${org.id}/developers/oauth_applications`);
-  const deleted = await owner.submit(`/console/${org.id}/developers/oauth_applications/${app.id}/delete`);
+  const asked = await owner.submit(`/console/${org.id}/developers/oauth_applications/${app.id}/delete`);
+  t.equal(asked.status, 200);
+  t.match(asked.text, /Delete the application “Sync”\?/, "deleting asks first");
+  t.equal(await list(), 200, "and changes nothing yet");
+  const deleted = await owner.submit(`/console/${org.id}/developers/oauth_applications/${app.id}/delete`, {
+    confirm: "yes",
+  });
   t.equal(deleted.status, 303);
   t.match((await owner.get(deleted.location ?? "")).text, /Application deleted/);
   t.equal(await list(), 401, "its access token no longer works");

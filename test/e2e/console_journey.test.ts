@@ -164,6 +164,9 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
   t.notMatch(await page.content(), tokenValue, "its value is never shown again");
   t.match(await page.textContent("main"), /Expires/, "its expiry is shown");
   await flows.click(page, "", `button[aria-label^='Revoke CI']`);
+  t.match(await page.textContent("h1"), /Revoke “CI/, "revoking asks first, naming the token");
+  await look(t, page, "authorization-token-revoke-confirm");
+  await flows.click(page, "Revoke token");
   t.match(await page.textContent("main"), /Token revoked/);
   const afterRevoke = await fetch(`${laurel.baseUrl}/organizations/${org}/badge_templates`, {
     headers: { authorization: basic(tokenValue) },
@@ -175,6 +178,7 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
   const nightly = await page.inputValue("#new-token");
   await page.goto(page.url());
   await flows.click(page, "", "button[aria-label='Rotate Nightly']");
+  await flows.click(page, "Rotate token");
   const rotated = await page.inputValue("#new-token");
   t.not(rotated, nightly, "a new value");
   const statusWith = async (value: string) =>
@@ -195,6 +199,7 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
   await flows.click(page, "Save webhook settings");
   t.match(await page.textContent(".status.bad"), /webhook.url/i, "plain http is refused");
   await page.fill("#webhook-url", receiver.url);
+  await page.uncheck("input[name=all_kinds]");
   await page.check("input[value='badge.created']");
   await page.check("input[value='employment.created']");
   await flows.click(page, "Save webhook settings");

@@ -121,7 +121,7 @@ t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows 
     const res = await fetch(`${url}/delete`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ _csrf: csrf }),
+      body: new URLSearchParams({ _csrf: csrf, confirm: "yes" }),
     });
     return { status: res.status, text: await res.text() };
   }, page.url().split("?")[0] as string);
@@ -142,6 +142,9 @@ t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows 
   );
   t.match(spare.body.data, { state: "draft", public: false, allow_duplicate_badges: true, image_url: null });
   await flows.click(page, "Delete this template");
+  t.match(await page.textContent("h1"), /Delete the template “Spare”\?/, "deleting asks first");
+  await look(t, page, "template-delete-confirm");
+  await flows.click(page, "Delete template");
   t.match(await page.textContent("main"), /Template deleted/);
   t.notMatch(await page.textContent("main"), /Spare/, "gone from the list");
   t.match(await page.textContent("main"), /1 badge issued/, "the list counts the badges issued");
