@@ -6,6 +6,7 @@ import type { AppRouter } from "../adapters/trpc/mod.ts";
 import { BADGE_HANDLERS, BADGE_OPTIONS, BADGE_USAGE } from "./cli_badges.ts";
 import { EMPLOYEE_HANDLERS, EMPLOYEE_OPTIONS, EMPLOYEE_USAGE } from "./cli_employees.ts";
 import { MEMBER_HANDLERS, MEMBER_OPTIONS, MEMBER_USAGE } from "./cli_members.ts";
+import { PLATFORM_HANDLERS, PLATFORM_OPTIONS, PLATFORM_USAGE } from "./cli_platforms.ts";
 import { WEBHOOK_HANDLERS, WEBHOOK_OPTIONS, WEBHOOK_USAGE } from "./cli_webhooks.ts";
 import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_workforce.ts";
 import type { Env } from "./env_schema.ts";
@@ -24,6 +25,7 @@ ${BADGE_USAGE}
 ${WEBHOOK_USAGE}
 ${WORKFORCE_USAGE}
 ${EMPLOYEE_USAGE}
+${PLATFORM_USAGE}
 
 Environment: LAUREL_URL (the admin listener; default http://localhost:$ADMIN_PORT, itself PORT + 1 = 3001), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
 
@@ -89,6 +91,7 @@ const HANDLERS: Record<string, Handler> = {
   ...WORKFORCE_HANDLERS,
   ...EMPLOYEE_HANDLERS,
   ...MEMBER_HANDLERS,
+  ...PLATFORM_HANDLERS,
 };
 
 const OPTIONS = {
@@ -105,6 +108,7 @@ const OPTIONS = {
   ...WORKFORCE_OPTIONS,
   ...EMPLOYEE_OPTIONS,
   ...MEMBER_OPTIONS,
+  ...PLATFORM_OPTIONS,
 } as const;
 
 export const main = async (

@@ -2,6 +2,7 @@ import { router } from "./context.ts";
 import { earnerBadgesRouter, usersRouter } from "./earners_router.ts";
 import { membersRouter } from "./members_router.ts";
 import { organizationsRouter } from "./organizations_router.ts";
+import { platformsRouter } from "./platforms_router.ts";
 import { oauthApplicationsRouter, webhooksRouter } from "./webhooks_router.ts";
 import { workforceRouter } from "./workforce_router.ts";
 
@@ -14,6 +15,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   oauthApplications: oauthApplicationsRouter,
   workforce: workforceRouter,
+  platforms: platformsRouter,
 });
 
 export type AppRouter = typeof appRouter;

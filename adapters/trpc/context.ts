@@ -4,6 +4,7 @@ import type { AuthorizationTokenDeps, OAuthApplicationDeps, OrganizationStore } 
 import { type CoreError, type CoreErrorCode, isCoreError, unauthenticated } from "../../core/errors/mod.ts";
 import type { IssuingDeps } from "../../core/issuing/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
+import type { PlatformStore } from "../../core/ob_api/mod.ts";
 import type { EmployeeStore, WorkforceDeps } from "../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "./webhooks_router.ts";
 
@@ -24,6 +25,8 @@ export interface TrpcDeps extends AuthorizationTokenDeps, OAuthApplicationDeps {
   webhooks: WebhookAdminDeps;
   /** Workforce authorization, employment events and employee records (the CLI's import). */
   workforce: WorkforceDeps & { employees: EmployeeStore };
+  /** Platforms registered through the Open Badges API; absent when it is not served. */
+  obApi?: { platforms: Pick<PlatformStore, "list" | "remove"> };
 }
 
 export interface TrpcContext {

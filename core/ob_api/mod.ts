@@ -13,10 +13,12 @@ export {
   MAX_REDIRECT_URIS,
   platformClient,
   platformGrant,
+  platformListing,
   platformScopes,
   readRegistration,
   registerPlatform,
   registrationResponse,
+  removePlatform,
 } from "./platforms.ts";
 export type { CredentialQuery, PageRelation } from "./resources.ts";
 export {

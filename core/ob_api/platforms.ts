@@ -7,7 +7,8 @@ import {
 } from "../connect/mod.ts";
 import type { SecretBox } from "../credentials/mod.ts";
 import { redirectUriProblem, uriHost } from "../credentials/mod.ts";
-import { CoreError, fail, ok, type Result } from "../errors/mod.ts";
+import { CoreError, fail, notFound, ok, type Result } from "../errors/mod.ts";
+import { isoMillis } from "../shared/mod.ts";
 import { OB_SCOPES, type ObScope, parseObScopeParam } from "./scopes.ts";
 
 /** A platform registered through the Open Badges API's dynamic client registration (RFC 7591). */
@@ -223,4 +224,28 @@ export const checkPlatformAuthorizeRequest = (
     return authorizeError(redirectUri, state, "invalid_scope", `scope not registered: ${beyond.join(" ")}`);
   }
   return checked;
+};
+
+/** What the operator sees of a registered platform: everything but its secret's digest. */
+export const platformListing = (p: PlatformRecord) => ({
+  client_id: p.client_id,
+  client_name: p.client_name,
+  client_uri: p.client_uri,
+  logo_uri: p.logo_uri,
+  tos_uri: p.tos_uri,
+  policy_uri: p.policy_uri,
+  software_id: p.software_id,
+  software_version: p.software_version,
+  redirect_uris: p.redirect_uris.split(" "),
+  scope: p.scopes,
+  contacts: p.contacts ? p.contacts.split(" ") : [],
+  created_at: isoMillis(p.created_at),
+});
+
+/**
+ * The operator removes a platform: its registration, and with it every earner's grant to it and
+ * every token of those grants, which stop working at once.
+ */
+export const removePlatform = async (store: Pick<PlatformStore, "remove">, clientId: string): Promise<void> => {
+  if (!(await store.remove(clientId))) throw notFound("Platform");
 };

@@ -3,12 +3,14 @@ import type { AddressInfo } from "node:net";
 import { decodeJwt } from "jose";
 import * as oauth from "oauth4webapi";
 import t from "tap";
-import { apiClient, createTemplate, issueBody, organization } from "../support/badges.ts";
+import { apiClient, createTemplate, issueBody, organization, trpc } from "../support/badges.ts";
 import { startEarnerWebhookStack } from "../support/earner_flows.ts";
 import { httpEarner } from "../support/earner_http.ts";
 import { startObIssuer } from "../support/ob_issuer.ts";
 import { checkOpenBadgeCredentialJwt, ob3SchemaErrors } from "../support/ob3.ts";
 import { obApiSchemaErrors, specOperations } from "../support/ob3_api.ts";
+import { runTs } from "../support/processes.ts";
+import { trpcQuery } from "../support/webhooks.ts";
 
 /**
  * The Open Badges 3.0 API end to end, with oauth4webapi as the platform: given only Laurel's base
@@ -300,6 +302,9 @@ t.test("discovery, registration, consent in Chromium, credentials, upsert, profi
   await context.close();
 });
 
+/** A token of the second test's platform, which the third test's operator removes. */
+const kept = { token: "", clientId: "" };
+
 t.test("refusals: another earner, organization endpoints, CSRF, escaping, registration bounds", async (t) => {
   const sdd: Json = await (await fetch(`${laurel.baseUrl}/ims/ob/v3p0/discovery`)).json();
   const registrationUrl = sdd.components.securitySchemes.OAuth2ACG["x-imssf-registrationUrl"];
@@ -359,6 +364,8 @@ t.test("refusals: another earner, organization endpoints, CSRF, escaping, regist
     return tokens.access_token;
   };
   const ann = await connect("ann@example.org");
+  kept.token = ann;
+  kept.clientId = clientId;
   const bob = await connect("bob@example.org");
   const credentialsOf = async (token: string) => {
     const body: Json = await (await bearer(`${laurel.baseUrl}/ims/ob/v3p0/credentials`, token)).json();
@@ -414,4 +421,40 @@ t.test("refusals: another earner, organization endpoints, CSRF, escaping, regist
   const statuses: number[] = [];
   for (let i = 0; i < 9; i++) statuses.push((await register(registrationUrl, registration())).status);
   t.same(statuses, [201, 201, 201, 201, 201, 201, 201, 201, 429], "the eleventh from one address is refused");
+});
+
+t.test("the operator lists and removes platforms (tRPC and CLI); removal ends their access at once", async (t) => {
+  const listed = (await trpcQuery(laurel.adminOrigin, laurel.server.adminToken, "platforms.list", undefined)) as Json[];
+  t.ok(listed.length >= 2, "the platforms registered so far");
+  t.ok(
+    listed.every((p) => !("secret_digest" in p) && !("client_secret" in p)),
+    "no secret, not even its digest",
+  );
+  const target = listed.find((p) => p.client_name === "Backpack Platform") as Json;
+  t.match(target, { redirect_uris: [REDIRECT], scope: ALL_SCOPES.join(" ") });
+
+  const env = { LAUREL_URL: laurel.adminOrigin, LAUREL_ADMIN_TOKEN: laurel.server.adminToken };
+  const cli = (...args: string[]) => runTs("apps/cli.ts", args, env);
+  const list = await cli("platforms", "list", "--json");
+  t.equal(list.code, 0, list.stderr);
+  t.same((JSON.parse(list.stdout) as Json[]).map((p) => p.client_id).sort(), listed.map((p) => p.client_id).sort());
+
+  // A connected earner's token, then the removal: the token stops, the grant leaves her page.
+  const earner = httpEarner(laurel.origin, smtp);
+  await earner.signIn("grace@example.org");
+  const pages = await earner.get("/account/connections");
+  t.match(pages.text, /Backpack Platform/);
+  const removed = await cli("platforms", "remove", "--client", target.client_id);
+  t.equal(removed.code, 0, removed.stderr);
+  t.match(removed.stdout, /Removed/);
+  t.notMatch((await earner.get("/account/connections")).text, /Backpack Platform/, "the grant is gone");
+  const again = await trpc(laurel, "platforms.remove", { client_id: target.client_id }).catch((e: Error) => e);
+  t.ok(again instanceof Error, "removing it twice is a not-found");
+  const after = (await trpcQuery(laurel.adminOrigin, laurel.server.adminToken, "platforms.list", undefined)) as Json[];
+  t.notOk(after.some((p) => p.client_id === target.client_id));
+
+  const profileUrl = `${laurel.baseUrl}/ims/ob/v3p0/profile`;
+  t.equal((await bearer(profileUrl, kept.token)).status, 200, "a connected platform's token");
+  await trpc(laurel, "platforms.remove", { client_id: kept.clientId });
+  t.equal((await bearer(profileUrl, kept.token)).status, 401, "stops with its platform's removal");
 });
