@@ -222,6 +222,18 @@ export const postgresImportStore = (db: Database): ImportStore => {
       );
       return rows.map((r) => ({ row: r.row_no, field: r.field, message: r.message, key: rowKey(toJson(r.item)) }));
     },
+    async templates(importId) {
+      const found = await db.all<Pick<BadgeTemplateRow, "id"> & { name: string | null; rows: number }>(
+        `select x.id, t.name, x.rows from (
+           select (r.item->>'badge_template_id')::uuid as id, count(*)::int as rows
+           from import_rows r where r.import_id = ? and r.status <> 'invalid' group by 1
+         ) x join imports i on i.id = ?
+         left join badge_templates t on t.id = x.id and t.organization_id = i.organization_id
+         order by x.rows desc, t.name`,
+        [importId, importId],
+      );
+      return found.map((f) => ({ id: f.id, name: f.name ?? null, rows: f.rows }));
+    },
     async rows(importId, afterRow, limit) {
       const rows = await db.all<Omit<ImportLineRow, "import_id">>(
         `select row_no, status, item, outcome_id, detail, errors from import_rows

@@ -150,6 +150,11 @@ export interface ImportStore {
   list(organizationId: string, limit: number): Promise<ImportRecord[]>;
   /** Problems of invalid and failed rows, in row order, at most `limit`. */
   problems(importId: string, limit: number): Promise<RowProblem[]>;
+  /**
+   * The templates a badge import's valid rows issue, with their names (null: none of the
+   * organization's now) and how many rows each, most rows first.
+   */
+  templates(importId: string): Promise<Array<{ id: string; name: string | null; rows: number }>>;
   /** Rows after `afterRow`, in order, at most `limit` (the result file, read page by page). */
   rows(importId: string, afterRow: number, limit: number): Promise<ImportRow[]>;
   /** `ready` -> `running` (or `failed` when it has no valid row), with the audit rows; null: not ready. */

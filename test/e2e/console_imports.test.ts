@@ -285,6 +285,7 @@ t.test("the example file: checked without a template, then with one; the import 
   await issuer.setInputFiles("#import-file", exampleFile);
   await flows.click(issuer, "Check the file");
   t.match(await issuer.textContent(".facts"), /2 rows: 2 valid, 0 with problems/, "the check: 2 valid");
+  t.match(await issuer.textContent(".facts"), /Badge\s*First Aid/, "of the template chosen");
   await look(t, issuer, "example-checked");
   await flows.click(issuer, "Issue the 2 valid badges");
   const worker = await startWorkerBeside(laurel, { SMTP_URL: smtp.url });

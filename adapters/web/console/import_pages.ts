@@ -139,6 +139,21 @@ const problemsTable = (kind: ImportKind, problems: RowProblem[], total: number):
       ${total > problems.length ? html`<p class="small">The first ${problems.length} problems are shown; the result file lists every row.</p>` : null}`;
 
 /**
+ * The same file seen before: a check never started is only named; after an import that ran, the
+ * valid rows are what would be issued again (a badge given once is already among the problems).
+ */
+const repeatNotice = (member: ConsoleMember, r: ImportRecord, earlier: ImportRecord): Node => {
+  const link = html`<a href=${importPath(member.organizationId, earlier.id)}>see it</a>`;
+  if (earlier.state === "ready")
+    return html`<p class="status info" role="status">You checked the same file on ${when(earlier.created_at)} without issuing it (${link}).</p>`;
+  const again =
+    r.state === "ready" && r.row_count > r.invalid_count
+      ? " Anyone already holding a badge that is given once is listed below as a problem; the valid rows would be issued again."
+      : "";
+  return html`<p class="status warn" role="alert">This is the same file as an import uploaded ${when(earlier.created_at)} (${link}).${again}</p>`;
+};
+
+/**
  * One import: before it starts, the check of every row and the button to issue the valid ones;
  * then its progress (live with import_progress.js, else the page reloads itself) and result file.
  */
@@ -149,6 +164,8 @@ export const importPage = (
   data: {
     problems: RowProblem[];
     problemCount: number;
+    /** What the valid rows of a badge import issue, by template. */
+    templates: Array<{ name: string | null; rows: number }>;
     repeatOf: ImportRecord | null;
     notice: string | null;
     error: string | null;
@@ -169,13 +186,19 @@ export const importPage = (
     html`<dl class="facts">
       <dt>State</dt><dd>${STATE_LABEL[r.state]}</dd>
       <dt>Rows</dt><dd>${counts(r)}</dd>
+      ${
+        data.templates.length > 0
+          ? html`<dt>${data.templates.length === 1 ? "Badge" : "Badges"}</dt><dd>${data.templates.map(
+              (t, i) =>
+                html`${i > 0 ? ", " : ""}${t.name ?? html`<em>a template this organization no longer has</em>`}${data.templates.length > 1 ? ` (${t.rows} ${t.rows === 1 ? "row" : "rows"})` : ""}`,
+            )}</dd>`
+          : null
+      }
       <dt>Uploaded</dt><dd>${when(r.created_at)}</dd>
       ${r.started_at ? html`<dt>Started</dt><dd>${when(r.started_at)}</dd>` : null}
       ${r.finished_at ? html`<dt>Ended</dt><dd>${when(r.finished_at)}</dd>` : null}
     </dl>`,
-    data.repeatOf
-      ? html`<p class="status warn" role="alert">This is the same file as an import uploaded ${when(data.repeatOf.created_at)} (<a href=${importPath(member.organizationId, data.repeatOf.id)}>see it</a>). ${r.state === "ready" && valid > 0 ? "Issuing it again may give the same people the same badges twice." : ""}</p>`
-      : null,
+    data.repeatOf ? repeatNotice(member, r, data.repeatOf) : null,
     r.state === "ready"
       ? html`<section class="card" aria-labelledby="go-h"><h2 id="go-h">Nothing is issued yet</h2>
           ${

@@ -189,7 +189,10 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
     status: number,
     error: string | null,
   ) => {
-    const problems = await store.problems(record.id, PROBLEMS_SHOWN);
+    const [problems, templates] = await Promise.all([
+      store.problems(record.id, PROBLEMS_SHOWN),
+      record.kind === "badges" ? store.templates(record.id) : [],
+    ]);
     const repeatOf = record.repeat_of ? await store.get(member.organizationId, record.repeat_of) : null;
     reply.header("cache-control", "no-store");
     return kit.page(
@@ -198,6 +201,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       importPage(kit.frame(request, reply, "Import"), member, record, {
         problems,
         problemCount: problems.length < PROBLEMS_SHOWN ? problems.length : record.invalid_count + record.failed_count,
+        templates,
         repeatOf,
         notice: doneNotice(NOTICES, request),
         error,
