@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type GrantCaller, grantCaller } from "../../../core/connect/mod.ts";
 import { updateName } from "../../../core/earners/mod.ts";
@@ -61,7 +62,9 @@ const JSON_TYPE = "application/json";
  */
 export const obApiRoutes =
   (deps: RestDeps, connect: ConnectRestDeps, ob: ObApiDeps, prefixes: { api: string; auth: string }) =>
-  async (app: FastifyInstance) => {
+  async (plugin: FastifyInstance) => {
+    // The handlers read their parts themselves, to answer the specification's error bodies.
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const base = `${deps.baseUrl}${API_PATH}`;
     const registrationUrl = `${deps.authUrl}/oauth/register`;
     const records = badgeRecords({
@@ -227,33 +230,37 @@ export const obApiRoutes =
       return account;
     };
 
-    app.get(`${prefixes.api}${API_PATH}/credentials`, { schema: { hide: true } }, async (request, reply) => {
-      const caller = await callerOf(request, OB_SCOPE.credentialRead);
-      const query = readCredentialQuery(request.query as Record<string, unknown>, (iso) => {
-        const d = new Date(iso);
-        return Number.isNaN(d.getTime()) ? null : d;
-      });
-      if (!query.ok) {
-        return reply.code(400).send(imsxBody("invalid_query_parameter", query.error));
-      }
-      const views = await connect.earners.userBadges(caller.userId);
-      const { page, total } = credentialPage(views, caller.grant, query.value);
-      const link = (offset: number) => {
-        const url = new URL(`${base}/credentials`);
-        url.searchParams.set("limit", String(query.value.limit));
-        url.searchParams.set("offset", String(offset));
-        if (query.value.since) url.searchParams.set("since", query.value.since.toISOString());
-        return url.toString();
-      };
-      const links = pageRelations(query.value, total).map((r) => `<${link(r.offset)}>; rel="${r.rel}"`);
-      const jws = await Promise.all(page.map((v) => records.credential(v)));
-      return reply
-        .header("cache-control", "no-store")
-        .header("x-total-count", String(total))
-        .header("link", links.join(", "))
-        .type(JSON_TYPE)
-        .send(jws.length > 0 ? { compactJwsString: jws } : {});
-    });
+    app.get<{ Querystring: Record<string, unknown> }>(
+      `${prefixes.api}${API_PATH}/credentials`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const caller = await callerOf(request, OB_SCOPE.credentialRead);
+        const query = readCredentialQuery(request.query, (iso) => {
+          const d = new Date(iso);
+          return Number.isNaN(d.getTime()) ? null : d;
+        });
+        if (!query.ok) {
+          return reply.code(400).send(imsxBody("invalid_query_parameter", query.error));
+        }
+        const views = await connect.earners.userBadges(caller.userId);
+        const { page, total } = credentialPage(views, caller.grant, query.value);
+        const link = (offset: number) => {
+          const url = new URL(`${base}/credentials`);
+          url.searchParams.set("limit", String(query.value.limit));
+          url.searchParams.set("offset", String(offset));
+          if (query.value.since) url.searchParams.set("since", query.value.since.toISOString());
+          return url.toString();
+        };
+        const links = pageRelations(query.value, total).map((r) => `<${link(r.offset)}>; rel="${r.rel}"`);
+        const jws = await Promise.all(page.map((v) => records.credential(v)));
+        return reply
+          .header("cache-control", "no-store")
+          .header("x-total-count", String(total))
+          .header("link", links.join(", "))
+          .type(JSON_TYPE)
+          .send(jws.length > 0 ? { compactJwsString: jws } : {});
+      },
+    );
 
     app.post(
       `${prefixes.api}${API_PATH}/credentials`,
