@@ -246,3 +246,49 @@ t.test("destructive actions ask first, without JavaScript too; an admin is offer
   await owner.reload();
   t.equal(await owner.locator("#webhook-secret").count(), 0, "and not after a reload");
 });
+
+t.test("refused Developers forms come back as typed", async (t) => {
+  const { organization } = await laurel.createOrganization("Typed Co");
+  const org = organization.id;
+  const page = await memberPage(org, "typed-owner@example.org", "owner");
+  const base = `${laurel.origin}/console/${org}/developers`;
+
+  // A token description past its 2,000 characters: refused, the description and the boxes kept.
+  await page.goto(`${base}/authorization_tokens`);
+  const long = "n".repeat(2001);
+  await page.$eval("#token-description", (el) => el.removeAttribute("maxlength"));
+  await page.fill("#token-description", long);
+  await page.uncheck("input[name=write_enabled]");
+  await flows.click(page, "Create token");
+  t.match(await page.textContent(".status.bad"), /description/);
+  t.equal(await page.inputValue("#token-description"), long, "the description is kept");
+  t.notOk(await page.isChecked("input[name=write_enabled]"), "and the box left unticked");
+
+  // An application's edit with an empty name: the other changes are kept.
+  await page.goto(`${base}/oauth_applications`);
+  await page.fill("#app-name", "Payroll");
+  await flows.click(page, "Create application");
+  await flows.click(page, "", "a.button:has-text('Edit')");
+  await page.$eval("#app-name", (el) => el.removeAttribute("required"));
+  await page.fill("#app-name", "");
+  await page.fill("#app-description", "Nightly payroll export");
+  await page.uncheck("input[value=events]");
+  await flows.click(page, "Save changes");
+  t.match(await page.textContent(".status.bad"), /name/);
+  t.equal(await page.inputValue("#app-description"), "Nightly payroll export", "the description is kept");
+  t.notOk(await page.isChecked("input[value=events]"), "and the unticked scope");
+
+  // A webhook address the rules refuse: the address and the chosen kinds are kept.
+  await page.goto(`${base}/webhooks`);
+  await page.fill("#webhook-url", "http://example.org/hooks");
+  await page.uncheck("input[name=all_kinds]");
+  for (const box of await page.locator("input[name=event_types]").all()) await box.uncheck();
+  await page.check("input[value='badge.created']");
+  await flows.click(page, "Save webhook settings");
+  t.match(await page.textContent(".status.bad"), /webhook.url/i);
+  t.equal(await page.inputValue("#webhook-url"), "http://example.org/hooks", "the address is kept");
+  t.notOk(await page.isChecked("input[name=all_kinds]"));
+  t.ok(await page.isChecked("input[value='badge.created']"), "and the kind chosen");
+  t.notOk(await page.isChecked("input[value='badge.deleted']"));
+  await look(t, page, "webhooks-refused");
+});

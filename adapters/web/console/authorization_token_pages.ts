@@ -36,6 +36,11 @@ const tokenCard = (frame: Frame, member: ConsoleMember, t: AuthorizationTokenRec
   </li>`;
 };
 
+/** The new-token form as sent, when it was refused. */
+export interface TokenForm extends Flags {
+  description: string;
+}
+
 export const tokensPage = (
   frame: Frame,
   member: ConsoleMember,
@@ -46,6 +51,7 @@ export const tokensPage = (
     notice: string | null;
     error: string | null;
     created: { description: string; value: string } | null;
+    form: TokenForm | null;
     more: Node;
   },
 ) => {
@@ -73,11 +79,11 @@ export const tokensPage = (
     canWrite
       ? html`<section class="card" aria-labelledby="new-token-h"><h2 id="new-token-h">New token</h2>
         <form method="post" action=${consolePath(member.organizationId, "authorization_tokens")} class="stack">${csrfField(frame.csrf)}
-          <label for="token-description">Description</label><input id="token-description" name="description" maxlength="2000" />
+          <label for="token-description">Description</label><input id="token-description" name="description" maxlength="2000" value=${data.form?.description ?? ""} />
           <fieldset class="checkboxes"><legend>Permissions (never more than your role allows)</legend>
             ${FLAG_LABELS.map(
               ([k, label, what]) =>
-                html`<label class="check"><input type="checkbox" name=${k} value="on" checked=${data.ceiling[k]} disabled=${!data.ceiling[k]} /> ${label} <span class="small">(${what})</span></label>`,
+                html`<label class="check"><input type="checkbox" name=${k} value="on" checked=${data.ceiling[k] && (data.form ? data.form[k] : true)} disabled=${!data.ceiling[k]} /> ${label} <span class="small">(${what})</span></label>`,
             )}
           </fieldset>
           <button type="submit">Create token</button>

@@ -89,14 +89,31 @@ export const applicationsPage = (
   );
 };
 
+/** An application's form as sent, when it was refused. */
+export interface ApplicationForm {
+  name: string;
+  description: string;
+  scopes: readonly string[];
+}
+
 export const applicationEditPage = (
   frame: Frame,
   member: ConsoleMember,
-  data: { app: OAuthApplication; dataServices: boolean; offered: readonly Scope[]; error: string | null },
+  data: {
+    app: OAuthApplication;
+    dataServices: boolean;
+    offered: readonly Scope[];
+    error: string | null;
+    form: ApplicationForm | null;
+  },
 ) => {
   const { app } = data;
   const base = `${consolePath(member.organizationId, "oauth_applications")}/${app.id}`;
-  const chosen = app.scopes ? app.scopes.split(" ") : [];
+  const form: ApplicationForm = data.form ?? {
+    name: app.name,
+    description: app.description ?? "",
+    scopes: app.scopes ? app.scopes.split(" ") : [],
+  };
   return consoleLayout(
     frame,
     member,
@@ -105,9 +122,9 @@ export const applicationEditPage = (
     problem(data.error),
     html`<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Edit</h2>
       <form method="post" action=${base} class="stack">${csrfField(frame.csrf)}
-        <label for="app-name">Name</label><input id="app-name" name="name" required maxlength="255" value=${app.name} />
-        <label for="app-description">Description (optional)</label><textarea id="app-description" name="description" maxlength="2000" rows="3">${app.description ?? ""}</textarea>
-        ${scopeBoxes("edit-scope", data.offered, chosen, false)}
+        <label for="app-name">Name</label><input id="app-name" name="name" required maxlength="255" value=${form.name} />
+        <label for="app-description">Description (optional)</label><textarea id="app-description" name="description" maxlength="2000" rows="3">${form.description}</textarea>
+        ${scopeBoxes("edit-scope", data.offered, form.scopes, false)}
         <p class="small">Data services: ${dataServicesLine(data.dataServices)} (set by Laurel's operators).</p>
         <button type="submit">Save changes</button>
       </form></section>`,

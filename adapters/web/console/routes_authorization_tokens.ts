@@ -11,7 +11,7 @@ import {
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
-import { tokensPage } from "./authorization_token_pages.ts";
+import { type TokenForm, tokensPage } from "./authorization_token_pages.ts";
 import { askFirst, isConfirmed } from "./confirm_pages.ts";
 import { changeContext, memberPageRoute } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
@@ -34,7 +34,7 @@ export const authorizationTokenRoutes =
   (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
     const base = "/console/:org/developers/authorization_tokens";
 
-    const show: MemberPage<[extra?: { error?: string | null }]> = async (
+    const show: MemberPage<[extra?: { error?: string | null; form?: TokenForm }]> = async (
       request,
       reply,
       member,
@@ -64,6 +64,7 @@ export const authorizationTokenRoutes =
           notice: doneNotice(NOTICES, request),
           error: extra.error ?? null,
           created,
+          form: extra.form ?? null,
           more,
         }),
       );
@@ -95,7 +96,16 @@ export const authorizationTokenRoutes =
           );
           return shownOnce(request, reply, member, { description: token.description, value }, "created");
         },
-        (error) => show(request, reply, member, 422, { error }),
+        (error) =>
+          show(request, reply, member, 422, {
+            error,
+            form: {
+              description: field(request, "description"),
+              read_enabled: field(request, "read_enabled") === "on",
+              write_enabled: field(request, "write_enabled") === "on",
+              delete_enabled: field(request, "delete_enabled") === "on",
+            },
+          }),
       );
     });
 

@@ -20,7 +20,7 @@ import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { moreLink, requestedPage } from "./console_paging.ts";
 import { checked, fieldValues, tryForm } from "./form_fields.ts";
-import { applicationEditPage, applicationsPage } from "./oauth_application_pages.ts";
+import { type ApplicationForm, applicationEditPage, applicationsPage } from "./oauth_application_pages.ts";
 import { keepForOneView, stringsOf, takeOneView } from "./once_shown.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
@@ -124,7 +124,14 @@ export const oauthApplicationRoutes =
       );
     });
 
-    const showEdit: MemberPage<[error: string | null]> = async (request, reply, member, status, error) => {
+    const showEdit: MemberPage<[error: string | null, typed?: ApplicationForm]> = async (
+      request,
+      reply,
+      member,
+      status,
+      error,
+      typed,
+    ) => {
       const record = await getOAuthApplication(deps, member.organizationId, appId(request));
       return kit.page(
         reply,
@@ -134,6 +141,7 @@ export const oauthApplicationRoutes =
           dataServices: record.data_services_enabled,
           offered: offered(member),
           error,
+          form: typed ?? null,
         }),
       );
     };
@@ -159,7 +167,12 @@ export const oauthApplicationRoutes =
           await updateOAuthApplication(deps, changeContext(kit, deps, member, request), member.credential, id, input);
           return reply.redirect(`${consolePath(member.organizationId, "oauth_applications")}?done=saved`, 303);
         },
-        (error) => showEdit(request, reply, member, 422, error),
+        (error) =>
+          showEdit(request, reply, member, 422, error, {
+            name: field(request, "name"),
+            description: field(request, "description"),
+            scopes: scopesOf(request),
+          }),
       );
     });
 

@@ -20,7 +20,7 @@ import { consolePath } from "./console_layout.ts";
 import { fieldValues, tryForm } from "./form_fields.ts";
 import { keepForOneView, stringsOf, takeOneView } from "./once_shown.ts";
 import type { ConsoleGate } from "./routes_console.ts";
-import { webhooksPage } from "./webhook_pages.ts";
+import { type WebhookForm, webhooksPage } from "./webhook_pages.ts";
 
 const LOG_PAGE = 25;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,6 +38,10 @@ const NOTICES: Record<string, string> = {
 
 const isShownSecret = stringsOf("secret", "previous", "previous_until");
 
+/** The kinds the settings form sent: "Every kind" ticked wins over the single boxes. */
+const sentKinds = (request: FastifyRequest): WebhookForm["event_types"] =>
+  field(request, "all_kinds") === "on" ? "all" : fieldValues(request, "event_types");
+
 /** Developers > Webhooks: the settings, secret and redelivery use cases the operator tools use too. */
 export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) => async (app: FastifyInstance) => {
   const base = "/console/:org/developers/webhooks";
@@ -49,7 +53,7 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
   };
   const ctx = () => consoleContext(kit, deps);
 
-  const show: MemberPage<[extra?: { error?: string; form?: { webhook_url: string }; notice?: string }]> = async (
+  const show: MemberPage<[extra?: { error?: string; form?: WebhookForm; since?: string; notice?: string }]> = async (
     request,
     reply,
     member,
@@ -82,6 +86,7 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
         notice: extra.notice ?? doneNotice(NOTICES, request),
         error: extra.error ?? null,
         form: extra.form ?? null,
+        since: extra.since ?? "",
       }),
     );
   };
@@ -97,7 +102,15 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
           const done = await work(member, request);
           return reply.redirect(`${consolePath(member.organizationId, "webhooks")}?done=${done}`, 303);
         },
-        (error) => show(request, reply, member, 422, { error, form: { webhook_url: field(request, "webhook_url") } }),
+        (error) =>
+          show(request, reply, member, 422, {
+            error,
+            // The settings form comes back as sent; the other forms leave it as saved.
+            ...(sentValue(request.body, "webhook_url") === undefined
+              ? {}
+              : { form: { webhook_url: field(request, "webhook_url"), event_types: sentKinds(request) } }),
+            since: field(request, "since").slice(0, 32),
+          }),
       );
     };
 
@@ -113,7 +126,7 @@ export const webhookRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
         member.organizationId,
         {
           webhook_url: url === "" ? null : url,
-          event_types: field(request, "all_kinds") === "on" ? "all" : fieldValues(request, "event_types"),
+          event_types: sentKinds(request),
         },
         {
           allowedNetworks: deps.webhooks.allowedNetworks,

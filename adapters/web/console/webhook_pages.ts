@@ -134,6 +134,11 @@ const lastProblem = (entries: DeliveryLogEntry[]): Node => {
   </div>`;
 };
 
+export interface WebhookForm {
+  webhook_url: string;
+  event_types: WebhookSettings["event_types"];
+}
+
 export interface WebhooksPageData {
   settings: WebhookSettings;
   /** Shown only right after "reveal" or "rotate", never on a plain visit. */
@@ -142,7 +147,10 @@ export interface WebhooksPageData {
   log: { entries: DeliveryLogEntry[]; next: string | null; first: boolean };
   notice: string | null;
   error: string | null;
-  form: { webhook_url: string } | null;
+  /** The settings form as sent, when it was refused. */
+  form: WebhookForm | null;
+  /** The redelivery form's time as sent, when it was refused. */
+  since: string;
 }
 
 export const webhooksPage = (frame: Frame, member: ConsoleMember, data: WebhooksPageData) => {
@@ -167,7 +175,7 @@ export const webhooksPage = (frame: Frame, member: ConsoleMember, data: Webhooks
           ? html`<form method="post" action=${path} class="stack">${csrfField(frame.csrf)}
             <label for="webhook-url">HTTPS address (leave empty to stop posting)</label>
             <input id="webhook-url" name="webhook_url" type="url" inputmode="url" maxlength="2048" placeholder="https://example.org/laurel-events" value=${url} />
-            ${kindBoxes(data.settings.event_types, isFresh(data.settings))}
+            ${kindBoxes(data.form?.event_types ?? data.settings.event_types, !data.form && isFresh(data.settings))}
             <button type="submit">Save webhook settings</button>
           </form>`
           : html`<p>Address: <span class="raw">${data.settings.webhook_url ?? "none"}</span></p>`
@@ -196,7 +204,7 @@ export const webhooksPage = (frame: Frame, member: ConsoleMember, data: Webhooks
         ${postButton(frame, `${path}/test`, "Send a test event", { cls: "" })}
         <form method="post" action=${`${path}/redeliver_failed`} class="stack redeliver-failed">${csrfField(frame.csrf)}
           <label for="failed-since">Redeliver every failed delivery since (UTC)</label>
-          <div class="row"><input id="failed-since" name="since" type="datetime-local" required /><button type="submit" class="secondary">Redeliver failed</button></div>
+          <div class="row"><input id="failed-since" name="since" type="datetime-local" required value=${data.since} /><button type="submit" class="secondary">Redeliver failed</button></div>
         </form></section>`
       : null,
     html`<section aria-labelledby="deliveries-h" id="deliveries"><h2 id="deliveries-h">Delivery log</h2>
