@@ -23,6 +23,7 @@ import {
   mayChangeRole,
   mayInvite,
   mayRemove,
+  memberOffers,
   membershipOf,
   organizationsOf,
   ROLES,
@@ -541,4 +542,39 @@ t.test("invitations: the address is checked, and the organization's invitation b
   t.equal(s.mails.length, 1, "nothing mailed over the budget");
   await invite(deps, ctxAt(T0 + 3_600_000), operator, null, ORG, { email: "two@example.test", role: "viewer" });
   t.equal(s.mails.length, 2, "the next window has room again");
+});
+
+t.test("what a member is offered on another is what the change rules allow", async (t) => {
+  const rows: Array<[Role, Role, number, { remove: boolean; roles: Role[] }]> = [
+    // An admin may neither remove nor change an owner, nor make anyone an owner.
+    ["admin", "owner", 2, { remove: false, roles: [] }],
+    ["admin", "viewer", 1, { remove: true, roles: ["admin", "issuer"] }],
+    ["owner", "owner", 2, { remove: true, roles: ["admin", "issuer", "viewer"] }],
+    // The last owner stays one.
+    ["owner", "owner", 1, { remove: false, roles: [] }],
+    ["owner", "issuer", 1, { remove: true, roles: ["owner", "admin", "viewer"] }],
+    ["issuer", "viewer", 1, { remove: false, roles: [] }],
+    ["viewer", "admin", 1, { remove: false, roles: [] }],
+  ];
+  for (const [actor, target, owners, expected] of rows) {
+    t.same(
+      memberOffers(member(actor), ORG, { accountId: "someone", role: target, owners }),
+      expected,
+      `${actor} on ${target} (${owners} owner${owners === 1 ? "" : "s"})`,
+    );
+  }
+  t.same(
+    memberOffers(member("viewer"), ORG, { accountId: "acct-actor", role: "viewer", owners: 1 }),
+    { remove: true, roles: [] },
+    "anyone may leave",
+  );
+  t.same(
+    memberOffers(member("owner"), ORG, { accountId: "acct-actor", role: "owner", owners: 1 }).remove,
+    false,
+    "but the last owner",
+  );
+  t.same(memberOffers(member("owner", "acct-actor", OTHER), ORG, { accountId: "x", role: "viewer", owners: 1 }), {
+    remove: false,
+    roles: [],
+  });
 });

@@ -9,6 +9,7 @@ import {
   classifyResponse,
   DELIVERY_STATUSES,
   type DeliveryStatus,
+  deliveryOutlook,
   newDeliveryProgress,
   normalizeEventTypes,
   notDeliveredReason,
@@ -224,4 +225,26 @@ t.test("schemas accept records and refuse bad ones", (t) => {
   t.ok(Value.Check(WebhookSettingsInput, { webhook_url: null }));
   t.notOk(Value.Check(WebhookSettingsInput, { webhook_url: URL, extra: 1 }));
   t.end();
+});
+
+t.test("what the settings send now: the kinds, and every reason nothing is sent", async (t) => {
+  const url = "https://hooks.example/laurel";
+  const rows: Array<[string | null, "all" | string[], boolean, string[]]> = [
+    [url, "all", true, []],
+    [url, ["badge.created"], true, []],
+    [url, [], true, ["not_subscribed"]],
+    [null, "all", true, ["no_webhook_url"]],
+    [url, "all", false, ["no_data_services"]],
+    [null, [], false, ["no_webhook_url", "not_subscribed", "no_data_services"]],
+  ];
+  for (const [webhookUrl, kinds, data, blockers] of rows) {
+    const outlook = deliveryOutlook({ webhookUrl, subscribedEventTypes: kinds, hasDataServicesApplication: data });
+    t.same(outlook, { kinds, blockers }, `${webhookUrl ?? "no url"}, ${JSON.stringify(kinds)}, data services ${data}`);
+    // Nothing blocks exactly when some kind of event would be posted.
+    const some = kinds === "all" ? "badge.created" : (kinds[0] ?? "badge.created");
+    t.equal(
+      blockers.length === 0,
+      shouldDeliver({ webhookUrl, subscribedEventTypes: kinds, eventType: some, hasDataServicesApplication: data }),
+    );
+  }
 });
