@@ -223,16 +223,20 @@ export const postgresImportStore = (db: Database): ImportStore => {
       return rows.map((r) => ({ row: r.row_no, field: r.field, message: r.message, key: rowKey(toJson(r.item)) }));
     },
     async templates(importId) {
-      const found = await db.all<Pick<BadgeTemplateRow, "id"> & { name: string | null; rows: number }>(
-        `select x.id, t.name, x.rows from (
-           select (r.item->>'badge_template_id')::uuid as id, count(*)::int as rows
+      const found = await db.all<
+        Pick<BadgeTemplateRow, "id"> & { name: string | null; rows: number; notifying: number }
+      >(
+        `select x.id, t.name, x.rows, x.notifying from (
+           select (r.item->>'badge_template_id')::uuid as id, count(*)::int as rows,
+             (count(*) filter (where not coalesce((r.item->>'suppress_badge_notification_email')::boolean, false)))::int
+               as notifying
            from import_rows r where r.import_id = ? and r.status <> 'invalid' group by 1
          ) x join imports i on i.id = ?
          left join badge_templates t on t.id = x.id and t.organization_id = i.organization_id
          order by x.rows desc, t.name`,
         [importId, importId],
       );
-      return found.map((f) => ({ id: f.id, name: f.name ?? null, rows: f.rows }));
+      return found.map((f) => ({ id: f.id, name: f.name ?? null, rows: f.rows, notifying: f.notifying }));
     },
     async rows(importId, afterRow, limit) {
       const rows = await db.all<Omit<ImportLineRow, "import_id">>(

@@ -97,6 +97,22 @@ export interface RowOutcome {
   errors: FieldError[];
 }
 
+/** A template a badge import's valid rows issue: its name (null: none of the organization's now), rows, and rows that notify by mail. */
+export interface ImportTemplate {
+  id: string;
+  name: string | null;
+  rows: number;
+  notifying: number;
+}
+
+/**
+ * How many of `notifying` badges issued together go without their notification at least: mail
+ * past the organization's hourly budget (`perHour`) is not sent, the badge is issued all the same.
+ * An import is worked within minutes, so its mail falls in one hour, beside whatever the
+ * organization sent already.
+ */
+export const mailShortfall = (notifying: number, perHour: number): number => Math.max(0, notifying - perHour);
+
 /** A problem of one row and column, as the preview, the status and the result file show it. */
 export interface RowProblem {
   row: number;
@@ -154,7 +170,7 @@ export interface ImportStore {
    * The templates a badge import's valid rows issue, with their names (null: none of the
    * organization's now) and how many rows each, most rows first.
    */
-  templates(importId: string): Promise<Array<{ id: string; name: string | null; rows: number }>>;
+  templates(importId: string): Promise<ImportTemplate[]>;
   /** Rows after `afterRow`, in order, at most `limit` (the result file, read page by page). */
   rows(importId: string, afterRow: number, limit: number): Promise<ImportRow[]>;
   /** `ready` -> `running` (or `failed` when it has no valid row), with the audit rows; null: not ready. */

@@ -54,7 +54,7 @@ export const issueRefusals = (
       refusals.push({ row: r.row, errors: [{ field: "badge_template_id", message: UNKNOWN_TEMPLATE_MESSAGE }] });
       continue;
     }
-    const template = { state: f.state, allow_duplicate_badges: f.allow_duplicate_badges };
+    const template = { id: f.template, state: f.state, allow_duplicate_badges: f.allow_duplicate_badges };
     const rule = resultOf(() => checkIssue(template, f.held));
     if (!rule.ok) {
       refusals.push({ row: r.row, errors: rule.error.errors });

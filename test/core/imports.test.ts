@@ -8,6 +8,7 @@ import {
   headerProblems,
   type ImportFill,
   issueRefusals,
+  mailShortfall,
   neutralizeCell,
   previewImport,
   type RowRefusal,
@@ -360,4 +361,17 @@ t.test("the settled preview counts what the issue would refuse, asking once for 
   );
   t.match(people, { valid_count: 1 });
   t.equal(asked.length, 2, "employee files ask nothing");
+});
+
+t.test("badges past the organization's hourly mail budget go without their notification", async (t) => {
+  const table: Array<[number, number, number]> = [
+    [0, 1000, 0],
+    [999, 1000, 0],
+    [1000, 1000, 0],
+    [1001, 1000, 1],
+    [10_000, 1000, 9000],
+    [200, 150, 50],
+  ];
+  for (const [notifying, perHour, short] of table)
+    t.equal(mailShortfall(notifying, perHour), short, `${notifying} notifying, ${perHour} an hour`);
 });

@@ -14,7 +14,10 @@ import { startWorkerBeside } from "../support/processes.ts";
 
 const HOSTILE = '<img src=x onerror="alert(1)">';
 
-const { laurel, smtp, browser, flows, memberPage } = await startBrowserLaurel(t);
+// A notification budget the 200-row cohort exceeds, so its check says so.
+const { laurel, smtp, browser, flows, memberPage } = await startBrowserLaurel(t, {
+  env: { MAIL_PER_ORGANIZATION_PER_HOUR: "150" },
+});
 
 const look = (t: Test, page: Page, name: string) => lookAs(t, page, name, "console-imports");
 
@@ -285,6 +288,7 @@ t.test("the example file: checked without a template, then with one; the import 
   await issuer.setInputFiles("#import-file", exampleFile);
   await flows.click(issuer, "Check the file");
   t.match(await issuer.textContent(".facts"), /2 rows: 2 valid, 0 with problems/, "the check: 2 valid");
+  t.notMatch(await issuer.textContent("main"), /notify their recipients/, "within the mail budget, nothing to say");
   t.match(await issuer.textContent(".facts"), /Badge\s*First Aid/, "of the template chosen");
   await look(t, issuer, "example-checked");
   await flows.click(issuer, "Issue the 2 valid badges");
@@ -340,6 +344,12 @@ t.test("200 recipients for a chosen template; the same file again checks as 200 
   await upload();
   t.match(await issuer.textContent(".facts"), /201 rows: 200 valid, 1 with problems/);
   t.match(await issuer.textContent("tbody"), /is also on row 8 for this template/, "a person twice in the file");
+  t.match(
+    await issuer.textContent("main"),
+    /200 of these badges notify their recipients by mail, and this organization sends at most 150 notifications an hour: at least 50 would be issued without their mail/,
+    "the organization's mail budget is said before anything is issued",
+  );
+  await look(t, issuer, "cohort-checked");
   await flows.click(issuer, "Issue the 200 valid badges");
   const worker = await startWorkerBeside(laurel, { SMTP_URL: smtp.url });
   t.teardown(() => worker.stop());

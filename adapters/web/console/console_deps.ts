@@ -66,6 +66,8 @@ export interface ConsoleDeps {
   audit: Pick<AuditLog, "page">;
   /** CSV imports of badges and employee records (the worker processes work them). */
   imports: ImportStore;
+  /** `MAIL_PER_ORGANIZATION_PER_HOUR`: an import's check says how many of its badges would go without their mail. */
+  mailPerOrganizationPerHour: number;
   /** `ORGANIZATION_SIGNUP`: whether a signed-in account may create an organization here. */
   signup: OrganizationSignup;
   apps: OAuthApplicationStore;

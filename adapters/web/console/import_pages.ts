@@ -3,7 +3,9 @@ import {
   IMPORT_LIMITS,
   type ImportKind,
   type ImportRecord,
+  type ImportTemplate,
   importProgress,
+  mailShortfall,
   type RowProblem,
 } from "../../../core/imports/mod.ts";
 import { html, type Node } from "../html.ts";
@@ -138,6 +140,15 @@ const problemsTable = (kind: ImportKind, problems: RowProblem[], total: number):
       </table></div>
       ${total > problems.length ? html`<p class="small">The first ${problems.length} problems are shown; the result file lists every row.</p>` : null}`;
 
+/** Said before an import whose notifications exceed the organization's hourly budget. */
+const mailNotice = (templates: ImportTemplate[], perHour: number): Node => {
+  const notifying = templates.reduce((n, t) => n + t.notifying, 0);
+  const short = mailShortfall(notifying, perHour);
+  if (short === 0) return null;
+  const n = (x: number) => x.toLocaleString("en");
+  return html`<p class="status warn" role="status">${n(notifying)} of these badges notify their recipients by mail, and this organization sends at most ${n(perHour)} notifications an hour: at least ${n(short)} would be issued without their mail. Upload them in files of at most ${n(perHour)} an hour apart, or send each notification later from its badge's page.</p>`;
+};
+
 /**
  * The same file seen before: a check never started is only named; after an import that ran, the
  * valid rows are what would be issued again (a badge given once is already among the problems).
@@ -165,7 +176,9 @@ export const importPage = (
     problems: RowProblem[];
     problemCount: number;
     /** What the valid rows of a badge import issue, by template. */
-    templates: Array<{ name: string | null; rows: number }>;
+    templates: ImportTemplate[];
+    /** The organization's notifications an hour (`MAIL_PER_ORGANIZATION_PER_HOUR`). */
+    mailPerHour: number;
     repeatOf: ImportRecord | null;
     notice: string | null;
     error: string | null;
@@ -199,13 +212,14 @@ export const importPage = (
       ${r.finished_at ? html`<dt>Ended</dt><dd>${when(r.finished_at)}</dd>` : null}
     </dl>`,
     data.repeatOf ? repeatNotice(member, r, data.repeatOf) : null,
+    r.state === "ready" ? mailNotice(data.templates, data.mailPerHour) : null,
     r.state === "ready"
       ? html`<section class="card" aria-labelledby="go-h"><h2 id="go-h">Nothing is issued yet</h2>
           ${
             valid > 0
               ? html`<form method="post" action=${`${path}/start`} class="stack">${csrfField(frame.csrf)}
                 <button type="submit">${r.kind === "badges" ? `Issue the ${valid} valid ${valid === 1 ? "badge" : "badges"}` : `Write the ${valid} valid ${valid === 1 ? "record" : "records"}`}</button></form>
-                ${r.invalid_count > 0 ? html`<p class="small">The ${r.invalid_count} ${r.invalid_count === 1 ? "row" : "rows"} with problems will be skipped; fix them and upload them in a new file.</p>` : null}`
+                ${r.invalid_count > 0 ? html`<p class="small">${r.invalid_count === 1 ? "The row with a problem will be skipped; fix it and upload it in a new file." : `The ${r.invalid_count} rows with problems will be skipped; fix them and upload them in a new file.`}</p>` : null}`
               : html`<p>No row can be ${DONE_LABEL[r.kind]}: each has a problem listed below. Fix the file${r.kind === "badges" ? " (or the template chosen)" : ""} and upload it again.</p>`
           }</section>`
       : html`<section class="card" aria-labelledby="progress-h"><h2 id="progress-h">Progress</h2>

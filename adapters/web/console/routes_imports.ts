@@ -202,6 +202,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         problems,
         problemCount: problems.length < PROBLEMS_SHOWN ? problems.length : record.invalid_count + record.failed_count,
         templates,
+        mailPerHour: deps.mailPerOrganizationPerHour,
         repeatOf,
         notice: doneNotice(NOTICES, request),
         error,
