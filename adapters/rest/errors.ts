@@ -1,5 +1,11 @@
 import { type Static, Type } from "typebox";
-import { type CoreError, type CoreErrorCode, capFieldErrors, type FieldError } from "../../core/errors/mod.ts";
+import {
+  type CoreError,
+  type CoreErrorCode,
+  type CoreReason,
+  capFieldErrors,
+  type FieldError,
+} from "../../core/errors/mod.ts";
 
 /** The realm sent with every 401, naming both schemes the API accepts. */
 export const WWW_AUTHENTICATE = 'Basic realm="Laurel", Bearer realm="Laurel"';
@@ -57,13 +63,20 @@ export const ErrorBody = Type.Object({
     message: Type.String(),
     code: Type.String(),
     errors: Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
+    /** Which domain rule refused, where one rule needs telling apart: `name` and its data (docs/interface.md). */
+    reason: Type.Optional(Type.Record(Type.String(), Type.String())),
   }),
   metadata: Type.Object({}),
 });
 export type ErrorBody = Static<typeof ErrorBody>;
 
-export const errorBody = (code: CoreErrorCode, message: string, errors: FieldError[] = []): ErrorBody => ({
-  data: { message, code: REST_FOR_CODE[code].code, errors: capFieldErrors(errors) },
+export const errorBody = (
+  code: CoreErrorCode,
+  message: string,
+  errors: FieldError[] = [],
+  reason?: CoreReason,
+): ErrorBody => ({
+  data: { message, code: REST_FOR_CODE[code].code, errors: capFieldErrors(errors), ...(reason ? { reason } : {}) },
   metadata: {},
 });
 
@@ -77,5 +90,5 @@ export interface RestAnswer {
 export const restAnswer = (err: CoreError): RestAnswer => {
   const answer = REST_FOR_CODE[err.code];
   const message = err.code === "internal" ? INTERNAL_MESSAGE : err.message;
-  return { status: answer.status, headers: answer.headers, body: errorBody(err.code, message, err.errors) };
+  return { status: answer.status, headers: answer.headers, body: errorBody(err.code, message, err.errors, err.reason) };
 };

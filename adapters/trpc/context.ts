@@ -58,7 +58,13 @@ const t = initTRPC.context<TrpcContext>().create({
         : [];
     return {
       ...shape,
-      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, errors },
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        path: shape.data.path,
+        errors,
+        ...(isCoreError(cause) && cause.reason ? { reason: cause.reason } : {}),
+      },
     };
   },
 });

@@ -72,19 +72,27 @@ export const authorize = (
   request: { organizationId: string; family: Scope | null; action: Action },
 ): void => {
   if (credential.organizationId !== request.organizationId) {
-    throw forbidden("This credential belongs to another organization");
+    throw forbidden("This credential belongs to another organization", { name: "other_organization" });
   }
   const flag = FLAG_FOR_ACTION[request.action];
   if (credential.kind === "oauth") {
     if (request.family !== null && !credential.scopes.includes(request.family)) {
-      throw forbidden(`This access token lacks the ${request.family} scope`);
+      throw forbidden(`This access token lacks the ${request.family} scope`, {
+        name: "scope_missing",
+        scope: request.family,
+      });
     }
     if (!credential.ceiling[flag]) {
       throw forbidden(
         `This access token's application was created by a credential that is not ${flag.replace("_", " ")}`,
+        { name: "permission_missing", permission: flag },
       );
     }
     return;
   }
-  if (!credential[flag]) throw forbidden(`This authorization token is not ${flag.replace("_", " ")}`);
+  if (!credential[flag])
+    throw forbidden(`This authorization token is not ${flag.replace("_", " ")}`, {
+      name: "permission_missing",
+      permission: flag,
+    });
 };

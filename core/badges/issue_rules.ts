@@ -1,9 +1,16 @@
-import { type FieldError, validationFailed } from "../errors/mod.ts";
+import { type CoreError, type FieldError, validationFailed } from "../errors/mod.ts";
 import type { BadgeIssueBody, BadgeReplaceBody } from "./input_schemas.ts";
 import { parseIssuedAt } from "./issued_at.ts";
 import type { BadgeRecord, BadgeTemplateRecord, UrlEvidence } from "./records.ts";
 
 export const DUPLICATE_BADGE_MESSAGE = "User already has this badge";
+
+/** The refusal of a second live badge of an exclusive template: its message is the one clients match. */
+export const duplicateBadge = (templateId: string, field: string): CoreError =>
+  validationFailed(DUPLICATE_BADGE_MESSAGE, [{ field, message: DUPLICATE_BADGE_MESSAGE }], {
+    name: "badge_duplicate",
+    badge_template_id: templateId,
+  });
 
 /** Why a request naming a template the organization does not have is refused, beside its field. */
 export const UNKNOWN_TEMPLATE_MESSAGE = "no badge template of this organization has this id";
@@ -18,20 +25,20 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
  * inside a batch (`badges.3`).
  */
 export const checkIssue = (
-  template: Pick<BadgeTemplateRecord, "state" | "allow_duplicate_badges">,
+  template: Pick<BadgeTemplateRecord, "id" | "state" | "allow_duplicate_badges">,
   recipientHasLiveBadge: boolean,
   prefix = "",
 ): void => {
   const at = (f: string) => (prefix === "" ? f : `${prefix}.${f}`);
   if (template.state !== "active") {
-    throw validationFailed(`The badge template is ${template.state}; only an active template can issue badges`, [
-      { field: at("badge_template_id"), message: `badge template is ${template.state}, not active` },
-    ]);
+    throw validationFailed(
+      `The badge template is ${template.state}; only an active template can issue badges`,
+      [{ field: at("badge_template_id"), message: `badge template is ${template.state}, not active` }],
+      { name: "badge_template_not_active", badge_template_id: template.id, state: template.state },
+    );
   }
   if (recipientHasLiveBadge && !template.allow_duplicate_badges) {
-    throw validationFailed(DUPLICATE_BADGE_MESSAGE, [
-      { field: at("recipient_email"), message: DUPLICATE_BADGE_MESSAGE },
-    ]);
+    throw duplicateBadge(template.id, at("recipient_email"));
   }
 };
 

@@ -26,6 +26,7 @@ export {
   checkIssue,
   checkIssuedAtNotFuture,
   DUPLICATE_BADGE_MESSAGE,
+  duplicateBadge,
   ISSUED_AT_FUTURE_TOLERANCE_MS,
   newBadgeRecord,
   normalizeEmail,

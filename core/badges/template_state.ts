@@ -12,9 +12,11 @@ export const TEMPLATE_ACTIONS = ["activate", "deactivate", "archive", "unarchive
 export type TemplateAction = (typeof TEMPLATE_ACTIONS)[number];
 
 const illegal = (state: TemplateState, action: TemplateAction, why: string): CoreError =>
-  validationFailed(`Cannot ${action} a badge template that is ${state}: ${why}`, [
-    { field: "state", message: `cannot ${action} a ${state} badge template` },
-  ]);
+  validationFailed(
+    `Cannot ${action} a badge template that is ${state}: ${why}`,
+    [{ field: "state", message: `cannot ${action} a ${state} badge template` }],
+    { name: "badge_template_transition", state, action },
+  );
 
 /**
  * Next state of a template; throws a 422. Activating an active template is a no-op, so a PUT that

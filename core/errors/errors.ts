@@ -32,9 +32,38 @@ export type OAuthErrorCode =
   | "unsupported_grant_type"
   | "invalid_scope";
 
+/**
+ * Why a domain rule refused, with the data to act on: a closed union, so a client (and a test)
+ * branches on `reason.name` and reads its fields instead of matching message text. A `code` says
+ * what kind of failure it is; a reason says which rule, where one rule needs telling apart.
+ */
+export type CoreReason =
+  /** An exclusive template already issued a live badge to this address. */
+  | { name: "badge_duplicate"; badge_template_id: string }
+  /** The template cannot issue: a draft or archived. */
+  | { name: "badge_template_not_active"; badge_template_id: string; state: string }
+  /** No template of the organization has this id (or it was deleted meanwhile). */
+  | { name: "badge_template_unknown"; badge_template_id: string }
+  /** A template's state does not allow this action (archive an archived one...). */
+  | { name: "badge_template_transition"; state: string; action: string }
+  /** The organization's last owner would be removed or demoted. */
+  | { name: "last_owner" }
+  /** Owners are made, changed or removed only by an owner (in the console). */
+  | { name: "ownership_change" }
+  /** The credential or member belongs to another organization than the path's. */
+  | { name: "other_organization" }
+  /** An access token without the scope of the resource family. */
+  | { name: "scope_missing"; scope: string }
+  /** A credential without the permission the request needs (read, write, delete). */
+  | { name: "permission_missing"; permission: "read_enabled" | "write_enabled" | "delete_enabled" };
+
+export type CoreReasonName = CoreReason["name"];
+
 export interface CoreErrorOptions {
   errors?: FieldError[];
   cause?: unknown;
+  /** Which domain rule refused, and the data to act on. */
+  reason?: CoreReason;
   /** The RFC 6749 name of a refused token request, which the code alone cannot tell apart. */
   oauth?: OAuthErrorCode;
 }
@@ -43,6 +72,7 @@ export class CoreError extends Error {
   readonly code: CoreErrorCode;
   readonly errors: FieldError[];
   readonly oauth: OAuthErrorCode | undefined;
+  readonly reason: CoreReason | undefined;
 
   constructor(code: CoreErrorCode, message: string, options: CoreErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -50,6 +80,7 @@ export class CoreError extends Error {
     this.code = code;
     this.errors = options.errors ?? [];
     this.oauth = options.oauth;
+    this.reason = options.reason;
   }
 }
 
@@ -86,15 +117,16 @@ export const isCoreError = (value: unknown): value is CoreError => value instanc
 
 export const badRequest = (message: string, errors: FieldError[] = []): CoreError =>
   new CoreError("bad_request", message, { errors });
-export const validationFailed = (message: string, errors: FieldError[] = []): CoreError =>
-  new CoreError("validation_failed", message, { errors });
+export const validationFailed = (message: string, errors: FieldError[] = [], reason?: CoreReason): CoreError =>
+  new CoreError("validation_failed", message, { errors, ...(reason ? { reason } : {}) });
 export const notFound = (what: string): CoreError => new CoreError("not_found", `${what} not found`);
 /** `value` itself, or a thrown {@link notFound} of `what` where a look-up found nothing. */
 export const orNotFound = <T>(value: T | null | undefined, what: string): T => {
   if (value === null || value === undefined) throw notFound(what);
   return value;
 };
-export const forbidden = (message: string): CoreError => new CoreError("forbidden", message);
+export const forbidden = (message: string, reason?: CoreReason): CoreError =>
+  new CoreError("forbidden", message, reason ? { reason } : {});
 export const unauthenticated = (message = "Authentication required"): CoreError =>
   new CoreError("unauthenticated", message);
 export const internal = (message: string, cause?: unknown): CoreError => new CoreError("internal", message, { cause });

@@ -1,4 +1,12 @@
-export type { CoreErrorCode, CoreErrorOptions, FieldError, OAuthErrorCode, Result } from "./errors.ts";
+export type {
+  CoreErrorCode,
+  CoreErrorOptions,
+  CoreReason,
+  CoreReasonName,
+  FieldError,
+  OAuthErrorCode,
+  Result,
+} from "./errors.ts";
 export {
   badRequest,
   CORE_ERROR_CODES,

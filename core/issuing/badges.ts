@@ -11,7 +11,7 @@ import {
   checkBatchItems,
   checkIssue,
   checkIssuedAtNotFuture,
-  DUPLICATE_BADGE_MESSAGE,
+  duplicateBadge,
   type NormalizedIssue,
   newBadgeRecord,
   normalizeEmail,
@@ -51,10 +51,12 @@ export type BatchResult = { index: number } & Result<IssuedBadge>;
 
 const at = (prefix: string, field: string): string => (prefix === "" ? field : `${prefix}.${field}`);
 
-const unknownTemplate = (prefix: string): CoreError =>
-  validationFailed("The badge template does not exist", [
-    { field: at(prefix, "badge_template_id"), message: UNKNOWN_TEMPLATE_MESSAGE },
-  ]);
+const unknownTemplate = (prefix: string, templateId: string): CoreError =>
+  validationFailed(
+    "The badge template does not exist",
+    [{ field: at(prefix, "badge_template_id"), message: UNKNOWN_TEMPLATE_MESSAGE }],
+    { name: "badge_template_unknown", badge_template_id: templateId },
+  );
 
 export const badgeEventOf = (kind: BadgeEventType, view: BadgeView, deps: IssuingDeps, ctx: IssuingContext) =>
   badgeEvent(
@@ -103,7 +105,7 @@ const issueWith = async (
   const prefix = extra.prefix ?? "";
   const key = normalizeEmail(n.recipient_email);
   const look = await writer.issueLookup(organizationId, n.badge_template_id, key);
-  if (!look.template || !look.issuer) throw unknownTemplate(prefix);
+  if (!look.template || !look.issuer) throw unknownTemplate(prefix, n.badge_template_id);
   checkIssue(look.template, look.hasLiveBadge, prefix);
   // Over the organization's mail budget the badge is still issued, without its notification.
   const notify = (await extra.mailAllowed) !== false && !n.suppress_badge_notification_email;
@@ -129,12 +131,10 @@ const issueWith = async (
     mail ? [mail] : [],
   );
   if (inserted === "duplicate") {
-    throw validationFailed(DUPLICATE_BADGE_MESSAGE, [
-      { field: at(prefix, "recipient_email"), message: DUPLICATE_BADGE_MESSAGE },
-    ]);
+    throw duplicateBadge(look.template.id, at(prefix, "recipient_email"));
   }
   // Deleted by another request since the lookup (a template with badges cannot be deleted).
-  if (inserted === "template_gone") throw unknownTemplate(prefix);
+  if (inserted === "template_gone") throw unknownTemplate(prefix, n.badge_template_id);
   return { view, earner: look.earner };
 };
 

@@ -31,15 +31,16 @@ const roleOf = (actor: MemberActor): Role => {
 /** May `actor` do `action` in `organizationId`? Throws 403 if not, as for a member or credential of another organization. */
 export const actorMay = (actor: MemberActor, organizationId: string, action: MemberAction): void => {
   if (actor.kind === "member" && actor.organizationId !== organizationId)
-    throw forbidden("You are not a member of this organization");
+    throw forbidden("You are not a member of this organization", { name: "other_organization" });
   if (actor.kind === "credential" && actor.credential.organizationId !== organizationId)
-    throw forbidden("This credential belongs to another organization");
+    throw forbidden("This credential belongs to another organization", { name: "other_organization" });
   if (allowed(roleOf(actor), action)) return;
   if (action === "ownership.change")
     throw forbidden(
       actor.kind === "credential"
         ? "Owners are made, changed and removed only by an owner in the console"
         : "Only an owner may make, change or remove owners",
+      { name: "ownership_change" },
     );
   throw forbidden(`Your role does not allow ${action}`);
 };
@@ -47,7 +48,9 @@ export const actorMay = (actor: MemberActor, organizationId: string, action: Mem
 export const LAST_OWNER_MESSAGE = "The last owner cannot leave or be demoted; make another member owner first";
 
 const lastOwner = (): CoreError =>
-  validationFailed(LAST_OWNER_MESSAGE, [{ field: "role", message: "the organization needs an owner" }]);
+  validationFailed(LAST_OWNER_MESSAGE, [{ field: "role", message: "the organization needs an owner" }], {
+    name: "last_owner",
+  });
 
 /** Inviting an address with `role`: an owner's invitation needs ownership rights. */
 export const mayInvite = (actor: MemberActor, organizationId: string, role: Role): void =>

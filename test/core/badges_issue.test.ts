@@ -34,7 +34,7 @@ t.test("issue rule table", (t) => {
     ["archived", true, true, "The badge template is archived; only an active template can issue badges"],
   ];
   for (const [state, allow, live, expected] of cases) {
-    const got = resultOf(() => checkIssue({ state, allow_duplicate_badges: allow }, live));
+    const got = resultOf(() => checkIssue({ id: "t1", state, allow_duplicate_badges: allow }, live));
     const label = `${state} allow=${allow} live=${live}`;
     if (expected === null) t.ok(got.ok, label);
     else {

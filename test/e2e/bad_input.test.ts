@@ -162,8 +162,12 @@ const apiProblems = (c: Case, o: Outcome, secrets: string[]): string[] => {
     if (!d || typeof d !== "object" || Array.isArray(d)) {
       problems.push("data is not an object");
     } else {
-      if (Object.keys(d).sort().join(",") !== "code,errors,message")
+      const keys = Object.keys(d).sort().join(",");
+      if (keys !== "code,errors,message" && keys !== "code,errors,message,reason")
         problems.push(`data keys are ${Object.keys(d).join(",")}`);
+      const reason = d.reason as Record<string, unknown> | undefined;
+      if (reason !== undefined && (typeof reason !== "object" || typeof reason.name !== "string"))
+        problems.push("reason has no name");
       if (typeof d.message !== "string" || d.message.trim() === "") problems.push("message is empty or not a string");
       if (typeof d.code !== "string" || d.code === "") problems.push("code is empty or not a string");
       if (CODE_FOR_STATUS[o.status] && d.code !== CODE_FOR_STATUS[o.status])

@@ -162,6 +162,7 @@ t.test("duplicates: 422 'User already has this badge' unless allowed; race-safe"
   t.equal(again.status, 422);
   t.equal(again.body.data.message, "User already has this badge");
   t.same(again.body.data.errors, [{ field: "recipient_email", message: "User already has this badge" }]);
+  t.same(again.body.data.reason, { name: "badge_duplicate", badge_template_id: tpl.id }, "the reason, to branch on");
   t.equal((await issue(org, issueBody(tpl.id, { recipient_email: "grace@example.org" }))).status, 201);
 
   await api("PUT", `${org.badges}/${first.body.data.id}/revoke`, org.auth, { reason: "Issued in error" });
