@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import t from "tap";
+import { imsxAnswer } from "../../adapters/rest/imsx_errors.ts";
 import { buildAdminApp, oauthAnswer, restAnswer } from "../../adapters/rest/mod.ts";
 import { trpcError } from "../../adapters/trpc/mod.ts";
 import { pageAnswer } from "../../adapters/web/mod.ts";
@@ -124,6 +125,41 @@ const OAUTH: Record<CoreErrorCode, { status: number; headers: Record<string, str
 
 t.test("OAuth token endpoint: the RFC 6749 answer for every code", async (t) => {
   everyCode(t, OAUTH, (code, want) => t.same(oauthAnswer(errorOf(code)), want, code));
+});
+
+// The Open Badges API: status and the `imsx_codeMinorFieldValue` of the specification's vocabulary.
+const IMSX: Record<CoreErrorCode, { status: number; minor: string; headers: Record<string, string> }> = {
+  bad_request: { status: 400, minor: "invalid_data", headers: {} },
+  unauthenticated: {
+    status: 401,
+    minor: "unauthorizedrequest",
+    headers: { "www-authenticate": 'Bearer realm="Laurel"' },
+  },
+  forbidden: { status: 403, minor: "forbidden", headers: {} },
+  not_found: { status: 404, minor: "not_found", headers: {} },
+  validation_failed: { status: 400, minor: "invalid_data", headers: {} },
+  payload_too_large: { status: 413, minor: "invalid_data", headers: {} },
+  unsupported_media_type: { status: 415, minor: "invalid_data", headers: {} },
+  rate_limited: { status: 429, minor: "server_busy", headers: {} },
+  unavailable: { status: 503, minor: "server_busy", headers: { "retry-after": "2" } },
+  internal: { status: 500, minor: "internal_server_error", headers: {} },
+};
+
+t.test("Open Badges API: the Imsx_StatusInfo answer for every code", async (t) => {
+  everyCode(t, IMSX, (code, want) => {
+    const answer = imsxAnswer(errorOf(code));
+    t.same(
+      { status: answer.status, headers: answer.headers },
+      { status: want.status, headers: want.headers },
+      `${code}: status and headers`,
+    );
+    t.match(answer.body, {
+      imsx_codeMajor: "failure",
+      imsx_severity: "error",
+      imsx_description: code === "internal" ? "Internal error" : DETAIL,
+      imsx_codeMinor: { imsx_codeMinorField: [{ imsx_codeMinorFieldValue: want.minor }] },
+    });
+  });
 });
 
 t.test("OAuth token endpoint: a refusal's own RFC 6749 name wins over its code's", async (t) => {
