@@ -361,6 +361,33 @@ t.test("the settled preview counts what the issue would refuse, asking once for 
   );
   t.match(people, { valid_count: 1 });
   t.equal(asked.length, 2, "employee files ask nothing");
+  // More problems than are kept: the refusals of early rows come first, the list stays the file's first 1,000.
+  const many = Array.from({ length: 1200 }, (_, i) => ({
+    row: i + 1,
+    cells: [i < 5 ? `held${i}@example.org` : "bad", "A", "B", "2024-01-01T09:00:00Z"],
+  }));
+  const capped = await settledPreview(
+    "badges",
+    RECIPIENTS,
+    many,
+    NOW,
+    into(() => ({ held: true })),
+    T,
+  );
+  t.match(capped, { row_count: 1200, valid_count: 0, invalid_count: 1200 });
+  t.equal(capped.problems.length, 1000);
+  t.same(
+    capped.problems.slice(0, 6).map((p) => [p.row, p.field]),
+    [
+      [1, "recipient_email"],
+      [2, "recipient_email"],
+      [3, "recipient_email"],
+      [4, "recipient_email"],
+      [5, "recipient_email"],
+      [6, "recipient_email"],
+    ],
+  );
+  t.equal(capped.problems.at(-1)?.row, 1000);
 });
 
 t.test("badges past the organization's hourly mail budget go without their notification", async (t) => {
