@@ -200,6 +200,7 @@ t.test("owner: applications, tokens, webhooks; issuer and viewer refused the Dev
   t.match(await page.textContent(".status.bad"), /webhook.url/i, "plain http is refused");
   await page.fill("#webhook-url", receiver.url);
   await page.uncheck("input[name=all_kinds]");
+  for (const box of await page.locator("input[name=event_types]").all()) await box.uncheck();
   await page.check("input[value='badge.created']");
   await page.check("input[value='employment.created']");
   await flows.click(page, "Save webhook settings");

@@ -32,14 +32,11 @@ const STATUS_CLASS: Record<string, string> = {
 const kindName = (kind: string) =>
   html`<code>${kind.split(/(?<=[._])/).map((part, i) => (i === 0 ? part : [html`<wbr />`, part]))}</code>`;
 
-/**
- * The kind boxes. A webhook not set up yet offers every kind already ticked: a receiver reads the
- * kinds it knows and ignores the rest, while one left with none ticked would get nothing at all.
- */
-const kindBoxes = (chosen: WebhookSettings["event_types"], fresh: boolean) =>
+/** The kind boxes; with every kind chosen, each box is ticked too, ready to be narrowed. */
+const kindBoxes = (chosen: WebhookSettings["event_types"]) =>
   html`<fieldset class="checkboxes"><legend>Event kinds to receive</legend>
     <p class="small">Untick “Every kind” to choose kinds one by one. With no kind chosen, Laurel sends nothing but test events.</p>
-    <label class="check"><input type="checkbox" name="all_kinds" value="on" checked=${chosen === "all" || fresh} /> Every kind, including kinds Laurel adds later</label>
+    <label class="check"><input type="checkbox" name="all_kinds" value="on" checked=${chosen === "all"} /> Every kind, including kinds Laurel adds later</label>
     <div class="kind-groups">${EVENT_FAMILIES.map((family) => {
       const kinds = EVENT_TYPES.filter((t) => eventFamily(t) === family);
       const legendId = `kinds-${family.replace(/\./g, "-")}`;
@@ -81,7 +78,10 @@ const logRow = (frame: Frame, member: ConsoleMember, e: DeliveryLogEntry, canWri
   </li>`;
 };
 
-/** Settings never saved: no address and no kind. */
+/**
+ * Settings never saved: no address and no kind. Their form offers every kind ticked: a receiver
+ * reads the kinds it knows and ignores the rest, while an address saved with none gets nothing.
+ */
 const isFresh = (settings: WebhookSettings): boolean =>
   settings.webhook_url === null && settings.event_types !== "all" && settings.event_types.length === 0;
 
@@ -175,7 +175,7 @@ export const webhooksPage = (frame: Frame, member: ConsoleMember, data: Webhooks
           ? html`<form method="post" action=${path} class="stack">${csrfField(frame.csrf)}
             <label for="webhook-url">HTTPS address (leave empty to stop posting)</label>
             <input id="webhook-url" name="webhook_url" type="url" inputmode="url" maxlength="2048" placeholder="https://example.org/laurel-events" value=${url} />
-            ${kindBoxes(data.form?.event_types ?? data.settings.event_types, !data.form && isFresh(data.settings))}
+            ${kindBoxes(data.form?.event_types ?? (isFresh(data.settings) ? "all" : data.settings.event_types))}
             <button type="submit">Save webhook settings</button>
           </form>`
           : html`<p>Address: <span class="raw">${data.settings.webhook_url ?? "none"}</span></p>`
