@@ -4,6 +4,7 @@ import { decodeJwt } from "jose";
 import * as oauth from "oauth4webapi";
 import t from "tap";
 import { apiClient, createTemplate, issueBody, organization, trpc } from "../support/badges.ts";
+import { seriousViolations } from "../support/browser.ts";
 import { startEarnerWebhookStack } from "../support/earner_flows.ts";
 import { httpEarner } from "../support/earner_http.ts";
 import { startObIssuer } from "../support/ob_issuer.ts";
@@ -185,6 +186,7 @@ t.test("discovery, registration, consent in Chromium, credentials, upsert, profi
   t.match(main, /Read your name/, "profile.readonly in plain words");
   t.match(main, /Change the name/, "profile.update in plain words");
   t.equal(await page.getAttribute("img.platform-logo", "src"), `${CLIENT_ORIGIN}/logo.png`, "the platform's logo");
+  t.same(await seriousViolations(page), [], "no serious accessibility violation on the consent page");
   await Promise.all([page.waitForURL(`${REDIRECT}**`), page.click("button:has-text('Allow')")]);
   const callback = new URL(page.url());
   t.equal(callback.searchParams.get("scope"), ALL_SCOPES.join(" "), "the granted scope is in the redirect");
@@ -261,6 +263,13 @@ t.test("discovery, registration, consent in Chromium, credentials, upsert, profi
   });
   t.equal(asJson.status, 400);
   t.same(obApiSchemaErrors("error", await asJson.json()), []);
+  const garbage = await bearer(credentialsUrl, access, {
+    method: "POST",
+    headers: { "content-type": "text/plain" },
+    body: "not a credential",
+  });
+  t.equal(garbage.status, 400, "text that is no compact JWS");
+  t.same(obApiSchemaErrors("error", await garbage.json()), []);
 
   // getProfile and putProfile.
   const profileUrl = `${laurel.baseUrl}/ims/ob/v3p0/profile`;
@@ -277,6 +286,34 @@ t.test("discovery, registration, consent in Chromium, credentials, upsert, profi
   const changed: Json = await put.json();
   t.same(obApiSchemaErrors("profile", changed), []);
   t.equal(changed.name, "Grace B. Hopper");
+  const noName = await bearer(profileUrl, access, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: ["Profile"], phone: "111" }),
+  });
+  t.equal(noName.status, 400, "a Profile without a name");
+  t.same(obApiSchemaErrors("error", await noName.json()), []);
+  // A standing grant covering what is asked skips the consent page; this token holds one scope.
+  const narrow = await authorizeUrl(as, client.client_id, `${SCOPE}profile.readonly`);
+  await page.goto(narrow.url.toString());
+  await page.waitForURL(`${REDIRECT}**`);
+  const narrowTokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      oauth.validateAuthResponse(as, client, new URL(page.url()), narrow.state),
+      REDIRECT,
+      narrow.verifier,
+      insecure,
+    ),
+  );
+  t.equal(narrowTokens.scope, `${SCOPE}profile.readonly`);
+  const readOnly = await bearer(`${laurel.baseUrl}/ims/ob/v3p0/credentials`, narrowTokens.access_token);
+  t.equal(readOnly.status, 403, "a token without credential.readonly");
+  t.same(obApiSchemaErrors("error", await readOnly.json()), []);
 
   // Refresh rotates: the new refresh token works, the old one ends the grant.
   const refreshed = await oauth.processRefreshTokenResponse(
