@@ -220,6 +220,13 @@ t.test("what a member sends is answered with a 4xx and stays text", async (t) =>
     422,
     "a replacement needs its date",
   );
+  const refusedReplace = await issuer.submit(`${base}/badges/${id}/replace`, {
+    issued_at: "2026-01-02T10:30",
+    recipient_email: "not-an-address",
+  });
+  t.equal(refusedReplace.status, 422, "a replacement to no address is refused");
+  t.match(refusedReplace.text, 'value="not-an-address"', "with the address kept");
+  t.match(refusedReplace.text, 'value="2026-01-02T10:30"', "and the time");
   t.equal((await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Wrong", confirm: "yes" })).status, 303);
   t.equal(
     (await issuer.submit(`${base}/badges/${id}/revoke`, { reason: "Again", confirm: "yes" })).status,

@@ -205,8 +205,10 @@ export const badgePage = (
     notice: string | null;
     error: string | null;
     reason: string;
-    /** The replacement's default issue time (the form's `datetime-local`, UTC). */
+    /** The replacement's issue time: the default, or as sent (the form's `datetime-local`, UTC). */
     now: string;
+    /** The replacement's address as sent, when it was refused. */
+    recipientEmail: string;
   },
 ) => {
   const { badge, template } = data.view;
@@ -255,7 +257,7 @@ export const badgePage = (
               <label for="replace-issued-at">New badge issued at (UTC)</label>
               <input id="replace-issued-at" name="issued_at" type="datetime-local" required value=${data.now} />
               <label for="replace-email">Recipient e-mail (empty: the same)</label>
-              <input id="replace-email" name="recipient_email" type="email" maxlength="254" autocomplete="off" />
+              <input id="replace-email" name="recipient_email" type="email" maxlength="254" autocomplete="off" value=${data.recipientEmail} />
               <button type="submit" class="secondary">Replace badge</button></form>`
             : null
         }

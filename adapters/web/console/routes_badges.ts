@@ -266,7 +266,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     member: ConsoleMember,
     id: string,
     status: number,
-    extra: { error?: string; reason?: string } = {},
+    extra: { error?: string; reason?: string; issuedAt?: string; recipientEmail?: string } = {},
   ) => {
     const view = await getBadge(b.issuing, member.organizationId, id);
     const activity = await badgeActivity(b.activity, member.organizationId, id);
@@ -279,7 +279,8 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
         notice: doneNotice(NOTICES, request),
         error: extra.error ?? null,
         reason: extra.reason ?? "",
-        now: nowLocal(kit.deps.clock()),
+        now: extra.issuedAt || nowLocal(kit.deps.clock()),
+        recipientEmail: extra.recipientEmail ?? "",
       }),
     );
   };
@@ -309,7 +310,13 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
           return reply.redirect(await work(member, request, id), 303);
         },
         (error) =>
-          showBadge(request, reply, member, id, 422, { error, reason: field(request, "reason").slice(0, 1000) }),
+          showBadge(request, reply, member, id, 422, {
+            error,
+            reason: field(request, "reason").slice(0, 1000),
+            // The replacement form as sent, when it was the one refused.
+            issuedAt: field(request, "issued_at").slice(0, 32),
+            recipientEmail: field(request, "recipient_email").slice(0, 320),
+          }),
       );
     };
 
