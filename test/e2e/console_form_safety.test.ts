@@ -292,3 +292,15 @@ t.test("refused Developers forms come back as typed", async (t) => {
   t.notOk(await page.isChecked("input[value='badge.deleted']"));
   await look(t, page, "webhooks-refused");
 });
+
+t.test("the wallet's baked-image form names its 2 MiB limit before and after, signed in", async (t) => {
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+  t.teardown(() => context.close());
+  const plain = await flows.signIn(context, "wallet-uploads@example.org");
+  await plain.goto(`${laurel.origin}/wallet`);
+  t.match(await plain.textContent("label[for=external-image]"), /at most 2 MiB/, "the limit beside the field");
+  await plain.setInputFiles("#external-image", { name: "badge.png", mimeType: "image/png", buffer: HUGE });
+  await flows.click(plain, "Add badge from image");
+  t.match(await plain.textContent("main"), /larger than 2 MiB/, "the refusal names it");
+  t.match(await plain.textContent("header"), /Sign out/, "the session is still shown");
+});
