@@ -398,12 +398,13 @@ t.test("refusals: another earner, organization endpoints, CSRF, escaping, regist
         insecure,
       ),
     );
-    return tokens.access_token;
+    return { token: tokens.access_token, earner };
   };
-  const ann = await connect("ann@example.org");
+  const ann = (await connect("ann@example.org")).token;
   kept.token = ann;
   kept.clientId = clientId;
-  const bob = await connect("bob@example.org");
+  const bobConnected = await connect("bob@example.org");
+  const bob = bobConnected.token;
   const credentialsOf = async (token: string) => {
     const body: Json = await (await bearer(`${laurel.baseUrl}/ims/ob/v3p0/credentials`, token)).json();
     return (body.compactJwsString as string[]).map((j) => decodeJwt(j).sub);
@@ -413,6 +414,14 @@ t.test("refusals: another earner, organization endpoints, CSRF, escaping, regist
   t.equal(annSubjects.length, 1);
   t.equal(bobSubjects.length, 1);
   t.not(annSubjects[0], bobSubjects[0], "each token reads its own earner's credentials only");
+
+  // Bob ends the platform's access on his connections page: his token stops at once, Ann's stands.
+  const page = await bobConnected.earner.get("/account/connections");
+  const grantId = /action="\/account\/connections\/([0-9a-f-]{36})\/remove"/.exec(page.text)?.[1] ?? "";
+  t.match(page.text, /A platform connected through the Open Badges API/);
+  await bobConnected.earner.post(`/account/connections/${grantId}/remove`);
+  t.equal((await bearer(`${laurel.baseUrl}/ims/ob/v3p0/credentials`, bob)).status, 401, "Bob's token ends");
+  t.equal((await bearer(`${laurel.baseUrl}/ims/ob/v3p0/credentials`, ann)).status, 200, "Ann's stands");
 
   // A platform is no organization's application: its token opens no organization route and no
   // user API route, and its credentials get no client_credentials token.
