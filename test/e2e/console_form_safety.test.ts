@@ -196,10 +196,22 @@ t.test("destructive actions ask first, without JavaScript too; an admin is offer
   const admin = await memberPage(org, "people-admin@example.org", "admin");
   await memberPage(org, "people-viewer@example.org", "viewer");
   const members = `${laurel.origin}/console/${org}/members`;
+  const card = (page: typeof admin, email: string) => page.locator("li.card", { hasText: email });
+
+  // An invitation to become an owner: only an owner may send it again or cancel it.
+  await owner.goto(members);
+  await owner.fill("#invite-email", "next-owner@example.org");
+  await owner.selectOption("#invite-role", "owner");
+  await flows.click(owner, "Send invitation");
+  t.equal(
+    await card(owner, "next-owner@example.org").locator("button").count(),
+    2,
+    "the owner may resend or cancel it",
+  );
 
   // The admin sees the owner's card without "Remove" or "Change role"; the viewer's with both.
   await admin.goto(members);
-  const card = (page: typeof admin, email: string) => page.locator("li.card", { hasText: email });
+  t.equal(await card(admin, "next-owner@example.org").locator("button").count(), 0, "the admin may not");
   t.equal(await card(admin, "people-owner@example.org").locator("button").count(), 0, "no action on the owner");
   t.equal(await card(admin, "people-owner@example.org").locator("select").count(), 0, "no role change");
   t.equal(await card(admin, "people-viewer@example.org").locator("button:has-text('Remove')").count(), 1);

@@ -1,5 +1,6 @@
+import { resultOf } from "../../../core/errors/mod.ts";
 import type { InvitationRecord, MemberView, Role } from "../../../core/members/mod.ts";
-import { memberOffers, ROLES } from "../../../core/members/mod.ts";
+import { mayInvite, memberOffers, ROLES } from "../../../core/members/mod.ts";
 import { html } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
@@ -48,11 +49,14 @@ const memberRow = (frame: Frame, member: ConsoleMember, v: MemberView, owners: n
 
 const invitationRow = (frame: Frame, member: ConsoleMember, i: InvitationRecord) => {
   const base = `${consolePath(member.organizationId, "members")}/invitations/${i.id}`;
+  // An owner's invitation is sent again or cancelled only with the right to make owners.
+  const canManage =
+    member.allowed("members.invite") && resultOf(() => mayInvite(member.actor, member.organizationId, i.role)).ok;
   return html`<li class="card">
     <div class="card-head"><h3 class="card-title raw">${i.email}</h3><span class="tag">${roleLabel(i.role)}</span></div>
     <p class="small">Invited by ${i.invited_by_name} · expires ${when(i.expires_at)}</p>
     ${
-      member.allowed("members.invite")
+      canManage
         ? html`<div class="actions">
           ${postButton(frame, `${base}/resend`, "Resend", { ariaLabel: `Resend the invitation to ${i.email}` })}
           ${postButton(frame, `${base}/cancel`, "Cancel", { cls: "danger", ariaLabel: `Cancel the invitation to ${i.email}` })}

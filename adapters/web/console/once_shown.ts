@@ -12,8 +12,8 @@ import { type ConsoleSection, consolePath } from "./console_layout.ts";
  * cleared by the GET that reads it: it survives one view, never a reload, and is never in a URL
  * or a log. docs/decisions.md ("The organization console") gives the reasoning.
  */
-export const ONCE_SHOWN_COOKIE = "laurel_once";
-export const ONCE_SHOWN_SECONDS = 300;
+const ONCE_SHOWN_COOKIE = "laurel_once";
+const ONCE_SHOWN_SECONDS = 300;
 
 interface Sealed<T> {
   /** What the value is, so one section never shows another's. */
