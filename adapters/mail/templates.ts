@@ -25,6 +25,8 @@ interface Parts {
   from?: { name: string; image: string | null };
   /** A picture of what the mail is about (the badge), beside its name and description. */
   feature?: { image: string | null; name: string; description: string };
+  /** Someone's own words, quoted after the first line: text, kept as written, line breaks included. */
+  quote?: { from: string; text: string } | null;
 }
 
 /** Only http(s) addresses become images: anything else a client stored is left out. */
@@ -47,7 +49,13 @@ const layout = (p: Parts): VNode => html`<div
       <p style="margin: 0.25rem 0 0; color: #5b6472">${p.feature.description}</p>
     </div>`
   }
-  ${p.lines.map((line) => html`<p style="margin: 0 0 1rem">${line}</p>`)}
+  ${p.lines.slice(0, 1).map((line) => html`<p style="margin: 0 0 1rem">${line}</p>`)}
+  ${
+    p.quote &&
+    html`<p style="margin: 0 0 0.25rem; color: #5b6472; font-size: 0.9rem">A message from ${p.quote.from}:</p>
+      <blockquote style="margin: 0 0 1rem; padding: 0.5rem 1rem; border-left: 4px solid #1f5f4a; background: #f3f6f4; white-space: pre-line">${p.quote.text}</blockquote>`
+  }
+  ${p.lines.slice(1).map((line) => html`<p style="margin: 0 0 1rem">${line}</p>`)}
   <p style="margin: 1.5rem 0">
     <a
       href=${p.button.link}
@@ -63,7 +71,12 @@ const layout = (p: Parts): VNode => html`<div
 const message = (to: string, p: Parts): MailMessage => ({
   to,
   subject: p.subject,
-  text: `${[...(p.feature ? [`${p.feature.name}: ${p.feature.description}`] : []), ...p.lines].join("\n\n")}\n${p.button.link}\n${p.footer ? `\n${p.footer}\n` : ""}`,
+  text: `${[
+    ...(p.feature ? [`${p.feature.name}: ${p.feature.description}`] : []),
+    ...p.lines.slice(0, 1),
+    ...(p.quote ? [`A message from ${p.quote.from}:\n${p.quote.text}`] : []),
+    ...p.lines.slice(1),
+  ].join("\n\n")}\n${p.button.link}\n${p.footer ? `\n${p.footer}\n` : ""}`,
   html: renderToString(layout(p)),
 });
 
@@ -114,6 +127,7 @@ const TEMPLATES: { [T in MailContent["template"]]: (c: Content<T>) => MailMessag
         `Hello ${c.recipient_name}, ${c.issuer_name} has issued you the badge "${c.badge_name}".`,
         NEXT_STEP[c.step],
       ],
+      quote: c.message ? { from: c.issuer_name, text: c.message } : null,
       button: { label: c.step === "accept" ? "Accept your badge" : "See your badge", link: c.accept_url },
     }),
   member_invitation: (c) =>

@@ -10,6 +10,15 @@ import { TEMPLATE_STATES } from "./template_state.ts";
  */
 const NAME_MAX = 255;
 const REPORTING_TAG_MAX = 64;
+const NOTIFICATION_MESSAGE_MAX = 2000;
+/** The issuer's words in the pending-badge e-mail, shown as they are written (never as markup). */
+const NotificationMessage = Nullable(
+  Type.String({
+    maxLength: NOTIFICATION_MESSAGE_MAX,
+    description:
+      "Laurel: the issuer's own words in the pending-badge e-mail, at most 2,000 characters; null or blank for none.",
+  }),
+);
 const REPORTING_TAGS_MAX = 20;
 const TEXT_MAX = 5000;
 const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
@@ -58,6 +67,7 @@ export const TemplateCreateBody = Type.Object(
     description: templateFields.description,
     skills: Type.Optional(templateFields.skills),
     reporting_tags: Type.Optional(templateFields.reporting_tags),
+    notification_message: Type.Optional(NotificationMessage),
     image_url: Type.Optional(templateFields.image_url),
     image: Type.Optional(templateFields.image),
     url: Type.Optional(templateFields.url),
@@ -106,6 +116,8 @@ const issueFields = {
   issuer_earner_id: Type.Optional(Nullable(Type.String({ maxLength: NAME_MAX }))),
   locale: Type.Optional(Nullable(Type.String({ maxLength: 35, pattern: "^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$" }))),
   suppress_badge_notification_email: Type.Optional(Type.Boolean()),
+  /** In place of the template's message, in this badge's e-mail. */
+  notification_message: Type.Optional(NotificationMessage),
 };
 
 export const BadgeIssueBody = Type.Object(issueFields, { additionalProperties: false });

@@ -55,6 +55,7 @@ export interface NormalizedIssue {
   issuer_earner_id: string | null;
   locale: string | null;
   suppress_badge_notification_email: boolean;
+  notification_message: string | null;
 }
 
 const blankToNull = (s: string | null | undefined): string | null => {
@@ -102,6 +103,7 @@ export const normalizeIssue = (input: BadgeIssueBody, prefix = ""): NormalizedIs
     issuer_earner_id: blankToNull(input.issuer_earner_id),
     locale: blankToNull(input.locale),
     suppress_badge_notification_email: input.suppress_badge_notification_email ?? false,
+    notification_message: blankToNull(input.notification_message),
   };
 };
 
@@ -163,6 +165,7 @@ export const newBadgeRecord = (n: NormalizedIssue, ctx: NewBadgeContext): BadgeR
   issuer_earner_id: n.issuer_earner_id,
   locale: n.locale,
   suppress_badge_notification_email: n.suppress_badge_notification_email,
+  notification_message: n.notification_message,
   revocation_reason: null,
   replaces_badge_id: ctx.replaces_badge_id ?? null,
   replacement_badge_id: null,

@@ -36,6 +36,9 @@ const imageFields = (
   return { image: null, image_url: imageUrl };
 };
 
+/** Text as written, or null when absent or blank. */
+const textOrNull = (text: string | null | undefined): string | null => (text?.trim() ? text.trim() : null);
+
 /** Tags trimmed, each kept once whatever its case (the filter ignores case), in the order first given. */
 export const reportingTags = (tags: readonly string[]): string[] => {
   const seen = new Set<string>();
@@ -54,6 +57,7 @@ export const newTemplateRecord = (
   description: body.description,
   skills: [...new Set((body.skills ?? []).map((s) => s.trim()))],
   reporting_tags: reportingTags(body.reporting_tags ?? []),
+  notification_message: textOrNull(body.notification_message),
   image: ctx.image ?? null,
   image_url: ctx.image ? null : (body.image_url ?? null),
   url: body.url ?? null,
@@ -91,6 +95,8 @@ export const applyTemplateUpdate = (
     description: pick("description", t.description),
     skills: body.skills ? [...new Set(body.skills.map((s) => s.trim()))] : t.skills,
     reporting_tags: body.reporting_tags ? reportingTags(body.reporting_tags) : t.reporting_tags,
+    notification_message:
+      body.notification_message === undefined ? t.notification_message : textOrNull(body.notification_message),
     ...images,
     url: pick("url", t.url),
     vanity_slug: pick("vanity_slug", t.vanity_slug),

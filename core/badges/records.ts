@@ -39,6 +39,8 @@ export interface BadgeTemplateRecord {
   skills: string[];
   /** The organization's own labels, to select a collection of badges in its reports. */
   reporting_tags: string[];
+  /** The issuer's words in the pending-badge e-mail of every badge of this template. */
+  notification_message: string | null;
   /** An outside image address the client gave; null when the template has a stored `image`. */
   image_url: string | null;
   /** The template's image stored by Laurel (`<sha256>.<png|svg>`), served at `storedImageUrl`. */
@@ -79,6 +81,8 @@ export interface BadgeRecord {
   issuer_earner_id: string | null;
   locale: string | null;
   suppress_badge_notification_email: boolean;
+  /** The issuer's words in this badge's e-mail, in place of its template's. */
+  notification_message: string | null;
   revocation_reason: string | null;
   replaces_badge_id: string | null;
   replacement_badge_id: string | null;

@@ -41,6 +41,7 @@ export const pendingBadgeContent = (
     badge_description: template.description,
     badge_image_url: templateImageUrl(urls, template),
     accept_url: `${acceptBadgeUrl(urls, badge.id)}?token=${encodeURIComponent(acceptToken)}`,
+    message: badge.notification_message ?? template.notification_message,
   };
 };
 

@@ -20,6 +20,8 @@ export const MailContent = Type.Union([
     badge_description: Type.String(),
     badge_image_url: Nullable(Type.String()),
     accept_url: Type.String(),
+    /** The issuer's own words, shown as written. */
+    message: Type.Optional(Nullable(Type.String())),
   }),
   Type.Object({
     template: Type.Literal("member_invitation"),

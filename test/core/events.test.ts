@@ -43,6 +43,7 @@ const template: BadgeTemplateJson = {
   description: "Knows Rust",
   skills: ["rust"],
   reporting_tags: [],
+  notification_message: null,
   image_url: null,
   url: null,
   vanity_slug: null,

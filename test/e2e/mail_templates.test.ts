@@ -56,6 +56,50 @@ t.test("the badge mail: the badge's image, the issuer, one button, every name es
   t.match(text, (button?.[1] ?? "").replace(/&amp;/g, "&"), "the link in full in the text part");
 });
 
+t.test("the issuer's message: the template's, or the badge's own in its place, shown as written", async (t) => {
+  const { laurel } = mailed;
+  const api = apiClient(laurel);
+  const org = await organization(laurel, "Message Academy");
+  const template = await createTemplate(laurel, org, {
+    name: "Kind Words",
+    notification_message: "Well done!\n<b>See you</b> at the <a href='x'>ceremony</a>.",
+  });
+  t.equal(template.notification_message, "Well done!\n<b>See you</b> at the <a href='x'>ceremony</a>.");
+  let before = mailed.smtp.mails.length;
+  t.equal(
+    (await api("POST", org.badges, org.auth, issueBody(template.id, { recipient_email: "m1@example.org" }))).status,
+    201,
+  );
+  let mail = await parsedMailTo("m1@example.org", before);
+  t.match(mail.html, "A message from Message Academy:");
+  t.match(
+    mail.html,
+    "Well done!\n&lt;b>See you&lt;/b> at the &lt;a href='x'>ceremony&lt;/a>.",
+    "escaped, its lines kept",
+  );
+  t.notMatch(mail.html, "<b>See you</b>");
+  t.match(mail.text, "A message from Message Academy:\nWell done!\n<b>See you</b> at the <a href='x'>ceremony</a>.");
+
+  before = mailed.smtp.mails.length;
+  const own = await api(
+    "POST",
+    org.badges,
+    org.auth,
+    issueBody(template.id, { recipient_email: "m2@example.org", notification_message: "Congratulations, Ada." }),
+  );
+  t.equal(own.body.data.notification_message, "Congratulations, Ada.");
+  mail = await parsedMailTo("m2@example.org", before);
+  t.match(mail.text, "A message from Message Academy:\nCongratulations, Ada.", "the badge's own message");
+  t.notMatch(mail.text, "Well done!", "in place of the template's");
+  const tooLong = await api("POST", org.templates, org.auth, {
+    name: "Long",
+    description: "d",
+    notification_message: "x".repeat(2001),
+  });
+  t.equal(tooLong.status, 422);
+  t.match(tooLong.body.data.errors[0], { field: "notification_message" });
+});
+
 t.test("the sign-in mail: the same layout, its button and the link in full", async (t) => {
   const { laurel } = mailed;
   const before = mailed.smtp.mails.length;

@@ -69,6 +69,7 @@ const formOf = (request: FastifyRequest): TemplateForm => ({
   description: field(request, "description"),
   skills: field(request, "skills"),
   reporting_tags: field(request, "reporting_tags"),
+  notification_message: field(request, "notification_message"),
   criteria_url: field(request, "criteria_url"),
   alignments: field(request, "alignments"),
   state: field(request, "state"),
@@ -88,6 +89,7 @@ const bodyOf = (form: TemplateForm, state: string | null) => ({
   description: form.description,
   skills: commaList(form.skills),
   reporting_tags: commaList(form.reporting_tags),
+  notification_message: form.notification_message.trim() === "" ? null : form.notification_message,
   criteria_url: form.criteria_url.trim() === "" ? null : form.criteria_url.trim(),
   alignments: form.alignments
     .split("\n")

@@ -12,6 +12,7 @@ export interface TemplateForm {
   description: string;
   skills: string;
   reporting_tags: string;
+  notification_message: string;
   criteria_url: string;
   alignments: string;
   state: string;
@@ -24,6 +25,7 @@ export const EMPTY_FORM: TemplateForm = {
   description: "",
   skills: "",
   reporting_tags: "",
+  notification_message: "",
   criteria_url: "",
   alignments: "",
   state: "draft",
@@ -37,6 +39,7 @@ export const formOfTemplate = (t: BadgeTemplateRecord): TemplateForm => ({
   description: t.description,
   skills: t.skills.join(", "),
   reporting_tags: t.reporting_tags.join(", "),
+  notification_message: t.notification_message ?? "",
   criteria_url: t.criteria_url ?? "",
   alignments: t.alignments.map((a) => [a.name, a.url, a.description ?? ""].join(" | ").replace(/ \| $/, "")).join("\n"),
   state: t.state,
@@ -93,6 +96,9 @@ const fields = (form: TemplateForm, state: string | null) => html`
   <label for="tpl-reporting-tags">Reporting tags (optional, separated by commas)</label>
   <p class="small" id="tpl-reporting-tags-help">Your own labels, never shown to earners. Over the API, <code>filter=badge_templates[reporting_tags]::tag</code> selects the badges of templates with any of the tags named.</p>
   <input id="tpl-reporting-tags" name="reporting_tags" value=${form.reporting_tags} aria-describedby="tpl-reporting-tags-help" />
+  <label for="tpl-notification-message">Message in the badge e-mail (optional)</label>
+  <p class="small" id="tpl-notification-message-help">Your own words to each person this template's badge is sent to, shown as you write them, under "A message from" your organization. At most 2,000 characters.</p>
+  <textarea id="tpl-notification-message" name="notification_message" maxlength="2000" rows="3" aria-describedby="tpl-notification-message-help">${form.notification_message}</textarea>
   <label for="tpl-criteria">Criteria address (optional)</label><input id="tpl-criteria" name="criteria_url" type="url" maxlength="2048" value=${form.criteria_url} />
   <label for="tpl-alignments">Alignments (optional)</label>
   <p class="small" id="tpl-alignments-help">One a line: name | address | description (the description may be left out).</p>
