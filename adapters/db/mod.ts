@@ -11,7 +11,6 @@ export { openDatabase } from "./database.ts";
 export { postgresBadgeActivity, postgresBadgeCounters } from "./postgres_badge_console.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
 export { postgresConnectStore } from "./postgres_connect_store.ts";
-export { postgresPlatformStore } from "./postgres_platform_store.ts";
 export { connectionTx, postgresConnectionStore } from "./postgres_connection_store.ts";
 export {
   postgresAuthorizationTokenStore,
@@ -31,6 +30,7 @@ export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents, listenForExports, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
 export { postgresAuditLog, postgresMemberStore } from "./postgres_member_store.ts";
+export { postgresPlatformStore } from "./postgres_platform_store.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";
 export { postgresStatusLists } from "./postgres_status_lists.ts";

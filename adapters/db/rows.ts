@@ -1,7 +1,6 @@
 import type { AuditActorKind, AuditRecord } from "../../core/audit/mod.ts";
 import type { BadgeRecord, BadgeTemplateData } from "../../core/badges/mod.ts";
 import type { CodeRecord, GrantRecord, RefreshTokenRecord, SessionRecord } from "../../core/connect/mod.ts";
-import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { AuthorizationTokenRecord, OAuthApplicationRecord } from "../../core/credentials/mod.ts";
 import type { EarnerAccount, EarnerExportRecord, EarnerLink, EarnerSession } from "../../core/earners/mod.ts";
 import type { FieldError } from "../../core/errors/mod.ts";
@@ -10,6 +9,7 @@ import type { ImportRecord, ImportRow } from "../../core/imports/mod.ts";
 import type { UserRecord } from "../../core/issuing/mod.ts";
 import type { DueMail } from "../../core/mail/mod.ts";
 import type { InvitationRecord, MembershipRecord } from "../../core/members/mod.ts";
+import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import type { DeliveryEvent, DeliveryStatus, WebhookAttemptRecord } from "../../core/webhooks/mod.ts";
 import type { EmployeeRecord, ExternalBadgeRecord } from "../../core/workforce/mod.ts";

@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { byCredential } from "../../core/audit/mod.ts";
 import type { ConnectStore } from "../../core/connect/mod.ts";
-import type { PlatformStore } from "../../core/ob_api/mod.ts";
-import type { ObApiDeps } from "./routes/ob_api.ts";
 import type {
   AccessTokenClaims,
   AccessTokenSigner,
@@ -17,6 +15,7 @@ import type { EarnerStore } from "../../core/earners/mod.ts";
 import type { EventStore } from "../../core/events/mod.ts";
 import type { ImportStore } from "../../core/imports/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
+import type { PlatformStore } from "../../core/ob_api/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
 import type { Cidr, WebhookCrypto, WebhookSettingsStore } from "../../core/webhooks/mod.ts";
 import type { UploadSlots } from "../uploads/mod.ts";
@@ -25,6 +24,7 @@ import type { BadgeRestDeps } from "./badge_deps.ts";
 import type { ImageUploads } from "./image_uploads.ts";
 import type { RateLimitDeps, RateLimits } from "./rate_limits.ts";
 import type { EmployeeRestDeps } from "./routes/employees.ts";
+import type { ObApiDeps } from "./routes/ob_api.ts";
 
 export interface HealthAnswer {
   status: "ok" | "unavailable";

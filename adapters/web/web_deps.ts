@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import type { ConnectStore } from "../../core/connect/mod.ts";
-import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/mod.ts";
 import type { EarnerContext, EarnerDeps, ExportDeps } from "../../core/earners/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
+import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
 import type { BadgeImageBaker } from "../rest/mod.ts";
 import type { UploadSlots } from "../uploads/mod.ts";
