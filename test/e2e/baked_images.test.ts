@@ -159,7 +159,21 @@ t.test("baked images carry the hosted records, never an older one, and read back
   const plain = readFileSync(new URL("../../adapters/rest/obi/default_badge_image.png", import.meta.url));
   await refuse("plain.png", "image/png", plain, /carries no Open Badges record/);
   await refuse("notes.txt", "text/plain", Buffer.from("hello"), /not a PNG or SVG image/);
-  await refuse("huge.png", "image/png", Buffer.concat([png.bytes, Buffer.alloc(3 * 1024 * 1024)]), /larger than 2 MiB/);
+  // Past the limit: refused in the browser as it is chosen, and by the server when sent anyway.
+  const huge = Buffer.concat([png.bytes, Buffer.alloc(3 * 1024 * 1024)]);
+  await page.setInputFiles("#external-image", { name: "huge.png", mimeType: "image/png", buffer: huge });
+  t.match(
+    await page.$eval("#external-image", (el) => (el as HTMLInputElement).validationMessage),
+    /at most 2 MiB/,
+    "the browser says the limit as the file is chosen",
+  );
+  await page.$eval("#external-image", (el) => (el as HTMLInputElement).setCustomValidity(""));
+  const [tooLarge] = await Promise.all([
+    page.waitForNavigation(),
+    page.click("button:has-text('Add badge from image')"),
+  ]);
+  t.ok([413, 422].includes(tooLarge?.status() ?? 0), `huge.png refused by the server (${tooLarge?.status()})`);
+  t.match(await page.textContent("[role=alert]"), /2 MiB/);
   t.same(await seriousViolations(page), [], "the wallet passes axe");
   await screenshots(page, "wallet-baked-image-upload");
 
