@@ -3,6 +3,7 @@ import type { BadgeRecord, BadgeTemplateData } from "../../core/badges/mod.ts";
 import type { CodeRecord, GrantRecord, RefreshTokenRecord, SessionRecord } from "../../core/connect/mod.ts";
 import type { AuthorizationTokenRecord, OAuthApplicationRecord } from "../../core/credentials/mod.ts";
 import type { EarnerAccount, EarnerExportRecord, EarnerLink, EarnerSession } from "../../core/earners/mod.ts";
+import type { EndorsementRecord, EndorsementView } from "../../core/endorsements/mod.ts";
 import type { FieldError } from "../../core/errors/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { ImportRecord, ImportRow } from "../../core/imports/mod.ts";
@@ -90,6 +91,11 @@ export interface ConnectCodeRow extends Omit<CodeRecord, "application_id" | "pla
 export interface ObPlatformRow extends Omit<PlatformRecord, "id"> {
   id: Int8;
 }
+
+/** `endorsements`. */
+export type EndorsementRow = EndorsementRecord;
+/** An endorsement with both organizations' names, as its reads join them. */
+export type EndorsementViewRow = EndorsementView;
 
 export type ConnectSessionRow = SessionRecord;
 

@@ -36,6 +36,10 @@ export const AUDIT_ACTIONS = [
   "employee.deleted",
   /** A batch of employee records created or updated by `external_id` (one row for the batch, with its counts). */
   "employees.upserted",
+  "endorsement.created",
+  "endorsement.accepted",
+  "endorsement.rejected",
+  "endorsement.withdrawn",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,0 +1,76 @@
+import type { EndorsementStore, EndorsementTx } from "../../core/endorsements/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
+import type { Database } from "./database.ts";
+import type { EndorsementRow, EndorsementViewRow, Int8 } from "./rows.ts";
+import { type Queryable, toNumber } from "./sql.ts";
+
+const COLUMNS =
+  "id, endorser_id, endorsed_id, target_kind, target_id, comment, state, created_at, updated_at, accepted_at";
+const VIEW = `select e.id, e.endorser_id, e.endorsed_id, e.target_kind, e.target_id, e.comment, e.state, e.created_at,
+    e.updated_at, e.accepted_at, r.name as endorser_name, d.name as endorsed_name
+  from endorsements e join organizations r on r.id = e.endorser_id join organizations d on d.id = e.endorsed_id`;
+
+const tx = (q: Queryable): EndorsementTx => ({
+  lock: async (id) =>
+    (await q.one<EndorsementRow>(`select ${COLUMNS} from endorsements where id = ? for update`, [id])) ?? null,
+  async insertIfNoneLive(e) {
+    // The partial unique index on live endorsements is the check: a second one inserts nothing.
+    const written = await q.run(
+      `insert into endorsements (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+      [
+        e.id,
+        e.endorser_id,
+        e.endorsed_id,
+        e.target_kind,
+        e.target_id,
+        e.comment,
+        e.state,
+        e.created_at,
+        e.updated_at,
+        e.accepted_at,
+      ],
+    );
+    return written > 0;
+  },
+  async update(e) {
+    await q.run("update endorsements set state = ?, updated_at = ?, accepted_at = ? where id = ?", [
+      e.state,
+      e.updated_at,
+      e.accepted_at,
+      e.id,
+    ]);
+  },
+  appendAudit: (entries) => appendAudit(q, entries),
+});
+
+/** Endorsements between organizations, read with both organizations' names. */
+export const postgresEndorsementStore = (db: Database): EndorsementStore => ({
+  transaction: (work) => db.transaction((q) => work(tx(q))),
+  get: async (id) => (await db.one<EndorsementViewRow>(`${VIEW} where e.id = ?`, [id])) ?? null,
+  async list(organizationId, side, page) {
+    const column = side === "given" ? "endorser_id" : "endorsed_id";
+    const items = await db.all<EndorsementViewRow>(
+      `${VIEW} where e.${column} = ? order by e.created_at desc, e.id desc limit ? offset ?`,
+      [organizationId, page.per, page.offset],
+    );
+    const count = await db.one<{ n: Int8 }>(`select count(*) as n from endorsements where ${column} = ?`, [
+      organizationId,
+    ]);
+    return { items, total: toNumber(count?.n ?? 0) };
+  },
+  accepted: (kind, targetId) =>
+    db.all<EndorsementViewRow>(
+      `${VIEW} where e.target_kind = ? and e.target_id = ? and e.state = 'accepted' order by e.accepted_at, e.id`,
+      [kind, targetId],
+    ),
+  async targetOwner(kind, targetId) {
+    const row =
+      kind === "organization"
+        ? await db.one<{ id: string }>("select id from organizations where id = ?", [targetId])
+        : await db.one<{ id: string }>(
+            "select organization_id as id from badge_templates where id = ? and state <> 'draft'",
+            [targetId],
+          );
+    return row?.id ?? null;
+  },
+});

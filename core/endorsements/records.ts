@@ -1,0 +1,79 @@
+import { type Static, Type } from "typebox";
+import type { AuditRecord } from "../audit/mod.ts";
+import type { PageRequest } from "../shared/mod.ts";
+
+/** What an organization endorses: one of another organization's badge templates, or that organization itself. */
+export const ENDORSEMENT_TARGETS = ["badge_template", "organization"] as const;
+export type EndorsementTarget = (typeof ENDORSEMENT_TARGETS)[number];
+
+/**
+ * An endorsement waits for the endorsed side (`pending`), which accepts or rejects it; the
+ * endorser may withdraw it while it waits or once accepted. Only an accepted one is published.
+ */
+export const ENDORSEMENT_STATES = ["pending", "accepted", "rejected", "withdrawn"] as const;
+export type EndorsementState = (typeof ENDORSEMENT_STATES)[number];
+
+/** The states in which an endorsement still counts: an endorser has at most one of these per target. */
+export const LIVE_STATES: readonly EndorsementState[] = ["pending", "accepted"];
+
+export const COMMENT_MAX = 2000;
+
+export interface EndorsementRecord {
+  id: string;
+  endorser_id: string;
+  endorsed_id: string;
+  target_kind: EndorsementTarget;
+  target_id: string;
+  comment: string;
+  state: EndorsementState;
+  created_at: Date;
+  updated_at: Date;
+  /** When the endorsed side accepted it: the credential's `validFrom`. */
+  accepted_at: Date | null;
+}
+
+/** An endorsement with the names a page or a credential shows beside it. */
+export interface EndorsementView extends EndorsementRecord {
+  endorser_name: string;
+  endorsed_name: string;
+}
+
+/** Which side of its endorsements an organization lists. */
+export type EndorsementSide = "given" | "received";
+
+/** One transaction over endorsements and the audit rows of each change. */
+export interface EndorsementTx {
+  /** The endorsement, locked until the transaction ends; null when there is none. */
+  lock(id: string): Promise<EndorsementRecord | null>;
+  /** Inserts it unless its endorser has a live one of the same target; false then. */
+  insertIfNoneLive(record: EndorsementRecord): Promise<boolean>;
+  update(record: EndorsementRecord): Promise<void>;
+  appendAudit(entries: readonly AuditRecord[]): Promise<void>;
+}
+
+export interface EndorsementStore {
+  transaction<T>(work: (tx: EndorsementTx) => Promise<T>): Promise<T>;
+  get(id: string): Promise<EndorsementView | null>;
+  list(
+    organizationId: string,
+    side: EndorsementSide,
+    page: PageRequest,
+  ): Promise<{ items: EndorsementView[]; total: number }>;
+  /** The accepted endorsements of a target, oldest first. */
+  accepted(kind: EndorsementTarget, targetId: string): Promise<EndorsementView[]>;
+  /** The organization a target belongs to (a template's owner, an organization itself); null when unknown or deleted. */
+  targetOwner(kind: EndorsementTarget, targetId: string): Promise<string | null>;
+}
+
+export const CreateEndorsementInput = Type.Object(
+  {
+    target_kind: Type.Union(
+      ENDORSEMENT_TARGETS.map((t) => Type.Literal(t)),
+      { description: "`badge_template` or `organization`" },
+    ),
+    target_id: Type.String({ format: "uuid", description: "The badge template's or the organization's id" }),
+    comment: Type.String({ minLength: 1, maxLength: COMMENT_MAX, description: "What the endorser says of it" }),
+  },
+  { additionalProperties: false },
+);
+export type CreateEndorsementInput = Static<typeof CreateEndorsementInput>;
