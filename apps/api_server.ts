@@ -22,6 +22,7 @@ import {
   postgresConnectStore,
   postgresEarnerStore,
   postgresEmployeeStore,
+  postgresEndorsementStore,
   postgresExportStore,
   postgresImageStore,
   postgresImportStore,
@@ -159,11 +160,27 @@ export const buildApiServer = async (
     badgeWiring.badges.hosted.invalidate("issuer", id);
     badgeWiring.badges.hosted.invalidate("profile", id);
   };
+  // A published or withdrawn endorsement changes what embeds or shows it: the profile, or every
+  // credential of the template (the cache keys credentials by badge, not by template) and its
+  // badge pages (dropped with the badge class), on every process.
+  const hostedBroadcast = natsHostedInvalidations(nc);
+  const endorsements = {
+    store: postgresEndorsementStore(db),
+    async onChanged(kind: "badge_template" | "organization", targetId: string) {
+      const items: { kind: "profile" | "credential" | "badge_class"; id?: string }[] =
+        kind === "organization"
+          ? [{ kind: "profile", id: targetId }]
+          : [{ kind: "credential" }, { kind: "badge_class", id: targetId }];
+      for (const item of items) badgeWiring.badges.hosted.invalidate(item.kind, item.id);
+      await hostedBroadcast(items);
+    },
+  };
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
     publicUrl: config.publicUrl,
     onOrganizationChanged,
+    endorsements,
     clock,
     newId,
     organizations,
@@ -261,6 +278,7 @@ export const buildApiServer = async (
     mail: { outbox: mailOutbox, newId: uuidv7 },
     sha256Hex: badgeWiring.badges.sha256Hex,
     onHostedInvalidation: badgeWiring.onHostedInvalidation,
+    endorsements: endorsements.store,
     uploads: deps.uploads,
     bakedImages,
     exports: {

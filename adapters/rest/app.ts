@@ -27,6 +27,7 @@ import { badgeTemplateRoutes } from "./routes/badge_templates.ts";
 import { badgeRoutes } from "./routes/badges.ts";
 import { connectMetadataRoutes } from "./routes/connect_metadata.ts";
 import { employeeRoutes } from "./routes/employees.ts";
+import { endorsementRoutes } from "./routes/endorsements.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { importRoutes } from "./routes/imports.ts";
 import { invitationRoutes } from "./routes/invitations.ts";
@@ -354,6 +355,8 @@ export const buildRestApp = async (
     await api.register(importRoutes(deps, uploads, "employees"), { prefix: apiPrefix });
     await api.register(membershipRoutes(deps, origin), { prefix: apiPrefix });
     await api.register(invitationRoutes(deps, origin), { prefix: apiPrefix });
+    if (deps.endorsements)
+      await api.register(endorsementRoutes(deps, deps.endorsements, origin), { prefix: apiPrefix });
     if (deps.connect) await api.register(meRoutes(deps, deps.connect, origin), { prefix: apiPrefix });
   });
   // The Open Badges API answers its own error bodies, so it has a context of its own.

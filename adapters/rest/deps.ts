@@ -24,6 +24,7 @@ import type { BadgeRestDeps } from "./badge_deps.ts";
 import type { ImageUploads } from "./image_uploads.ts";
 import type { RateLimitDeps, RateLimits } from "./rate_limits.ts";
 import type { EmployeeRestDeps } from "./routes/employees.ts";
+import type { EndorsementRestDeps } from "./routes/endorsements.ts";
 import type { ObApiDeps } from "./routes/ob_api.ts";
 
 export interface HealthAnswer {
@@ -76,6 +77,8 @@ export interface RestDeps {
   uploads?: UploadSlots;
   /** Earners' grants to applications (authorization code flow, the user API); absent: not offered. */
   connect?: ConnectRestDeps;
+  /** Endorsements between organizations; absent, neither their routes nor their credentials are served. */
+  endorsements?: EndorsementRestDeps;
   /** The Open Badges 3.0 API (needs `connect`); absent, it is not served. */
   obApi?: ObApiDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */

@@ -10,6 +10,7 @@ import {
   publicProfile,
   verifyChecks,
 } from "../../core/earners/mod.ts";
+import type { EndorsementTarget } from "../../core/endorsements/mod.ts";
 import { notFound } from "../../core/errors/mod.ts";
 import type { BadgeView } from "../../core/issuing/mod.ts";
 import { bakedImageVisible, recipientHashInput } from "../../core/obi/mod.ts";
@@ -67,6 +68,9 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     };
   };
 
+  const endorsementsOf = async (kind: EndorsementTarget, id: string) =>
+    deps.endorsements ? deps.endorsements.accepted(kind, id) : [];
+
   /** The image types "Download image" offers this viewer. */
   const downloads = async (view: BadgeView, viewerId: string | null): Promise<("png" | "svg")[]> =>
     deps.bakedImages && bakedImageVisible(view.badge, viewerId) ? deps.bakedImages.types(view) : [];
@@ -87,6 +91,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       emailCheck,
       notice: noticeOf(request),
       downloads: await downloads(view, request.earner?.user.id ?? null),
+      endorsements: await endorsementsOf("badge_template", view.template.id),
     };
     return kit.page(reply, 200, badgePage(frame, data, urls));
   };
@@ -106,6 +111,7 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       emailCheck: null,
       notice: null,
       downloads: await downloads(view, null),
+      endorsements: await endorsementsOf("badge_template", view.template.id),
     };
     return { status: 200, body: Buffer.from(renderPage(badgePage(frame, data, urls))) };
   };
@@ -182,7 +188,12 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
 
   app.get("/organizations/:id", async (request, reply) => {
     const data = await issuerPage(deps.earners, uuidParam(request));
-    return kit.page(reply, 200, organizationPage(kit.frame(request, reply, data.issuer.name), data, urls));
+    const endorsements = await endorsementsOf("organization", data.issuer.id);
+    return kit.page(
+      reply,
+      200,
+      organizationPage(kit.frame(request, reply, data.issuer.name), { ...data, endorsements }, urls),
+    );
   });
 
   app.get<{ Params: { who: string } }>("/users/:who", async (request, reply) => {

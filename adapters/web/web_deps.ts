@@ -3,6 +3,7 @@ import type { VNode } from "preact";
 import type { ConnectStore } from "../../core/connect/mod.ts";
 import type { OAuthApplicationRecord, SecretBox } from "../../core/credentials/mod.ts";
 import type { EarnerContext, EarnerDeps, ExportDeps } from "../../core/earners/mod.ts";
+import type { EndorsementStore } from "../../core/endorsements/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
@@ -43,6 +44,8 @@ export interface WebDeps {
   onHostedInvalidation?: (listener: (kind: string, id?: string) => void) => void;
   /** The process's upload slots, shared with the API's imports; absent: a set of this adapter's own. */
   uploads?: UploadSlots;
+  /** Accepted endorsements, shown on badge and organization pages; absent: none shown. */
+  endorsements?: Pick<EndorsementStore, "accepted">;
 }
 
 /** What every route of the web adapter shares. */

@@ -67,10 +67,9 @@ export interface EndorsementStore {
 
 export const CreateEndorsementInput = Type.Object(
   {
-    target_kind: Type.Union(
-      ENDORSEMENT_TARGETS.map((t) => Type.Literal(t)),
-      { description: "`badge_template` or `organization`" },
-    ),
+    target_kind: Type.Union([Type.Literal("badge_template"), Type.Literal("organization")], {
+      description: "`badge_template` or `organization`",
+    }),
     target_id: Type.String({ format: "uuid", description: "The badge template's or the organization's id" }),
     comment: Type.String({ minLength: 1, maxLength: COMMENT_MAX, description: "What the endorser says of it" }),
   },

@@ -22,6 +22,8 @@ export interface BadgeView {
   issuer: OrganizationRef;
   /** The badge's entry in its organization's status lists, where the store read it. */
   statusIndex?: number;
+  /** The achievement's accepted endorsements, signed, where the reader added them. */
+  endorsementJwt?: readonly string[];
 }
 
 /** A template with its owner (the OBI issuer and the `owner` of the REST shape). */

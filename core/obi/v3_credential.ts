@@ -35,6 +35,8 @@ export interface OpenBadgeCredentialPayload {
       criteria: { id?: string; narrative: string };
       image?: { id: string; type: "Image" };
       tag?: string[];
+      /** The accepted endorsements of the achievement, each a signed `EndorsementCredential` (compact JWS). */
+      endorsementJwt?: string[];
     };
   };
   evidence?: { id: string; type: ["Evidence"]; name: string; description?: string }[];
@@ -72,6 +74,7 @@ export const openBadgeCredentialPayload = (
   recipientSha256Hex: string,
   urls: V3Urls,
   statusIndex?: number,
+  endorsementJwt: readonly string[] = [],
 ): OpenBadgeCredentialPayload => {
   const id = credentialUrl(urls.v3Base, badge.id);
   const issuerId = profileUrl(urls.v3Base, issuer.id);
@@ -113,6 +116,7 @@ export const openBadgeCredentialPayload = (
         },
         ...(image ? { image: { id: image, type: "Image" as const } } : {}),
         ...(template.skills.length > 0 ? { tag: [...template.skills] } : {}),
+        ...(endorsementJwt.length > 0 ? { endorsementJwt: [...endorsementJwt] } : {}),
       },
     },
     ...(badge.evidence.length > 0

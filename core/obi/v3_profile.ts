@@ -19,6 +19,8 @@ export interface IssuerProfileDocument {
   description?: string;
   email?: string;
   image?: { id: string; type: "Image" };
+  /** The organization's accepted endorsements, each a signed `EndorsementCredential` (compact JWS). */
+  endorsementJwt?: string[];
 }
 
 /**
@@ -29,6 +31,7 @@ export interface IssuerProfileDocument {
 export const issuerProfileDocument = (
   org: OrganizationRef,
   urls: ObiUrls & { v3Base: string },
+  endorsementJwt: readonly string[] = [],
 ): IssuerProfileDocument => ({
   "@context": [VC_V2_CONTEXT, OB_V3_CONTEXT],
   id: profileUrl(urls.v3Base, org.id),
@@ -38,6 +41,7 @@ export const issuerProfileDocument = (
   ...(org.description ? { description: org.description } : {}),
   ...(org.email ? { email: org.email } : {}),
   ...(org.image_url ? { image: { id: org.image_url, type: "Image" as const } } : {}),
+  ...(endorsementJwt.length > 0 ? { endorsementJwt: [...endorsementJwt] } : {}),
 });
 
 /** The profile as the REST adapter documents it (OpenAPI). */
@@ -51,5 +55,6 @@ export const IssuerProfileDocumentSchema = Type.Object({
   email: Type.Optional(Type.String()),
   image: Type.Optional(Type.Object({ id: Type.String({ format: "uri" }), type: Type.Literal("Image") })),
   /** The verification methods of its credentials' Data Integrity proofs (`withAssertionMethod`). */
+  endorsementJwt: Type.Optional(Type.Array(Type.String())),
   assertionMethod: Type.Optional(Type.Array(Type.String({ format: "uri" }))),
 });

@@ -85,6 +85,12 @@ const TABLE: Record<string, Row> = {
   [`DELETE ${ORG}/badge_templates/:badge_template_id`]: DELETE,
   [`PUT ${ORG}/badge_templates/:badge_template_id/archive`]: WRITE,
   [`PUT ${ORG}/badge_templates/:badge_template_id/unarchive`]: WRITE,
+  [`GET ${ORG}/endorsements`]: READ,
+  [`POST ${ORG}/endorsements`]: WRITE,
+  [`GET ${ORG}/endorsements/received`]: READ,
+  [`PUT ${ORG}/endorsements/:endorsement_id/accept`]: WRITE,
+  [`PUT ${ORG}/endorsements/:endorsement_id/reject`]: WRITE,
+  [`DELETE ${ORG}/endorsements/:endorsement_id`]: DELETE,
   [`GET ${ORG}/badges`]: READ,
   [`POST ${ORG}/badges`]: WRITE,
   [`POST ${ORG}/badges/batch`]: WRITE,
@@ -231,6 +237,7 @@ const TABLE: Record<string, Row> = {
   "GET /v1/obi/v3/credentials/:id/ldp": PUBLIC,
   "GET /v1/obi/v3/multikeys/:organization_id/:key": PUBLIC,
   "GET /v1/obi/v3/keys/:thumbprint": PUBLIC,
+  "GET /v1/obi/v3/endorsements/:id": PUBLIC,
   "GET /v1/obi/v3/status_lists/:organization_id/:list": PUBLIC,
 };
 /** The admin API answers every method, all of them for the admin token only. */

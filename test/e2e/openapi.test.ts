@@ -5,6 +5,7 @@ import { basic, startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { badgeScenarios } from "../support/openapi_badge_scenarios.ts";
 import { connectScenarios } from "../support/openapi_connect_scenarios.ts";
 import { employeeScenarios } from "../support/openapi_employee_scenarios.ts";
+import { endorsementScenarios } from "../support/openapi_endorsement_scenarios.ts";
 import { importScenarios } from "../support/openapi_import_scenarios.ts";
 import { memberScenarios } from "../support/openapi_member_scenarios.ts";
 
@@ -339,12 +340,14 @@ t.test("real answers validate against the document, for every documented operati
   const connectOperations = await connectScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const memberOperations = await memberScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const importOperations = await importScenarios({ laurel, call, organizationId: a.organization.id, admin });
+  const endorsementOperations = await endorsementScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const SCENARIOS: Record<string, Scenario[]> = {
     ...badgeOperations,
     ...connectOperations,
     ...employeeOperations,
     ...memberOperations,
     ...importOperations,
+    ...endorsementOperations,
     "GET /v1/organizations/{organization_id}/events/{event_id}": [
       {
         // The badge scenarios' setup recorded events; fetch the newest by its id.

@@ -117,6 +117,10 @@ const TABLE: Record<string, Expected | typeof API> = {
   "DELETE /v1/organizations/:organization_id/memberships/:membership_id": API,
   "POST /v1/organizations/:organization_id/invitations": API,
   "DELETE /v1/organizations/:organization_id/invitations/:invitation_id": API,
+  "POST /v1/organizations/:organization_id/endorsements": API,
+  "PUT /v1/organizations/:organization_id/endorsements/:endorsement_id/accept": API,
+  "PUT /v1/organizations/:organization_id/endorsements/:endorsement_id/reject": API,
+  "DELETE /v1/organizations/:organization_id/endorsements/:endorsement_id": API,
 };
 /** Sign-out routes end the session they are sent with: the earner signs in again after them. */
 const ENDS_SESSION = new Set(["POST /sign_out", "POST /sign_out_everywhere"]);

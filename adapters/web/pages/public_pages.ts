@@ -1,14 +1,16 @@
 import type { VNode } from "preact";
 import { type OrganizationRef, templateImageUrl } from "../../../core/badges/mod.ts";
 import type { EarnerAccount } from "../../../core/earners/mod.ts";
+import type { EndorsementView } from "../../../core/endorsements/mod.ts";
 import type { BadgeView, TemplateView } from "../../../core/issuing/mod.ts";
 import { formatDate, html, safeUrl } from "../html.ts";
 import { type Frame, layout } from "../layout.ts";
 import type { WebUrls } from "../urls.ts";
+import { endorsementList } from "./endorsement_list.ts";
 
 export const organizationPage = (
   frame: Frame,
-  data: { issuer: OrganizationRef; templates: TemplateView[] },
+  data: { issuer: OrganizationRef; templates: TemplateView[]; endorsements?: readonly EndorsementView[] },
   urls: WebUrls,
 ): VNode => {
   const { issuer, templates } = data;
@@ -24,6 +26,7 @@ export const organizationPage = (
         ${website ? html`<p><a href=${website} rel="nofollow noopener">${issuer.website_url}</a></p>` : null}
       </div>
     </section>`,
+    endorsementList(data.endorsements ?? [], urls, "this issuer"),
     html`<section aria-labelledby="templates-h">
       <h2 id="templates-h">Badges</h2>
       ${
