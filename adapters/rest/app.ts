@@ -13,6 +13,7 @@ import Fastify, {
   type onResponseHookHandler,
 } from "fastify";
 import secureJson from "secure-json-parse";
+import { plainFieldMessage, type SchemaIssue } from "../../core/badges/mod.ts";
 import { CoreError, type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
 import { uploadSlots } from "../uploads/mod.ts";
 import type { RestDeps } from "./deps.ts";
@@ -60,27 +61,38 @@ const FRAMEWORK_CODES: Partial<Record<string, CoreErrorCode>> = {
 
 interface ValidationIssue {
   instancePath?: string;
+  keyword?: string;
+  schemaPath?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
 
-/** AJV-style issues as `{field, message}`: `/badges/3/name` becomes `badges.3.name`. */
+/**
+ * AJV-style issues as `{field, message}`: `/badges/3/name` becomes `badges.3.name`, one plain
+ * message a field (core's wording, the same as a batch item's or a form's).
+ */
 const fieldErrors = (issues: ValidationIssue[], context: string | undefined): FieldError[] => {
-  const all = issues.map((issue): FieldError => {
+  const byField = new Map<string, SchemaIssue[]>();
+  const unknown = new Set<string>();
+  for (const issue of issues) {
     let field = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
     const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
     const extra = issue.params?.additionalProperties ?? issue.params?.additionalProperty;
     if (Array.isArray(missing) || typeof missing === "string")
       field = [field, [missing].flat()[0]].filter(Boolean).join(".");
     if (Array.isArray(extra) || typeof extra === "string") {
-      const name = [extra].flat()[0];
-      return { field: [field, name].filter(Boolean).join("."), message: "is not a known field" };
+      unknown.add([field, [extra].flat()[0]].filter(Boolean).join("."));
+      continue;
     }
-    return { field: field || (context ?? "body"), message: issue.message ?? "is invalid" };
-  });
+    const at = field || (context ?? "body");
+    const kind: SchemaIssue = { keyword: issue.keyword ?? "", params: issue.params, schemaPath: issue.schemaPath };
+    byField.set(at, [...(byField.get(at) ?? []), kind]);
+  }
   // An unknown field also fails as "schema is false" at the same path: say it once, plainly.
-  const unknown = new Set(all.filter((e) => e.message === "is not a known field").map((e) => e.field));
-  return all.filter((e) => !(unknown.has(e.field) && e.message !== "is not a known field"));
+  const known = [...byField]
+    .filter(([field]) => !unknown.has(field))
+    .map(([field, all]): FieldError => ({ field, message: plainFieldMessage(all) }));
+  return [...[...unknown].map((field) => ({ field, message: "is not a known field" })), ...known];
 };
 
 const PART_MESSAGES: Record<string, string> = {

@@ -9,7 +9,8 @@ export {
 } from "./badge_state.ts";
 export type { BatchItemCheck } from "./batch.ts";
 export { checkBatchItems } from "./batch.ts";
-export { schemaFieldErrors } from "./field_errors.ts";
+export type { SchemaIssue } from "./field_errors.ts";
+export { plainFieldMessage, plainSchemaMessage, schemaFieldErrors } from "./field_errors.ts";
 export {
   BATCH_MAX,
   BadgeBatchBody,

@@ -37,11 +37,16 @@ t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows 
   // The API's validation: an empty description and a bad alignment address are refused together.
   await page.fill("#tpl-name", `Welding ${HOSTILE}`);
   await page.fill("#tpl-alignments", "ESCO | not-an-address");
+  await page.fill("#tpl-criteria", "ftp://files.example.org/criteria");
   await page.$eval("#tpl-description", (el) => el.removeAttribute("required"));
   await flows.click(page, "Create template");
   const refusal = (await page.textContent(".status.bad")) ?? "";
-  t.match(refusal, /description/, "the description is named");
-  t.match(refusal, /alignments\.0\.url/, "and the alignment's address, as the API names it");
+  t.match(refusal, /the description cannot be empty/, "the description is named, in words");
+  t.match(refusal, /the criteria URL must be a web address starting with https:\/\//, "a criteria address in words");
+  t.notMatch(refusal, /must match|fewer than|\^\[|characters|anyOf|_/, "no validator wording, no field code");
+  await look(t, page, "template-refused-words");
+  await page.fill("#tpl-criteria", "");
+  t.match(refusal, /the URL of alignment 1 must be a full web address/, "and the alignment's address, in words");
   t.equal(await page.inputValue("#tpl-name"), `Welding ${HOSTILE}`, "the input is kept");
 
   // Each hostile image: the same refusal as the API's, the field named.

@@ -205,7 +205,7 @@ t.test("an import starts at once, is polled to its end, and its result file name
   t.equal(lines[0], "row,status,id,key,errors");
   t.equal(lines.length, 452);
   t.match(lines[1], /^1,issued,[0-9a-f-]{36},person0@example\.org,$/);
-  t.match(lines[451], /^451,invalid,,bad,"recipient_email: must match format ""email"""$/);
+  t.match(lines[451], /^451,invalid,,bad,"recipient_email: must be an email address, such as name@example\.org"$/);
   const ids = new Set(lines.slice(1, 451).map((l) => l.split(",")[2]));
   const [issued] = await laurel.db.all<{ n: number }>(
     "select count(*)::int as n from badges where organization_id = ? and id = any(?::uuid[])",
@@ -275,7 +275,13 @@ t.test("files that are not a CSV of this import are refused as a whole, never a 
   const org = await organization(laurel, "Bad Files Org");
   const template = (await createTemplate(laurel, org)).id;
   const cases: Array<[string, BodyInit, string, number, RegExp]> = [
-    ["not UTF-8", Buffer.from([0x62, 0x61, 0xff, 0xfe, 0x0a]), "text/csv", 422, /not UTF-8/],
+    [
+      "UTF-8, then not",
+      Buffer.concat([Buffer.from("bé,"), Buffer.from([0x61, 0xff, 0x0a])]),
+      "text/csv",
+      422,
+      /not text in UTF-8 or Windows-1252/,
+    ],
     ["empty", "", "text/csv", 422, /header/],
     ["no rows", `${HEADER}\n`, "text/csv", 422, /no rows/],
     ["unknown column", `${HEADER},shoe_size\n${template},a@example.org,A,B,2024-01-01,44`, "text/csv", 422, /header/],
