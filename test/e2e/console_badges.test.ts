@@ -99,7 +99,7 @@ t.test("an issuer issues one badge, finds it, resends its notification and revok
     await page.reload();
     return /Sent/.test((await page.textContent("#delivery-h + p")) ?? "") ? true : undefined;
   }, 10_000);
-  t.match(await page.textContent("main"), /Notification sent/, "its events show the notification");
+  t.match(await page.textContent("main"), /A badge mail was sent/, "its events show the notification");
   await look(t, page, "badge");
 
   // Resend: a second mail.
@@ -331,7 +331,12 @@ t.test("the dashboard's counts and weeks are what the API lists and what COUNT(*
   const svg = page.locator("svg.chart");
   t.equal(await svg.getAttribute("role"), "img");
   t.match(await page.textContent("svg.chart desc"), /5 issued and 1 accepted/, "the chart says the same");
-  t.ok((await page.textContent("main"))?.includes("badge.deleted"), "the latest events, the deletion among them");
+  const latest = (await page.textContent("#latest-h + ol")) ?? "";
+  t.match(latest, /A badge was deleted/, "the latest events in words, the deletion among them");
+  t.notMatch(latest, /badge\.|pending_badge_notification|_/, "no event's code");
+  const link = page.locator("#latest-h + ol a").first();
+  t.equal(await link.textContent(), "See the badge", "an event links to its badge");
+  t.match(await link.getAttribute("href"), new RegExp(`^/console/${org.id}/badges/[0-9a-f-]{36}$`));
   await look(t, page, "dashboard");
 });
 

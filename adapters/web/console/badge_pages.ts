@@ -8,6 +8,7 @@ import { csrfField, type Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
 import { consoleLayout, consolePath, notice, postButton, problem, when } from "./console_layout.ts";
 import { listStatus, pager } from "./console_paging.ts";
+import { eventLink, eventWords } from "./event_words.ts";
 
 /** What the issue form holds: what was typed, kept when it is refused. */
 export interface IssueForm {
@@ -38,6 +39,9 @@ const stateTag = (state: string): VNode =>
 
 const importLink = (member: ConsoleMember): VNode =>
   html`<a href=${`/console/${member.organizationId}/imports`}>Import from CSV</a>`;
+
+/** Dates are typed as text: a date alone is what most people mean, and `datetime-local` insists on a time. */
+const DATE_HINT = "A date, such as 2026-12-01, or a date and time, such as 2026-12-01 09:30.";
 
 /** A labelled input with its error beside it (linked for screen readers). */
 const input = (
@@ -92,8 +96,8 @@ export const issuePage = (
           ${input("issue-last", "issued_to_last_name", "Last name", f.issued_to_last_name, errors, { required: true, maxlength: 255, autocomplete: "off" })}
           ${input("issue-email", "recipient_email", "E-mail address", f.recipient_email, errors, { type: "email", required: true, maxlength: 254, autocomplete: "off" })}
         </fieldset>
-        ${input("issue-issued-at", "issued_at", "Issued at (UTC)", f.issued_at, errors, { type: "datetime-local", required: true })}
-        ${input("issue-expires-at", "expires_at", "Expires at (UTC, optional)", f.expires_at, errors, { type: "datetime-local" })}
+        ${input("issue-issued-at", "issued_at", "Issued at (UTC)", f.issued_at, errors, { required: true, autocomplete: "off" }, DATE_HINT)}
+        ${input("issue-expires-at", "expires_at", "Expires at (UTC, optional)", f.expires_at, errors, { autocomplete: "off" }, DATE_HINT)}
         ${input("issue-evidence", "evidence", "Evidence links (optional)", f.evidence, errors, { textarea: true }, "One https:// address a line; a name before it with a bar, as in: Final project | https://example.org/work")}
         <label class="check"><input type="checkbox" name="suppress_badge_notification_email" value="true" checked=${f.suppress} /> Do not e-mail the recipient</label>
         <button type="submit">Issue badge</button>
@@ -168,16 +172,6 @@ export const badgesPage = (
         )}</ul>`,
     pager(data, path, f),
   );
-};
-
-const EVENT_TEXT: Record<string, string> = {
-  "badge.created": "Issued",
-  "badge.state.changed": "State changed",
-  "badge.privacy.changed": "Privacy changed",
-  "badge.deleted": "Deleted",
-  "pending_badge_notification.sent": "Notification sent",
-  "pending_badge_notification.unconfirmed_email.sent": "Notification sent (address not confirmed)",
-  "pending_badge_notification.no_user.sent": "Notification sent (no account yet)",
 };
 
 const deliveryText = (d: DeliveryStatus): Node => {
@@ -275,8 +269,8 @@ export const badgePage = (
           : html`<ol class="plain stack-list audit">${data.events.map(
               (
                 e,
-              ) => html`<li class="card"><div class="card-head"><h3 class="card-title">${EVENT_TEXT[e.event_type] ?? e.event_type}</h3>${when(e.occurred_at)}</div>
-                <p class="small"><code>${e.event_type}</code>${e.event_type === "badge.state.changed" ? html` · now ${String((e.detail as { badge?: { state?: unknown } }).badge?.state ?? "")}` : null}</p></li>`,
+              ) => html`<li class="card"><div class="card-head"><h3 class="card-title">${eventWords(e)}</h3>${when(e.occurred_at)}</div>
+                <p class="small">Kind <code>${e.event_type}</code>, as the events feed and webhooks name it</p></li>`,
             )}</ol>`
       }</section>`,
   );
@@ -356,9 +350,9 @@ export const dashboardPage = (
         data.events.length === 0
           ? html`<p class="muted">Nothing yet.</p>`
           : html`<ol class="plain stack-list audit">${data.events.map((e) => {
-              const id = (e.detail as { badge?: { id?: unknown } }).badge?.id;
-              return html`<li class="card"><div class="card-head"><h3 class="card-title"><code>${e.event_type}</code></h3>${when(e.occurred_at)}</div>
-                ${typeof id === "string" ? html`<p class="small"><a href=${`${badges}/${id}`}>The badge</a></p>` : null}</li>`;
+              const link = eventLink(e, member.organizationId);
+              return html`<li class="card" data-event=${e.event_type}><div class="card-head"><h3 class="card-title">${eventWords(e)}</h3>${when(e.occurred_at)}</div>
+                ${link ? html`<p class="small"><a href=${link.href}>${link.label}</a></p>` : null}</li>`;
             })}</ol>`
       }</section>`,
   );

@@ -41,7 +41,7 @@ import { askFirst, isConfirmed, type Question } from "./confirm_pages.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { type EmployeeFilters, employeePage, employeesPage } from "./employee_pages.ts";
-import { checked, formProblem, tryForm } from "./form_fields.ts";
+import { checked, formProblem, tryForm, typedDateTime } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const NOTICES: Record<string, string> = {
@@ -70,13 +70,6 @@ const pairValues = <K extends string>(pairs: [string, string][], keys: readonly 
   const values = {} as Record<K, string>;
   for (const key of keys) values[key] = pairValue(pairs, key);
   return values;
-};
-
-/** `datetime-local` has no zone: the form says UTC. A value with its own zone is kept. */
-const utc = (value: string): string => {
-  const v = value.trim();
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v)) return `${v}:00Z`;
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(v) ? `${v}Z` : v;
 };
 
 /** One evidence link a line: `https://…`, or `Name | https://…`. */
@@ -199,10 +192,10 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
         issued_to_first_name: form.issued_to_first_name.trim(),
         issued_to_last_name: form.issued_to_last_name.trim(),
         recipient_email: form.recipient_email.trim(),
-        issued_at: utc(form.issued_at),
+        issued_at: typedDateTime(form.issued_at),
       };
       if (form.issued_to_middle_name.trim()) input.issued_to_middle_name = form.issued_to_middle_name.trim();
-      if (form.expires_at.trim()) input.expires_at = utc(form.expires_at);
+      if (form.expires_at.trim()) input.expires_at = typedDateTime(form.expires_at);
       const evidence = evidenceOf(form.evidence);
       if (evidence.length > 0) input.evidence = evidence;
       if (form.suppress) input.suppress_badge_notification_email = true;
@@ -358,7 +351,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
   app.post(
     "/console/:org/badges/:id/replace",
     action("badges.replace", async (member, request, id) => {
-      const input: Record<string, unknown> = { issued_at: utc(field(request, "issued_at")) };
+      const input: Record<string, unknown> = { issued_at: typedDateTime(field(request, "issued_at")) };
       const email = field(request, "recipient_email").trim();
       if (email) input.recipient_email = email;
       const body = checked<BadgeReplaceBody>(BadgeReplaceBody, input, "replacement");
