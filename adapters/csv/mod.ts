@@ -1,1 +1,2 @@
-export { checkCsvFile, resultFileLines } from "./csv_file.ts";
+export type { CsvReading } from "./csv_file.ts";
+export { checkCsvFile, csvDelimiter, resultFileLines } from "./csv_file.ts";

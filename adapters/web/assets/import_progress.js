@@ -14,7 +14,7 @@ if (bar) {
         bar.max = s.max;
         bar.value = s.value;
         if (text)
-          text.textContent = `${s.done} ${s.done_label}, ${s.failed} failed, ${s.invalid} invalid, of ${s.max} rows`;
+          text.textContent = `${s.done} ${s.done_label}, ${s.failed} failed, ${s.invalid} invalid, of ${s.max} ${s.max === 1 ? "row" : "rows"}`;
         // The finished page shows the result file and the final counts: the server renders it.
         if (s.state !== "running") {
           window.location.reload();

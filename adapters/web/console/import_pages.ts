@@ -8,6 +8,7 @@ import {
   mailShortfall,
   type RowProblem,
 } from "../../../core/imports/mod.ts";
+import type { CsvReading } from "../../csv/mod.ts";
 import { html, type Node } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
@@ -38,7 +39,7 @@ const columnList = (kind: ImportKind): Node => html`<p class="small">
   </p>`;
 
 const example = (member: ConsoleMember, kind: ImportKind): Node =>
-  html`<p class="small">At most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows, UTF-8, a header row naming the columns; row 1 is the first line under it. <a href=${`${importPath(member.organizationId)}/examples/${kind}.csv`} download>Download an example file</a>.</p>`;
+  html`<p class="small">At most ${IMPORT_LIMITS[kind].rows.toLocaleString("en")} rows, UTF-8 or Windows-1252 text, separated by commas, semicolons or tabs, with a header row naming the columns; row 1 is the first line under it. <a href=${`${importPath(member.organizationId)}/examples/${kind}.csv`} download>Download an example file</a>.</p>`;
 
 /** The picker's value for a file whose rows each name their template. */
 export const PER_ROW = "per-row";
@@ -88,9 +89,36 @@ const employeeForm = (frame: Frame, member: ConsoleMember): Node =>
     <details class="small"><summary>Columns of an employee file</summary>${columnList("employees")}</details>
   </section>`;
 
+const ENCODING_WORDS: Record<CsvReading["encoding"], string> = {
+  "utf-8": "UTF-8 text",
+  "windows-1252": "Windows-1252 text (as Excel saves it on Windows), turned into UTF-8",
+};
+const SEPARATOR_WORDS: Record<CsvReading["delimiter"], [string, string]> = {
+  ",": ["comma", "commas"],
+  ";": ["semicolon", "semicolons"],
+  "\t": ["tab", "tabs"],
+};
+
+/** How an upload was read, as the query of the page that follows it (`windows-1252.semicolon.bom`). */
+export const readingQuery = (r: CsvReading): string =>
+  `read=${r.encoding}.${SEPARATOR_WORDS[r.delimiter][0]}${r.bom ? ".bom" : ""}`;
+
+/** The sentence saying how the file was read, from `readingQuery`'s value; null for anything else. */
+export const readingSentence = (value: string): string | null => {
+  const [encoding, separator, bom, ...more] = value.split(".");
+  const words = Object.hasOwn(ENCODING_WORDS, encoding ?? "")
+    ? ENCODING_WORDS[encoding as CsvReading["encoding"]]
+    : null;
+  const sep = Object.values(SEPARATOR_WORDS).find(([one]) => one === separator);
+  if (!words || !sep || more.length > 0 || (bom !== undefined && bom !== "bom")) return null;
+  return `The file was read as ${words}${bom ? " (its byte order mark skipped)" : ""}, with ${sep[1]} between the columns.`;
+};
+
+const rows = (n: number): string => `${n.toLocaleString("en")} ${n === 1 ? "row" : "rows"}`;
+
 const counts = (r: ImportRecord): string => {
   const valid = r.row_count - r.invalid_count;
-  return `${r.row_count} rows: ${valid} valid, ${r.invalid_count} with problems`;
+  return `${rows(r.row_count)}: ${valid} valid, ${r.invalid_count} with problems`;
 };
 
 const importRow = (member: ConsoleMember, r: ImportRecord) =>
@@ -181,6 +209,8 @@ export const importPage = (
     mailPerHour: number;
     repeatOf: ImportRecord | null;
     notice: string | null;
+    /** How the uploaded file was read, said once after the upload. */
+    reading: string | null;
     error: string | null;
   },
 ) => {
@@ -196,6 +226,7 @@ export const importPage = (
     html`<h1>${KIND_LABEL[r.kind]} import${r.file_name ? html` · <span class="raw">${r.file_name}</span>` : null}</h1>`,
     notice(data.notice),
     problem(data.error),
+    data.reading ? html`<p class="small" id="import-reading">${data.reading}</p>` : null,
     html`<dl class="facts">
       <dt>State</dt><dd>${STATE_LABEL[r.state]}</dd>
       <dt>Rows</dt><dd>${counts(r)}</dd>
@@ -225,7 +256,7 @@ export const importPage = (
       : html`<section class="card" aria-labelledby="progress-h"><h2 id="progress-h">Progress</h2>
           <progress class="import-progress" id="import-progress" max=${String(progress.max)} value=${String(progress.value)}
             data-status-url=${running ? `${path}/status` : undefined} aria-describedby="import-progress-text">${progress.value} of ${progress.max}</progress>
-          <p id="import-progress-text" aria-live="polite">${r.done_count} ${DONE_LABEL[r.kind]}, ${r.failed_count} failed, ${r.invalid_count} invalid, of ${r.row_count} rows</p>
+          <p id="import-progress-text" aria-live="polite">${r.done_count} ${DONE_LABEL[r.kind]}, ${r.failed_count} failed, ${r.invalid_count} invalid, of ${rows(r.row_count)}</p>
           ${running ? html`<p class="small">You may close this page: the import goes on, and this page shows where it is whenever you come back.</p>` : null}
           <p><a class="button" href=${`${path}/result`} download>Download the result file</a></p>
         </section>`,

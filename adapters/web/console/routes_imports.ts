@@ -16,15 +16,24 @@ import { listTemplates } from "../../../core/issuing/mod.ts";
 import { parseListQuery } from "../../../core/listing/mod.ts";
 import type { MemberAction } from "../../../core/members/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
-import { checkCsvFile, resultFileLines } from "../../csv/mod.ts";
+import { type CsvReading, checkCsvFile, resultFileLines } from "../../csv/mod.ts";
 import { type MultipartForm, type SpooledUpload, spoolUpload } from "../../uploads/mod.ts";
 import { uuidParam } from "../routes_public.ts";
-import { doneNotice } from "../sent.ts";
+import { doneNotice, sentValue } from "../sent.ts";
 import { readUploadForm, UPLOAD_ROUTE } from "../upload_forms.ts";
 import type { WebKit } from "../web_deps.ts";
 import { changeContext } from "./console_access.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
-import { exampleCsv, importKindsFor, importPage, importPath, importsPage, PER_ROW } from "./import_pages.ts";
+import {
+  exampleCsv,
+  importKindsFor,
+  importPage,
+  importPath,
+  importsPage,
+  PER_ROW,
+  readingQuery,
+  readingSentence,
+} from "./import_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const ACTION: Record<ImportKind, MemberAction> = { badges: "badges.issue", employees: "employees.write" };
@@ -147,6 +156,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       await file?.content.dispose();
       return listPage(request, reply, member, 422, template, "Choose a CSV file to upload.");
     }
+    let reading: CsvReading | null = null;
     try {
       const now = kit.deps.clock();
       const { record } = await createImport(
@@ -163,9 +173,13 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
             file.content.read(),
             { now, template: kind === "badges" && template !== "" && template !== PER_ROW ? template : null },
             into,
+            (r) => {
+              reading = r;
+            },
           ),
       );
-      return reply.redirect(importPath(member.organizationId, record.id), 303);
+      const read = reading ? `?${readingQuery(reading)}` : "";
+      return reply.redirect(`${importPath(member.organizationId, record.id)}${read}`, 303);
     } catch (err) {
       if (!isCoreError(err) || err.code !== "validation_failed") throw err;
       return listPage(request, reply, member, 422, template, err.message, err.errors);
@@ -205,6 +219,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
         mailPerHour: deps.mailPerOrganizationPerHour,
         repeatOf,
         notice: doneNotice(NOTICES, request),
+        reading: readingSentence(String(sentValue(request.query, "read") ?? "")),
         error,
       }),
     );
