@@ -305,6 +305,7 @@ export const buildApiServer = async (
       images,
       templates: badgeWiring.badges.issuing,
       onOrganizationChanged,
+      endorsements,
       organizations,
       apps,
       tokens,

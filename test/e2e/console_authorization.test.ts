@@ -73,6 +73,12 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/members/:id/role": only(DEVELOPERS, 422),
   "POST /console/:org/members/:id/remove": only(DEVELOPERS, 404),
   "GET /console/:org/audit": only(DEVELOPERS, 200),
+  // Endorsements speak for the organization as its profile does: read by every role, given and answered by owners and admins.
+  "GET /console/:org/endorsements": only(EVERY_ROLE, 200),
+  "POST /console/:org/endorsements": only(DEVELOPERS, 422),
+  "POST /console/:org/endorsements/:id/accept": only(DEVELOPERS, 404),
+  "POST /console/:org/endorsements/:id/reject": only(DEVELOPERS, 404),
+  "POST /console/:org/endorsements/:id/withdraw": only(DEVELOPERS, 404),
   "GET /console/:org/developers/oauth_applications": only(DEVELOPERS, 200),
   // An empty form: refused as the API would refuse it.
   "POST /console/:org/developers/oauth_applications": only(DEVELOPERS, 422),

@@ -14,6 +14,7 @@ import type { BadgeActivityStore, BadgeCounters, IssuingDeps } from "../../../co
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
 import type { EmployeeStore } from "../../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "../../trpc/mod.ts";
+import type { ConsoleEndorsementDeps } from "./routes_endorsements.ts";
 
 /** The signed-in account's place in one organization, as core's membership rules see it. */
 export interface ConsoleMember {
@@ -90,4 +91,6 @@ export interface ConsoleDeps {
   };
   /** Employee records, as `/organizations/<org>/employees` reads them. */
   employees: EmployeeStore;
+  /** Endorsements given and received; absent: the section is not offered. */
+  endorsements?: ConsoleEndorsementDeps;
 }

@@ -17,7 +17,8 @@ export type ConsoleSection =
   | "authorization_tokens"
   | "webhooks"
   | "audit"
-  | "imports";
+  | "imports"
+  | "endorsements";
 
 interface SectionLink {
   section: ConsoleSection;
@@ -35,6 +36,7 @@ const SECTIONS: readonly SectionLink[] = [
   { section: "profile", label: "Profile", path: "/profile", action: "profile.read" },
   { section: "templates", label: "Templates", path: "/templates", action: "templates.read" },
   { section: "members", label: "Members", path: "/members", action: "members.read" },
+  { section: "endorsements", label: "Endorsements", path: "/endorsements", action: "profile.read" },
   { section: "imports", label: "Imports", path: "/imports", action: "badges.issue" },
   {
     section: "oauth_applications",
