@@ -369,3 +369,45 @@ t.test("200 recipients for a chosen template; the same file again checks as 200 
   await look(t, issuer, "cohort-again");
   await issuer.context().close();
 });
+
+t.test("a spreadsheet's file: semicolons and Windows-1252, read and said so", async (t) => {
+  const org = await organization(laurel, "Tabellen GmbH");
+  await createTemplate(laurel, org, { name: "Schweißen" });
+  const issuer = await memberPage(org.id, "tabellen-issuer@example.org", "issuer");
+  // What Excel on a German Windows saves as "CSV": semicolons, Windows-1252, CRLF.
+  const text = [
+    "recipient_email;issued_to_first_name;issued_to_last_name;issued_at;suppress_badge_notification_email",
+    "jurgen@example.org;Jürgen;Größe;2026-06-01T09:00:00Z;true",
+    'zoe@example.org;"Zoë; die Zweite";Müller;2026-06-01T09:00:00Z;true',
+  ].join("\r\n");
+  await issuer.goto(`${laurel.origin}/console/${org.id}/imports`);
+  t.match(await issuer.textContent("main"), /UTF-8 or Windows-1252 text, separated by commas, semicolons or tabs/);
+  await issuer.selectOption("#import-template", { label: "Schweißen" });
+  await issuer.setInputFiles("#import-file", {
+    name: "kohorte.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(text, "latin1"),
+  });
+  await flows.click(issuer, "Check the file");
+  t.match(
+    await issuer.textContent("#import-reading"),
+    /read as Windows-1252 text \(as Excel saves it on Windows\), turned into UTF-8, with semicolons between the columns/,
+    "the page says how the file was read",
+  );
+  t.match(await issuer.textContent(".facts"), /2 rows: 2 valid, 0 with problems/);
+  await look(t, issuer, "windows-1252");
+  await flows.click(issuer, "Issue the 2 valid badges");
+  const worker = await startWorkerBeside(laurel);
+  t.teardown(() => worker.stop());
+  await issuer.waitForSelector(".facts dd:has-text('Finished')", { timeout: 60_000 });
+  const names = await laurel.db.all<{ issued_to_first_name: string; issued_to_last_name: string }>(
+    "select issued_to_first_name, issued_to_last_name from badges where organization_id = ? order by recipient_email",
+    [org.id],
+  );
+  t.same(
+    names.map((n) => `${n.issued_to_first_name} ${n.issued_to_last_name}`),
+    ["Jürgen Größe", "Zoë; die Zweite Müller"],
+    "the names as typed in the spreadsheet",
+  );
+  await issuer.context().close();
+});
