@@ -44,7 +44,11 @@ t.test("an issuer issues one badge, finds it, resends its notification and revok
   await page.fill("#issue-email", "not an address");
   await page.fill("#issue-evidence", "Thesis | https://example.org/thesis");
   await flows.click(page, "Issue badge");
-  t.match(await page.textContent("#issue-email-error"), /recipient email/, "the e-mail's error beside it");
+  t.equal(
+    await page.textContent("#issue-email-error"),
+    "The recipient email must be an email address, such as name@example.org.",
+    "the e-mail's error beside it, in words",
+  );
   t.equal(await page.getAttribute("#issue-email", "aria-invalid"), "true");
   t.equal(await page.locator(".field-error").count(), 1, "only the e-mail is refused");
   t.equal(await page.inputValue("#issue-first"), "Grace", "the form keeps what was typed");
@@ -53,6 +57,8 @@ t.test("an issuer issues one badge, finds it, resends its notification and revok
 
   const before = smtp.mails.length;
   await page.fill("#issue-email", "grace@example.org");
+  // A date as people type it: midnight UTC.
+  await page.fill("#issue-expires-at", "2030-12-01");
   await flows.click(page, "Issue badge");
   const detail = new URL(page.url());
   const id = /\/badges\/([0-9a-f-]{36})$/.exec(detail.pathname)?.[1] ?? "";
@@ -63,6 +69,7 @@ t.test("an issuer issues one badge, finds it, resends its notification and revok
   t.equal(issued.body.data.recipient_email, "grace@example.org");
   t.equal(issued.body.data.badge_template.id, template.id);
   t.equal(issued.body.data.evidence[0].value, "https://example.org/thesis");
+  t.match(issued.body.data.expires_at, /^2030-12-01T00:00:00(\.000)?Z$/, "a date alone expires at its midnight UTC");
   const created = await laurel.db.all<{ n: unknown }>(
     "select count(*) as n from events where organization_id = ? and event_type = 'badge.created' and detail->'badge'->>'id' = ?",
     [org.id, id],

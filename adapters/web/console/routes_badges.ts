@@ -41,7 +41,7 @@ import { askFirst, isConfirmed, type Question } from "./confirm_pages.ts";
 import type { ConsoleDeps, ConsoleMember, MemberPage } from "./console_deps.ts";
 import { consolePath } from "./console_layout.ts";
 import { type EmployeeFilters, employeePage, employeesPage } from "./employee_pages.ts";
-import { checked, formProblem, tryForm, typedDateTime } from "./form_fields.ts";
+import { checked, fieldLabel, formProblem, tryForm, typedDateTime } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
 const NOTICES: Record<string, string> = {
@@ -86,12 +86,14 @@ const evidenceOf = (text: string) =>
     });
 
 /** The refusal's field errors by form field: `evidence.1.value` belongs to the evidence box. */
+const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
 const fieldMessages = (err: CoreError): FieldMessages => {
   const out: FieldMessages = {};
   for (const e of err.errors) {
     const key = e.field.split(".")[0] ?? e.field;
     const name = key === "evidence" ? "evidence" : key;
-    if (!out[name]) out[name] = `${e.field.replace(/_/g, " ")} ${e.message}`;
+    if (!out[name]) out[name] = sentence(`${fieldLabel(e.field)} ${e.message}.`);
   }
   return out;
 };
