@@ -11,9 +11,10 @@ import {
   updateProfile,
   walletBadges,
 } from "../../core/earners/mod.ts";
-import { isCoreError, validationFailed } from "../../core/errors/mod.ts";
+import { validationFailed } from "../../core/errors/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
+import { formProblem } from "./console/form_fields.ts";
 import { EXPORT_CHUNK_BYTES } from "./earner_export.ts";
 import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
@@ -114,9 +115,9 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
         const done = await work(account, request);
         return reply.redirect(`/account?done=${done}`, 303);
       } catch (err) {
-        if (!isCoreError(err) || err.code !== "validation_failed") throw err;
-        const details = err.errors.map((e) => `${e.field.replace("_", " ")} ${e.message}`).join("; ");
-        return showAccount(request, reply, 422, details ? `${err.message}: ${details}.` : err.message);
+        const problem = formProblem(err);
+        if (problem === null) throw err;
+        return showAccount(request, reply, 422, problem);
       }
     };
 
