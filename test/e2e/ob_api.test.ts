@@ -238,6 +238,26 @@ t.test("discovery, registration, consent in Chromium, credentials, upsert, profi
   t.equal(bad.status, 400);
   const badBody: Json = await bad.json();
   t.same(obApiSchemaErrors("error", badBody), [], "Imsx_StatusInfo");
+
+  // An accepted endorsement of the template is embedded in the credentials the platform pulls.
+  const endorser = await organization(laurel, "Rust Foundation");
+  const given = await api("POST", `/organizations/${endorser.id}/endorsements`, endorser.auth, {
+    target_kind: "badge_template",
+    target_id: template.id,
+    comment: "Teaches Rust as we would",
+  });
+  const accepted = await api("PUT", `/organizations/${org.id}/endorsements/${given.body.data.id}/accept`, org.auth);
+  t.equal(accepted.status, 200);
+  const endorsedPage: Json = await (await bearer(`${credentialsUrl}?limit=2`, access)).json();
+  t.same(obApiSchemaErrors("credentials", endorsedPage), [], "still a GetOpenBadgeCredentialsResponse");
+  for (const jws of endorsedPage.compactJwsString) {
+    const payload = decodeJwt(jws) as Json;
+    t.same(checkOpenBadgeCredentialJwt(jws, payload), [], "still passes a verifier's checks");
+    const [embedded] = payload.credentialSubject.achievement.endorsementJwt ?? [];
+    t.ok(embedded, "the endorsement is embedded");
+    if (embedded)
+      t.equal((decodeJwt(embedded) as Json).credentialSubject.endorsementComment, "Teaches Rust as we would");
+  }
   t.equal(badBody.imsx_codeMinor.imsx_codeMinorField[0].imsx_codeMinorFieldValue, "invalid_query_parameter");
 
   // upsertCredential: another issuer's credential to Grace, verified and kept in her wallet.

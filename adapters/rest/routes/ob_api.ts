@@ -25,6 +25,7 @@ import { OB_V3_CONTEXT, VC_V2_CONTEXT } from "../../../core/obi/mod.ts";
 import type { ExternalBadgeContext, ExternalBadgeDeps, ExternalBadgeOwner } from "../../../core/workforce/mod.ts";
 import type { ConnectRestDeps, RestDeps } from "../deps.ts";
 import { imsxAnswer, imsxBody } from "../imsx_errors.ts";
+import { endorsementCredentials } from "../obi/endorsement_credentials.ts";
 import { badgeRecords } from "../obi/mod.ts";
 import type { SharedCounter } from "../rate_limits.ts";
 
@@ -76,6 +77,13 @@ export const obApiRoutes =
       credentials: deps.badges.credentials,
       sha256Hex: deps.badges.sha256Hex,
     });
+    const endorsed = deps.endorsements
+      ? endorsementCredentials({
+          store: deps.endorsements.store,
+          credentials: deps.badges.credentials,
+          urls: { obiBase: `${deps.baseUrl}/obi/v2`, v3Base: `${deps.baseUrl}/obi/v3` },
+        })
+      : null;
 
     // upsertCredential takes a compact JWS as text/plain; only this context reads that type.
     app.addContentTypeParser("text/plain", { parseAs: "string", bodyLimit: CREDENTIAL_BODY_LIMIT }, (_r, body, done) =>
@@ -252,7 +260,19 @@ export const obApiRoutes =
           return url.toString();
         };
         const links = pageRelations(query.value, total).map((r) => `<${link(r.offset)}>; rel="${r.rel}"`);
-        const jws = await Promise.all(page.map((v) => records.credential(v)));
+        // Each template's accepted endorsements, read and signed once for the page.
+        const endorsementsOf = new Map(
+          endorsed
+            ? await Promise.all(
+                [...new Set(page.map((v) => v.template.id))].map(
+                  async (id) => [id, await endorsed.of("badge_template", id)] as const,
+                ),
+              )
+            : [],
+        );
+        const jws = await Promise.all(
+          page.map((v) => records.credential({ ...v, endorsementJwt: endorsementsOf.get(v.template.id) ?? [] })),
+        );
         return reply
           .header("cache-control", "no-store")
           .header("x-total-count", String(total))
