@@ -4,6 +4,7 @@ import {
   type Database,
   listenForExports,
   postgresEarnerStore,
+  postgresEndorsementStore,
   postgresExportStore,
   postgresImageStore,
   postgresMailOutbox,
@@ -17,6 +18,7 @@ import {
   type DataIntegrityCredentials,
   type DataIntegritySigning,
   dataIntegrityCredentials,
+  endorsementCredentials,
   storedBadgeImages,
 } from "../adapters/rest/mod.ts";
 import { writeEarnerExport } from "../adapters/web/mod.ts";
@@ -45,7 +47,7 @@ export const wireBaking = (
     urls: { v3Base: `${config.baseUrl}/obi/v3` },
     ...(limits ? { limits } : {}),
   });
-  const baker = badgeImageBaker({
+  const baking = badgeImageBaker({
     records,
     dataIntegrity,
     images: storedBadgeImages(postgresImageStore(db)),
@@ -54,6 +56,22 @@ export const wireBaking = (
     log,
     ...(limits ? { limits } : {}),
   });
+  const endorsed = endorsementCredentials({
+    store: postgresEndorsementStore(db),
+    credentials,
+    urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3` },
+  });
+  // The VC-JWT baked into an image embeds the template's accepted endorsements, as the hosted one
+  // does; they are part of the payload its cache key digests, so a change bakes anew.
+  const baker: BadgeImageBaker = {
+    types: baking.types,
+    bake: async (view, type, choice) =>
+      baking.bake(
+        choice === "ob3" ? { ...view, endorsementJwt: await endorsed.of("badge_template", view.template.id) } : view,
+        type,
+        choice,
+      ),
+  };
   return { records, dataIntegrity, baker };
 };
 

@@ -43,6 +43,7 @@ export {
   badgeImageBaker,
   badgeRecords,
   dataIntegrityCredentials,
+  endorsementCredentials,
   hostedRecordCache,
   IMAGE_CONTENT_TYPE,
   invalidatingStore,

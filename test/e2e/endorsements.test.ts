@@ -1,5 +1,6 @@
-import { createLocalJWKSet, jwtVerify } from "jose";
+import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import t, { type Test } from "tap";
+import { readBaked } from "../../adapters/rest/mod.ts";
 import { apiClient, createTemplate, issueBody, organization, trpc } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { fetchCredential, fetchIssuerProfile, fetchVcJwt, issuerKeySet, ob3SchemaErrors } from "../support/ob3.ts";
@@ -109,6 +110,16 @@ t.test(
     t.same(ob3SchemaErrors("endorsement", verified.payload), [], "the embedded copy verifies and passes the schema");
     // biome-ignore lint/suspicious/noExplicitAny: a credential's JSON
     t.equal((verified.payload as any).credentialSubject.id, achievement.id, "its subject is the achievement");
+
+    // The VC-JWT baked into the badge's image embeds it too.
+    const image = Buffer.from(
+      await (await fetch(`${laurel.origin}/badges/${issued.body.data.id}/image.png?record=ob3`)).arrayBuffer(),
+    );
+    const baked = readBaked(image);
+    t.equal(typeof baked === "object" && baked.kind, "credential");
+    const bakedJwt = typeof baked === "object" ? baked.text : "";
+    const bakedPayload = decodeJwt(bakedJwt) as { credentialSubject: { achievement: { endorsementJwt?: string[] } } };
+    t.same(bakedPayload.credentialSubject.achievement.endorsementJwt, [embedded], "the baked credential embeds it");
 
     const page = await (await fetch(`${laurel.origin}/badges/${issued.body.data.id}`)).text();
     t.match(

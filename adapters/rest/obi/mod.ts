@@ -13,6 +13,8 @@ export { bakePng, bakeSvg, PNG_KEYWORD, readBaked } from "./baked_images.ts";
 export type { DataIntegrityCredentials, DataIntegritySigning, MultikeyDocument } from "./data_integrity_credentials.ts";
 export { DATA_INTEGRITY_CACHE, dataIntegrityCredentials } from "./data_integrity_credentials.ts";
 export { DEFAULT_BADGE_IMAGE_PNG, DEFAULT_BADGE_IMAGE_SVG } from "./default_badge_image.ts";
+export type { EndorsementCredentials } from "./endorsement_credentials.ts";
+export { endorsementCredentials } from "./endorsement_credentials.ts";
 export type { HostedBroadcast, HostedEntry, HostedKind, HostedRecordCache } from "./hosted_cache.ts";
 export { hostedRecordCache, invalidatingStore } from "./hosted_cache.ts";
 export type { ObiMediaType } from "./negotiation.ts";
