@@ -32,9 +32,14 @@ t.test("an issuer issues one badge, finds it, resends its notification and revok
   t.match(nav, /Employees/);
   await page.goto(`${laurel.origin}/console/${org.id}/issue`);
   t.same(
-    await page.$$eval("#issue-template option", (os) => os.map((o) => o.textContent)),
+    await page.$$eval("#issue-template option:not([disabled])", (os) => os.map((o) => o.textContent)),
     ["Safe Rust"],
     "only the active templates are offered",
+  );
+  t.match(
+    await page.textContent("#issue-drafts"),
+    /Draft only \(draft: publish it first/,
+    "the draft is shown, to publish first",
   );
   await look(t, page, "issue");
 

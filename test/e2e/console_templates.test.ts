@@ -185,3 +185,54 @@ t.test("owner: create with an uploaded PNG, edit, archive; the badge page shows 
   t.same(dialogs, [], "no dialog fired");
   await page.context().close();
 });
+
+t.test(
+  "templates without traps: no image said before saving, a second name warned, a draft shown on the issue form",
+  async (t) => {
+    const { organization } = await laurel.createOrganization("Twins Co");
+    const org = organization.id;
+    const page = await signedIn(org, "twins-owner@example.org", "owner");
+
+    await page.goto(`${laurel.origin}/console/${org}/templates/new`);
+    t.match(await page.textContent("#tpl-image-none"), /No image yet/, "no image is said before the template is saved");
+    await page.setInputFiles("#tpl-image", { name: "badge.png", mimeType: "image/png", buffer: png(64, 64) });
+    t.notOk(await page.isVisible("#tpl-image-none"), "and no longer once an image is chosen");
+    await page.setInputFiles("#tpl-image", []);
+    t.ok(await page.isVisible("#tpl-image-none"), "and again when the choice is cleared");
+
+    const create = async (name: string, state: "draft" | "active") => {
+      await page.goto(`${laurel.origin}/console/${org}/templates/new`);
+      await page.fill("#tpl-name", name);
+      await page.fill("#tpl-description", "Joins steel safely");
+      await page.selectOption("#tpl-state", state);
+      await flows.click(page, "Create template");
+      return new URL(page.url()).pathname;
+    };
+    const first = await create("Welding", "active");
+    t.equal(await page.locator("#tpl-same-name").count(), 0, "a first name is not warned of");
+    t.match(await page.textContent("#tpl-image-none"), /No image yet/, "a saved template without an image says so");
+    await create("welding", "draft");
+    t.match(await page.textContent("#tpl-same-name"), /Another template is also named “welding”: Welding \(active\)/);
+    t.equal(await page.getAttribute("#tpl-same-name a", "href"), first, "linked to the other");
+    await look(t, page, "template-same-name");
+
+    // Renaming a third template to a name in use is warned of too.
+    await create("Brazing", "draft");
+    await page.fill("#tpl-name", "WELDING");
+    await flows.click(page, "Save changes");
+    t.match(await page.textContent("#tpl-same-name"), /2 other templates are also named “WELDING”/, "on edit too");
+
+    await page.goto(`${laurel.origin}/console/${org}/issue`);
+    const options = await page.$$eval("#issue-template option", (os) =>
+      os.map((o) => `${o.textContent}${(o as HTMLOptionElement).disabled ? " [disabled]" : ""}`),
+    );
+    t.same(
+      [options[0], ...options.slice(1).sort()],
+      ["Welding", "WELDING (draft: publish it first) [disabled]", "welding (draft: publish it first) [disabled]"],
+      "the drafts are in the list, marked and not choosable",
+    );
+    t.match(await page.textContent("#issue-drafts"), /WELDING \(draft: publish it first, on its page, State: Active\)/);
+    await look(t, page, "issue-drafts");
+    await page.context().close();
+  },
+);

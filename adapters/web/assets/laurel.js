@@ -24,6 +24,8 @@ for (const input of document.querySelectorAll("input[type=file][data-preview]"))
   input.addEventListener("change", () => {
     const file = input.files?.[0];
     preview.hidden = true;
+    const note = document.getElementById(input.dataset.chosenHides ?? "");
+    if (note) note.hidden = file !== undefined;
     if (!file) return;
     const reader = new FileReader();
     reader.addEventListener("load", () => {

@@ -67,11 +67,27 @@ const input = (
 export const issuePage = (
   frame: Frame,
   member: ConsoleMember,
-  data: { templates: TemplateView[]; form: IssueForm; error: string | null; fields: FieldMessages },
+  data: {
+    templates: TemplateView[];
+    /** Draft templates: shown as such, never offered, so that one missing is explained. */
+    drafts: TemplateView[];
+    form: IssueForm;
+    error: string | null;
+    fields: FieldMessages;
+  },
 ) => {
   const f = data.form;
   const errors = data.fields;
   const templateError = errors.badge_template_id;
+  const templatePath = (id: string) => `${consolePath(member.organizationId, "templates")}/${id}`;
+  const drafts =
+    data.drafts.length === 0
+      ? null
+      : html`<div class="status info" id="issue-drafts"><p>${data.drafts.length === 1 ? "A draft template issues nothing until it is published:" : "Draft templates issue nothing until they are published:"}</p>
+        <ul>${data.drafts.map(
+          (d) =>
+            html`<li>${member.allowed("templates.write") ? html`<a href=${templatePath(d.template.id)}>${d.template.name}</a>` : d.template.name} (draft: publish it first${member.allowed("templates.write") ? ", on its page, State: Active" : ", or ask an admin to"})</li>`,
+        )}</ul></div>`;
   return consoleLayout(
     frame,
     member,
@@ -80,14 +96,16 @@ export const issuePage = (
     html`<p class="muted">To one person. For many at once, ${importLink(member)}.</p>`,
     problem(data.error),
     data.templates.length === 0
-      ? html`<p class="card muted">No active template yet: a template must be active to issue its badge.</p>`
+      ? html`<div class="card"><p class="muted">No active template yet: a template must be active to issue its badge.</p>${drafts}</div>`
       : html`<form method="post" action=${consolePath(member.organizationId, "issue")} class="stack card issue-form" novalidate>
         ${csrfField(frame.csrf)}
         <div class="field">
           <label for="issue-template">Badge template</label>
           <select id="issue-template" name="badge_template_id" aria-invalid=${templateError ? "true" : undefined} aria-describedby=${templateError ? "issue-template-error" : undefined}>
             ${data.templates.map((t) => html`<option value=${t.template.id} selected=${t.template.id === f.badge_template_id}>${t.template.name}</option>`)}
+            ${data.drafts.length > 0 ? html`<optgroup label="Drafts (publish one first)">${data.drafts.map((d) => html`<option value=${d.template.id} disabled>${d.template.name} (draft: publish it first)</option>`)}</optgroup>` : null}
           </select>
+          ${drafts}
           ${templateError ? html`<p class="field-error" id="issue-template-error">${templateError}</p>` : null}
         </div>
         <fieldset class="checkboxes"><legend>Recipient</legend>

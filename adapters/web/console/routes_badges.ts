@@ -55,6 +55,8 @@ const NOTICES: Record<string, string> = {
 const LATEST_EVENTS = 10;
 /** The templates offered in a form's list: an organization's fit a page of 100. */
 const TEMPLATES_SHOWN = 100;
+/** Draft templates named on the issue form, each marked to be published first. */
+const DRAFTS_SHOWN = 20;
 
 /** The query string's pairs as the browser sent them, empty fields of a GET form left out. */
 const queryPairs = (url: string, keys: readonly string[]): [string, string][] => {
@@ -114,12 +116,12 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     by: member.by(request.ip),
   });
   const badgesPath = (member: ConsoleMember) => consolePath(member.organizationId, "badges");
-  const templatesFor = (member: ConsoleMember, activeOnly: boolean) =>
+  const templatesFor = (member: ConsoleMember, state: "active" | "draft" | null, shown = TEMPLATES_SHOWN) =>
     listTemplates(
       b.issuing,
       member.organizationId,
-      parseListQuery(TEMPLATE_LIST, [...(activeOnly ? [["state", "active"] as const] : []), ["sort", "name"] as const]),
-      pageRequest(1, TEMPLATES_SHOWN),
+      parseListQuery(TEMPLATE_LIST, [...(state ? [["state", state] as const] : []), ["sort", "name"] as const]),
+      pageRequest(1, shown),
     );
 
   app.get("/console/:org", async (request, reply) => {
@@ -144,12 +146,17 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     form,
     refusal = null,
   ) => {
-    const templates = await templatesFor(member, true);
+    // Drafts are shown, not offered: a template missing from the list looked like a fault.
+    const [templates, drafts] = await Promise.all([
+      templatesFor(member, "active"),
+      templatesFor(member, "draft", DRAFTS_SHOWN),
+    ]);
     return kit.page(
       reply,
       status,
       issuePage(kit.frame(request, reply, "Issue a badge"), member, {
         templates: templates.items,
+        drafts: drafts.items,
         form,
         error: refusal ? formProblem(refusal) : null,
         fields: refusal ? fieldMessages(refusal) : {},
@@ -217,7 +224,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     if (!member) return reply;
     const pairs = queryPairs(request.url, BADGE_FILTER_KEYS);
     const filters: BadgeFilters = { ...pairValues(pairs, BADGE_FILTER_KEYS), sort: pairValue(pairs, "sort") };
-    const templates = await templatesFor(member, false);
+    const templates = await templatesFor(member, null);
     const frame = kit.frame(request, reply, "Badges");
     const base = { templates: templates.items, filters, pageSize: PAGE_SIZE };
     const notice = doneNotice(NOTICES, request);

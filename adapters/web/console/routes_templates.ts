@@ -20,6 +20,7 @@ import {
 } from "../../../core/issuing/mod.ts";
 import { parseListQuery } from "../../../core/listing/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
+import { pageRequest } from "../../../core/shared/mod.ts";
 import { storeImage } from "../../rest/mod.ts";
 import { bufferUpload, type MultipartForm } from "../../uploads/mod.ts";
 import { field } from "../routes_public.ts";
@@ -54,6 +55,8 @@ const IMAGE_MIB = IMAGE_MAX_BYTES / 1024 / 1024;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LIST_PAGE = 50;
+/** Same-named templates named on a template's page. */
+const SAME_NAME_SHOWN = 6;
 
 /** The uploaded image of the template form, kept off the text fields. */
 
@@ -150,6 +153,14 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
     return storeImage(deps.images, form.file.content, kit.deps.clock());
   };
 
+  /** The templates named `name`, case aside (the name index): a second one is warned of, never refused. */
+  const sameName = async (member: ConsoleMember, name: string): Promise<BadgeTemplateRecord[]> => {
+    const query = parseListQuery(TEMPLATE_LIST, [["sort", "created_at"]]);
+    const byName = { ...query, filters: { ...query.filters, name: { kind: "values" as const, values: [name] } } };
+    const page = await listTemplates(issuing, member.organizationId, byName, pageRequest(1, SAME_NAME_SHOWN));
+    return page.items.map((v) => v.template);
+  };
+
   app.get(base, async (request, reply) => {
     const member = await gate(request, reply, "templates.read");
     if (!member) return reply;
@@ -221,6 +232,7 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
         form: form ?? formOfTemplate(template),
         notice: doneNotice(NOTICES, request),
         error,
+        sameName: await sameName(member, template.name),
       }),
     );
   };

@@ -116,9 +116,9 @@ const fields = (form: TemplateForm, state: string | null) => html`
   <label class="check"><input type="checkbox" name="allow_duplicate_badges" value="on" checked=${form.allow_duplicate_badges} /> Allow one person several live badges of this template</label>`;
 
 const imageField = (current: VNode | null) => html`<fieldset class="stack"><legend>Image</legend>
-    ${current ? html`<div class="template-current"><p class="small">Current image:</p>${current}</div>` : null}
+    ${current ? html`<div class="template-current"><p class="small">Current image:</p>${current}</div>` : html`<p class="status warn" id="tpl-image-none">No image yet: saved like this, the template's badges have no picture of their own in the mail, the wallet or on their page. Choose one below (it can be added later too).</p>`}
     <label for="tpl-image">${current ? "Replace it with" : "Upload"} a PNG or SVG (at most ${IMAGE_MAX_BYTES / 1024 / 1024} MiB)</label>
-    <input id="tpl-image" name="image" type="file" accept="image/png,image/svg+xml" data-preview="tpl-image-preview" data-max-bytes=${IMAGE_MAX_BYTES} />
+    <input id="tpl-image" name="image" type="file" accept="image/png,image/svg+xml" data-preview="tpl-image-preview" data-max-bytes=${IMAGE_MAX_BYTES} data-chosen-hides=${current ? undefined : "tpl-image-none"} />
     <img id="tpl-image-preview" class="template-image" alt="Preview of the chosen image" width="120" height="120" hidden />
   </fieldset>`;
 
@@ -168,10 +168,13 @@ export const templateEditPage = (
     form: TemplateForm;
     notice: string | null;
     error: string | null;
+    /** The organization's other templates of the same name (case aside). */
+    sameName: BadgeTemplateRecord[];
   },
 ) => {
   const t = data.template;
   const base = `${consolePath(member.organizationId, "templates")}/${t.id}`;
+  const others = data.sameName.filter((o) => o.id !== t.id);
   return consoleLayout(
     frame,
     member,
@@ -181,6 +184,10 @@ export const templateEditPage = (
     templateUse(member, t),
     notice(data.notice),
     problem(data.error),
+    others.length > 0
+      ? html`<div class="status warn" role="status" id="tpl-same-name"><p>${others.length === 1 ? "Another template is" : `${others.length} other templates are`} also named “${t.name}”: ${others.map((o, i) => html`${i > 0 ? ", " : ""}<a href=${`${consolePath(member.organizationId, "templates")}/${o.id}`}>${o.name}</a> (${o.state})`)}.</p>
+        <p>Whoever issues, imports or earns these badges cannot tell them apart by name: rename one of them.</p></div>`
+      : null,
     html`<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Edit</h2>
       <form method="post" action=${base} enctype="multipart/form-data" class="stack">${csrfField(frame.csrf)}
         ${fields(data.form, t.state)}
