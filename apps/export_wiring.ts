@@ -22,6 +22,7 @@ import {
   storedBadgeImages,
 } from "../adapters/rest/mod.ts";
 import { writeEarnerExport } from "../adapters/web/mod.ts";
+import type { BadgeView } from "../core/issuing/mod.ts";
 import { startEarnerExporter } from "../workers/mod.ts";
 import type { Config } from "./config.ts";
 
@@ -35,7 +36,12 @@ export const wireBaking = (
   signer: DataIntegritySigning,
   log: { warn(obj: object, msg: string): void },
   limits?: Parameters<typeof badgeImageBaker>[0]["limits"],
-): { records: BadgeRecords; dataIntegrity: DataIntegrityCredentials; baker: BadgeImageBaker } => {
+): {
+  records: BadgeRecords;
+  dataIntegrity: DataIntegrityCredentials;
+  baker: BadgeImageBaker;
+  withEndorsements(view: BadgeView): Promise<BadgeView>;
+} => {
   const records = badgeRecords({
     urls: { obiBase: `${config.baseUrl}/obi/v2`, v3Base: `${config.baseUrl}/obi/v3`, publicBase: config.publicUrl },
     credentials,
@@ -63,16 +69,16 @@ export const wireBaking = (
   });
   // The VC-JWT baked into an image embeds the template's accepted endorsements, as the hosted one
   // does; they are part of the payload its cache key digests, so a change bakes anew.
+  const withEndorsements = async (view: BadgeView): Promise<BadgeView> => ({
+    ...view,
+    endorsementJwt: await endorsed.of("badge_template", view.template.id),
+  });
   const baker: BadgeImageBaker = {
     types: baking.types,
     bake: async (view, type, choice) =>
-      baking.bake(
-        choice === "ob3" ? { ...view, endorsementJwt: await endorsed.of("badge_template", view.template.id) } : view,
-        type,
-        choice,
-      ),
+      baking.bake(choice === "ob3" ? await withEndorsements(view) : view, type, choice),
   };
-  return { records, dataIntegrity, baker };
+  return { records, dataIntegrity, baker, withEndorsements };
 };
 
 /** The earners' exports, written in the worker processes (or `npm start`'s one process). */
@@ -88,16 +94,24 @@ export const startEarnerExports = async (
 ): Promise<{ stop(): Promise<void> }> => {
   const credentials = await credentialSigner(keys, `${config.baseUrl}/obi/v3/keys`, config.credentialAlg);
   // An export bakes each badge once: a small cache, so a large wallet does not fill it.
-  const { records, dataIntegrity, baker } = wireBaking(config, db, credentials, await dataIntegritySigner(keys), log, {
-    maxEntries: 64,
-    maxBytes: 4 * 1024 * 1024,
-    ttlMs: 60_000,
-  });
+  const { records, dataIntegrity, baker, withEndorsements } = wireBaking(
+    config,
+    db,
+    credentials,
+    await dataIntegritySigner(keys),
+    log,
+    {
+      maxEntries: 64,
+      maxBytes: 4 * 1024 * 1024,
+      ttlMs: 60_000,
+    },
+  );
   const store = postgresExportStore(db);
   const deps = {
     earners: postgresEarnerStore(db),
     exports: store,
     records,
+    withEndorsements,
     dataIntegrity,
     baker,
     outbox: postgresMailOutbox(db),

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { ZipFile } from "yazl";
 import { fullName } from "../../core/badges/mod.ts";
 import { type EarnerExportRecord, type EarnerStore, type ExportStore, exportExpiry } from "../../core/earners/mod.ts";
+import type { BadgeView } from "../../core/issuing/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
 import type { BadgeImageBaker, BadgeRecords, DataIntegrityCredentials } from "../rest/mod.ts";
@@ -15,6 +16,8 @@ export interface ExportWriterDeps {
   records: BadgeRecords;
   dataIntegrity: Pick<DataIntegrityCredentials, "signed">;
   baker: BadgeImageBaker;
+  /** The view with its template's accepted endorsements, which the OB 3.0 credential embeds; absent: none. */
+  withEndorsements?: (view: BadgeView) => Promise<BadgeView>;
   outbox: Pick<MailOutbox, "enqueue">;
   publicUrl: string;
   clock: () => Date;
@@ -158,9 +161,10 @@ export const writeEarnerExport = async (deps: ExportWriterDeps, job: EarnerExpor
       { mtime },
     );
     file.add(deps.records.assertion(view), `${dir}/ob2-assertion.json`, { mtime });
-    file.add(json(JSON.parse(deps.records.credentialPayload(view))), `${dir}/ob3-credential.json`, { mtime });
+    const endorsed = deps.withEndorsements ? await deps.withEndorsements(view) : view;
+    file.add(json(JSON.parse(deps.records.credentialPayload(endorsed))), `${dir}/ob3-credential.json`, { mtime });
     if (bakedImageVisible(view.badge, job.user_id)) {
-      file.add(Buffer.from(await deps.records.credential(view), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
+      file.add(Buffer.from(await deps.records.credential(endorsed), "utf8"), `${dir}/ob3-credential.jwt`, { mtime });
       file.add(await deps.dataIntegrity.signed(view), `${dir}/ob3-credential.jsonld`, { mtime });
       const [type] = await deps.baker.types(view);
       const baked = type ? await deps.baker.bake(view, type, "ob2") : null;
