@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import t from "tap";
 import { apiClient, issueBody, trpc } from "../support/badges.ts";
+import { seriousViolations } from "../support/browser.ts";
 import { look, startBrowserLaurel } from "../support/console.ts";
 import { badImages, png } from "../support/images.ts";
 import { basic } from "../support/laurel.ts";
@@ -236,3 +237,32 @@ t.test(
     await page.context().close();
   },
 );
+
+t.test("on a phone the console's sections are one menu, opened without a script", async (t) => {
+  const { organization } = await laurel.createOrganization("Pocket Co");
+  const org = organization.id;
+  const page = await signedIn(org, "pocket-owner@example.org", "owner");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${laurel.origin}/console/${org}/templates`);
+  const menu = page.locator("details.console-menu");
+  t.ok(await menu.isVisible(), "one menu");
+  t.equal(await menu.locator("summary").textContent(), "Menu: Templates", "naming the section shown");
+  t.notOk(await page.locator(".console-nav-full").isVisible(), "the long list is not shown");
+  t.notOk(await menu.locator("a:has-text('Members')").isVisible(), "closed at first");
+  const top = await page.locator("h1").boundingBox();
+  t.ok(top && top.y < 400, `the page's heading is near the top (${top?.y})`);
+  await look(t, page, "phone-menu-closed");
+  await menu.locator("summary").click();
+  t.ok(await menu.locator("a:has-text('Members')").isVisible(), "opened, every section");
+  t.equal(await menu.locator("a[aria-current=page]").textContent(), "Templates");
+  await page.screenshot({ path: "artifacts/web/console-phone-menu-open.png", fullPage: false });
+  t.same(await seriousViolations(page), [], "open menu: no serious axe violation");
+  await menu.locator("a:has-text('Members')").click();
+  await page.waitForURL(`**/console/${org}/members`);
+  t.equal(await page.locator("details.console-menu summary").textContent(), "Menu: Members");
+
+  await page.setViewportSize({ width: 1280, height: 900 });
+  t.notOk(await page.locator("details.console-menu").isVisible(), "no menu on a wide screen");
+  t.ok(await page.locator(".console-nav-full a:has-text('Templates')").isVisible(), "the list beside the content");
+  await page.context().close();
+});

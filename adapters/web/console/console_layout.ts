@@ -77,14 +77,20 @@ const sectionNav = (member: ConsoleMember, current: ConsoleSection): VNode => {
   const sections = sectionsFor(member);
   const plain = sections.filter((s) => !s.group);
   const developers = sections.filter((s) => s.group === "Developers");
-  return html`<nav class="console-nav" aria-label="Organization">
-    <ul>${plain.map(link)}</ul>
+  const lists = (idSuffix: string) => html`<ul>${plain.map(link)}</ul>
     ${
       developers.length > 0
-        ? html`<p class="console-nav-group" id="developers-nav">Developers</p>
-          <ul aria-labelledby="developers-nav">${developers.map(link)}</ul>`
+        ? html`<p class="console-nav-group" id=${`developers-nav${idSuffix}`}>Developers</p>
+          <ul aria-labelledby=${`developers-nav${idSuffix}`}>${developers.map(link)}</ul>`
         : null
-    }
+    }`;
+  const here = sections.find((s) => s.section === current)?.label;
+  // A phone gets one menu that opens (details/summary: no script, which the CSP would refuse
+  // inline anyway); a wider screen the list beside the content. The stylesheet shows one of them;
+  // the list comes first, so a selector or reader taking the first link finds the wide one.
+  return html`<nav class="console-nav" aria-label="Organization">
+    <div class="console-nav-full">${lists("")}</div>
+    <details class="console-menu"><summary>Menu${here ? html`<span class="console-menu-here">: ${here}</span>` : null}</summary>${lists("-menu")}</details>
   </nav>`;
 };
 
