@@ -34,7 +34,14 @@ export const startMailPipeline = async (
   const sender = startMailSender(
     {
       outbox,
-      mailer: smtp ?? logMailer(() => log),
+      // Without SMTP a developer reads the mail in the terminal: its subject and links, plainly.
+      mailer:
+        smtp ??
+        logMailer(
+          () => log,
+          100,
+          (text) => process.stderr.write(text),
+        ),
       render: renderMail,
       clock: () => new Date(),
       newEventId: uuidv7,

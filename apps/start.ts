@@ -7,6 +7,7 @@ import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfigOrExit } from "./config.ts";
 import { startEarnerExports } from "./export_wiring.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
+import { firstSteps } from "./first_steps.ts";
 import { startImportJob } from "./import_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
@@ -85,6 +86,8 @@ server.app.log.info(
     `database ${db.kind}${db.kind === "pglite" ? ` in ${config.dataDir}` : ""}, NATS ${localNats ? "local" : natsUrl}; ` +
     `admin token in ${config.adminToken ? "LAUREL_ADMIN_TOKEN" : join(config.dataDir, "admin-token")}`,
 );
+// For the person at the terminal, in words on stderr: stdout stays one JSON log line each.
+process.stderr.write(firstSteps(config, process.cwd()));
 onShutdown(async () => {
   await pipeline?.stop();
   await mail?.stop();

@@ -34,12 +34,19 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
     LOG_LEVEL: "info",
     _TAPJS_PROCESSINFO_COVERAGE_: "0",
   };
-  const server = await startTs("dist/apps/start.js", env, (out) => out.includes("Laurel listening"));
+  // The words for the person at the terminal come last, once it listens.
+  const server = await startTs("dist/apps/start.js", env, (out) => out.includes("Laurel is running"));
   t.teardown(async () => {
     await server.stop();
     dir.remove();
   });
   t.match(server.output(), /database pglite/);
+  t.match(server.output(), `Laurel is running. The console: ${origin}/console`, "the console's address, in words");
+  t.match(
+    server.output(),
+    `PORT=${port} ADMIN_PORT=${adminPort} DATA_DIR=${dir.path} npm run -s cli -- organizations create`,
+    "and the command that makes its first owner, with what the CLI needs to find this process",
+  );
   // The Node the project brings (the npm `node` package) runs the tests and every process they start.
   t.ok(Number(process.versions.node.split(".")[0]) >= 24, `tests run on Node 24 or later (${process.version})`);
   t.ok(server.output().includes(`(Node ${process.version})`), "the start line names the Node it runs on");
