@@ -51,6 +51,8 @@ export const Endorsement = Type.Object({
   endorsed_name: Type.String(),
   target_kind: Type.Union([Type.Literal("badge_template"), Type.Literal("organization")]),
   target_id: Type.String({ format: "uuid" }),
+  /** The template's name, or the endorsed organization's; null for a template deleted since. */
+  target_name: Type.Union([Type.String(), Type.Null()]),
   comment: Type.String(),
   state: Type.Union([
     Type.Literal("pending"),
@@ -74,6 +76,7 @@ export const endorsementJson = (e: EndorsementView, v3Base: string): Endorsement
   endorsed_name: e.endorsed_name,
   target_kind: e.target_kind,
   target_id: e.target_id,
+  target_name: e.target_name,
   comment: e.comment,
   state: e.state,
   created_at: isoMillis(e.created_at),

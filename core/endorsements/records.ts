@@ -36,6 +36,8 @@ export interface EndorsementRecord {
 export interface EndorsementView extends EndorsementRecord {
   endorser_name: string;
   endorsed_name: string;
+  /** The template's name, or the endorsed organization's; null for a template deleted since. */
+  target_name: string | null;
 }
 
 /** Which side of its endorsements an organization lists. */

@@ -80,7 +80,12 @@ t.test("no self-endorsement", async (t) => {
 const memoryStore = (owners: Record<string, string>) => {
   const rows = new Map<string, EndorsementRecord>();
   const audit: AuditRecord[] = [];
-  const view = (r: EndorsementRecord): EndorsementView => ({ ...r, endorser_name: "Org A", endorsed_name: "Org B" });
+  const view = (r: EndorsementRecord): EndorsementView => ({
+    ...r,
+    endorser_name: "Org A",
+    endorsed_name: "Org B",
+    target_name: "Rust",
+  });
   const store: EndorsementStore = {
     transaction: (work) =>
       work({
@@ -161,7 +166,13 @@ t.test("use cases: create, refuse a second live one, accept, withdraw, each audi
 
 t.test("the EndorsementCredential payload and the REST shape", async (t) => {
   const urls = { obiBase: "https://l.example/v1/obi/v2", v3Base: "https://l.example/v1/obi/v3" };
-  const e: EndorsementView = { ...record("accepted"), id: "e1", endorser_name: "Org A", endorsed_name: "Org B" };
+  const e: EndorsementView = {
+    ...record("accepted"),
+    id: "e1",
+    endorser_name: "Org A",
+    endorsed_name: "Org B",
+    target_name: "Rust",
+  };
   const payload = endorsementCredentialPayload({ ...e, accepted_at: now }, urls);
   t.same(payload.type, ["VerifiableCredential", "EndorsementCredential"]);
   t.equal(payload.credentialSubject.id, `${urls.obiBase}/badge_classes/${TEMPLATE}`);

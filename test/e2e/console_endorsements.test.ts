@@ -36,11 +36,13 @@ t.test("endorse a template, accept it on the other side, withdraw it", async (t)
   t.equal(await endorser.inputValue("#endorse-comment"), `Thorough ${HOSTILE}`, "the comment is kept");
   await look(t, endorser, "endorsement-refused");
 
-  await endorser.fill("#endorse-id", tpl.id);
+  // The template's Open Badges address, pasted whole: its id is read from it.
+  await endorser.fill("#endorse-id", `${laurel.baseUrl}/obi/v2/badge_classes/${tpl.id}`);
   await flows.click(endorser, "Send endorsement");
   t.match(await endorser.textContent("[role=status]"), /Endorsement sent/);
   t.match(await endorser.textContent("main"), `To Weld School`);
   t.match(await endorser.textContent("main"), "Waiting for acceptance");
+  t.match(await endorser.textContent("main"), "Endorses the badge template “Welding”");
   await look(t, endorser, "endorsements-given");
 
   const admin = await signedIn(b.id, "admin@weld.example", "admin");

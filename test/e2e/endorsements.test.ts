@@ -59,6 +59,7 @@ t.test(
       state: "pending",
       endorser_organization_id: a.id,
       endorsed_organization_id: b.id,
+      target_name: "Rust",
       credential_url: null,
     });
     const twice = await api("POST", `/organizations/${a.id}/endorsements`, a.auth, {

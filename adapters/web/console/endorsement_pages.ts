@@ -11,10 +11,6 @@ const STATE_LABEL: Record<EndorsementView["state"], string> = {
   rejected: "Rejected",
   withdrawn: "Withdrawn",
 };
-const TARGET_LABEL: Record<EndorsementView["target_kind"], string> = {
-  badge_template: "a badge template",
-  organization: "the organization",
-};
 
 export interface EndorsementForm {
   target_kind: string;
@@ -39,7 +35,13 @@ const row = (frame: Frame, member: ConsoleMember, e: EndorsementView, side: "giv
           ${postButton(frame, `${base}/reject`, "Reject", { cls: "danger", ariaLabel: `Reject the endorsement by ${other}` })}`;
   return html`<li class="card">
     <div class="card-head"><h3 class="card-title">${side === "given" ? `To ${other}` : `From ${other}`}</h3><span class="tag">${STATE_LABEL[e.state]}</span></div>
-    <p class="small">Endorses ${TARGET_LABEL[e.target_kind]} <span class="raw">${e.target_id}</span> · ${when(e.created_at)}</p>
+    <p class="small">${
+      e.target_kind === "organization"
+        ? `Endorses the organization ${e.target_name ?? ""}`
+        : e.target_name
+          ? `Endorses the badge template “${e.target_name}”`
+          : "Endorses a badge template since deleted"
+    } · ${when(e.created_at)}</p>
     <blockquote>${e.comment}</blockquote>
     ${actions ? html`<div class="actions">${actions}</div>` : null}
   </li>`;
@@ -80,9 +82,9 @@ export const endorsementsPage = (
             <option value="badge_template" selected=${data.form.target_kind !== "organization"}>A badge template</option>
             <option value="organization" selected=${data.form.target_kind === "organization"}>An organization</option>
           </select>
-          <label for="endorse-id">Its id</label>
-          <input id="endorse-id" name="target_id" required maxlength="36" aria-describedby="endorse-id-help" value=${data.form.target_id} />
-          <p class="small" id="endorse-id-help">The template's or organization's id: the last part of its address on its public page or in its Open Badges records.</p>
+          <label for="endorse-id">Its id or address</label>
+          <input id="endorse-id" name="target_id" required maxlength="500" aria-describedby="endorse-id-help" value=${data.form.target_id} />
+          <p class="small" id="endorse-id-help">An organization's public page address, or a template's Open Badges address (its badge class, named in any of its badges' records), or the id at the end of either.</p>
           <label for="endorse-comment">What you say of it</label>
           <textarea id="endorse-comment" name="comment" required maxlength=${COMMENT_MAX} rows="4">${data.form.comment}</textarea>
           <button type="submit">Send endorsement</button>

@@ -34,7 +34,10 @@ const NOTICES: Record<string, string> = {
   withdraw: "Endorsement withdrawn: it is no longer published.",
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** The id typed, or the last id in an address pasted (an organization's page, a badge class). */
+const idIn = (text: string): string | null => text.match(UUIDS)?.at(-1)?.toLowerCase() ?? null;
 
 /** Endorsements: the same use cases as `/organizations/<org>/endorsements`, under `profile.update`. */
 export const endorsementRoutes =
@@ -80,21 +83,22 @@ export const endorsementRoutes =
       if (!member) return reply;
       const form: EndorsementForm = {
         target_kind: field(request, "target_kind"),
-        target_id: field(request, "target_id").trim().slice(0, 100),
+        target_id: field(request, "target_id").trim().slice(0, 500),
         comment: field(request, "comment").slice(0, 4000),
       };
       return tryForm(
         async () => {
           const kind = form.target_kind === "organization" ? "organization" : "badge_template";
-          if (!UUID.test(form.target_id))
+          const targetId = idIn(form.target_id);
+          if (!targetId)
             throw validationFailed("Check the id", [
-              { field: "target_id", message: "must be a template's or organization's id (a UUID)" },
+              { field: "target_id", message: "must be a template's or organization's id, or an address ending in one" },
             ]);
           if (form.comment.trim().length > 2000)
             throw validationFailed("Shorten the comment", [{ field: "comment", message: "is over 2000 characters" }]);
           await createEndorsement(store, ctx(), member.actor, request.ip, member.organizationId, {
             target_kind: kind,
-            target_id: form.target_id.toLowerCase(),
+            target_id: targetId,
             comment: form.comment,
           });
           return done(reply, member, "sent");
