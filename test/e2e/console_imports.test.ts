@@ -382,6 +382,23 @@ t.test("a spreadsheet's file: semicolons and Windows-1252, read and said so", as
   ].join("\r\n");
   await issuer.goto(`${laurel.origin}/console/${org.id}/imports`);
   t.match(await issuer.textContent("main"), /UTF-8 or Windows-1252 text, separated by commas, semicolons or tabs/);
+  // A tab-separated file with a column this import has not: refused, the column named in words.
+  await issuer.selectOption("#import-template", { label: "Schweißen" });
+  await issuer.setInputFiles("#import-file", {
+    name: "tabs.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(
+      "recipient_email\tissued_to_first_name\tissued_to_last_name\tissued_at\tshoe_size\na@example.org\tA\tB\t2026-06-01T09:00:00Z\t44\n",
+    ),
+  });
+  await flows.click(issuer, "Check the file");
+  t.match(await issuer.textContent("[role=alert]"), /header row does not name this import's columns/);
+  t.equal(
+    await issuer.textContent("main ul.small li"),
+    "shoe_size is not a column of this import.",
+    "the column by its name",
+  );
+  await look(t, issuer, "refused-column");
   await issuer.selectOption("#import-template", { label: "Schweißen" });
   await issuer.setInputFiles("#import-file", {
     name: "kohorte.csv",

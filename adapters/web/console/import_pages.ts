@@ -116,6 +116,17 @@ export const readingSentence = (value: string): string | null => {
 
 const rows = (n: number): string => `${n.toLocaleString("en")} ${n === 1 ? "row" : "rows"}`;
 
+/**
+ * A refused file's column problems under its message, each by its header name; the file's own
+ * (`file`) are what the message above them says already.
+ */
+const fileProblems = (problems: Array<{ field: string; message: string }>): Node => {
+  const columns = problems.filter((p) => p.field !== "file");
+  return columns.length === 0
+    ? null
+    : html`<ul class="small">${columns.map((p) => html`<li><code>${p.field}</code> ${p.message}.</li>`)}</ul>`;
+};
+
 const counts = (r: ImportRecord): string => {
   const valid = r.row_count - r.invalid_count;
   return `${rows(r.row_count)}: ${valid} valid, ${r.invalid_count} with problems`;
@@ -145,9 +156,7 @@ export const importsPage = (
     "imports",
     html`<h1>Imports</h1>`,
     problem(data.error),
-    data.problems.length > 0
-      ? html`<ul class="small">${data.problems.map((p) => html`<li><code>${p.field}</code> ${p.message}</li>`)}</ul>`
-      : null,
+    fileProblems(data.problems),
     data.kinds.includes("badges") ? badgeForm(frame, member, data.templates) : null,
     data.kinds.includes("employees") ? employeeForm(frame, member) : null,
     html`<section aria-labelledby="past-h"><h2 id="past-h">Past imports</h2>
