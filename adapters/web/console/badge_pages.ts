@@ -267,7 +267,8 @@ export const badgePage = (
             ? html`<form method="post" action=${`${base}/replace`} class="stack replace-form">${csrfField(frame.csrf)}
               <p class="small">Replacing issues a new badge of the same template; this one becomes replaced.</p>
               <label for="replace-issued-at">New badge issued at (UTC)</label>
-              <input id="replace-issued-at" name="issued_at" type="datetime-local" required value=${data.now} />
+              <p class="small muted" id="replace-issued-at-hint">${DATE_HINT}</p>
+              <input id="replace-issued-at" name="issued_at" required autocomplete="off" aria-describedby="replace-issued-at-hint" value=${data.now} />
               <label for="replace-email">Recipient e-mail (empty: the same)</label>
               <input id="replace-email" name="recipient_email" type="email" maxlength="254" autocomplete="off" value=${data.recipientEmail} />
               <button type="submit" class="secondary">Replace badge</button></form>`
