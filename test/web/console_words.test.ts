@@ -16,7 +16,11 @@ t.test("every event kind has words, none of them its code", (t) => {
     eventWords({ event_type: "badge.state.changed", detail: { badge: { state: "revoked" } } }),
     "A badge was revoked",
   );
-  t.equal(eventWords({ event_type: "future.kind" as EventType, detail: {} }), "Event future.kind", "an unknown kind still reads");
+  t.equal(
+    eventWords({ event_type: "future.kind" as EventType, detail: {} }),
+    "Event future.kind",
+    "an unknown kind still reads",
+  );
   t.end();
 });
 
