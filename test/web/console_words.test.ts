@@ -29,16 +29,19 @@ t.test("an event links to what it is about while that still exists", (t) => {
   t.same(eventLink({ event_type: "pending_badge_notification.no_user.sent", detail: { badge: { id: "b1" } } }, org), {
     href: "/console/o1/badges/b1",
     label: "See the badge",
+    action: "badges.read",
   });
   t.same(eventLink({ event_type: "badge_template.changed", detail: { badge_template: { id: "t1" } } }, org), {
     href: "/console/o1/templates/t1",
     label: "See the template",
+    action: "templates.write",
   });
   t.same(
     eventLink({ event_type: "employment.badges.added", detail: { employment: { id: 7 }, badge: { id: "b" } } }, org),
     {
       href: "/console/o1/employees/7",
       label: "See the employee",
+      action: "employees.read",
     },
   );
   t.equal(

@@ -369,7 +369,8 @@ export const dashboardPage = (
         data.events.length === 0
           ? html`<p class="muted">Nothing yet.</p>`
           : html`<ol class="plain stack-list audit">${data.events.map((e) => {
-              const link = eventLink(e, member.organizationId);
+              const found = eventLink(e, member.organizationId);
+              const link = found && member.allowed(found.action) ? found : null;
               return html`<li class="card" data-event=${e.event_type}><div class="card-head"><h3 class="card-title">${eventWords(e)}</h3>${when(e.occurred_at)}</div>
                 ${link ? html`<p class="small"><a href=${link.href}>${link.label}</a></p>` : null}</li>`;
             })}</ol>`

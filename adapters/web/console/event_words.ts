@@ -1,4 +1,5 @@
 import type { EventRecord, EventType } from "../../../core/events/mod.ts";
+import type { MemberAction } from "../../../core/members/mod.ts";
 
 /**
  * Each event kind as a person reads it on the console. The kind's code stays what integrators
@@ -59,21 +60,24 @@ const idOf = (value: unknown): string | null => {
   return typeof id === "string" || typeof id === "number" ? String(id) : null;
 };
 
-/** The console page of what the event is about, when it still has one, with the link's words. */
+/**
+ * The console page of what the event is about, when it still has one, with the link's words and
+ * the action its route requires (a link the member's role cannot open is left out by the caller).
+ */
 export const eventLink = (
   e: Pick<EventRecord, "event_type" | "detail">,
   organizationId: string,
-): { href: string; label: string } | null => {
+): { href: string; label: string; action: MemberAction } | null => {
   const detail = (e.detail ?? {}) as Record<string, unknown>;
   const base = `/console/${organizationId}`;
   if (e.event_type === "badge.deleted" || e.event_type === "badge_template.deleted") return null;
   const badge = idOf(detail.badge);
   if (badge && !e.event_type.startsWith("employment."))
-    return { href: `${base}/badges/${badge}`, label: "See the badge" };
+    return { href: `${base}/badges/${badge}`, label: "See the badge", action: "badges.read" };
   const template = idOf(detail.badge_template);
-  if (template) return { href: `${base}/templates/${template}`, label: "See the template" };
+  if (template) return { href: `${base}/templates/${template}`, label: "See the template", action: "templates.write" };
   const employment = idOf(detail.employment);
   if (employment && e.event_type !== "employment.deleted")
-    return { href: `${base}/employees/${employment}`, label: "See the employee" };
+    return { href: `${base}/employees/${employment}`, label: "See the employee", action: "employees.read" };
   return null;
 };
