@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { joseJwsCheck, uuidv7 } from "../adapters/crypto/mod.ts";
+import { externalDataIntegrity, joseJwsCheck, uuidv7 } from "../adapters/crypto/mod.ts";
 import { type Database, postgresExternalBadgeStore, postgresRateCounter } from "../adapters/db/mod.ts";
 import { guardedDocuments } from "../adapters/webhook_http/mod.ts";
 import type { ExternalBadgeDeps } from "../core/workforce/mod.ts";
@@ -16,8 +16,9 @@ export interface ExternalBadgeWiring {
 
 /**
  * External badges: stored in PostgreSQL, fetched under the webhook SSRF rule (the same allowlist
- * and private CAs), VC-JWT signatures checked with jose; the verifications earners start are
- * counted in the rate-limit counter every process shares, when `limits` are given.
+ * and private CAs), VC-JWT signatures checked with jose and Data Integrity proofs with Digital
+ * Bazaar's libraries; the verifications earners start are counted in the rate-limit counter every
+ * process shares, when `limits` are given.
  */
 export const wireExternalBadges = (
   config: Pick<Config, "webhooks"> & { limits?: Pick<Config["limits"], "externalBadgeChecks"> },
@@ -34,6 +35,7 @@ export const wireExternalBadges = (
       verify: {
         documents,
         jws: joseJwsCheck(),
+        dataIntegrity: externalDataIntegrity(documents),
         sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),
       },
       ...(config.limits

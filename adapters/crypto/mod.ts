@@ -2,6 +2,7 @@ export type { CredentialAlg, CredentialSigner } from "./credential_jwt.ts";
 export { credentialSigner } from "./credential_jwt.ts";
 export type { DataIntegritySigner } from "./data_integrity.ts";
 export { dataIntegritySigner, PINNED_CONTEXTS, pinnedDocumentLoader } from "./data_integrity.ts";
+export { externalDataIntegrity } from "./external_data_integrity.ts";
 export { joseJwsCheck } from "./jws_check.ts";
 export type { AccessTokenKeys } from "./jwt.ts";
 export { accessTokenKeys } from "./jwt.ts";

@@ -33,4 +33,4 @@ export {
 } from "./resources.ts";
 export type { ObScope } from "./scopes.ts";
 export { OB_SCOPE, OB_SCOPE_DESCRIPTIONS, OB_SCOPE_PLAIN, OB_SCOPES, parseObScopeParam } from "./scopes.ts";
-export { jsonCredentialRefused, upsertCredential } from "./upsert.ts";
+export { upsertCredential } from "./upsert.ts";

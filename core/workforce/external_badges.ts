@@ -8,6 +8,7 @@ import { type ConnectionTx, heldShapes } from "./connections.ts";
 import { type EmployeeRecord, type Employer, employmentShape } from "./employee_records.ts";
 import { type EmployeeContext, workforceDataRefused } from "./employees.ts";
 import {
+  DATA_INTEGRITY_PROOF,
   EXTERNAL_BADGE_REASONS,
   EXTERNAL_BADGE_SOURCES,
   EXTERNAL_BADGE_STATUSES,
@@ -17,6 +18,7 @@ import {
   type ExternalBadgeSource,
   type ExternalBadgeStatus,
   httpUrl,
+  proofOf,
   type Verification,
   type VerifyDeps,
   verifyExternalBadge,
@@ -34,7 +36,10 @@ export interface ExternalBadgeRecord {
   source: ExternalBadgeSource;
   /** The assertion's address (OB 2.0); null for a pasted credential. */
   url: string | null;
-  /** The VC-JWT as pasted (OB 3.0); null for an assertion address. */
+  /**
+   * The credential (OB 3.0) as pasted or delivered: a VC-JWT, or the JSON of a credential with a
+   * Data Integrity proof (it starts with `{`); null for an assertion address.
+   */
   credential: string | null;
   /** What makes two entries of one account the same badge: the address, or the credential's id. */
   source_key: string;
@@ -182,15 +187,75 @@ export interface ExternalBadgeOwner {
 
 const JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+const notJsonCredential = (message: string): CoreError =>
+  validationFailed(`That is not an Open Badges 3.0 credential Laurel can verify: ${message}`, [
+    { field: "credential", message },
+  ]);
+
 /**
- * What the earner's form holds, read: an assertion address or a pasted credential, not both.
- * Field errors name the form's fields (`url`, `credential`).
+ * A credential given as JSON, read: it must carry the one proof Laurel checks and name only the
+ * JSON-LD contexts the check loads, since any other context could change what was signed. What
+ * fails here is refused before anything is fetched or stored.
+ */
+const readJsonCredential = (
+  verify: Pick<VerifyDeps, "dataIntegrity" | "sha256Hex">,
+  credential: string,
+): { input: ExternalBadgeInput; sourceKey: string } => {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(credential);
+  } catch {
+    doc = null;
+  }
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
+    throw notJsonCredential("the JSON is not an object");
+  }
+  const json = doc as Record<string, unknown>;
+  const text = JSON.stringify(json);
+  if (text.length > MAX_CREDENTIAL_LENGTH) {
+    throw notJsonCredential(`a credential has at most ${MAX_CREDENTIAL_LENGTH.toLocaleString("en")} characters`);
+  }
+  const check = verify.dataIntegrity;
+  if (!check) throw notJsonCredential("send it as a compact JWS (VC-JWT)");
+  if (json.proof === undefined) {
+    throw notJsonCredential(
+      `it carries no proof: a JSON credential needs an embedded ${DATA_INTEGRITY_PROOF.type} (${DATA_INTEGRITY_PROOF.cryptosuite}); send a VC-JWT as text otherwise`,
+    );
+  }
+  const proof = proofOf(json);
+  if (!proof) throw notJsonCredential("it must carry exactly one proof");
+  if (proof.type !== DATA_INTEGRITY_PROOF.type || proof.cryptosuite !== DATA_INTEGRITY_PROOF.cryptosuite) {
+    throw notJsonCredential(
+      `its proof is ${String(proof.type)} (${String(proof.cryptosuite)}); Laurel verifies ${DATA_INTEGRITY_PROOF.type} with the ${DATA_INTEGRITY_PROOF.cryptosuite} cryptosuite`,
+    );
+  }
+  const method = typeof proof.verificationMethod === "string" ? proof.verificationMethod : "";
+  if (!/^did:key:z[^#]+#.+$/.test(method) && !/^https:\/\/[^\s]+$/.test(method)) {
+    throw notJsonCredential("its verification method must be a did:key key or an https address");
+  }
+  const contexts = Array.isArray(json["@context"]) ? json["@context"] : [json["@context"]];
+  const unknown = contexts.find((c) => typeof c !== "string" || !check.contexts.includes(c));
+  if (unknown !== undefined) {
+    throw notJsonCredential(
+      `it names the JSON-LD context ${typeof unknown === "string" ? unknown : "given inline"}; Laurel reads only ${check.contexts.join(", ")}`,
+    );
+  }
+  const id = typeof json.id === "string" && json.id !== "" ? json.id : null;
+  return { input: { source: "open_badges_v3", json, text }, sourceKey: id ?? `sha256:${verify.sha256Hex(text)}` };
+};
+
+/**
+ * What the earner's form holds, read: an assertion address or a pasted credential, not both. A
+ * credential is a VC-JWT, or JSON with a Data Integrity proof. Field errors name the form's fields
+ * (`url`, `credential`).
  */
 export const readExternalBadgeInput = (
-  verify: Pick<VerifyDeps, "jws" | "sha256Hex">,
+  verify: Pick<VerifyDeps, "jws" | "sha256Hex" | "dataIntegrity">,
   form: { url?: string; credential?: string },
 ): { input: ExternalBadgeInput; sourceKey: string } => {
   const url = form.url?.trim() ?? "";
+  // JSON keeps its spaces (they are inside its strings); a VC-JWT has none, so a wrapped paste joins.
+  if (url === "" && form.credential?.trim().startsWith("{")) return readJsonCredential(verify, form.credential);
   const credential = form.credential?.replace(/\s+/g, "") ?? "";
   if ((url === "") === (credential === "")) {
     throw validationFailed("Give the badge's address or paste its credential", [
@@ -243,6 +308,10 @@ const hostNameOf = (url: string | null): string | null => {
  */
 export const fetchHostOf = (jws: Pick<VerifyDeps["jws"], "decode">, input: ExternalBadgeInput): string | null => {
   if (input.source === "open_badges_v2") return hostNameOf(input.url);
+  if ("json" in input) {
+    const method = proofOf(input.json)?.verificationMethod;
+    return hostNameOf(httpUrl(method));
+  }
   return hostNameOf(httpUrl(jws.decode(input.jwt)?.header.kid));
 };
 
@@ -351,7 +420,7 @@ export const addExternalBadge = async (
     user_id: owner.userId,
     source: input.source,
     url: input.source === "open_badges_v2" ? input.url : null,
-    credential: input.source === "open_badges_v3" ? input.jwt : null,
+    credential: input.source === "open_badges_v2" ? null : "jwt" in input ? input.jwt : input.text,
     source_key: sourceKey,
     details: verification.details ?? placeholder(input),
     verification_status: verification.status,
@@ -410,10 +479,13 @@ export const recordVerification = (
     return next;
   });
 
-const inputOf = (r: ExternalBadgeRecord): ExternalBadgeInput =>
-  r.source === "open_badges_v2"
-    ? { source: "open_badges_v2", url: r.url as string }
-    : { source: "open_badges_v3", jwt: r.credential as string };
+const inputOf = (r: ExternalBadgeRecord): ExternalBadgeInput => {
+  if (r.source === "open_badges_v2") return { source: "open_badges_v2", url: r.url as string };
+  const credential = r.credential as string;
+  return credential.startsWith("{")
+    ? { source: "open_badges_v3", json: JSON.parse(credential) as Record<string, unknown>, text: credential }
+    : { source: "open_badges_v3", jwt: credential };
+};
 
 /** The earner asks for one of their badges to be checked again now. */
 export const recheckExternalBadge = async (

@@ -1,10 +1,11 @@
 import { normalizeEmail } from "../badges/mod.ts";
+import type { Result } from "../errors/mod.ts";
 import { recipientHashInput, recipientIdentity } from "../obi/mod.ts";
 import { originOf } from "../shared/mod.ts";
 
 /**
  * Verifying a badge another issuer hosts: an Open Badges 2.0 assertion by its URL, or an Open
- * Badges 3.0 credential pasted as a VC-JWT. The rules are plain functions over what the fetch
+ * Badges 3.0 credential given as a VC-JWT or as JSON with a Data Integrity proof. The rules are plain functions over what the fetch
  * port returned, so each outcome is a row in a table-driven test; the adapter only fetches
  * (through the webhook SSRF guard) and checks signatures.
  */
@@ -33,8 +34,14 @@ export type ExternalBadgeReason = (typeof EXTERNAL_BADGE_REASONS)[number];
 export const EXTERNAL_BADGE_SOURCES = ["open_badges_v2", "open_badges_v3"] as const;
 export type ExternalBadgeSource = (typeof EXTERNAL_BADGE_SOURCES)[number];
 
-/** What the earner gave: the assertion's address, or the credential itself. */
-export type ExternalBadgeInput = { source: "open_badges_v2"; url: string } | { source: "open_badges_v3"; jwt: string };
+/**
+ * What the earner gave: the assertion's address, or the credential itself, as a VC-JWT or as JSON
+ * with an embedded Data Integrity proof (`text` is that JSON as stored).
+ */
+export type ExternalBadgeInput =
+  | { source: "open_badges_v2"; url: string }
+  | { source: "open_badges_v3"; jwt: string }
+  | { source: "open_badges_v3"; json: Record<string, unknown>; text: string };
 
 /** One GET through the guard. `json` is the parsed body when it was JSON (whatever the status). */
 export type Fetched =
@@ -85,11 +92,34 @@ export interface Verification {
   details: ExternalBadgeDetails | null;
 }
 
+/** Why a Data Integrity proof did not verify, in the closed list's words. */
+export type DataIntegrityFailure = Extract<
+  ExternalBadgeReason,
+  "key_unresolved" | "signature_invalid" | "blocked_address" | "unreachable" | "malformed"
+>;
+
+/**
+ * A JSON credential's embedded Data Integrity proof (`eddsa-rdfc-2022`), checked against the key
+ * its verification method names and that key's controller document (which must list it under
+ * `assertionMethod`). `contexts` are the JSON-LD contexts the check can load: a credential naming
+ * another is not read at all.
+ */
+export interface DataIntegrityCheck {
+  contexts: readonly string[];
+  /** The controller of the key that made the proof, or why the proof does not hold. */
+  verify(credential: Record<string, unknown>): Promise<Result<{ controller: string }, DataIntegrityFailure>>;
+}
+
 export interface VerifyDeps {
   documents: ExternalDocuments;
   jws: JwsCheck;
+  /** Absent: JSON credentials are refused, only VC-JWTs are read. */
+  dataIntegrity?: DataIntegrityCheck;
   sha256Hex(input: string): string;
 }
+
+/** The proof Laurel checks on a JSON credential. */
+export const DATA_INTEGRITY_PROOF = { type: "DataIntegrityProof", cryptosuite: "eddsa-rdfc-2022" } as const;
 
 const MAX_URL = 2048;
 
@@ -240,24 +270,15 @@ const keyOf = async (documents: ExternalDocuments, kid: string): Promise<Obj | n
   return keys.find((k) => k.kid === kid) ?? (keys.length === 1 ? (keys[0] as Obj) : null);
 };
 
-/**
- * OB 3.0 verification of a VC-JWT: the key named by `kid` is fetched from the issuer's own origin
- * (a key anyone could host elsewhere proves nothing about the issuer), the signature checked, then
- * the credential's claims; a credential whose id is an address is fetched to see it is not
- * revoked (410 or `revoked: true`).
- */
-export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly string[], now: Date) => {
-  const decoded = deps.jws.decode(jwt);
-  if (!decoded) return fail("malformed");
-  const { header, payload } = decoded;
-  const vc = isObj(payload.vc) ? payload.vc : payload;
-  if (!hasType(vc, "OpenBadgeCredential", "AchievementCredential")) return fail("malformed");
+/** What an OB 3.0 credential says of itself; null when it is not an OB 3.0 credential. */
+const ob3Claims = (vc: Obj, payload: Obj) => {
+  if (!hasType(vc, "OpenBadgeCredential", "AchievementCredential")) return null;
   const issuer = isObj(vc.issuer) ? vc.issuer : { id: vc.issuer };
   const subject = vc.credentialSubject;
   const achievement = isObj(subject) ? subject.achievement : null;
   const issued = dateOf(vc.validFrom ?? vc.issuanceDate ?? payload.nbf);
   const expires = dateOf(vc.validUntil ?? vc.expirationDate ?? payload.exp);
-  if (!isObj(subject) || !isObj(achievement) || issued === null || expires === null) return fail("malformed");
+  if (!isObj(subject) || !isObj(achievement) || issued === null || expires === null) return null;
   const credentialId = text(vc.id) ?? text(payload.jti);
   const details: ExternalBadgeDetails = {
     name: text(achievement.name) ?? text(vc.name) ?? "Badge",
@@ -271,13 +292,23 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
     expires_at: expires ?? null,
     credential_id: credentialId,
   };
-  const kid = httpUrl(header.kid);
-  const issuerOrigin = originOf(httpUrl(issuer.id));
-  if (!kid || !issuerOrigin || originOf(kid) !== issuerOrigin) return fail("key_unresolved", details);
-  if (offOrigin(issuer.url, issuerOrigin) || offOrigin(credentialId, issuerOrigin)) return fail("id_mismatch", details);
-  const jwk = await keyOf(deps.documents, kid);
-  if (!jwk) return fail("key_unresolved", details);
-  if (!(await deps.jws.verify(jwt, jwk))) return fail("signature_invalid", details);
+  return { issuer, subject, details, credentialId, issued: issued ?? null, expires: expires ?? null };
+};
+type Ob3Claims = NonNullable<ReturnType<typeof ob3Claims>>;
+
+/**
+ * What follows a valid signature, for either form of OB 3.0 credential: the recipient is one of
+ * the account's addresses, the time is right, and a credential whose id is an address is fetched
+ * to see it is not revoked (410 or `revoked: true`).
+ */
+const ob3AfterSignature = async (
+  deps: VerifyDeps,
+  claims: Ob3Claims,
+  issuerIdentity: string,
+  emails: readonly string[],
+  now: Date,
+): Promise<Verification> => {
+  const { subject, details } = claims;
   const identifiers = Array.isArray(subject.identifier) ? subject.identifier.filter(isObj) : [];
   const matches = identifiers.some(
     (i) =>
@@ -289,9 +320,9 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
       ),
   );
   if (!matches) return fail("recipient_mismatch", details);
-  const timing = timeReason(issued ?? null, expires ?? null, now);
+  const timing = timeReason(claims.issued, claims.expires, now);
   if (timing) return fail(timing, details);
-  const statusUrl = httpUrl(credentialId);
+  const statusUrl = httpUrl(claims.credentialId);
   if (statusUrl) {
     const f = await deps.documents.getJson(statusUrl);
     // A 410 is a revocation whatever its body (often an HTML page, not JSON).
@@ -299,7 +330,80 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
       return fail("revoked", details);
     }
   }
-  return validated(details, issuerOrigin);
+  return validated(details, issuerIdentity);
+};
+
+/**
+ * OB 3.0 verification of a VC-JWT: the key named by `kid` is fetched from the issuer's own origin
+ * (a key anyone could host elsewhere proves nothing about the issuer), the signature checked, then
+ * the credential's claims.
+ */
+export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly string[], now: Date) => {
+  const decoded = deps.jws.decode(jwt);
+  if (!decoded) return fail("malformed");
+  const { header, payload } = decoded;
+  const claims = ob3Claims(isObj(payload.vc) ? payload.vc : payload, payload);
+  if (!claims) return fail("malformed");
+  const { issuer, details, credentialId } = claims;
+  const kid = httpUrl(header.kid);
+  const issuerOrigin = originOf(httpUrl(issuer.id));
+  if (!kid || !issuerOrigin || originOf(kid) !== issuerOrigin) return fail("key_unresolved", details);
+  if (offOrigin(issuer.url, issuerOrigin) || offOrigin(credentialId, issuerOrigin)) return fail("id_mismatch", details);
+  const jwk = await keyOf(deps.documents, kid);
+  if (!jwk) return fail("key_unresolved", details);
+  if (!(await deps.jws.verify(jwt, jwk))) return fail("signature_invalid", details);
+  return ob3AfterSignature(deps, claims, issuerOrigin, emails, now);
+};
+
+const DID_KEY = /^did:key:(z[1-9A-HJ-NP-Za-km-z]+)$/;
+
+/** The credential's one embedded proof; null when it carries none or several. */
+export const proofOf = (doc: Record<string, unknown>): Obj | null => {
+  const proofs = Array.isArray(doc.proof) ? doc.proof : [doc.proof];
+  return proofs.length === 1 && isObj(proofs[0]) ? proofs[0] : null;
+};
+const verificationMethodOf = (proof: Obj | null): string | null =>
+  text(isObj(proof?.verificationMethod) ? proof.verificationMethod.id : proof?.verificationMethod);
+
+/**
+ * Who vouches for an issuer id: a `did:key` is its own key, so it is the identity itself; an
+ * http(s) id is vouched for by its origin, as a VC-JWT's. Null for any other kind of id.
+ */
+const issuerIdentityOf = (issuerId: unknown): string | null => {
+  const id = text(issuerId);
+  if (id && DID_KEY.test(id)) return id;
+  return originOf(httpUrl(id));
+};
+
+/**
+ * OB 3.0 verification of a JSON credential with an embedded Data Integrity proof. The verification
+ * method must be the issuer's own before anything is fetched: a `did:key` issuer's key (its id with
+ * a fragment), or for an http(s) issuer an address on its origin, as a VC-JWT's `kid`. The check
+ * then proves the issuer's controller document lists the key; the claims are read as a VC-JWT's.
+ */
+export const verifyOb3Json = async (
+  deps: VerifyDeps,
+  doc: Record<string, unknown>,
+  emails: readonly string[],
+  now: Date,
+): Promise<Verification> => {
+  const claims = ob3Claims(doc, {});
+  if (!claims) return fail("malformed");
+  const { issuer, details, credentialId } = claims;
+  const method = verificationMethodOf(proofOf(doc));
+  const identity = issuerIdentityOf(issuer.id);
+  if (!deps.dataIntegrity || !method || !identity) return fail("key_unresolved", details);
+  const sameIssuer = DID_KEY.test(identity)
+    ? method.startsWith(`${identity}#`)
+    : httpUrl(method) !== null && originOf(method) === identity;
+  if (!sameIssuer) return fail("key_unresolved", details);
+  // A did:key has no origin: an address beside it would be shown as the issuer's without proof.
+  const origin = DID_KEY.test(identity) ? null : identity;
+  if (offOrigin(issuer.url, origin) || offOrigin(credentialId, origin)) return fail("id_mismatch", details);
+  const checked = await deps.dataIntegrity.verify(doc);
+  if (!checked.ok) return fail(checked.error, details);
+  if (checked.value.controller !== issuer.id) return fail("key_unresolved", details);
+  return ob3AfterSignature(deps, claims, identity, emails, now);
 };
 
 /** Verifies what the earner gave against the account's confirmed addresses at `now`. */
@@ -309,4 +413,8 @@ export const verifyExternalBadge = (
   emails: readonly string[],
   now: Date,
 ): Promise<Verification> =>
-  input.source === "open_badges_v2" ? verifyOb2(deps, input.url, emails, now) : verifyOb3(deps, input.jwt, emails, now);
+  input.source === "open_badges_v2"
+    ? verifyOb2(deps, input.url, emails, now)
+    : "jwt" in input
+      ? verifyOb3(deps, input.jwt, emails, now)
+      : verifyOb3Json(deps, input.json, emails, now);

@@ -100,6 +100,8 @@ export {
   reverifyDue,
 } from "./external_badges.ts";
 export type {
+  DataIntegrityCheck,
+  DataIntegrityFailure,
   ExternalBadgeDetails,
   ExternalBadgeInput,
   ExternalBadgeReason,
@@ -112,6 +114,7 @@ export type {
   VerifyDeps,
 } from "./external_verification.ts";
 export {
+  DATA_INTEGRITY_PROOF,
   EXTERNAL_BADGE_REASONS,
   EXTERNAL_BADGE_SOURCES,
   EXTERNAL_BADGE_STATUSES,
@@ -120,6 +123,7 @@ export {
   verifyExternalBadge,
   verifyOb2,
   verifyOb3,
+  verifyOb3Json,
 } from "./external_verification.ts";
 export type { InvitationBudget, InvitationDeps, InvitationResult } from "./invitations.ts";
 export { invitationContent, invitationLink, sendInvitations, takeInvitations } from "./invitations.ts";

@@ -6,7 +6,6 @@ import { CoreError, forbidden, isCoreError, unauthenticated, validationFailed } 
 import {
   credentialPage,
   earnerProfile,
-  jsonCredentialRefused,
   OB_SCOPE,
   OB_SCOPE_DESCRIPTIONS,
   type ObScope,
@@ -85,9 +84,12 @@ export const obApiRoutes =
         })
       : null;
 
-    // upsertCredential takes a compact JWS as text/plain; only this context reads that type.
-    app.addContentTypeParser("text/plain", { parseAs: "string", bodyLimit: CREDENTIAL_BODY_LIMIT }, (_r, body, done) =>
-      done(null, body),
+    // upsertCredential takes a compact JWS as text/plain, or a JSON-LD credential as it is sent;
+    // only this context reads these types, and the JSON is read (and refused) where the rule is.
+    app.addContentTypeParser(
+      ["text/plain", "application/ld+json"],
+      { parseAs: "string", bodyLimit: CREDENTIAL_BODY_LIMIT },
+      (_r, body, done) => done(null, body),
     );
     app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
       const core = isCoreError(err)
@@ -290,21 +292,27 @@ export const obApiRoutes =
         if (!ob.externalBadges)
           throw new CoreError("forbidden", "This server does not keep credentials from other issuers");
         const type = request.headers["content-type"]?.toLowerCase() ?? "";
-        if (type.startsWith(JSON_TYPE) || type.startsWith("application/ld+json")) throw jsonCredentialRefused();
-        if (!type.startsWith("text/plain") || typeof request.body !== "string") {
-          throw new CoreError("unsupported_media_type", "Send a compact JWS as text/plain");
+        const asJson = type.startsWith(JSON_TYPE) || type.startsWith("application/ld+json");
+        if (!asJson && !type.startsWith("text/plain")) {
+          throw new CoreError(
+            "unsupported_media_type",
+            "Send a compact JWS as text/plain, or a credential with a Data Integrity proof as application/json",
+          );
         }
-        const jws = request.body.trim();
+        const body: unknown = request.body;
+        // Text (a JWS, or JSON-LD read as text) is passed as sent; parsed JSON as its JSON again.
+        const credential =
+          typeof body === "string" && !type.startsWith(JSON_TYPE) ? body.trim() : JSON.stringify(body ?? null);
         const account = await accountOf(caller.userId);
         const owner: ExternalBadgeOwner = {
           userId: account.user.id,
           confirmedEmails: account.user.emails.filter((e) => e.confirmed).map((e) => e.email),
         };
-        const { created } = await upsertCredential(ob.externalBadges, ob.externalContext(), owner, jws);
+        const { created } = await upsertCredential(ob.externalBadges, ob.externalContext(), owner, credential);
         return reply
           .code(created ? 201 : 200)
-          .type("text/plain")
-          .send(jws);
+          .type(asJson ? JSON_TYPE : "text/plain")
+          .send(credential);
       },
     );
 
