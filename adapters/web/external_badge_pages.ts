@@ -95,7 +95,7 @@ export const externalSection = (frame: Frame, badges: ExternalBadgeRecord[], for
     <form method="post" action="/wallet/external_badges" class="stack">${csrfField(frame.csrf)}
       <label for="external-url">Address of its Open Badges 2.0 assertion</label>
       <input id="external-url" name="url" type="url" maxlength="2048" placeholder="https://issuer.example/assertions/123" value=${form.url} />
-      <label for="external-credential">or paste an Open Badges 3.0 credential (VC-JWT)</label>
+      <label for="external-credential">or paste an Open Badges 3.0 credential (a VC-JWT, or its JSON with a Data Integrity proof)</label>
       <textarea id="external-credential" name="credential" rows="3" maxlength="12000" spellcheck="false">${form.credential}</textarea>
       <button type="submit">Add badge</button>
     </form>

@@ -5,9 +5,9 @@ import { originOf } from "../shared/mod.ts";
 
 /**
  * Verifying a badge another issuer hosts: an Open Badges 2.0 assertion by its URL, or an Open
- * Badges 3.0 credential given as a VC-JWT or as JSON with a Data Integrity proof. The rules are plain functions over what the fetch
- * port returned, so each outcome is a row in a table-driven test; the adapter only fetches
- * (through the webhook SSRF guard) and checks signatures.
+ * Badges 3.0 credential given as a VC-JWT or as JSON with a Data Integrity proof. The rules are
+ * plain functions over what the fetch port returned, so each outcome is a row in a table-driven
+ * test; the adapter only fetches (through the webhook SSRF guard) and checks signatures.
  */
 
 export const EXTERNAL_BADGE_STATUSES = ["validated", "unvalidated"] as const;

@@ -196,6 +196,17 @@ t.test("JSON credentials with a Data Integrity proof go to the wallet, verified"
   t.equal(row?.details.name, "Forklift Operation");
   await page.goto(`${laurel.origin}/wallet`);
   t.match(await page.textContent("main"), /Forklift Operation/, "it appears in the wallet");
+  t.match(
+    await page.textContent("#external [data-issuer-origin]"),
+    `Issuer verified: ${did}`,
+    "the verified identity is the did:key",
+  );
+  // The wallet's own field takes the same JSON, laid out as people paste it.
+  const pasted = await keys.sign(credentialTo(email, did, "Pallet Jack"), `${did}#${keys.publicKeyMultibase}`);
+  await page.fill("#external-credential", JSON.stringify(pasted, null, 2));
+  await Promise.all([page.waitForNavigation(), page.click("button:has-text('Add badge')")]);
+  t.match(await page.textContent(".notice"), /Badge added and verified/);
+  t.match(await page.textContent("#external"), /Pallet Jack/);
   const again = await post(JSON.stringify(signed), "application/ld+json");
   t.equal(again.status, 200, "the same credential again (as JSON-LD) is an update, verified again");
   t.equal((await stored(signed.id))?.verification_status, "validated");
@@ -272,7 +283,7 @@ t.test("JSON credentials with a Data Integrity proof go to the wallet, verified"
   await refused(await post("[1, 2]"), /VC-JWT/, "JSON that is no credential");
   t.equal(
     await laurel.db.one<{ n: string }>("select count(*)::text as n from external_badges").then((r) => r?.n),
-    "5",
+    "6",
     "none of the refused ones is kept",
   );
 });
