@@ -7,10 +7,11 @@ import { type Queryable, toNumber } from "./sql.ts";
 const COLUMNS =
   "id, endorser_id, endorsed_id, target_kind, target_id, comment, state, created_at, updated_at, accepted_at";
 const VIEW = `select e.id, e.endorser_id, e.endorsed_id, e.target_kind, e.target_id, e.comment, e.state, e.created_at,
-    e.updated_at, e.accepted_at, r.name as endorser_name, d.name as endorsed_name,
-    case when e.target_kind = 'organization' then d.name
+    e.updated_at, e.accepted_at, giver.name as endorser_name, taker.name as endorsed_name,
+    case when e.target_kind = 'organization' then taker.name
       else (select t.name from badge_templates t where t.id = e.target_id) end as target_name
-  from endorsements e join organizations r on r.id = e.endorser_id join organizations d on d.id = e.endorsed_id`;
+  from endorsements e join organizations giver on giver.id = e.endorser_id
+    join organizations taker on taker.id = e.endorsed_id`;
 
 const tx = (q: Queryable): EndorsementTx => ({
   lock: async (id) =>
