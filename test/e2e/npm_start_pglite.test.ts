@@ -34,8 +34,13 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
     LOG_LEVEL: "info",
     _TAPJS_PROCESSINFO_COVERAGE_: "0",
   };
-  // The words for the person at the terminal come last, once it listens.
-  const server = await startTs("dist/apps/start.js", env, (out) => out.includes("Laurel is running"));
+  // The words for the person at the terminal come once it listens, on stderr; the log line saying
+  // so goes to stdout through the logger's own buffer, so either may arrive first.
+  const server = await startTs(
+    "dist/apps/start.js",
+    env,
+    (out) => out.includes("Laurel is running") && out.includes("Laurel listening on"),
+  );
   t.teardown(async () => {
     await server.stop();
     dir.remove();
