@@ -149,12 +149,8 @@ export interface RegisterDeps {
   maxPlatforms: number;
 }
 
-/** The registration response (RFC 7591 §3.2.1): the client's metadata as kept, with its credentials. */
-export const registrationResponse = (p: PlatformRecord, secret: string) => ({
-  client_id: p.client_id,
-  client_secret: secret,
-  client_id_issued_at: Math.floor(p.created_at.getTime() / 1000),
-  client_secret_expires_at: 0,
+/** The client's metadata as kept: what both the registration response and the operator's listing show. */
+const clientMetadata = (p: PlatformRecord) => ({
   client_name: p.client_name,
   client_uri: p.client_uri,
   logo_uri: p.logo_uri,
@@ -163,6 +159,15 @@ export const registrationResponse = (p: PlatformRecord, secret: string) => ({
   software_id: p.software_id,
   software_version: p.software_version,
   redirect_uris: p.redirect_uris.split(" "),
+});
+
+/** The registration response (RFC 7591 §3.2.1): the client's metadata as kept, with its credentials. */
+export const registrationResponse = (p: PlatformRecord, secret: string) => ({
+  client_id: p.client_id,
+  client_secret: secret,
+  client_id_issued_at: Math.floor(p.created_at.getTime() / 1000),
+  client_secret_expires_at: 0,
+  ...clientMetadata(p),
   token_endpoint_auth_method: "client_secret_basic",
   grant_types: ["authorization_code", "refresh_token"],
   response_types: ["code"],
@@ -229,14 +234,7 @@ export const checkPlatformAuthorizeRequest = (
 /** What the operator sees of a registered platform: everything but its secret's digest. */
 export const platformListing = (p: PlatformRecord) => ({
   client_id: p.client_id,
-  client_name: p.client_name,
-  client_uri: p.client_uri,
-  logo_uri: p.logo_uri,
-  tos_uri: p.tos_uri,
-  policy_uri: p.policy_uri,
-  software_id: p.software_id,
-  software_version: p.software_version,
-  redirect_uris: p.redirect_uris.split(" "),
+  ...clientMetadata(p),
   scope: p.scopes,
   contacts: p.contacts ? p.contacts.split(" ") : [],
   created_at: isoMillis(p.created_at),
