@@ -37,11 +37,15 @@ export const uploadSlots = (max: number = UPLOADS_IN_FLIGHT): UploadSlots => {
 const BUSY_RETRY_SECONDS = 5;
 
 /**
- * After an answer given before the body was read, what of the rest is taken off the wire (and
- * dropped) before the connection is closed. Closing at once would reset the connection under the
- * answer, and a client still sending would most likely never see it (nginx's "lingering close").
+ * After an answer given before the body was read, how long, and how much of the rest, is taken
+ * off the wire (and dropped) before the connection is closed. Closing with bytes unread resets the
+ * connection, and a client still sending that has not yet read the answer never sees it (a
+ * browser shows "connection reset"): nginx's "lingering close". Loopback and kernel buffers hold
+ * tens of MiB, so a byte bound of a few MiB can be reached before a busy client reads its answer;
+ * time is the real bound (a client stops sending once it has the answer), bytes only cap what one
+ * refusal may cost (the largest upload any route takes).
  */
-const LINGER = { bytes: 1024 * 1024, ms: 2000 } as const;
+const LINGER = { bytes: 64 * 1024 * 1024, ms: 2000 } as const;
 
 /**
  * Call on a route that reads its body itself, before anything may answer: when the answer goes out

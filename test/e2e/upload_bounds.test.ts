@@ -109,7 +109,14 @@ const sendLarge = (
         const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
         left -= piece.length;
         written += piece.length;
-        if (!req.write(piece)) await new Promise<void>((r) => req.once("drain", r).once("close", r));
+        if (!req.write(piece))
+          await new Promise<void>((r) => {
+            const go = () => {
+              req.off("drain", go).off("close", go);
+              r();
+            };
+            req.once("drain", go).once("close", go);
+          });
       }
       if (!answered && !req.destroyed) req.end(tail);
     };
