@@ -24,7 +24,13 @@ export type { BadgeCounters, Dashboard, StateCounts, WeekCount } from "./dashboa
 export { DASHBOARD_WEEKS, lastWeeks, readDashboard, weekOf } from "./dashboard.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
-export { notificationKind, pendingBadgeContent, pendingBadgeMail } from "./notifications.ts";
+export {
+  notificationKind,
+  PREVIEW_RECIPIENT,
+  pendingBadgeContent,
+  pendingBadgeMail,
+  previewBadgeContent,
+} from "./notifications.ts";
 export type {
   BadgeChanges,
   BadgeChangeTx,

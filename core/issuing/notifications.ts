@@ -1,4 +1,12 @@
-import { acceptBadgeUrl, badgeStandardShape, fullName, type ShapeUrls, templateImageUrl } from "../badges/mod.ts";
+import {
+  acceptBadgeUrl,
+  type BadgeTemplateData,
+  badgeStandardShape,
+  fullName,
+  type OrganizationRef,
+  type ShapeUrls,
+  templateImageUrl,
+} from "../badges/mod.ts";
 import { type PendingNotificationEventType, pendingBadgeNotificationEvent } from "../events/mod.ts";
 import type { MailContent, OutboxMail } from "../mail/mod.ts";
 import { eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
@@ -18,6 +26,32 @@ const NEXT_STEP = {
   "pending_badge_notification.no_user.sent": "create_account",
 } as const satisfies Record<PendingNotificationEventType, Extract<MailContent, { template: "pending_badge" }>["step"]>;
 
+/** What a pending-badge e-mail is made of, whether for a real badge or a preview of a template's. */
+interface PendingBadgeParts {
+  to: string;
+  step: Extract<MailContent, { template: "pending_badge" }>["step"];
+  recipientName: string;
+  template: Pick<BadgeTemplateData, "name" | "description" | "image" | "image_url" | "notification_message">;
+  issuer: Pick<OrganizationRef, "name" | "image_url">;
+  acceptUrl: string;
+  /** The badge's own words, in place of its template's. */
+  message: string | null;
+}
+
+const pendingBadgeParts = (p: PendingBadgeParts, urls: ShapeUrls): MailContent => ({
+  template: "pending_badge",
+  to: p.to,
+  step: p.step,
+  recipient_name: p.recipientName,
+  issuer_name: p.issuer.name,
+  issuer_image_url: p.issuer.image_url,
+  badge_name: p.template.name,
+  badge_description: p.template.description,
+  badge_image_url: templateImageUrl(urls, p.template),
+  accept_url: p.acceptUrl,
+  message: p.message ?? p.template.notification_message,
+});
+
 /**
  * What the pending-badge e-mail says: who issued what to whom, and the link to accept it. The link
  * carries the badge's accept token: only with it does the accept page, signed out, name the
@@ -30,20 +64,45 @@ export const pendingBadgeContent = (
   acceptToken: string,
 ): MailContent => {
   const { badge, template, issuer } = view;
-  return {
-    template: "pending_badge",
-    to: badge.recipient_email,
-    step: NEXT_STEP[kind],
-    recipient_name: fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name),
-    issuer_name: issuer.name,
-    issuer_image_url: issuer.image_url,
-    badge_name: template.name,
-    badge_description: template.description,
-    badge_image_url: templateImageUrl(urls, template),
-    accept_url: `${acceptBadgeUrl(urls, badge.id)}?token=${encodeURIComponent(acceptToken)}`,
-    message: badge.notification_message ?? template.notification_message,
-  };
+  return pendingBadgeParts(
+    {
+      to: badge.recipient_email,
+      step: NEXT_STEP[kind],
+      recipientName: fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name),
+      template,
+      issuer,
+      acceptUrl: `${acceptBadgeUrl(urls, badge.id)}?token=${encodeURIComponent(acceptToken)}`,
+      message: badge.notification_message,
+    },
+    urls,
+  );
 };
+
+/** The sample recipient of a template's mail preview. */
+export const PREVIEW_RECIPIENT = { name: "Sam Example", email: "sam@example.org" } as const;
+
+/**
+ * The pending-badge e-mail a template's badge would send, for the console to show before anything
+ * is issued: the same content as a real notification, to a sample recipient who has an account
+ * (the "accept" wording), with a link that leads nowhere (a preview badge id and token).
+ */
+export const previewBadgeContent = (
+  template: PendingBadgeParts["template"],
+  issuer: PendingBadgeParts["issuer"],
+  urls: ShapeUrls,
+): MailContent =>
+  pendingBadgeParts(
+    {
+      to: PREVIEW_RECIPIENT.email,
+      step: "accept",
+      recipientName: PREVIEW_RECIPIENT.name,
+      template,
+      issuer,
+      acceptUrl: `${acceptBadgeUrl(urls, "00000000-0000-0000-0000-000000000000")}?token=preview`,
+      message: null,
+    },
+    urls,
+  );
 
 /**
  * The pending-badge notification of a badge being issued, as an outbox mail written with the badge

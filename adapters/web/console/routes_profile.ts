@@ -119,6 +119,8 @@ export const profileRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate)
       reply
         .header("cache-control", "public, max-age=31536000, immutable")
         .header("x-content-type-options", "nosniff")
+        // Shown by other sites and by mail read in a browser: any origin may embed it.
+        .header("cross-origin-resource-policy", "cross-origin")
         // An SVG opened on its own runs nothing and loads nothing, whatever got past the check.
         .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
         .type(image.contentType)

@@ -15,12 +15,15 @@ import {
   getTemplate,
   type IssuingContext,
   listTemplates,
+  PREVIEW_RECIPIENT,
+  previewBadgeContent,
   templateAction,
   updateTemplate,
 } from "../../../core/issuing/mod.ts";
 import { parseListQuery } from "../../../core/listing/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
+import { renderMail } from "../../mail/mod.ts";
 import { storeImage } from "../../rest/mod.ts";
 import { bufferUpload, type MultipartForm } from "../../uploads/mod.ts";
 import { field } from "../routes_public.ts";
@@ -39,6 +42,7 @@ import {
   formOfTemplate,
   type TemplateForm,
   templateEditPage,
+  templateMailPage,
   templateNewPage,
   templatesPage,
 } from "./template_pages.ts";
@@ -58,7 +62,24 @@ const LIST_PAGE = 50;
 /** Same-named templates named on a template's page. */
 const SAME_NAME_SHOWN = 6;
 
-/** The uploaded image of the template form, kept off the text fields. */
+/**
+ * The mail's HTML part is the sender's markup with inline styles, which the console's policy
+ * (`style-src 'self'`) refuses, and an `<iframe srcdoc>` inherits the page's policy. So it is
+ * served on its own address with a policy of its own: no script, no plugin, no form, no base, a
+ * sandbox (an opaque origin: nothing it holds can read the console's cookies or pages), images
+ * from anywhere a mail may show them, and framing by the console only.
+ */
+const MAIL_PREVIEW_CSP = [
+  "default-src 'none'",
+  "img-src http: https: data:",
+  "style-src 'unsafe-inline'",
+  "frame-ancestors 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "sandbox",
+].join("; ");
+
+const escapeText = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const templateId = (request: FastifyRequest): string => {
   const sent = sentValue(request.params, "id");
@@ -238,6 +259,49 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
   };
 
   app.get(`${base}/:id`, memberPageRoute(gate, "templates.write", showEdit, null));
+
+  /** The pending-badge mail this template's badges send, rendered as the mail sender renders it. */
+  const previewMail = async (member: ConsoleMember, id: string) => {
+    const { template } = await getTemplate(issuing, member.organizationId, id);
+    const issuer = await deps.organizations.get(member.organizationId);
+    if (!issuer) throw notFound("Organization");
+    const publicBase = kit.urls.publicUrl;
+    return { template, mail: renderMail(previewBadgeContent(template, issuer, { publicBase })) };
+  };
+
+  app.get(`${base}/:id/mail`, async (request, reply) => {
+    const member = await gate(request, reply, "templates.read");
+    if (!member) return reply;
+    const id = templateId(request);
+    const { template, mail } = await previewMail(member, id);
+    return kit.page(
+      reply,
+      200,
+      templateMailPage(kit.frame(request, reply, `The mail of ${template.name}`), member, {
+        template,
+        mail,
+        recipient: PREVIEW_RECIPIENT,
+        htmlPart: `${consolePath(member.organizationId, "templates")}/${id}/mail.html`,
+      }),
+    );
+  });
+
+  app.get(`${base}/:id/mail.html`, async (request, reply) => {
+    const member = await gate(request, reply, "templates.read");
+    if (!member) return reply;
+    const { mail } = await previewMail(member, templateId(request));
+    return reply
+      .code(200)
+      .headers({
+        "content-security-policy": MAIL_PREVIEW_CSP,
+        "x-frame-options": "SAMEORIGIN",
+        "cache-control": "no-store",
+      })
+      .type("text/html; charset=utf-8")
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeText(mail.subject)}</title></head><body style="margin: 0; background: #ffffff">${mail.html}</body></html>`,
+      );
+  });
 
   app.post(`${base}/:id`, UPLOAD_ROUTE, async (request, reply) => {
     const member = await gate(request, reply, "templates.write");

@@ -1,5 +1,6 @@
 import type { VNode } from "preact";
 import { type BadgeTemplateRecord, templateImageUrl } from "../../../core/badges/mod.ts";
+import type { MailMessage } from "../../../core/mail/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
 import { html, type Node, safeUrl } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
@@ -157,7 +158,42 @@ const templateUse = (member: ConsoleMember, t: BadgeTemplateRecord): VNode =>
     }
     <p class="small" id="tpl-id-label">Template id, for the API and the <code>badge_template_id</code> column of CSV files:</p>
     <div class="id-copy"><code id="tpl-id" class="raw">${t.id}</code><button type="button" class="secondary" data-copy="tpl-id" hidden>Copy id</button></div>
+    <p><a href=${`${consolePath(member.organizationId, "templates")}/${t.id}/mail`}>Preview the mail</a> each person is sent with this badge.</p>
   </section>`;
+
+/**
+ * The pending-badge mail of a template's badge, as the mail sender renders it: the HTML part in a
+ * sandboxed frame served with a policy of its own (`htmlPart`), the text part as text.
+ */
+export const templateMailPage = (
+  frame: Frame,
+  member: ConsoleMember,
+  data: {
+    template: BadgeTemplateRecord;
+    mail: MailMessage;
+    recipient: { name: string; email: string };
+    htmlPart: string;
+  },
+) => {
+  const t = data.template;
+  const path = `${consolePath(member.organizationId, "templates")}/${t.id}`;
+  return consoleLayout(
+    frame,
+    member,
+    "templates",
+    html`<p class="eyebrow"><a href=${consolePath(member.organizationId, "templates")}>Badge templates</a> · <a href=${path}>${t.name}</a></p><h1>The badge mail</h1>`,
+    html`<p class="muted">What each person issued a “${t.name}” badge receives, here for a sample recipient. A message written on the issue form replaces the template's own.</p>`,
+    html`<section class="card" aria-labelledby="mail-head-h"><h2 id="mail-head-h">Envelope</h2>
+      <dl class="facts">
+        <div><dt>To</dt><dd>${`${data.recipient.name} <${data.mail.to}>`}</dd></div>
+        <div><dt>Subject</dt><dd id="mail-subject">${data.mail.subject}</dd></div>
+      </dl></section>`,
+    html`<section class="card" aria-labelledby="mail-html-h"><h2 id="mail-html-h">As most mail programs show it</h2>
+      <iframe class="mail-preview" sandbox="" src=${data.htmlPart} title="The mail as HTML" referrerpolicy="no-referrer"></iframe></section>`,
+    html`<section class="card" aria-labelledby="mail-text-h"><h2 id="mail-text-h">As plain text</h2>
+      <pre class="mail-text" id="mail-text">${data.mail.text}</pre></section>`,
+  );
+};
 
 export const templateEditPage = (
   frame: Frame,
