@@ -166,6 +166,9 @@ export const buildApiServer = async (
   const hostedBroadcast = natsHostedInvalidations(nc);
   const endorsements = {
     store: postgresEndorsementStore(db),
+    v3Base: `${config.baseUrl}/obi/v3`,
+    publicUrl: config.publicUrl,
+    newEventId: uuidv7,
     async onChanged(kind: "badge_template" | "organization", targetId: string) {
       const items: { kind: "profile" | "credential" | "badge_class"; id?: string }[] =
         kind === "organization"

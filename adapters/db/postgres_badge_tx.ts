@@ -13,7 +13,7 @@ import { lookupIssues, writeIssues } from "./grouped_issues.ts";
 import { connectedOrganizations } from "./postgres_connect_store.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
-import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
+import { enqueueMails } from "./postgres_mail_outbox.ts";
 import { FOREIGN_KEY_VIOLATION, type Queryable, UNIQUE_VIOLATION, violates } from "./sql.ts";
 import { insertUser, linkBadges } from "./user_rows.ts";
 
@@ -86,7 +86,7 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
 
   async enqueueMails(mails) {
     if (mails.length === 0) return;
-    await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows(mails.map((mail) => ({ mail })))]);
+    await enqueueMails(q, mails);
   },
 
   connectedOrganizations: (userIds) => connectedOrganizations(q, userIds),

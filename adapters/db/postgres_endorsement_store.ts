@@ -1,6 +1,8 @@
 import type { EndorsementStore, EndorsementTx } from "../../core/endorsements/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
+import { appendEvents } from "./postgres_event_log.ts";
+import { enqueueMails } from "./postgres_mail_outbox.ts";
 import type { EndorsementRow, EndorsementViewRow, Int8 } from "./rows.ts";
 import { type Queryable, toNumber } from "./sql.ts";
 
@@ -43,13 +45,25 @@ const tx = (q: Queryable): EndorsementTx => ({
       e.id,
     ]);
   },
+  view: async (id) => (await q.one<EndorsementViewRow>(`${VIEW} where e.id = ?`, [id])) ?? null,
+  async memberAddresses(organizationId, roles, limit) {
+    const rows = await q.all<{ email: string }>(
+      `select (select a.email from user_emails a where a.user_id = m.user_id order by a.position limit 1) as email
+       from memberships m where m.organization_id = ? and m.role = any(?::text[])
+       order by m.created_at, m.id limit ?`,
+      [organizationId, roles, limit],
+    );
+    return rows.flatMap((r) => (r.email ? [r.email] : []));
+  },
   appendAudit: (entries) => appendAudit(q, entries),
+  appendEvents: (events) => appendEvents(q, events),
+  enqueueMail: (mail) => enqueueMails(q, [mail]),
 });
 
 /** Endorsements between organizations, read with both organizations' names. */
 export const postgresEndorsementStore = (db: Database): EndorsementStore => ({
   transaction: (work) => db.transaction((q) => work(tx(q))),
-  get: async (id) => (await db.one<EndorsementViewRow>(`${VIEW} where e.id = ?`, [id])) ?? null,
+  get: (id) => tx(db).view(id),
   async list(organizationId, side, page) {
     const column = side === "given" ? "endorser_id" : "endorsed_id";
     const items = await db.all<EndorsementViewRow>(

@@ -2,7 +2,7 @@ import type { DueMail, MailOutbox, OutboxMail } from "../../core/mail/mod.ts";
 import type { Database } from "./database.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import type { MailOutboxRow } from "./rows.ts";
-import { toJson, toNumber } from "./sql.ts";
+import { type Queryable, toJson, toNumber } from "./sql.ts";
 
 /**
  * A common table expression writing outbox mails, to run in the statement (and so the transaction)
@@ -56,9 +56,15 @@ const dueOf = (row: ClaimedRow): DueMail => ({
 });
 
 /** The outbox port on PostgreSQL (or PGlite). */
+/** Writes mails to the outbox through `q` (a transaction, so they exist exactly when the change committed). */
+export const enqueueMails = async (q: Queryable, mails: readonly OutboxMail[]): Promise<void> => {
+  if (mails.length === 0) return;
+  await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows(mails.map((mail) => ({ mail })))]);
+};
+
 export const postgresMailOutbox = (db: Database): MailOutbox => ({
   async enqueue(mail) {
-    await db.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
+    await enqueueMails(db, [mail]);
   },
   async claimDue(now, limit, leaseMs) {
     const rows = await db.all<ClaimedRow>(CLAIM, [

@@ -9,7 +9,7 @@ import {
   organizationRecord,
   page,
 } from "./postgres_credential_stores.ts";
-import { outboxInsertCte, outboxRows } from "./postgres_mail_outbox.ts";
+import { enqueueMails } from "./postgres_mail_outbox.ts";
 import type { AuditLogRow, Int8, MemberInvitationRow, MembershipRow, UserRow } from "./rows.ts";
 import { insertRow, type Queryable, toJson } from "./sql.ts";
 import { addressOwner } from "./user_rows.ts";
@@ -154,7 +154,7 @@ const memberTx = (q: Queryable): MemberTx => ({
     },
   },
   async enqueueMail(mail) {
-    await q.run(`with ${outboxInsertCte("w", "")} select 1`, [outboxRows([{ mail }])]);
+    await enqueueMails(q, [mail]);
   },
   appendAudit: (entry) => appendAudit(q, [entry]),
 });

@@ -167,6 +167,20 @@ const TEMPLATES: { [T in MailContent["template"]]: (c: Content<T>) => MailMessag
       lines: ["The file with all your badges and your profile on Laurel is ready. The link works for 7 days."],
       button: { label: "Download your badges", link: c.link },
     }),
+  endorsement_received: (c) =>
+    message(c.to, {
+      subject: `${c.endorser_name} endorses ${c.target_kind === "organization" ? c.organization_name : `"${c.target_name}"`}`,
+      from: { name: c.endorser_name, image: null },
+      lines: [
+        c.target_kind === "organization"
+          ? `${c.endorser_name} endorses ${c.organization_name} on Laurel.`
+          : `${c.endorser_name} endorses your badge template "${c.target_name}" on Laurel.`,
+        "Nothing is published until you accept it: accepted, it is signed into your Open Badges 3.0 records and shown on your pages. You may also reject it.",
+      ],
+      quote: { from: c.endorser_name, text: c.comment },
+      button: { label: "Review the endorsement", link: c.link },
+      footer: `You receive this as a member of ${c.organization_name} who may answer endorsements.`,
+    }),
   written: (c) => ({ to: c.to, subject: c.subject, text: c.text, html: c.html }),
 };
 

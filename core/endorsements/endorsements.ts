@@ -1,13 +1,19 @@
 import { auditRecord } from "../audit/mod.ts";
 import type { Context } from "../credentials/mod.ts";
 import { notFound, orNotFound, validationFailed } from "../errors/mod.ts";
-import { actorMay, auditByOf, type MemberActor } from "../members/mod.ts";
+import type { EndorsementEventType, EventRecord } from "../events/mod.ts";
+import type { OutboxMail } from "../mail/mod.ts";
+import { actorMay, allowed, auditByOf, type MemberActor, ROLES } from "../members/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import { endorsementJson } from "./credential.ts";
+import { endorsementEvent } from "./events.ts";
 import type {
   CreateEndorsementInput,
+  EndorsementDeps,
   EndorsementRecord,
   EndorsementSide,
   EndorsementStore,
+  EndorsementTx,
   EndorsementView,
 } from "./records.ts";
 import { type EndorsementAction, mayEndorse, transition } from "./rules.ts";
@@ -19,9 +25,51 @@ import { type EndorsementAction, mayEndorse, transition } from "./rules.ts";
 const WRITE = "profile.update";
 const READ = "profile.read";
 
+/** Who is told of an endorsement received: the members who may answer it, the first few. */
+const ANSWERING_ROLES = ROLES.filter((role) => allowed(role, WRITE));
+const MAIL_AT_MOST = 5;
+
+/**
+ * The change's event in both organizations' records (each its own event id), with the
+ * endorsement as the API answers it after the change.
+ */
+const bothSides = async (
+  deps: EndorsementDeps,
+  tx: EndorsementTx,
+  ctx: Context,
+  kind: EndorsementEventType,
+  id: string,
+): Promise<{ view: EndorsementView; events: EventRecord[] }> => {
+  const view = orNotFound(await tx.view(id), "Endorsement");
+  const json = endorsementJson(view, deps.v3Base);
+  const events = [view.endorser_id, view.endorsed_id].map((organization_id) =>
+    endorsementEvent(kind, json, { id: deps.newEventId(), organization_id, occurred_at: ctx.now }),
+  );
+  return { view, events };
+};
+
+/** The mail telling the endorsed organization's answering members that an endorsement waits for them. */
+const receivedMail = (deps: EndorsementDeps, ctx: Context, view: EndorsementView, to: string): OutboxMail => ({
+  id: ctx.newId(),
+  kind: "endorsement_received",
+  organization_id: view.endorsed_id,
+  content: {
+    template: "endorsement_received",
+    to,
+    endorser_name: view.endorser_name,
+    organization_name: view.endorsed_name,
+    target_kind: view.target_kind,
+    target_name: view.target_name ?? view.endorsed_name,
+    comment: view.comment,
+    link: `${deps.publicUrl.replace(/\/+$/, "")}/console/${view.endorsed_id}/endorsements`,
+  },
+  sent_event: null,
+  created_at: ctx.now,
+});
+
 /** `organizationId` endorses another organization's template or the organization itself; it waits for that side. */
 export const createEndorsement = async (
-  store: EndorsementStore,
+  deps: EndorsementDeps,
   ctx: Context,
   actor: MemberActor,
   clientAddress: string | null,
@@ -32,6 +80,7 @@ export const createEndorsement = async (
   const comment = input.comment.trim();
   if (comment.length === 0)
     throw validationFailed("Invalid endorsement", [{ field: "comment", message: "must not be blank" }]);
+  const { store } = deps;
   const owner = await store.targetOwner(input.target_kind, input.target_id);
   if (owner === null)
     throw validationFailed("Invalid endorsement", [
@@ -72,6 +121,10 @@ export const createEndorsement = async (
         },
       ),
     ]);
+    const { view, events } = await bothSides(deps, tx, ctx, "endorsement.created", record.id);
+    await tx.appendEvents(events);
+    for (const to of await tx.memberAddresses(owner, ANSWERING_ROLES, MAIL_AT_MOST))
+      await tx.enqueueMail(receivedMail(deps, ctx, view, to));
   });
   return orNotFound(await store.get(record.id), "Endorsement");
 };
@@ -84,7 +137,7 @@ const AUDIT = {
 
 /** Accepts, rejects or withdraws an endorsement as `organizationId` (`transition` decides who may). */
 export const changeEndorsement = async (
-  store: EndorsementStore,
+  deps: EndorsementDeps,
   ctx: Context,
   actor: MemberActor,
   clientAddress: string | null,
@@ -93,6 +146,7 @@ export const changeEndorsement = async (
   action: EndorsementAction,
 ): Promise<EndorsementView> => {
   actorMay(actor, organizationId, WRITE);
+  const { store } = deps;
   await store.transaction(async (tx) => {
     const current = orNotFound(await tx.lock(id), "Endorsement");
     const state = transition(current, organizationId, action);
@@ -108,6 +162,7 @@ export const changeEndorsement = async (
         to: state,
       }),
     ]);
+    await tx.appendEvents((await bothSides(deps, tx, ctx, "endorsement.state.changed", id)).events);
   });
   return orNotFound(await store.get(id), "Endorsement");
 };

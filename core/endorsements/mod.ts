@@ -6,7 +6,9 @@ export {
   endorsementUrl,
 } from "./credential.ts";
 export { changeEndorsement, createEndorsement, getEndorsement, listEndorsements } from "./endorsements.ts";
+export { EndorsementEventDetailSchema, endorsementEvent } from "./events.ts";
 export type {
+  EndorsementDeps,
   EndorsementRecord,
   EndorsementSide,
   EndorsementState,

@@ -1,5 +1,8 @@
 import { type Static, Type } from "typebox";
 import type { AuditRecord } from "../audit/mod.ts";
+import type { EventRecord } from "../events/mod.ts";
+import type { OutboxMail } from "../mail/mod.ts";
+import type { Role } from "../members/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 
 /** What an organization endorses: one of another organization's badge templates, or that organization itself. */
@@ -43,14 +46,31 @@ export interface EndorsementView extends EndorsementRecord {
 /** Which side of its endorsements an organization lists. */
 export type EndorsementSide = "given" | "received";
 
-/** One transaction over endorsements and the audit rows of each change. */
+/** One transaction over endorsements and what each change writes with it: audit rows, events, mail. */
 export interface EndorsementTx {
   /** The endorsement, locked until the transaction ends; null when there is none. */
   lock(id: string): Promise<EndorsementRecord | null>;
   /** Inserts it unless its endorser has a live one of the same target; false then. */
   insertIfNoneLive(record: EndorsementRecord): Promise<boolean>;
   update(record: EndorsementRecord): Promise<void>;
+  /** The endorsement with its names, as this transaction sees it. */
+  view(id: string): Promise<EndorsementView | null>;
+  /** The first address of each member of the organization holding one of `roles`, oldest member first, at most `limit`. */
+  memberAddresses(organizationId: string, roles: readonly Role[], limit: number): Promise<string[]>;
   appendAudit(entries: readonly AuditRecord[]): Promise<void>;
+  appendEvents(events: EventRecord[]): Promise<void>;
+  enqueueMail(mail: OutboxMail): Promise<void>;
+}
+
+/** What the endorsement use cases need besides the store: where the credentials and the console live. */
+export interface EndorsementDeps {
+  store: EndorsementStore;
+  /** The OB 3.0 records' base (`<base>/obi/v3`), for an endorsement's credential address. */
+  v3Base: string;
+  /** The public origin of the pages, for the console link in the mail to the endorsed organization. */
+  publicUrl: string;
+  /** UUIDv7s, so the events sort by time. */
+  newEventId: () => string;
 }
 
 export interface EndorsementStore {

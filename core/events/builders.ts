@@ -17,7 +17,15 @@ import type {
  */
 const snapshot = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-const record = (event_type: EventType, detail: Record<string, unknown>, ctx: EventContext): EventRecord => ({
+/**
+ * The record of one event: the builders below, and a module whose detail core/events cannot name
+ * without importing it (core/endorsements builds its own kinds' detail with this).
+ */
+export const eventRecord = (
+  event_type: EventType,
+  detail: Record<string, unknown>,
+  ctx: EventContext,
+): EventRecord => ({
   id: ctx.id,
   organization_id: ctx.organization_id,
   event_type,
@@ -27,14 +35,14 @@ const record = (event_type: EventType, detail: Record<string, unknown>, ctx: Eve
 
 /** badge.*: the badge in the standard shape as it is after the change. */
 export const badgeEvent = (kind: BadgeEventType, badge: BadgeStandardShape, ctx: EventContext): EventRecord =>
-  record(kind, { badge }, ctx);
+  eventRecord(kind, { badge }, ctx);
 
 /** badge_template.*: the template as its REST JSON, our "standard badge template shape". */
 export const badgeTemplateEvent = (
   kind: BadgeTemplateEventType,
   badgeTemplate: BadgeTemplateJson,
   ctx: EventContext,
-): EventRecord => record(kind, { badge_template: badgeTemplate }, ctx);
+): EventRecord => eventRecord(kind, { badge_template: badgeTemplate }, ctx);
 
 /**
  * pending_badge_notification.*: the badge and the address
@@ -46,27 +54,27 @@ export const pendingBadgeNotificationEvent = (
   badge: BadgeStandardShape,
   recipientEmail: string,
   ctx: EventContext,
-): EventRecord => record(kind, { badge, recipient_email: recipientEmail }, ctx);
+): EventRecord => eventRecord(kind, { badge, recipient_email: recipientEmail }, ctx);
 
 export const accountMergedEvent = (
   users: { source_user_id: string; destination_user_id: string },
   ctx: EventContext,
 ): EventRecord =>
-  record(
+  eventRecord(
     "user.account_merged",
     { source_user_id: users.source_user_id, destination_user_id: users.destination_user_id },
     ctx,
   );
 
 export const connectAccessRemovedEvent = (userId: string, ctx: EventContext): EventRecord =>
-  record("user.connect_access.removed", { user_id: userId }, ctx);
+  eventRecord("user.connect_access.removed", { user_id: userId }, ctx);
 
 export const publicBadgesEvent = (
   kind: PublicBadgesEventType,
   userId: string,
   badge: BadgeStandardShape,
   ctx: EventContext,
-): EventRecord => record(kind, { user_id: userId, badge }, ctx);
+): EventRecord => eventRecord(kind, { user_id: userId, badge }, ctx);
 
 /**
  * employment.* (other than badges.added/removed): the full employment is stored even for
@@ -81,7 +89,7 @@ export const employmentEvent = (
   ctx: EventContext,
   externalBadge?: Record<string, unknown>,
 ): EventRecord =>
-  record(kind, externalBadge === undefined ? { employment } : { employment, external_badge: externalBadge }, ctx);
+  eventRecord(kind, externalBadge === undefined ? { employment } : { employment, external_badge: externalBadge }, ctx);
 
 /** employment.badges.added / removed: the employment plus the badge that came or went. */
 export const employmentBadgeEvent = (
@@ -89,4 +97,4 @@ export const employmentBadgeEvent = (
   employment: Employment,
   badge: BadgeStandardShape,
   ctx: EventContext,
-): EventRecord => record(kind, { employment, badge }, ctx);
+): EventRecord => eventRecord(kind, { employment, badge }, ctx);

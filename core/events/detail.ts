@@ -49,7 +49,13 @@ export const eventDetail = (record: EventRecord, options: DetailOptions): EventD
 };
 
 const Uuid = Type.String({ format: "uuid" });
-const common = { id: Uuid, organization_id: Uuid, occurred_at: Type.String({ format: "date-time" }) };
+/** What every event detail has, whatever its kind. */
+export const eventDetailCommon = {
+  id: Uuid,
+  organization_id: Uuid,
+  occurred_at: Type.String({ format: "date-time" }),
+};
+const common = eventDetailCommon;
 
 export const BadgeEventDetailSchema = Type.Object({
   ...common,
@@ -92,6 +98,10 @@ export const EmploymentEventDetailSchema = Type.Object({
   external_badge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 
+/**
+ * The interface's kinds' details. Laurel's own kinds' details are defined beside what they are
+ * about (core/endorsements `EndorsementEventDetailSchema`), which this folder does not import.
+ */
 export const EventDetailSchema = Type.Union([
   BadgeEventDetailSchema,
   BadgeTemplateEventDetailSchema,

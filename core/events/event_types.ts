@@ -1,4 +1,7 @@
-/** Every kind the service records, in the order of docs/interface.md, Events and webhooks. */
+/**
+ * Every kind the service records, in the order of docs/interface.md, Events and webhooks: the
+ * interface's 30, then Laurel's own (`LAUREL_EVENT_TYPES`), for what the interface has no kind of.
+ */
 export const EVENT_TYPES = [
   "badge.created",
   "badge.deleted",
@@ -30,6 +33,8 @@ export const EVENT_TYPES = [
   "employment.connection.rejected",
   "employment.user_account.associated",
   "employment.user_account.disassociated",
+  "endorsement.created",
+  "endorsement.state.changed",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -39,6 +44,7 @@ export type BadgeTemplateEventType = Prefixed<"badge_template">;
 export type PendingNotificationEventType = Prefixed<"pending_badge_notification">;
 export type PublicBadgesEventType = Prefixed<"user.public_badges">;
 export type EmploymentEventType = Prefixed<"employment">;
+export type EndorsementEventType = Prefixed<"endorsement">;
 /** Employment kinds whose detail also carries the `badge` that came or went. */
 export type EmploymentBadgeEventType = "employment.badges.added" | "employment.badges.removed";
 
@@ -51,6 +57,7 @@ export const EVENT_FAMILIES = [
   "user.connect_access.removed",
   "user.public_badges",
   "employment",
+  "endorsement",
 ] as const;
 export type EventFamily = (typeof EVENT_FAMILIES)[number];
 
@@ -74,3 +81,10 @@ export const PENDING_NOTIFICATION_EVENT_TYPES: readonly PendingNotificationEvent
 export const PUBLIC_BADGES_EVENT_TYPES: readonly PublicBadgesEventType[] =
   ofFamily<PublicBadgesEventType>("user.public_badges");
 export const EMPLOYMENT_EVENT_TYPES: readonly EmploymentEventType[] = ofFamily<EmploymentEventType>("employment");
+/**
+ * Laurel's own kinds, beyond the interface's: an endorsement between organizations (OB 3.0) was
+ * given, or was accepted, rejected or withdrawn. Recorded for both organizations; a webhook gets
+ * them when it chose them or chose every kind.
+ */
+export const ENDORSEMENT_EVENT_TYPES: readonly EndorsementEventType[] = ofFamily<EndorsementEventType>("endorsement");
+export const LAUREL_EVENT_TYPES: readonly EventType[] = ENDORSEMENT_EVENT_TYPES;

@@ -5,6 +5,7 @@ export {
   connectAccessRemovedEvent,
   employmentBadgeEvent,
   employmentEvent,
+  eventRecord,
   pendingBadgeNotificationEvent,
   publicBadgesEvent,
 } from "./builders.ts";
@@ -17,6 +18,7 @@ export {
   EmploymentEventDetailSchema,
   EventDetailSchema,
   eventDetail,
+  eventDetailCommon,
   PendingNotificationEventDetailSchema,
   PublicBadgesEventDetailSchema,
 } from "./detail.ts";
@@ -30,6 +32,7 @@ export type {
   BadgeTemplateEventType,
   EmploymentBadgeEventType,
   EmploymentEventType,
+  EndorsementEventType,
   EventFamily,
   EventType,
   PendingNotificationEventType,
@@ -39,10 +42,12 @@ export {
   BADGE_EVENT_TYPES,
   BADGE_TEMPLATE_EVENT_TYPES,
   EMPLOYMENT_EVENT_TYPES,
+  ENDORSEMENT_EVENT_TYPES,
   EVENT_FAMILIES,
   EVENT_TYPES,
   eventFamily,
   isEventType,
+  LAUREL_EVENT_TYPES,
   PENDING_NOTIFICATION_EVENT_TYPES,
   PUBLIC_BADGES_EVENT_TYPES,
 } from "./event_types.ts";

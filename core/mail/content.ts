@@ -52,6 +52,19 @@ export const MailContent = Type.Union([
     to: Type.String(),
     link: Type.String(),
   }),
+  Type.Object({
+    template: Type.Literal("endorsement_received"),
+    to: Type.String(),
+    endorser_name: Type.String(),
+    /** The endorsed organization. */
+    organization_name: Type.String(),
+    target_kind: Type.Union([Type.Literal("badge_template"), Type.Literal("organization")]),
+    /** The template's name, or the endorsed organization's. */
+    target_name: Type.String(),
+    /** The endorser's own words, shown as written. */
+    comment: Type.String(),
+    link: Type.String(),
+  }),
   /** A message written whole before templates existed (an outbox row from then), sent as written. */
   Type.Object({
     template: Type.Literal("written"),

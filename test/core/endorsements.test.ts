@@ -4,6 +4,7 @@ import {
   changeEndorsement,
   createEndorsement,
   type EndorsementAction,
+  type EndorsementDeps,
   type EndorsementRecord,
   type EndorsementState,
   type EndorsementStore,
@@ -16,7 +17,9 @@ import {
   transition,
 } from "../../core/endorsements/mod.ts";
 import { type CoreError, isCoreError, resultOf } from "../../core/errors/mod.ts";
-import type { MemberActor } from "../../core/members/mod.ts";
+import type { EventRecord } from "../../core/events/mod.ts";
+import type { OutboxMail } from "../../core/mail/mod.ts";
+import type { MemberActor, Role } from "../../core/members/mod.ts";
 
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
@@ -77,9 +80,11 @@ t.test("no self-endorsement", async (t) => {
 });
 
 /** An in-memory store: the one-live rule as the database's partial unique index keeps it. */
-const memoryStore = (owners: Record<string, string>) => {
+const memoryStore = (owners: Record<string, string>, members: Record<string, [Role, string][]> = {}) => {
   const rows = new Map<string, EndorsementRecord>();
   const audit: AuditRecord[] = [];
+  const events: EventRecord[] = [];
+  const mails: OutboxMail[] = [];
   const view = (r: EndorsementRecord): EndorsementView => ({
     ...r,
     endorser_name: "Org A",
@@ -102,7 +107,18 @@ const memoryStore = (owners: Record<string, string>) => {
           return !live;
         },
         update: async (r) => void rows.set(r.id, r),
+        view: async (id) => {
+          const r = rows.get(id);
+          return r ? view(r) : null;
+        },
+        memberAddresses: async (organizationId, roles, limit) =>
+          (members[organizationId] ?? [])
+            .filter(([role]) => roles.includes(role))
+            .map(([, address]) => address)
+            .slice(0, limit),
         appendAudit: async (entries) => void audit.push(...entries),
+        appendEvents: async (records) => void events.push(...records),
+        enqueueMail: async (mail) => void mails.push(mail),
       }),
     get: async (id) => {
       const r = rows.get(id);
@@ -112,7 +128,14 @@ const memoryStore = (owners: Record<string, string>) => {
     accepted: async () => [...rows.values()].filter((r) => r.state === "accepted").map(view),
     targetOwner: async (_kind, id) => owners[id] ?? null,
   };
-  return { store, audit };
+  let n = 0;
+  const deps: EndorsementDeps = {
+    store,
+    v3Base: "https://l.example/v1/obi/v3",
+    publicUrl: "https://l.example/",
+    newEventId: () => `event-${++n}`,
+  };
+  return { deps, audit, events, mails };
 };
 
 const member = (organizationId: string, role: "owner" | "issuer" = "owner"): MemberActor => ({
@@ -123,34 +146,44 @@ const member = (organizationId: string, role: "owner" | "issuer" = "owner"): Mem
 });
 
 t.test("use cases: create, refuse a second live one, accept, withdraw, each audited", async (t) => {
-  const { store, audit } = memoryStore({ [TEMPLATE]: B, [B]: B, [A]: A });
+  const { deps, audit, events, mails } = memoryStore(
+    { [TEMPLATE]: B, [B]: B, [A]: A },
+    {
+      [B]: [
+        ["owner", "owner@b.example"],
+        ["issuer", "issuer@b.example"],
+        ["admin", "admin@b.example"],
+        ["viewer", "viewer@b.example"],
+      ],
+    },
+  );
   let n = 0;
   const ctx = { now, newId: () => `id-${++n}` };
   const input = { target_kind: "badge_template" as const, target_id: TEMPLATE, comment: "  Rigorous  " };
-  const made = await createEndorsement(store, ctx, member(A), "203.0.113.9", A, input);
+  const made = await createEndorsement(deps, ctx, member(A), "203.0.113.9", A, input);
   t.equal(made.state, "pending");
   t.equal(made.comment, "Rigorous");
   t.equal(made.endorsed_id, B);
-  const twice = await createEndorsement(store, ctx, member(A), null, A, input).catch((e) => e);
+  const twice = await createEndorsement(deps, ctx, member(A), null, A, input).catch((e) => e);
   t.ok(isCoreError(twice) && twice.code === "validation_failed", "one live endorsement per endorser and target");
-  const self = await createEndorsement(store, ctx, member(B), null, B, input).catch((e) => e);
+  const self = await createEndorsement(deps, ctx, member(B), null, B, input).catch((e) => e);
   t.ok(isCoreError(self) && self.code === "validation_failed", "no endorsement of one's own template");
-  const unknown = await createEndorsement(store, ctx, member(A), null, A, { ...input, target_id: C }).catch((e) => e);
+  const unknown = await createEndorsement(deps, ctx, member(A), null, A, { ...input, target_id: C }).catch((e) => e);
   t.ok(isCoreError(unknown) && unknown.code === "validation_failed", "an unknown target is named");
-  const issuer = await createEndorsement(store, ctx, member(A, "issuer"), null, A, input).catch((e) => e);
+  const issuer = await createEndorsement(deps, ctx, member(A, "issuer"), null, A, input).catch((e) => e);
   t.ok(isCoreError(issuer) && issuer.code === "forbidden", "an issuer may not speak for the organization");
 
-  const stranger = await changeEndorsement(store, ctx, member(C), null, C, made.id, "accept").catch((e) => e);
+  const stranger = await changeEndorsement(deps, ctx, member(C), null, C, made.id, "accept").catch((e) => e);
   t.ok(isCoreError(stranger) && stranger.code === "not_found");
-  const accepted = await changeEndorsement(store, ctx, member(B), null, B, made.id, "accept");
+  const accepted = await changeEndorsement(deps, ctx, member(B), null, B, made.id, "accept");
   t.equal(accepted.state, "accepted");
   t.same(accepted.accepted_at, now);
-  t.equal((await getEndorsement(store, member(A), A, made.id)).state, "accepted");
-  const hidden = await getEndorsement(store, member(C), C, made.id).catch((e) => e);
+  t.equal((await getEndorsement(deps.store, member(A), A, made.id)).state, "accepted");
+  const hidden = await getEndorsement(deps.store, member(C), C, made.id).catch((e) => e);
   t.ok(isCoreError(hidden) && hidden.code === "not_found");
-  const withdrawn = await changeEndorsement(store, ctx, member(A), null, A, made.id, "withdraw");
+  const withdrawn = await changeEndorsement(deps, ctx, member(A), null, A, made.id, "withdraw");
   t.equal(withdrawn.state, "withdrawn");
-  const again = await createEndorsement(store, ctx, member(A), null, A, input);
+  const again = await createEndorsement(deps, ctx, member(A), null, A, input);
   t.equal(again.state, "pending", "a withdrawn endorsement leaves room for a new one");
   t.same(
     audit.map((a) => [a.organization_id, a.action, a.target]),
@@ -162,6 +195,33 @@ t.test("use cases: create, refuse a second live one, accept, withdraw, each audi
     ],
   );
   t.equal(audit[0]?.client_address, "203.0.113.9");
+  t.same(
+    events.map((e) => [e.organization_id, e.event_type, (e.detail.endorsement as { state: string }).state]),
+    [
+      [A, "endorsement.created", "pending"],
+      [B, "endorsement.created", "pending"],
+      [A, "endorsement.state.changed", "accepted"],
+      [B, "endorsement.state.changed", "accepted"],
+      [A, "endorsement.state.changed", "withdrawn"],
+      [B, "endorsement.state.changed", "withdrawn"],
+      [A, "endorsement.created", "pending"],
+      [B, "endorsement.created", "pending"],
+    ],
+    "each change is an event of both organizations, the endorsement as it is after it",
+  );
+  t.equal(new Set(events.map((e) => e.id)).size, events.length, "each its own event id");
+  t.same(
+    mails.map((m) => m.content.to),
+    ["owner@b.example", "admin@b.example", "owner@b.example", "admin@b.example"],
+    "each new endorsement is mailed to the endorsed side's members who may answer it (not issuers, not viewers)",
+  );
+  t.match(mails[0]?.content, {
+    template: "endorsement_received",
+    endorser_name: "Org A",
+    target_name: "Rust",
+    comment: "Rigorous",
+    link: `https://l.example/console/${B}/endorsements`,
+  });
 });
 
 t.test("the EndorsementCredential payload and the REST shape", async (t) => {

@@ -1,6 +1,7 @@
 import t from "tap";
 import { Value } from "typebox/value";
 import type { BadgeStandardShape, BadgeTemplateJson } from "../../core/badges/mod.ts";
+import { type Endorsement, EndorsementEventDetailSchema, endorsementEvent } from "../../core/endorsements/mod.ts";
 import {
   accountMergedEvent,
   badgeEvent,
@@ -18,6 +19,7 @@ import {
   eventDetail,
   eventFamily,
   isEventType,
+  LAUREL_EVENT_TYPES,
   pendingBadgeNotificationEvent,
   publicBadgesEvent,
   reduceEmployment,
@@ -36,6 +38,23 @@ const ctx: EventContext = {
 };
 
 const badge: BadgeStandardShape = BADGE;
+
+const endorsement: Endorsement = {
+  id: "01890a5d-ac96-774b-bcce-b302099a8058",
+  endorser_organization_id: USER,
+  endorser_name: "Guild",
+  endorsed_organization_id: ORG,
+  endorsed_name: "Academy",
+  target_kind: "organization",
+  target_id: ORG,
+  target_name: "Academy",
+  comment: "Rigorous",
+  state: "pending",
+  created_at: "2024-03-04T05:06:07.890Z",
+  updated_at: "2024-03-04T05:06:07.890Z",
+  accepted_at: null,
+  credential_url: null,
+};
 
 const template: BadgeTemplateJson = {
   id: "7d3f2a52-8f0e-4a43-8d8e-3a0b6a3f1c11",
@@ -102,6 +121,8 @@ const build = (kind: EventType): EventRecord => {
       return kind === "employment.badges.added" || kind === "employment.badges.removed"
         ? employmentBadgeEvent(kind, employment, badge, ctx)
         : employmentEvent(kind as Parameters<typeof employmentEvent>[0], employment, ctx);
+    case "endorsement":
+      return endorsementEvent(kind as Parameters<typeof endorsementEvent>[0], endorsement, ctx);
   }
 };
 
@@ -127,12 +148,16 @@ const expectedKeys = (kind: EventType, authorized: boolean): string[] => {
       return authorized && (kind === "employment.badges.added" || kind === "employment.badges.removed")
         ? ["employment", "badge"]
         : ["employment"];
+    case "endorsement":
+      return ["endorsement"];
   }
 };
 
-t.test("the closed list has the 30 documented kinds", (t) => {
-  t.equal(EVENT_TYPES.length, 30);
-  t.equal(new Set(EVENT_TYPES).size, 30);
+t.test("the closed list has the interface's 30 kinds, then Laurel's own 2", (t) => {
+  t.equal(EVENT_TYPES.length, 32);
+  t.equal(new Set(EVENT_TYPES).size, 32);
+  t.same(LAUREL_EVENT_TYPES, ["endorsement.created", "endorsement.state.changed"]);
+  t.same(EVENT_TYPES.slice(30), LAUREL_EVENT_TYPES, "Laurel's own come after the interface's");
   t.ok(isEventType("badge.state.changed"));
   t.notOk(isEventType("badge.exploded"));
   const families = new Map<string, number>();
@@ -145,6 +170,7 @@ t.test("the closed list has the 30 documented kinds", (t) => {
     "user.connect_access.removed": 1,
     "user.public_badges": 3,
     employment: 15,
+    endorsement: 2,
   });
   t.end();
 });
@@ -160,7 +186,8 @@ t.test("every kind x workforce authorization -> detail shape", (t) => {
       t.equal(d.id, ctx.id);
       t.equal(d.organization_id, ORG);
       t.equal(d.occurred_at, "2024-03-04T05:06:07.890Z", `${label}: milliseconds`);
-      t.ok(Value.Check(EventDetailSchema, d), `${label}: matches the detail schema`);
+      const schema = eventFamily(kind) === "endorsement" ? EndorsementEventDetailSchema : EventDetailSchema;
+      t.ok(Value.Check(schema, d), `${label}: matches the detail schema`);
       if (eventFamily(kind) === "employment") {
         const full = authorized && kind !== "employment.deleted";
         t.same(d.employment, full ? employment : REDUCED, `${label}: employment ${full ? "full" : "reduced"}`);

@@ -1,6 +1,7 @@
 import t from "tap";
 import type { TSchema } from "typebox";
 import { Value } from "typebox/value";
+import { EndorsementEventDetailSchema } from "../../core/endorsements/mod.ts";
 import {
   AccountMergedEventDetailSchema,
   BadgeEventDetailSchema,
@@ -20,6 +21,7 @@ import {
 import { apiClient, issueBody, trpc } from "../support/badges.ts";
 import { startEarnerWebhookServices } from "../support/earner_flows.ts";
 import { connectApplication, httpEarner } from "../support/earner_http.ts";
+import { basic } from "../support/laurel.ts";
 import { startObIssuer } from "../support/ob_issuer.ts";
 import { runTs } from "../support/processes.ts";
 import { waitFor, webhookOrganization } from "../support/webhooks.ts";
@@ -47,6 +49,7 @@ const SHAPES: Record<EventFamily, TSchema> = {
   "user.connect_access.removed": ConnectAccessRemovedEventDetailSchema,
   "user.public_badges": PublicBadgesEventDetailSchema,
   employment: EmploymentEventDetailSchema,
+  endorsement: EndorsementEventDetailSchema,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: event details and REST bodies of many shapes
@@ -66,7 +69,7 @@ const path = (p: string) => `/organizations/${org.id}${p}`;
 const ann = httpEarner(laurel.origin, smtp);
 
 /** What the steps leave for the later ones. */
-const w = { template: "", employee: "", firstBadge: "", externalUrl: "", externalId: "" };
+const w = { template: "", employee: "", firstBadge: "", externalUrl: "", externalId: "", endorsement: "" };
 
 const rest = async (method: string, p: string, body?: unknown): Promise<Json> => {
   const res = await api(method, path(p), org.auth, body);
@@ -275,6 +278,24 @@ const SOURCES: Partial<Record<EventType, { how: string; run: () => Promise<unkno
   "employment.user_account.disassociated": {
     how: "REST PUT employees/<id> to an address no account confirmed",
     run: () => rest("PUT", `/employees/${w.employee}`, { email: "ann.walker@example.org" }),
+  },
+  "endorsement.created": {
+    how: "another organization endorses this one over REST (POST organizations/<other>/endorsements)",
+    run: async () => {
+      const guild = await laurel.createOrganization("Walk Guild");
+      const res = await api(
+        "POST",
+        `/organizations/${guild.organization.id}/endorsements`,
+        basic(guild.authorization_token.token),
+        { target_kind: "organization", target_id: org.id, comment: "Walks well" },
+      );
+      if (res.status !== 201) throw new Error(`endorse: ${res.status} ${JSON.stringify(res.body)}`);
+      w.endorsement = res.body.data.id;
+    },
+  },
+  "endorsement.state.changed": {
+    how: "REST PUT endorsements/<id>/accept",
+    run: () => rest("PUT", `/endorsements/${w.endorsement}/accept`),
   },
 };
 

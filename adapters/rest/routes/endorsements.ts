@@ -7,8 +7,8 @@ import {
   createEndorsement,
   Endorsement,
   type EndorsementAction,
+  type EndorsementDeps,
   type EndorsementSide,
-  type EndorsementStore,
   type EndorsementTarget,
   type EndorsementView,
   endorsementJson,
@@ -29,8 +29,7 @@ import {
 } from "../route_kit.ts";
 import { requestActor } from "./memberships.ts";
 
-export interface EndorsementRestDeps {
-  store: EndorsementStore;
+export interface EndorsementRestDeps extends EndorsementDeps {
   /** After an endorsement was accepted or stopped being published: the hosted records embedding it are dropped. */
   onChanged(kind: EndorsementTarget, targetId: string): Promise<void>;
 }
@@ -51,8 +50,7 @@ export const endorsementRoutes =
     const read = guard(deps.authenticator, deps.clock, "badge_templates", "read");
     const write = guard(deps.authenticator, deps.clock, "badge_templates", "write");
     const remove = guard(deps.authenticator, deps.clock, "badge_templates", "delete");
-    const v3Base = `${deps.baseUrl}/obi/v3`;
-    const toJson = (e: EndorsementView) => endorsementJson(e, v3Base);
+    const toJson = (e: EndorsementView) => endorsementJson(e, endorsements.v3Base);
     const { store } = endorsements;
 
     const listing = (side: EndorsementSide, summary: string) => ({
@@ -97,7 +95,7 @@ export const endorsementRoutes =
       }),
       handler: async (request, reply) => {
         const made = await createEndorsement(
-          store,
+          endorsements,
           requestContext(deps, request),
           requestActor(request),
           request.ip,
@@ -116,7 +114,7 @@ export const endorsementRoutes =
       action: EndorsementAction,
     ) => {
       const changed = await changeEndorsement(
-        store,
+        endorsements,
         requestContext(deps, request),
         requestActor(request),
         request.ip,

@@ -1,17 +1,19 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
+import { EndorsementEventDetailSchema } from "../../../core/endorsements/mod.ts";
 import { EVENT_LIST, EventDetailSchema, getEvent, listEvents } from "../../../core/events/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { guard } from "../guard.ts";
 import { READ_ERRORS, resourceRoutes } from "../route_kit.ts";
 
 /**
- * The details of each kind family, plus a last, open branch: a detail recorded by an older release (or a
+ * The details of each kind family (the interface's, then Laurel's own), plus a last, open branch: a detail recorded by an older release (or a
  * kind whose shape grows) is still served whole rather than failing serialization.
  */
 const EventDetailResponse = Type.Union([
   ...EventDetailSchema.anyOf,
+  EndorsementEventDetailSchema,
   Type.Object(
     {
       id: Type.String({ format: "uuid" }),

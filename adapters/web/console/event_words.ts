@@ -37,6 +37,8 @@ export const EVENT_WORDS = {
   "employment.connection.rejected": "An employee declined to connect their account",
   "employment.user_account.associated": "An employee's account was linked",
   "employment.user_account.disassociated": "An employee's account was unlinked",
+  "endorsement.created": "An endorsement was given",
+  "endorsement.state.changed": "An endorsement changed state",
 } as const satisfies Record<EventType, string>;
 
 const STATE_WORDS: Record<string, string> = {
@@ -44,6 +46,7 @@ const STATE_WORDS: Record<string, string> = {
   accepted: "accepted",
   rejected: "rejected",
   revoked: "revoked",
+  withdrawn: "withdrawn",
 };
 
 /** What happened, in words: the kind's sentence, a state change with the state it reached. */
@@ -52,6 +55,9 @@ export const eventWords = (e: Pick<EventRecord, "event_type" | "detail">): strin
   const state = (e.detail as { badge?: { state?: unknown } } | null)?.badge?.state;
   if (e.event_type === "badge.state.changed" && typeof state === "string")
     return `A badge was ${STATE_WORDS[state] ?? state}`;
+  const endorsement = (e.detail as { endorsement?: { state?: unknown } } | null)?.endorsement?.state;
+  if (e.event_type === "endorsement.state.changed" && typeof endorsement === "string")
+    return `An endorsement was ${STATE_WORDS[endorsement] ?? endorsement}`;
   return words;
 };
 
@@ -79,5 +85,7 @@ export const eventLink = (
   const employment = idOf(detail.employment);
   if (employment && e.event_type !== "employment.deleted")
     return { href: `${base}/employees/${employment}`, label: "See the employee", action: "employees.read" };
+  if (detail.endorsement)
+    return { href: `${base}/endorsements`, label: "See the endorsements", action: "profile.read" };
   return null;
 };

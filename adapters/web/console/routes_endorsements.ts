@@ -3,7 +3,7 @@ import {
   changeEndorsement,
   createEndorsement,
   type EndorsementAction,
-  type EndorsementStore,
+  type EndorsementDeps,
   type EndorsementTarget,
   getEndorsement,
   listEndorsements,
@@ -21,8 +21,7 @@ import { type EndorsementForm, endorsementsPage } from "./endorsement_pages.ts";
 import { tryForm } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
 
-export interface ConsoleEndorsementDeps {
-  store: EndorsementStore;
+export interface ConsoleEndorsementDeps extends EndorsementDeps {
   /** After an endorsement was published or stopped being: the records embedding it are dropped. */
   onChanged(kind: EndorsementTarget, targetId: string): Promise<void>;
 }
@@ -96,7 +95,7 @@ export const endorsementRoutes =
             ]);
           if (form.comment.trim().length > 2000)
             throw validationFailed("Shorten the comment", [{ field: "comment", message: "is over 2000 characters" }]);
-          await createEndorsement(store, ctx(), member.actor, request.ip, member.organizationId, {
+          await createEndorsement(deps.endorsements, ctx(), member.actor, request.ip, member.organizationId, {
             target_kind: kind,
             target_id: targetId,
             comment: form.comment,
@@ -116,7 +115,7 @@ export const endorsementRoutes =
       tryForm(
         async () => {
           const changed = await changeEndorsement(
-            store,
+            deps.endorsements,
             ctx(),
             member.actor,
             request.ip,

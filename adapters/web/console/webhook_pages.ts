@@ -19,6 +19,7 @@ const FAMILY_LABEL: Record<EventFamily, string> = {
   "user.connect_access.removed": "Connect access",
   "user.public_badges": "Public badges",
   employment: "Employment (workforce)",
+  endorsement: "Endorsements (Laurel's own, beyond the interface)",
 };
 
 const STATUS_CLASS: Record<string, string> = {
