@@ -27,6 +27,7 @@ export { postgresExportStore } from "./postgres_export_store.ts";
 export { postgresExternalBadgeStore } from "./postgres_external_badge_store.ts";
 export { type ImageStore, postgresImageStore } from "./postgres_image_store.ts";
 export { postgresImportStore } from "./postgres_import_store.ts";
+export { postgresIssuerAuthorizationStore } from "./postgres_issuer_authorization_store.ts";
 export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents, listenForExports, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";

@@ -7,6 +7,7 @@ import type { EndorsementRecord, EndorsementView } from "../../core/endorsements
 import type { FieldError } from "../../core/errors/mod.ts";
 import type { EventRecord } from "../../core/events/mod.ts";
 import type { ImportRecord, ImportRow } from "../../core/imports/mod.ts";
+import type { IssuerAuthorizationRecord, IssuerAuthorizationView } from "../../core/issuer_authorizations/mod.ts";
 import type { UserRecord } from "../../core/issuing/mod.ts";
 import type { DueMail } from "../../core/mail/mod.ts";
 import type { InvitationRecord, MembershipRecord } from "../../core/members/mod.ts";
@@ -96,6 +97,11 @@ export interface ObPlatformRow extends Omit<PlatformRecord, "id"> {
 export type EndorsementRow = EndorsementRecord;
 /** An endorsement with both organizations' names, as its reads join them. */
 export type EndorsementViewRow = EndorsementView;
+
+/** `issuer_authorizations` (jsonb `badge_template_ids` parsed). */
+export type IssuerAuthorizationRow = IssuerAuthorizationRecord;
+/** An authorization with both organizations' names and the templates it covers, as its reads join them. */
+export type IssuerAuthorizationViewRow = IssuerAuthorizationView;
 
 export type ConnectSessionRow = SessionRecord;
 

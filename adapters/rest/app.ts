@@ -32,6 +32,7 @@ import { endorsementRoutes } from "./routes/endorsements.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { importRoutes } from "./routes/imports.ts";
 import { invitationRoutes } from "./routes/invitations.ts";
+import { issuerAuthorizationRoutes } from "./routes/issuer_authorizations.ts";
 import { meRoutes } from "./routes/me.ts";
 import { membershipRoutes } from "./routes/memberships.ts";
 import { oauthApplicationRoutes } from "./routes/oauth_applications.ts";
@@ -369,6 +370,8 @@ export const buildRestApp = async (
     await api.register(invitationRoutes(deps, origin), { prefix: apiPrefix });
     if (deps.endorsements)
       await api.register(endorsementRoutes(deps, deps.endorsements, origin), { prefix: apiPrefix });
+    if (deps.issuerAuthorizations)
+      await api.register(issuerAuthorizationRoutes(deps, deps.issuerAuthorizations, origin), { prefix: apiPrefix });
     if (deps.connect) await api.register(meRoutes(deps, deps.connect, origin), { prefix: apiPrefix });
   });
   // The Open Badges API answers its own error bodies, so it has a context of its own.

@@ -14,6 +14,7 @@ import type {
 import type { EarnerStore } from "../../core/earners/mod.ts";
 import type { EventStore } from "../../core/events/mod.ts";
 import type { ImportStore } from "../../core/imports/mod.ts";
+import type { IssuerAuthorizationStore } from "../../core/issuer_authorizations/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { PlatformStore } from "../../core/ob_api/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
@@ -79,6 +80,8 @@ export interface RestDeps {
   connect?: ConnectRestDeps;
   /** Endorsements between organizations; absent, neither their routes nor their credentials are served. */
   endorsements?: EndorsementRestDeps;
+  /** Authorized issuers (organizations issuing others' templates); absent, their routes are not served. */
+  issuerAuthorizations?: IssuerAuthorizationStore;
   /** The Open Badges 3.0 API (needs `connect`); absent, it is not served. */
   obApi?: ObApiDeps;
   /** `/healthz`: 200 when `status` is "ok", 503 otherwise; the whole answer is the body. */

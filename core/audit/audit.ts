@@ -40,6 +40,9 @@ export const AUDIT_ACTIONS = [
   "endorsement.accepted",
   "endorsement.rejected",
   "endorsement.withdrawn",
+  "issuer_authorization.granted",
+  "issuer_authorization.accepted",
+  "issuer_authorization.ended",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -7,6 +7,7 @@ import { connectScenarios } from "../support/openapi_connect_scenarios.ts";
 import { employeeScenarios } from "../support/openapi_employee_scenarios.ts";
 import { endorsementScenarios } from "../support/openapi_endorsement_scenarios.ts";
 import { importScenarios } from "../support/openapi_import_scenarios.ts";
+import { issuerAuthorizationScenarios } from "../support/openapi_issuer_scenarios.ts";
 import { memberScenarios } from "../support/openapi_member_scenarios.ts";
 
 /**
@@ -341,6 +342,12 @@ t.test("real answers validate against the document, for every documented operati
   const memberOperations = await memberScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const importOperations = await importScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const endorsementOperations = await endorsementScenarios({ laurel, call, organizationId: a.organization.id, admin });
+  const issuerOperations = await issuerAuthorizationScenarios({
+    laurel,
+    call,
+    organizationId: a.organization.id,
+    admin,
+  });
   const SCENARIOS: Record<string, Scenario[]> = {
     ...badgeOperations,
     ...connectOperations,
@@ -348,6 +355,7 @@ t.test("real answers validate against the document, for every documented operati
     ...memberOperations,
     ...importOperations,
     ...endorsementOperations,
+    ...issuerOperations,
     "GET /v1/organizations/{organization_id}/events/{event_id}": [
       {
         // The badge scenarios' setup recorded events; fetch the newest by its id.
