@@ -1,4 +1,4 @@
-import type { BadgeRecord } from "../../core/badges/mod.ts";
+import type { BadgeRecord, BadgeState } from "../../core/badges/mod.ts";
 import type { EarnerAccount, EarnerLink, EarnerSession, EarnerStore, EarnerTx } from "../../core/earners/mod.ts";
 import { ROLES } from "../../core/members/mod.ts";
 import {
@@ -81,6 +81,16 @@ const earnerTx = (q: Queryable): EarnerTx => ({
   },
   async markLinkUsed(tokenHash, now) {
     await q.run("update earner_links set used_at = ? where token_hash = ?", [now, tokenHash]);
+  },
+  async lockBadgeLink(badgeId) {
+    const r = await q.one<{ state: BadgeState; recipient_email: string; accept_token_digest: string | null }>(
+      "select state, recipient_email, accept_token_digest from badges where id = ? for update",
+      [badgeId],
+    );
+    return r ?? null;
+  },
+  async endBadgeLink(badgeId) {
+    await q.run("update badges set accept_token_digest = null where id = ?", [badgeId]);
   },
   ownerOf: (emailKey) => addressOwner(q, emailKey),
   insertUser: (user, emailKeys) => insertUser(q, user, emailKeys),

@@ -8,17 +8,18 @@ import {
   decideBadge,
   issuerPage,
   publicProfile,
+  redeemBadgeLink,
   verifyChecks,
 } from "../../core/earners/mod.ts";
 import type { EndorsementTarget } from "../../core/endorsements/mod.ts";
 import { notFound } from "../../core/errors/mod.ts";
-import type { BadgeView } from "../../core/issuing/mod.ts";
+import { acceptLinkSignsIn, type BadgeView } from "../../core/issuing/mod.ts";
 import { bakedImageVisible, recipientHashInput } from "../../core/obi/mod.ts";
 import { renderPage, safeUrl } from "./html.ts";
 import type { Frame } from "./layout.ts";
 import { type BadgePageData, badgePage } from "./pages/badge_page.ts";
 import { organizationPage, profilePage } from "./pages/public_pages.ts";
-import { signInPage } from "./pages/sign_in_pages.ts";
+import { badgeLinkPage, signInPage } from "./pages/sign_in_pages.ts";
 import { doneNotice, sentValue } from "./sent.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";
@@ -152,6 +153,21 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     );
     const frame = { ...kit.frame(request, reply, "Sign in to accept your badge"), noindex: true };
     if (view) void reply.header("cache-control", "no-store");
+    if (view && typeof token === "string" && acceptLinkSignsIn(token, deps.clock()))
+      return kit.page(
+        reply,
+        200,
+        badgeLinkPage(
+          { ...frame, title: "Your badge is waiting" },
+          {
+            badgeId: id,
+            token,
+            email: view.badge.recipient_email,
+            issuer: view.issuer.name,
+            badge: view.template.name,
+          },
+        ),
+      );
     return kit.page(
       reply,
       200,
@@ -164,6 +180,31 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
           : "Sign in with the address the badge was sent to, to see and accept it.",
       }),
     );
+  });
+
+  // The pending-badge mail's link, pressed: its recipient is signed in and lands on the badge.
+  app.post("/badges/:id/continue", async (request, reply) => {
+    const id = uuidParam(request);
+    const token = field(request, "token").slice(0, 200);
+    const redeemed = await redeemBadgeLink(deps.earners, deps.context(), id, token);
+    if (!redeemed.ok) {
+      const frame = { ...kit.frame(request, reply, "Sign in to accept your badge"), noindex: true };
+      return kit.page(
+        reply,
+        redeemed.error === "unknown" ? 404 : 410,
+        signInPage(frame, {
+          email: "",
+          next: `/badges/${id}`,
+          error:
+            redeemed.error === "expired"
+              ? "This badge link no longer signs you in by itself. Enter the address the badge was sent to: we will e-mail you a sign-in link."
+              : "This badge link has been used already. Enter the address the badge was sent to: we will e-mail you a sign-in link.",
+          context: null,
+        }),
+      );
+    }
+    if (redeemed.value.session) kit.sessionCookie(reply, redeemed.value.session);
+    return reply.redirect(`/badges/${id}`, 303);
   });
 
   const back = (request: FastifyRequest, id: string, done: string): string =>

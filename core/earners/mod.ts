@@ -24,6 +24,7 @@ export type {
   AccountMerge,
   AccountStore,
   AddressChanges,
+  BadgeLinkChanges,
   EarnerAccount,
   EarnerLink,
   EarnerPageReads,
@@ -57,4 +58,12 @@ export {
   walletOrder,
 } from "./rules.ts";
 export type { LinkRefusal, Redeemed, RedeemedLink } from "./sign_in.ts";
-export { isEmailAddress, redeemLink, requestLink, sessionAccount, signOut, signOutEverywhere } from "./sign_in.ts";
+export {
+  isEmailAddress,
+  redeemBadgeLink,
+  redeemLink,
+  requestLink,
+  sessionAccount,
+  signOut,
+  signOutEverywhere,
+} from "./sign_in.ts";

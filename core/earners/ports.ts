@@ -1,4 +1,4 @@
-import type { OrganizationRef } from "../badges/mod.ts";
+import type { BadgeState, OrganizationRef } from "../badges/mod.ts";
 import type { EventRecord } from "../events/mod.ts";
 import type { BadgeView, TemplateView, UserRecord } from "../issuing/mod.ts";
 import type { ConnectionTx } from "../workforce/mod.ts";
@@ -48,6 +48,16 @@ export interface LinkChanges {
   endLinks(userId: string, now: Date): Promise<void>;
 }
 
+/** A pending-badge mail's link, used to sign its recipient in. */
+export interface BadgeLinkChanges {
+  /** The badge a notification link names, its row locked: its state, recipient and link digest. */
+  lockBadgeLink(
+    badgeId: string,
+  ): Promise<{ state: BadgeState; recipient_email: string; accept_token_digest: string | null } | null>;
+  /** The link has signed its recipient in: it names the badge no more (a resent mail makes a new one). */
+  endBadgeLink(badgeId: string): Promise<void>;
+}
+
 /** Accounts and their addresses: who owns one, a new account, a confirmed or removed address. */
 export interface AddressChanges {
   /** The account owning a normalized address, and whether that address is confirmed. */
@@ -91,7 +101,7 @@ export interface AccountMerge {
  * above because redeeming one link may use all of them at once (a merge link confirms, merges,
  * ends links, grants and sessions, and records its events in one commit).
  */
-export interface EarnerTx extends LinkChanges, AddressChanges, SessionChanges, AccountMerge {
+export interface EarnerTx extends LinkChanges, BadgeLinkChanges, AddressChanges, SessionChanges, AccountMerge {
   appendEvents(events: EventRecord[]): Promise<void>;
   /** Employee records follow the account's confirmed addresses in the same transaction. */
   connections: ConnectionTx;

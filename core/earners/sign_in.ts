@@ -2,10 +2,16 @@ import { badgeStandardShape, normalizeEmail } from "../badges/mod.ts";
 import { mergeConnectEvents } from "../connect/mod.ts";
 import { CoreError, fail, ok, type Result } from "../errors/mod.ts";
 import { accountMergedEvent } from "../events/mod.ts";
-import { eventContext, newUserRecord } from "../issuing/mod.ts";
+import {
+  acceptLinkSignsIn,
+  acceptTokenFromThePast,
+  acceptTokenMintedAt,
+  eventContext,
+  newUserRecord,
+} from "../issuing/mod.ts";
 import { followBadgeChange, syncAccountConnections } from "../workforce/mod.ts";
 import type { EarnerContext, EarnerDeps } from "./context.ts";
-import type { EarnerAccount, EarnerLink, LinkPurpose } from "./ports.ts";
+import type { EarnerAccount, EarnerLink, EarnerTx, LinkPurpose } from "./ports.ts";
 import {
   checkLink,
   LINK_LIMITS,
@@ -156,31 +162,88 @@ export const redeemLink = async (
       ]);
       return ok({ purpose: link.purpose, userId, email: link.email, session: null, next: "/account" });
     }
-    if (owner !== null) userId = owner.user_id;
-    else if (link.purpose === "add_email") userId = link.user_id as string;
-    else {
-      const name = (await tx.latestRecipientName(link.email_key)) ?? {
-        first_name: link.email.split("@")[0] || link.email,
-        last_name: "",
-      };
-      const user = newUserRecord({ email: link.email, ...name }, { id: ctx.newId(), now: ctx.now });
-      await tx.insertUser(user, [link.email_key]);
-      userId = user.id;
-    }
-    await tx.confirmEmail(userId, link.email, link.email_key, ctx.now);
-    await tx.linkBadges(userId, [link.email_key], ctx.now);
-    await syncAccountConnections(tx.connections, ctx, userId);
-    if (link.purpose === "add_email")
+    if (link.purpose === "add_email") {
+      userId = owner?.user_id ?? (link.user_id as string);
+      await confirmAddress(tx, ctx, userId, link.email, link.email_key);
       return ok({ purpose: link.purpose, userId, email: link.email, session: null, next: "/account" });
-    const session = ctx.newToken();
-    await tx.insertSession({
-      token_hash: deps.digest(session),
-      user_id: userId,
-      created_at: ctx.now,
-      expires_at: new Date(ctx.now.getTime() + SESSION_TTL_MS),
-      revoked_at: null,
-    });
-    return ok({ purpose: link.purpose, userId, email: link.email, session, next: link.next_path });
+    }
+    return ok(await signInAddress(deps, ctx, tx, link.email, link.email_key, link.next_path));
+  });
+};
+
+/** The address is confirmed on the account: badges sent to it join it, employee records follow it. */
+const confirmAddress = async (tx: EarnerTx, ctx: EarnerContext, userId: string, email: string, emailKey: string) => {
+  await tx.confirmEmail(userId, email, emailKey, ctx.now);
+  await tx.linkBadges(userId, [emailKey], ctx.now);
+  await syncAccountConnections(tx.connections, ctx, userId);
+};
+
+/**
+ * Whoever proved control of the address is signed in: into the account owning it, or into a new
+ * one made for it (named as the latest badge sent to it), the address confirmed, a session opened.
+ */
+const signInAddress = async (
+  deps: EarnerDeps,
+  ctx: EarnerContext,
+  tx: EarnerTx,
+  email: string,
+  emailKey: string,
+  next: string | null,
+): Promise<RedeemedLink> => {
+  const owner = await tx.ownerOf(emailKey);
+  let userId: string;
+  if (owner !== null) userId = owner.user_id;
+  else {
+    const name = (await tx.latestRecipientName(emailKey)) ?? {
+      first_name: email.split("@")[0] || email,
+      last_name: "",
+    };
+    const user = newUserRecord({ email, ...name }, { id: ctx.newId(), now: ctx.now });
+    await tx.insertUser(user, [emailKey]);
+    userId = user.id;
+  }
+  await confirmAddress(tx, ctx, userId, email, emailKey);
+  const session = ctx.newToken();
+  await tx.insertSession({
+    token_hash: deps.digest(session),
+    user_id: userId,
+    created_at: ctx.now,
+    expires_at: new Date(ctx.now.getTime() + SESSION_TTL_MS),
+    revoked_at: null,
+  });
+  return { purpose: "sign_in", userId, email, session, next };
+};
+
+/**
+ * Signs a pending badge's recipient in from the badge's notification link, with no second mail:
+ * the link's token was mailed to the badge's recipient address alone, so holding it proves control
+ * of that mailbox as a sign-in link does. The same protections hold: a button press uses it (the
+ * route takes a POST with the form's CSRF token, so a mail scanner fetching the link uses nothing);
+ * it works once (the badge forgets the digest as the session opens, under the badge's row lock, so
+ * two presses cannot both sign in); for `ACCEPT_LINK_SIGN_IN_MS` from when it was made (its time is
+ * inside the token, under the stored digest); only while the badge is pending; and only ever for
+ * the badge's recipient address, whoever is signed in in the browser. It lands on the badge.
+ */
+export const redeemBadgeLink = async (
+  deps: EarnerDeps,
+  ctx: EarnerContext,
+  badgeId: string,
+  token: string,
+): Promise<Redeemed> => {
+  const minted = acceptTokenMintedAt(token);
+  // A time to come was never minted here: the token is not one of ours.
+  if (minted === null || !acceptTokenFromThePast(minted, ctx.now)) return fail("unknown");
+  if (!acceptLinkSignsIn(token, ctx.now)) return fail("expired");
+  const tokens = deps.issuing.acceptTokens;
+  const digest = tokens.digest(token);
+  return deps.store.transaction(async (tx): Promise<Redeemed> => {
+    const badge = await tx.lockBadgeLink(badgeId);
+    if (badge === null) return fail("unknown");
+    if (badge.accept_token_digest === null || badge.state !== "pending") return fail("used");
+    if (!tokens.equal(digest, badge.accept_token_digest)) return fail("unknown");
+    await tx.endBadgeLink(badgeId);
+    const email = badge.recipient_email.trim();
+    return ok(await signInAddress(deps, ctx, tx, email, normalizeEmail(email), `/badges/${badgeId}`));
   });
 };
 

@@ -27,6 +27,7 @@ import { CoreError, forbidden, orNotFound, type Result, settle, validationFailed
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { followBadgeChange } from "../workforce/mod.ts";
+import { mintAcceptToken } from "./accept_tokens.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import { pendingBadgeMail } from "./notifications.ts";
 import type { BadgeChangeTx, BadgeView, ConnectedHolders, Earner, IssueWrites } from "./ports.ts";
@@ -109,7 +110,7 @@ const issueWith = async (
   checkIssue(look.template, look.hasLiveBadge, prefix);
   // Over the organization's mail budget the badge is still issued, without its notification.
   const notify = (await extra.mailAllowed) !== false && !n.suppress_badge_notification_email;
-  const acceptToken = notify ? deps.acceptTokens.newToken() : null;
+  const acceptToken = notify ? mintAcceptToken(deps.acceptTokens, ctx.now) : null;
   const badge = newBadgeRecord(n, {
     id: extra.id ?? ctx.newId(),
     organization_id: organizationId,
@@ -201,7 +202,7 @@ export const resendNotification = async (
       view.badge.badge_template_id,
       normalizeEmail(view.badge.recipient_email),
     );
-    const acceptToken = deps.acceptTokens.newToken();
+    const acceptToken = mintAcceptToken(deps.acceptTokens, ctx.now);
     // The notification goes even when the issuer suppressed it at issue: resending is asking for it.
     const mail = pendingBadgeMail(deps, ctx, {
       view: { ...view, badge: { ...view.badge, suppress_badge_notification_email: false } },

@@ -18,6 +18,13 @@ export {
   revokeBadge,
   setPrivacy,
 } from "./badges.ts";
+export {
+  ACCEPT_LINK_SIGN_IN_MS,
+  acceptLinkSignsIn,
+  acceptTokenFromThePast,
+  acceptTokenMintedAt,
+  mintAcceptToken,
+} from "./accept_tokens.ts";
 export type { AcceptTokens, IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
 export type { BadgeCounters, Dashboard, StateCounts, WeekCount } from "./dashboard.ts";

@@ -48,6 +48,29 @@ export const linkConfirmPage = (frame: Frame, token: string): VNode =>
     </section>`,
   );
 
+/**
+ * The page a pending-badge mail's link opens while it still signs in: one button continues as the
+ * badge's recipient (a POST, as for every mailed link), or the visitor signs in otherwise.
+ */
+export const badgeLinkPage = (
+  frame: Frame,
+  data: { badgeId: string; token: string; email: string; issuer: string; badge: string },
+): VNode =>
+  layout(
+    frame,
+    html`<section class="card narrow" aria-labelledby="badge-link-h">
+      <h1 id="badge-link-h">Your badge is waiting</h1>
+      <p>${data.issuer} sent you the badge “${data.badge}”.</p>
+      <p>This link was e-mailed to ${html`<strong>${data.email}</strong>`}: continue to see the badge and accept it, with no password and no further e-mail.</p>
+      <form method="post" action=${`/badges/${data.badgeId}/continue`} class="stack">
+        ${csrfField(frame.csrf)}
+        <input type="hidden" name="token" value=${data.token} />
+        <button type="submit">Continue</button>
+      </form>
+      <p class="small">Not ${data.email}? <a href=${`/sign_in?next=${encodeURIComponent(`/badges/${data.badgeId}`)}`}>Sign in with another address</a>.</p>
+    </section>`,
+  );
+
 const LINK_FAILURES = {
   unknown: ["This link does not work", "It may have been mistyped. Ask for a new one."],
   used: ["This link was already used", "Each link works once. Ask for a new one to sign in."],
