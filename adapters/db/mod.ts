@@ -8,7 +8,7 @@ export { appendAudit } from "./audit_rows.ts";
 export { isDatabaseUnavailable } from "./connection_errors.ts";
 export type { Database, DatabaseLog } from "./database.ts";
 export { openDatabase } from "./database.ts";
-export { postgresBadgeActivity, postgresBadgeCounters } from "./postgres_badge_console.ts";
+export { postgresBadgeActivity, postgresBadgeCounters, postgresBadgeFigures } from "./postgres_badge_console.ts";
 export { postgresBadgeStore } from "./postgres_badge_store.ts";
 export { postgresConnectStore } from "./postgres_connect_store.ts";
 export { connectionTx, postgresConnectionStore } from "./postgres_connection_store.ts";

@@ -30,6 +30,10 @@ export const AUDIT_ACTIONS = [
   "badge.revoked",
   "badge.replaced",
   "badge.deleted",
+  /** A revocation of many badges at once from the console (one row; each badge has its own `badge.revoked`). */
+  "badges.bulk_revoked",
+  /** Notifications sent again for many badges at once (one row; each badge has its own `badge.notification_resent`). */
+  "badges.bulk_notifications_resent",
   "import.started",
   "employee.created",
   "employee.updated",

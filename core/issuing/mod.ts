@@ -25,12 +25,27 @@ export {
   acceptTokenMintedAt,
   mintAcceptToken,
 } from "./accept_tokens.ts";
+export type { BulkAction, BulkResult, BulkScope } from "./bulk.ts";
+export { BULK_LIMIT, bulkResend, bulkRevoke, bulkTargets } from "./bulk.ts";
 export type { AcceptTokens, IssuingContext, IssuingDeps } from "./context.ts";
 export { eventContext } from "./context.ts";
 export type { BadgeCounters, Dashboard, StateCounts, WeekCount } from "./dashboard.ts";
 export { DASHBOARD_WEEKS, lastWeeks, readDashboard, weekOf } from "./dashboard.ts";
 export type { UserEmail, UserJson, UserRecord } from "./earners.ts";
 export { newUserRecord, UserCreateInput, UserJsonSchema, userEmailKeys, userJson } from "./earners.ts";
+export type { BadgeFigures, FigureCounts, FigureRows, Figures, TemplateFigures } from "./figures.ts";
+export {
+  acceptanceRate,
+  FIGURE_WEEKS,
+  FIGURES_CSV_HEADER,
+  figuresCsv,
+  isoWeekOf,
+  isoWeekStart,
+  lastIsoWeeks,
+  NO_FIGURES,
+  percent,
+  readFigures,
+} from "./figures.ts";
 export {
   notificationKind,
   PREVIEW_RECIPIENT,

@@ -114,6 +114,11 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/issue": only(ISSUERS, 422),
   "GET /console/:org/badges": only(EVERY_ROLE, 200),
   "GET /console/:org/badges/:id": only(EVERY_ROLE, 404),
+  // Bulk actions: no reason (revoke) or no badge picked (resend), so nothing is done.
+  "POST /console/:org/badges/bulk/revoke": only(ISSUERS, 422),
+  "POST /console/:org/badges/bulk/resend": only(ISSUERS, 422),
+  "GET /console/:org/figures": only(EVERY_ROLE, 200),
+  "GET /console/:org/figures.csv": only(EVERY_ROLE, 200),
   "POST /console/:org/badges/:id/resend": only(ISSUERS, 404),
   "POST /console/:org/badges/:id/revoke": only(ISSUERS, 404),
   "POST /console/:org/badges/:id/replace": only(ISSUERS, 404),

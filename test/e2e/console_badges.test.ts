@@ -98,14 +98,14 @@ t.test("an issuer issues one badge, finds it, resends its notification and revok
   await page.selectOption("#f-state", "pending");
   await flows.click(page, "Show badges");
   t.match(page.url(), /query=grace/);
-  t.equal(await page.locator(".badge-list li").count(), 1, "the filter finds it");
+  t.equal(await page.locator(".badge-table tbody tr").count(), 1, "the filter finds it");
   await look(t, page, "badges");
   await page.selectOption("#f-state", "revoked");
   await flows.click(page, "Show badges");
-  t.equal(await page.locator(".badge-list li").count(), 0, "not among the revoked");
+  t.equal(await page.locator(".badge-table tbody tr").count(), 0, "not among the revoked");
   await page.selectOption("#f-state", "pending");
   await flows.click(page, "Show badges");
-  await flows.click(page, "", ".badge-list a");
+  await flows.click(page, "", ".badge-table tbody a");
   t.equal(new URL(page.url()).pathname, `/console/${org.id}/badges/${id}`);
   await eventually(async () => {
     await page.reload();

@@ -131,16 +131,73 @@ export interface BadgeFilters {
   issued_at_min: string;
   issued_at_max: string;
   sort: string;
+  /** Badges a page: "" (50) or "100". */
+  per: string;
 }
 
 export const BADGE_SORTS: Array<{ value: string; label: string }> = [
   { value: "", label: "Newest issued first" },
   { value: "issued_at", label: "Oldest issued first" },
   { value: "-updated_at", label: "Recently changed first" },
+  { value: "updated_at", label: "Least recently changed first" },
   { value: "issued_to_last_name", label: "Last name, A to Z" },
+  { value: "-issued_to_last_name", label: "Last name, Z to A" },
 ];
 
-/** `/console/<org>/badges`: the API's list, its filters and sort as a form. */
+/** The page sizes offered; the first is the API's page size. */
+export const BADGE_PAGE_SIZES = ["50", "100"] as const;
+
+/** The list's filters (not its sort, page size or page), as the bulk form carries them for "every badge the filter matches". */
+export const BADGE_FILTER_KEYS = ["state", "badge_template_id", "query", "issued_at_min", "issued_at_max"] as const;
+
+/** What a bulk action did, read back from the redirect after it (numbers only). */
+export interface BulkSummary {
+  action: "revoke" | "resend";
+  done: number;
+  skipped: number;
+  unsent: number;
+}
+
+const plural = (n: number, one: string, many: string): string => `${n.toLocaleString("en-GB")} ${n === 1 ? one : many}`;
+
+export const bulkSummaryText = (b: BulkSummary): string =>
+  b.action === "revoke"
+    ? `Revoked ${plural(b.done, "badge", "badges")}.${b.skipped ? ` ${plural(b.skipped, "badge was", "badges were")} passed over: only pending or accepted badges can be revoked.` : ""}`
+    : `Notifications queued for ${plural(b.done, "badge", "badges")}.${b.skipped ? ` ${plural(b.skipped, "badge was", "badges were")} passed over: only pending badges are notified.` : ""}${b.unsent ? ` ${plural(b.unsent, "notification was", "notifications were")} not sent: the organization's mail budget is spent for now; try again later.` : ""}`;
+
+/** A sortable column: its sort key, ascending first unless `descFirst`. */
+const SORTABLE: Record<string, { key: string; descFirst: boolean }> = {
+  recipient: { key: "issued_to_last_name", descFirst: false },
+  issued: { key: "issued_at", descFirst: true },
+  changed: { key: "updated_at", descFirst: true },
+};
+
+/** The list's query string with `changes` applied (empty values dropped, back to page 1). */
+const listQuery = (f: BadgeFilters, changes: Partial<BadgeFilters>): string => {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...f, ...changes })) if (v) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : "";
+};
+
+/** A column heading that sorts the list by it, and says how it is sorted now. */
+const sortHeading = (
+  path: string,
+  f: BadgeFilters,
+  column: keyof typeof SORTABLE,
+  label: string,
+  cls: string | undefined = undefined,
+): Node => {
+  const { key, descFirst } = SORTABLE[column] as { key: string; descFirst: boolean };
+  const current = f.sort === "" ? "-issued_at" : f.sort;
+  const now = current === key ? "ascending" : current === `-${key}` ? "descending" : null;
+  const next = now === "ascending" ? `-${key}` : now === "descending" ? key : descFirst ? `-${key}` : key;
+  // The default order is sent as no sort at all, as the form sends it.
+  const sort = next === "-issued_at" ? "" : next;
+  return html`<th scope="col" class=${cls} aria-sort=${now ?? undefined}><a href=${`${path}${listQuery(f, { sort })}`}>${label}${now === "ascending" ? html`<span aria-hidden="true"> ▲</span>` : now === "descending" ? html`<span aria-hidden="true"> ▼</span>` : null}</a></th>`;
+};
+
+/** `/console/<org>/badges`: the API's list, its filters and sort as a form, a compact table with bulk actions. */
 export const badgesPage = (
   frame: Frame,
   member: ConsoleMember,
@@ -153,17 +210,25 @@ export const badgesPage = (
     filters: BadgeFilters;
     error: string | null;
     notice: string | null;
+    /** The most badges a bulk action touches. */
+    bulkLimit: number;
   },
 ) => {
   const path = consolePath(member.organizationId, "badges");
   const f = data.filters;
+  const mayRevoke = member.allowed("badges.revoke");
+  const mayResend = member.allowed("badges.issue");
+  const bulk = (mayRevoke || mayResend) && data.badges.length > 0;
+  const filtered = BADGE_FILTER_KEYS.some((k) => f[k] !== "");
+  const name = (v: BadgeView) =>
+    fullName(v.badge.issued_to_first_name, v.badge.issued_to_middle_name, v.badge.issued_to_last_name);
   return consoleLayout(
     frame,
     member,
     "badges",
     html`<h1>Badges</h1>`,
     notice(data.notice),
-    html`<p class="muted">${member.allowed("badges.issue") ? html`<a href=${consolePath(member.organizationId, "issue")}>Issue one</a> · ${importLink(member)}` : null}</p>`,
+    html`<p class="muted">${member.allowed("badges.issue") ? html`<a href=${consolePath(member.organizationId, "issue")}>Issue one</a> · ${importLink(member)} · ` : null}<a href=${`${consolePath(member.organizationId)}/figures`}>Figures</a></p>`,
     html`<form method="get" action=${path} class="card filters" role="search" aria-label="Filter badges">
       <div class="filter-grid">
         <div class="field"><label for="f-query">Recipient or template</label><input id="f-query" name="query" type="search" maxlength="200" value=${f.query} /></div>
@@ -175,6 +240,8 @@ export const badgesPage = (
         <div class="field"><label for="f-to">Issued until</label><input id="f-to" name="issued_at_max" type="date" value=${f.issued_at_max} /></div>
         <div class="field"><label for="f-sort">Order</label>
           <select id="f-sort" name="sort">${BADGE_SORTS.map((s) => html`<option value=${s.value} selected=${s.value === f.sort}>${s.label}</option>`)}</select></div>
+        <div class="field"><label for="f-per">Badges a page</label>
+          <select id="f-per" name="per">${BADGE_PAGE_SIZES.map((n) => html`<option value=${n === "50" ? "" : n} selected=${(f.per || "50") === n}>${n}</option>`)}</select></div>
       </div>
       <div class="row"><button type="submit">Show badges</button> <a href=${path}>Clear filters</a></div>
     </form>`,
@@ -182,12 +249,51 @@ export const badgesPage = (
     listStatus(data, "badge", "badges"),
     data.badges.length === 0
       ? html`<p class="card muted">No badge matches.</p>`
-      : html`<ul class="plain stack-list badge-list">${data.badges.map(
-          (v) => html`<li class="card">
-            <div class="card-head"><h2 class="card-title h3"><a href=${`${path}/${v.badge.id}`}>${fullName(v.badge.issued_to_first_name, v.badge.issued_to_middle_name, v.badge.issued_to_last_name)}</a></h2>${stateTag(v.badge.state)}</div>
-            <p class="small"><span class="raw">${v.badge.recipient_email}</span> · ${v.template.name} · issued ${when(v.badge.issued_at)}</p>
-          </li>`,
-        )}</ul>`,
+      : html`<form method="post" action=${`${path}/bulk/${mayResend ? "resend" : "revoke"}`} class="bulk-form" id="bulk-form">${csrfField(frame.csrf)}
+        ${BADGE_FILTER_KEYS.map((k) => (f[k] ? html`<input type="hidden" name=${`filter_${k}`} value=${f[k]} />` : null))}
+        <div class="table-wrap card"><table class="badge-table">
+          <caption class="sr-only">Badges, ${BADGE_SORTS.find((s) => s.value === f.sort)?.label.toLowerCase() ?? "sorted"}</caption>
+          <thead><tr>
+            ${bulk ? html`<th scope="col" class="pick"><span class="sr-only">Select</span></th>` : null}
+            ${sortHeading(path, f, "recipient", "Recipient")}
+            <th scope="col">Template</th>
+            <th scope="col">State</th>
+            ${sortHeading(path, f, "issued", "Issued")}
+            ${sortHeading(path, f, "changed", "Changed", "col-changed")}
+          </tr></thead>
+          <tbody>${data.badges.map(
+            (v) => html`<tr data-badge=${v.badge.id}>
+              ${bulk ? html`<td class="pick"><input type="checkbox" name="id" value=${v.badge.id} aria-label=${`Select the badge of ${name(v)}, ${v.template.name}`} /></td>` : null}
+              <td class="recipient"><a href=${`${path}/${v.badge.id}`}>${name(v)}</a><br /><span class="raw small">${v.badge.recipient_email}</span></td>
+              <td>${v.template.name}</td>
+              <td>${stateTag(v.badge.state)}</td>
+              <td class="nowrap">${when(v.badge.issued_at)}</td>
+              <td class="nowrap col-changed">${when(v.badge.updated_at)}</td>
+            </tr>`,
+          )}</tbody>
+        </table></div>
+        ${
+          bulk
+            ? html`<div class="card bulk-actions" role="group" aria-labelledby="bulk-h"><h2 id="bulk-h" class="h3">With these badges</h2>
+              <fieldset class="radios"><legend class="small">Which badges</legend>
+                <label class="check"><input type="radio" name="scope" value="selection" checked /> The badges selected above</label>
+                <label class="check"><input type="radio" name="scope" value="filter" /> Every badge ${filtered ? "the filter matches" : "of the organization"} (${plural(data.total, "badge", "badges")}${data.total > data.bulkLimit ? `; the first ${data.bulkLimit.toLocaleString("en-GB")} in this order` : ""})</label>
+              </fieldset>
+              <p class="small muted">You are asked to confirm first. At most ${data.bulkLimit.toLocaleString("en-GB")} badges at once.</p>
+              <div class="row bulk-buttons">
+                ${mayResend ? html`<button type="submit" class="secondary" formaction=${`${path}/bulk/resend`}>Resend notifications…</button>` : null}
+              </div>
+              ${
+                mayRevoke
+                  ? html`<div class="field bulk-revoke"><label for="bulk-reason">Reason for revoking</label>
+                    <textarea id="bulk-reason" name="reason" rows="2" maxlength="1000"></textarea>
+                    <div class="row"><button type="submit" class="danger" formaction=${`${path}/bulk/revoke`}>Revoke…</button></div></div>`
+                  : null
+              }
+            </div>`
+            : null
+        }
+      </form>`,
     pager(data, path, f),
   );
 };
@@ -356,6 +462,7 @@ export const dashboardPage = (
         ([key, label]) =>
           html`<li class="card count" data-count=${key}><a href=${key === "issued" ? badges : `${badges}?state=${key}`}><span class="count-n">${counts[key].toLocaleString("en-GB")}</span> <span class="count-label">${label}</span></a></li>`,
       )}</ul></section>`,
+    html`<p class="figures-link"><a href=${`${consolePath(member.organizationId)}/figures`}>Figures: acceptance rate, time to accept, per template and per week (CSV too)</a></p>`,
     html`<section class="card" aria-labelledby="weeks-h"><h2 id="weeks-h">Issued and accepted per week</h2>
       <p class="legend small"><span class="key key-issued" aria-hidden="true"></span> Issued <span class="key key-accepted" aria-hidden="true"></span> Accepted (and still accepted), by the week of acceptance</p>
       ${weekChart(weeks)}

@@ -10,7 +10,7 @@ import type {
 } from "../../../core/credentials/mod.ts";
 import type { EventStore } from "../../../core/events/mod.ts";
 import type { ImportStore } from "../../../core/imports/mod.ts";
-import type { BadgeActivityStore, BadgeCounters, IssuingDeps } from "../../../core/issuing/mod.ts";
+import type { BadgeActivityStore, BadgeCounters, BadgeFigures, IssuingDeps } from "../../../core/issuing/mod.ts";
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
 import type { EmployeeStore } from "../../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "../../trpc/mod.ts";
@@ -85,6 +85,8 @@ export interface ConsoleDeps {
     ids: { newId(): string; newEventId(): string; newSalt(): string };
     /** The dashboard's counters, kept as badges change. */
     counters: BadgeCounters;
+    /** The figures page's aggregates (acceptance, time to accept, per template and week), read from the badges. */
+    figures: BadgeFigures;
     /** A badge's events and its notification mails. */
     activity: BadgeActivityStore;
     events: Pick<EventStore, "list">;

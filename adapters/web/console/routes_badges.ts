@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type Static, Type } from "typebox";
 import {
   BADGE_LIST,
   BadgeIssueBody,
@@ -9,6 +10,7 @@ import {
 import { type CoreError, isCoreError } from "../../../core/errors/mod.ts";
 import { EVENT_LIST } from "../../../core/events/mod.ts";
 import {
+  BULK_LIMIT,
   badgeActivity,
   deleteBadge,
   getBadge,
@@ -29,9 +31,12 @@ import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import {
+  BADGE_FILTER_KEYS,
   type BadgeFilters,
+  type BulkSummary,
   badgePage,
   badgesPage,
+  bulkSummaryText,
   dashboardPage,
   type FieldMessages,
   type IssueForm,
@@ -98,6 +103,19 @@ const fieldMessages = (err: CoreError): FieldMessages => {
     if (!out[name]) out[name] = sentence(`${fieldLabel(e.field)} ${e.message}.`);
   }
   return out;
+};
+
+/** The list's page size: the API's 50, or 100; anything else is refused with a 400 page. */
+const BadgeListView = Type.Object({ per: Type.Optional(Type.Union([Type.Literal("50"), Type.Literal("100")])) });
+type BadgeListView = Static<typeof BadgeListView>;
+
+/** What a bulk action did, from the query string of the redirect after it; null when it is not one. */
+const bulkSummaryOf = (request: FastifyRequest): BulkSummary | null => {
+  const q = request.query as Record<string, unknown>;
+  const action = q.bulk;
+  if (action !== "revoke" && action !== "resend") return null;
+  const n = (v: unknown): number => (typeof v === "string" && /^\d{1,6}$/.test(v) ? Number(v) : 0);
+  return { action, done: n(q.changed), skipped: n(q.skipped), unsent: n(q.unsent) };
 };
 
 const nowLocal = (now: Date): string => now.toISOString().slice(0, 16);
@@ -217,25 +235,28 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     }
   });
 
-  const BADGE_FILTER_KEYS = ["state", "badge_template_id", "query", "issued_at_min", "issued_at_max"] as const;
-
   app.get("/console/:org/badges", async (request, reply) => {
     const member = await gate(request, reply, "badges.read");
     if (!member) return reply;
     const pairs = queryPairs(request.url, BADGE_FILTER_KEYS);
-    const filters: BadgeFilters = { ...pairValues(pairs, BADGE_FILTER_KEYS), sort: pairValue(pairs, "sort") };
+    const per = new URLSearchParams(request.url.split("?")[1] ?? "").get("per") ?? "";
+    const filters: BadgeFilters = { ...pairValues(pairs, BADGE_FILTER_KEYS), sort: pairValue(pairs, "sort"), per };
     const templates = await templatesFor(member, null);
     const frame = kit.frame(request, reply, "Badges");
-    const base = { templates: templates.items, filters, pageSize: PAGE_SIZE };
-    const notice = doneNotice(NOTICES, request);
+    const base = { templates: templates.items, filters, pageSize: PAGE_SIZE, bulkLimit: BULK_LIMIT };
+    const summary = bulkSummaryOf(request);
+    const notice = summary ? bulkSummaryText(summary) : doneNotice(NOTICES, request);
     try {
+      const size = checked<BadgeListView>(BadgeListView, per ? { per } : {}, "page size");
+      const pageSize = size.per ? Number(size.per) : PAGE_SIZE;
       const query = parseListQuery(BADGE_LIST, pairs);
-      const page = await listBadges(b.issuing, member.organizationId, query, pageRequest(query.page));
+      const page = await listBadges(b.issuing, member.organizationId, query, pageRequest(query.page, pageSize));
       return kit.page(
         reply,
         200,
         badgesPage(frame, member, {
           ...base,
+          pageSize,
           badges: page.items,
           total: page.total,
           page: query.page,
@@ -244,8 +265,8 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
         }),
       );
     } catch (err) {
-      // A filter the list refuses (a bad date typed by hand): the form says why, as the API would.
-      if (!isCoreError(err) || err.code !== "bad_request") throw err;
+      // A filter, order or page size the list refuses (a bad date typed by hand): the form says why, as the API would.
+      if (!isCoreError(err) || (err.code !== "bad_request" && err.code !== "validation_failed")) throw err;
       const details = err.errors.map((e) => e.message).join("; ");
       return kit.page(
         reply,

@@ -11,7 +11,9 @@ import { checked, tryForm } from "./form_fields.ts";
 import { organizationsPage } from "./home_pages.ts";
 import { authorizationTokenRoutes } from "./routes_authorization_tokens.ts";
 import { badgeRoutes } from "./routes_badges.ts";
+import { bulkRoutes } from "./routes_bulk.ts";
 import { endorsementRoutes } from "./routes_endorsements.ts";
+import { figureRoutes } from "./routes_figures.ts";
 import { importRoutes } from "./routes_imports.ts";
 import { memberRoutes } from "./routes_members.ts";
 import { moreConsoleRoutes } from "./routes_more.ts";
@@ -87,6 +89,8 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   await app.register(profileRoutes(kit, deps, gate));
   await app.register(importRoutes(kit, deps, gate));
   await app.register(badgeRoutes(kit, deps, gate));
+  await app.register(bulkRoutes(kit, deps, gate));
+  await app.register(figureRoutes(kit, deps, gate));
   await app.register(templateRoutes(kit, deps, gate));
   const endorsements = deps.endorsements;
   if (endorsements) await app.register(endorsementRoutes(kit, { newId: deps.newId, endorsements }, gate));
