@@ -12,9 +12,10 @@ import { WORKFORCE_HANDLERS, WORKFORCE_OPTIONS, WORKFORCE_USAGE } from "./cli_wo
 import type { Env } from "./env_schema.ts";
 
 /**
- * The admin CLI: a tRPC client of a running server's admin listener (LAUREL_URL; default
- * http://localhost:$ADMIN_PORT, ADMIN_PORT itself defaulting to PORT + 1 as for the server),
- * authenticated by LAUREL_ADMIN_TOKEN or DATA_DIR/admin-token.
+ * The admin CLI: a tRPC client of a running server's admin listener (LAUREL_URL; default the
+ * `npm start` running on this machine, found by its runtime file, else http://localhost:$ADMIN_PORT,
+ * ADMIN_PORT itself defaulting to PORT + 1 as for the server), authenticated by LAUREL_ADMIN_TOKEN
+ * or DATA_DIR/admin-token (that `npm start`'s data directory when it was found).
  */
 const USAGE = `Usage: npm run cli -- <resource> <action> [options] [--json]
 
@@ -27,7 +28,9 @@ ${WORKFORCE_USAGE}
 ${EMPLOYEE_USAGE}
 ${PLATFORM_USAGE}
 
-Environment: LAUREL_URL (the admin listener; default http://localhost:$ADMIN_PORT, itself PORT + 1 = 3001), LAUREL_ADMIN_TOKEN or DATA_DIR (default ./data).`;
+Environment: LAUREL_URL (the admin listener; default: the npm start running on this machine, found by the
+file it writes, else http://localhost:$ADMIN_PORT, itself PORT + 1 = 3001), LAUREL_ADMIN_TOKEN or DATA_DIR
+(default: that npm start's, else ./data).`;
 
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`${message}\n`);
@@ -49,6 +52,22 @@ const adminToken = (env: Env): string => {
   } catch {
     return fail(`No admin token: set LAUREL_ADMIN_TOKEN, or start the server once so it writes ${path}.`);
   }
+};
+
+/**
+ * The `npm start` on this machine to talk to, from the file it writes (`runtime_file.ts`), when
+ * nothing says where Laurel is: no LAUREL_URL, PORT or ADMIN_PORT (a DATA_DIR given picks the
+ * process using it). Null: told where, or none found (the defaults apply).
+ */
+const runningService = async (raw: NodeJS.ProcessEnv) => {
+  if (raw.LAUREL_URL || raw.PORT || raw.ADMIN_PORT) return null;
+  const { findRunning, runtimeDir } = await import("./runtime_file.ts");
+  const found = findRunning({
+    dir: runtimeDir(raw),
+    cwd: process.cwd(),
+    ...(raw.DATA_DIR ? { dataDir: raw.DATA_DIR } : {}),
+  });
+  return found.kind === "none" ? null : found;
 };
 
 export type Output = { json: unknown; text: string };
@@ -133,9 +152,21 @@ export const main = async (
   } catch (err) {
     return fail((err as Error).message);
   }
-  const url = (env.LAUREL_URL ?? `http://localhost:${adminPortOf(env)}`).replace(/\/+$/, "");
+  const found = await runningService(process.env);
+  if (found?.kind === "several")
+    return fail(
+      `Several Laurel processes are running; set DATA_DIR (or LAUREL_URL) to name one:\n${found.running
+        .map((r) => `  DATA_DIR=${r.data_dir}  (pid ${r.pid}, ${r.public_url}, started in ${r.cwd})`)
+        .join("\n")}`,
+    );
+  const running = found?.kind === "found" ? found.info : null;
+  const url = (
+    env.LAUREL_URL ??
+    (running ? (await import("./runtime_file.ts")).adminUrlOf(running) : `http://localhost:${adminPortOf(env)}`)
+  ).replace(/\/+$/, "");
+  const tokenEnv = running ? { ...env, DATA_DIR: running.data_dir } : env;
   const client = createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${adminToken(env)}` }) })],
+    links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${adminToken(tokenEnv)}` }) })],
   });
   try {
     const out = await handler(client, parsed.values as Record<string, string | boolean | undefined>);

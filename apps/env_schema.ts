@@ -124,8 +124,15 @@ export const EnvSchema = Type.Object({
   DB_POOL_MAX: positive("PostgreSQL connections per process", 10),
   LAUREL_URL: Type.Optional(
     text("for the CLI: the admin listener to talk to", {
-      defaultText: "`http://localhost:$ADMIN_PORT` (`ADMIN_PORT` defaulting to `PORT + 1`, as for the server)",
+      defaultText:
+        "the `npm start` running on this machine (its runtime file, `LAUREL_RUNTIME_DIR`), else `http://localhost:$ADMIN_PORT` (`ADMIN_PORT` defaulting to `PORT + 1`, as for the server)",
     }),
+  ),
+  LAUREL_RUNTIME_DIR: Type.Optional(
+    text(
+      "where `npm start` writes a file naming its ports and data directory (no secret), one per process, removed on a clean stop; the CLI on the same machine reads it when neither `LAUREL_URL`, `PORT` nor `ADMIN_PORT` is set (`DATA_DIR` picks among several)",
+      { defaultText: "`$XDG_RUNTIME_DIR/laurel`, else `laurel-<uid>` in the system's temporary directory" },
+    ),
   ),
   PUBLIC_URL: Type.Optional(
     text(

@@ -5,20 +5,16 @@ const quoted = (value: string): string => (/^[\w@./:-]+$/.test(value) ? value : 
 
 /**
  * What `npm start` tells the person who ran it, once it listens: where the console is, and the one
- * command that makes them the first owner of an organization (the CLI reaches this process through
- * the same PORT, ADMIN_PORT and DATA_DIR, so those it needs are written into the command when they
- * are not the defaults), and where the mails go when there is no SMTP server.
+ * command that makes them the first owner of an organization (the CLI finds this process by the
+ * runtime file it writes, so the command needs no PORT, ADMIN_PORT or DATA_DIR), and where the
+ * mails go when there is no SMTP server.
  */
 export const firstSteps = (
-  config: Pick<Config, "publicUrl" | "port" | "adminPort" | "dataDir" | "smtpUrl" | "organizationSignup">,
+  config: Pick<Config, "publicUrl" | "dataDir" | "smtpUrl" | "organizationSignup">,
   cwd: string,
 ): string => {
-  const env = [
-    ...(config.port !== 3000 ? [`PORT=${config.port}`] : []),
-    ...(config.adminPort !== config.port + 1 ? [`ADMIN_PORT=${config.adminPort}`] : []),
-    ...(relative(cwd, config.dataDir) !== "data" ? [`DATA_DIR=${quoted(config.dataDir)}`] : []),
-  ];
-  const cli = `${env.length > 0 ? `${env.join(" ")} ` : ""}npm run -s cli --`;
+  const cli = "npm run -s cli --";
+  const elsewhere = relative(cwd, config.dataDir) !== "data";
   return [
     "",
     `Laurel is running. The console: ${config.publicUrl}/console`,
@@ -26,6 +22,7 @@ export const firstSteps = (
     "To become the first owner of an organization, run in another terminal (your own address):",
     `  ${cli} organizations create --name 'My organization' --email you@example.org --owner-email you@example.org`,
     `then open the invitation link it mails${config.smtpUrl ? "" : " (printed here)"} and sign in with that address.`,
+    `The CLI, run on this machine, finds this process by itself${elsewhere ? ` (with several running, name this one: DATA_DIR=${quoted(config.dataDir)})` : ""}.`,
     ...(config.organizationSignup === "open"
       ? ["Or sign in at the console and create an organization there (ORGANIZATION_SIGNUP=open)."]
       : []),

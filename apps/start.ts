@@ -12,6 +12,7 @@ import { startImportJob } from "./import_wiring.ts";
 import { asyncStdout, loggerOptions, logUncaught } from "./logger.ts";
 import { type MailPipeline, startMailPipeline } from "./mail_wiring.ts";
 import { startRetentionJob } from "./retention_wiring.ts";
+import { runtimeDir, writeRuntimeFiles } from "./runtime_file.ts";
 import { onShutdown } from "./shutdown.ts";
 import {
   metricsRegistry,
@@ -86,9 +87,29 @@ server.app.log.info(
     `database ${db.kind}${db.kind === "pglite" ? ` in ${config.dataDir}` : ""}, NATS ${localNats ? "local" : natsUrl}; ` +
     `admin token in ${config.adminToken ? "LAUREL_ADMIN_TOKEN" : join(config.dataDir, "admin-token")}`,
 );
+// The CLI on this machine finds this process (its ports, its data directory) by these files.
+let removeRuntimeFiles = () => {};
+try {
+  removeRuntimeFiles = writeRuntimeFiles(
+    {
+      pid: process.pid,
+      cwd: process.cwd(),
+      started_at: new Date().toISOString(),
+      public_url: config.publicUrl,
+      port: config.port,
+      admin_host: config.adminHost,
+      admin_port: config.adminPort,
+      data_dir: config.dataDir,
+    },
+    runtimeDir(process.env),
+  );
+} catch (err) {
+  server.app.log.warn({ err }, "no runtime file: the CLI needs PORT, ADMIN_PORT and DATA_DIR to find this process");
+}
 // For the person at the terminal, in words on stderr: stdout stays one JSON log line each.
 process.stderr.write(firstSteps(config, process.cwd()));
 onShutdown(async () => {
+  removeRuntimeFiles();
   await pipeline?.stop();
   await mail?.stop();
   await reverification?.stop();
