@@ -1,17 +1,8 @@
+import { csvLine } from "../shared/mod.ts";
 import type { ImportRow } from "./imports.ts";
 
-/**
- * A spreadsheet reads a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return as a
- * formula; a leading apostrophe makes it text again. Applied to every cell a result file echoes,
- * since those cells came from whoever wrote the uploaded file.
- */
-export const neutralizeCell = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
-
-/** One CSV field: quoted when it holds a quote, a comma or a line break (RFC 4180). */
-const field = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
-
-export const csvLine = (cells: readonly string[]): string =>
-  `${cells.map((c) => field(neutralizeCell(c))).join(",")}\r\n`;
+// The CSV cells (neutralized against formulas) are core/shared's, as every CSV file Laurel writes.
+export { csvLine, neutralizeCell } from "../shared/mod.ts";
 
 /** What identifies a row to the person who wrote the file: the recipient e-mail, the employee's external id. */
 export const rowKey = (item: Record<string, unknown>): string => {

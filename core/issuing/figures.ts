@@ -1,4 +1,4 @@
-import { csvLine } from "../imports/mod.ts";
+import { csvLine } from "../shared/mod.ts";
 
 /**
  * The dashboard's figures, defined here and aggregated by the store in SQL (docs/decisions.md,

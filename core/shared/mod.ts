@@ -1,3 +1,4 @@
+export { csvLine, neutralizeCell } from "./csv.ts";
 export { HttpUrl } from "./http_url.ts";
 export { originOf } from "./origin.ts";
 export type { PageRequest } from "./pagination.ts";

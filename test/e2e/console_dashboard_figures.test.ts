@@ -297,7 +297,8 @@ t.test("the badge table: sorting, 50 or 100 a page, bulk revoke and resend", asy
   await page.fill("#bulk-reason", "Crane course retired");
   await page.click("button:has-text('Revoke…')");
   t.match(await page.textContent("h1"), /Revoke 3 badges\?/);
-  t.match(await page.textContent("main"), /the badges matching template/);
+  t.match(await page.textContent("main"), /the badges matching template “Crane”: 3 badges, counted now/);
+  await look(t, page, "bulk-revoke-filter-confirm");
   await page.click("button:has-text('Revoke 3 badges')");
   await page.waitForURL(/bulk=revoke/);
   t.match(await page.textContent(".notice"), /Revoked 3 badges\./);

@@ -142,12 +142,18 @@ export const bulkRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =>
       }
 
       if (!isConfirmed(request)) {
+        // The template by its name: the filter holds its id (a valid one, or the list refused it above).
+        const shown = async ([k, v]: [string, string]): Promise<string> => {
+          const value =
+            k === "badge_template_id"
+              ? ((await b.issuing.store.getTemplate(member.organizationId, v))?.template.name ?? v)
+              : v;
+          return `${FILTER_WORDS[k as keyof typeof FILTER_WORDS]} “${value}”`;
+        };
         const what = onFilter
           ? Object.keys(filter).length === 0
             ? "every badge of the organization"
-            : `the badges matching ${Object.entries(filter)
-                .map(([k, v]) => `${FILTER_WORDS[k as keyof typeof FILTER_WORDS]} “${v}”`)
-                .join("; ")}`
+            : `the badges matching ${(await Promise.all(Object.entries(filter).map(shown))).join("; ")}`
           : "the badges you selected";
         const count = plural(ids.length, "badge", "badges");
         const capped =
