@@ -72,40 +72,48 @@ const bulk = async (
 ): Promise<BulkResult> => {
   const asked = ids.slice(0, BULK_LIMIT);
   const result: BulkResult = { action, asked: asked.length, done: 0, skipped: 0, budgetLeft: 0 };
-  for (const [i, id] of asked.entries()) {
-    try {
-      await one(id);
-      result.done++;
-    } catch (err) {
-      if (action === "resend" && isCoreError(err) && err.code === "rate_limited") {
-        result.budgetLeft = asked.length - i;
-        break;
+  let interrupted = false;
+  try {
+    for (const [i, id] of asked.entries()) {
+      try {
+        await one(id);
+        result.done++;
+      } catch (err) {
+        if (action === "resend" && isCoreError(err) && err.code === "rate_limited") {
+          result.budgetLeft = asked.length - i;
+          break;
+        }
+        if (!passedOver(err)) {
+          interrupted = true;
+          throw err;
+        }
+        result.skipped++;
       }
-      if (!passedOver(err)) throw err;
-      result.skipped++;
     }
+  } finally {
+    // Written even when a failure stops the loop: the badges done so far are done, each with its own row.
+    const audit = ctx.by
+      ? [
+          auditRecord(
+            ctx,
+            ctx.by,
+            organizationId,
+            action === "revoke" ? "badges.bulk_revoked" : "badges.bulk_notifications_resent",
+            null,
+            {
+              ...scopeDetails(scope),
+              ...details,
+              asked: result.asked,
+              done: result.done,
+              skipped: result.skipped,
+              ...(action === "resend" ? { not_sent_budget_spent: result.budgetLeft } : {}),
+              ...(interrupted ? { interrupted: true } : {}),
+            },
+          ),
+        ]
+      : [];
+    if (audit.length > 0) await deps.store.transaction((tx) => tx.appendAudit(audit));
   }
-  // The organization's own row (no one target): the badges each have theirs.
-  const audit = ctx.by
-    ? [
-        auditRecord(
-          ctx,
-          ctx.by,
-          organizationId,
-          action === "revoke" ? "badges.bulk_revoked" : "badges.bulk_notifications_resent",
-          null,
-          {
-            ...scopeDetails(scope),
-            ...details,
-            asked: result.asked,
-            done: result.done,
-            skipped: result.skipped,
-            ...(action === "resend" ? { not_sent_budget_spent: result.budgetLeft } : {}),
-          },
-        ),
-      ]
-    : [];
-  if (audit.length > 0) await deps.store.transaction((tx) => tx.appendAudit(audit));
   return result;
 };
 
