@@ -203,6 +203,11 @@ export const EnvSchema = Type.Object({
       "comma-separated CIDRs that webhook destinations (and the addresses of other issuers' badges that earners add) may resolve to although private, loopback or link-local",
     ),
   ),
+  WEBHOOK_DEV_RECEIVER: Type.Optional(
+    tcpPort(
+      "development only, `npm start` only: a port (`0`: any free one) where an HTTPS webhook receiver listens on loopback, answering 200 and printing each delivery (its signature headers and body) in the terminal. Its test CA (made in `$DATA_DIR/dev-receiver/`) is trusted and loopback addresses allowed for this process's webhooks; refused when `NODE_ENV=production`",
+    ),
+  ),
   WEBHOOK_CONCURRENCY: positive(
     "delivery attempts a worker process makes at once, per queue (first deliveries, retries)",
     256,

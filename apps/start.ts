@@ -5,6 +5,8 @@ import { loadServerKeys, nodeSecretBox } from "../adapters/crypto/mod.ts";
 import { openDatabase } from "../adapters/db/mod.ts";
 import { buildApiServer, orRefuse } from "./api_server.ts";
 import { readConfigOrExit } from "./config.ts";
+import { startDevReceiver } from "./dev_receiver.ts";
+import { readEnv } from "./env_schema.ts";
 import { startEarnerExports } from "./export_wiring.ts";
 import { startExternalReverification } from "./external_badge_wiring.ts";
 import { firstSteps } from "./first_steps.ts";
@@ -26,12 +28,41 @@ import {
  * `npm start`: everything in one process. Embedded PGlite in DATA_DIR when DATABASE_URL is unset,
  * and a local JetStream server (Debian's nats-server) when NATS_URL is unset.
  */
-const config = readConfigOrExit();
+const configured = readConfigOrExit();
+const devReceiverPort = readEnv(process.env).WEBHOOK_DEV_RECEIVER;
+if (devReceiverPort !== undefined) {
+  const refusal =
+    process.env.NODE_ENV === "production"
+      ? "WEBHOOK_DEV_RECEIVER trusts a test CA and lets webhooks reach loopback addresses: it is refused with NODE_ENV=production"
+      : configured.webhooks.inProcessWorkers
+        ? null
+        : "WEBHOOK_DEV_RECEIVER needs the webhook workers of npm start itself (not WEBHOOK_WORKERS=0)";
+  if (refusal) {
+    console.error(`configuration: ${refusal}`);
+    process.exit(2);
+  }
+}
 const stdout = asyncStdout();
-const log = pino(loggerOptions(config.logLevel), stdout.stream);
+const log = pino(loggerOptions(configured.logLevel), stdout.stream);
 logUncaught(log, stdout.flush);
 // The database first: it refuses a second process on the same DATA_DIR before anything starts.
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+const db = await openDatabase({ databaseUrl: configured.databaseUrl, dataDir: configured.dataDir, log });
+// WEBHOOK_DEV_RECEIVER: a local HTTPS receiver to try webhooks with, trusted and reachable from here.
+const dev =
+  devReceiverPort === undefined
+    ? null
+    : await startDevReceiver({
+        port: devReceiverPort,
+        dataDir: configured.dataDir,
+        webhooks: configured.webhooks,
+        now: new Date(),
+        print: (text) => process.stderr.write(text),
+      }).catch(async (err: Error) => {
+        console.error(`WEBHOOK_DEV_RECEIVER: the receiver could not start (${err.message})`);
+        await db.close();
+        return process.exit(2);
+      });
+const config = dev ? { ...configured, webhooks: dev.webhooks } : configured;
 let localNats: LocalNats | undefined;
 if (!config.natsUrl)
   localNats = await startLocalNats({ storeDir: join(config.dataDir, "nats"), binary: config.nats.serverBin });
@@ -108,6 +139,13 @@ try {
 }
 // For the person at the terminal, in words on stderr: stdout stays one JSON log line each.
 process.stderr.write(firstSteps(config, process.cwd()));
+if (dev)
+  process.stderr.write(
+    `Webhook receiver for trying (WEBHOOK_DEV_RECEIVER): ${dev.receiver.url}\n` +
+      "Set it as an organization's webhook address (console: Developers > Webhooks, or\n" +
+      `npm run -s cli -- webhooks set --organization <id> --url ${dev.receiver.url}); its test CA is trusted and\n` +
+      "loopback allowed for webhooks in this process only. Each delivery is printed here.\n\n",
+  );
 onShutdown(async () => {
   removeRuntimeFiles();
   await pipeline?.stop();
@@ -117,6 +155,7 @@ onShutdown(async () => {
   await retention?.stop();
   await imports?.stop();
   await server.close();
+  await dev?.receiver.close();
   await nc.drain();
   await db.close();
   stdout.flush();
