@@ -37,6 +37,7 @@ export const TEMPLATE_COLUMNS: readonly (keyof BadgeTemplateData)[] = [
 const BADGE_COLUMNS: readonly (keyof BadgeRecord)[] = [
   "id",
   "organization_id",
+  "issued_by_organization_id",
   "badge_template_id",
   "state",
   "public",
@@ -79,6 +80,8 @@ const columns = (alias: string, names: readonly string[]): string =>
 export const TEMPLATE_SELECT = columns("t", TEMPLATE_COLUMNS);
 export const BADGE_SELECT = columns("b", BADGE_COLUMNS);
 export const ORGANIZATION_SELECT = columns("o", ORGANIZATION_COLUMNS);
+/** The authorized issuer of a badge issued on its owner's behalf (`ai`, left-joined: null otherwise). */
+const AUTHORIZED_ISSUER_SELECT = columns("ai", ORGANIZATION_COLUMNS);
 
 /** A table's columns selected under an alias prefix (`t.name as t__name`). */
 type Prefixed<P extends string, R> = { [K in keyof R & string as `${P}__${K}`]: R[K] };
@@ -90,8 +93,11 @@ export type IssuerJoinRow = Prefixed<"o", IssuerFields>;
 
 /** `TEMPLATE_SELECT, ORGANIZATION_SELECT`: a template and its owner. */
 export type TemplateJoinRow = TemplateFields & IssuerJoinRow;
-/** `BADGE_FROM`: a badge with its template and issuer. */
-export type BadgeJoinRow = BadgeFields & Prefixed<"b", Pick<BadgeRow, "status_index">> & TemplateJoinRow;
+/** `BADGE_FROM`: a badge with its template and issuer, and its authorized issuer when it has one. */
+export type BadgeJoinRow = BadgeFields &
+  Prefixed<"b", Pick<BadgeRow, "status_index">> &
+  TemplateJoinRow &
+  Partial<Prefixed<"ai", IssuerFields>>;
 
 const TIMESTAMPS = new Set(["issued_at", "expires_at", "state_updated_at", "created_at", "updated_at"]);
 
@@ -114,6 +120,7 @@ export const badgeViewOf = (row: BadgeJoinRow): BadgeView => ({
   badge: badgeOf(row),
   template: templateOf(row),
   issuer: organizationOf(row),
+  ...(typeof row.ai__id === "string" ? { authorizedIssuer: pick<IssuerFields>(row, "ai", ORGANIZATION_COLUMNS) } : {}),
   ...(typeof row.b__status_index === "number" ? { statusIndex: row.b__status_index } : {}),
 });
 
@@ -122,9 +129,11 @@ export const templateViewOf = (row: TemplateJoinRow, badgesCount: number): Templ
   owner: organizationOf(row),
 });
 
-/** A badge joined with its template and issuer. */
-export const BADGE_FROM = `select ${BADGE_SELECT}, b.status_index as b__status_index, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT}
-  from badges b join badge_templates t on t.id = b.badge_template_id join organizations o on o.id = b.organization_id`;
+/** A badge joined with its template and issuer, and the organization that issued it on the issuer's behalf. */
+export const BADGE_FROM = `select ${BADGE_SELECT}, b.status_index as b__status_index, ${TEMPLATE_SELECT}, ${ORGANIZATION_SELECT},
+    ${AUTHORIZED_ISSUER_SELECT}
+  from badges b join badge_templates t on t.id = b.badge_template_id join organizations o on o.id = b.organization_id
+    left join organizations ai on ai.id = b.issued_by_organization_id`;
 
 export const BADGES_COUNT = "(select count(*) from badges c where c.badge_template_id = t.id)::int as badges_count";
 

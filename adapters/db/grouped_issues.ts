@@ -192,6 +192,8 @@ export const groupedIssueWrites = (
   });
 
   return {
+    grantsFor: single.grantsFor,
+    inTransaction: single.inTransaction,
     issueLookup: (organizationId, templateId, recipientKey) => lookup({ organizationId, templateId, recipientKey }),
     insertBadge: (badge, recipientKey, exclusive, events, mails = []) =>
       write({ organizationId: badge.organization_id, badge, recipientKey, exclusive, events, mails }),

@@ -80,6 +80,9 @@ const BADGES: ListTable<keyof typeof BADGE_LIST.filters, (typeof BADGE_LIST.sort
       const any = anyReportingTag("rt", value, params);
       return `b.badge_template_id in (select rt.id from badge_templates rt where rt.organization_id = b.organization_id and ${any})`;
     },
+    on_behalf: "(b.issued_by_organization_id is not null)",
+    organization_id: "b.organization_id",
+    issued_by_organization_id: "b.issued_by_organization_id",
   },
   sorts: {
     issued_at: "b.issued_at",
@@ -90,11 +93,30 @@ const BADGES: ListTable<keyof typeof BADGE_LIST.filters, (typeof BADGE_LIST.sort
   id: "b.id",
 };
 
+/**
+ * The organization's badges: those it owns and, once it issued for another organization (an
+ * authorized issuer), those it issued on their owners' behalf. The wider condition is used only
+ * then, so the lists of every other organization keep their plain index order.
+ */
+const ownHead = (organizationId: string, issuedForOthers: boolean) =>
+  issuedForOthers
+    ? { sql: "(b.organization_id = ? or b.issued_by_organization_id = ?)", params: [organizationId, organizationId] }
+    : { sql: "b.organization_id = ?", params: [organizationId] };
+
+/** Whether the organization ever issued a badge on another's behalf (one probe of a partial index). */
+const issuedForOthers = async (db: Database, organizationId: string): Promise<boolean> =>
+  (await db.one<{ id: string }>("select b.id from badges b where b.issued_by_organization_id = ? limit 1", [
+    organizationId,
+  ])) !== undefined;
+
 /** The badge list's conditions; `needsTemplate`: the count must join the templates too. */
-export const badgeWhere = (organizationId: string, query: Pick<BadgeListQuery, "filters">) => ({
-  ...listWhere(BADGES, query, ["b.organization_id = ?"], [organizationId]),
-  needsTemplate: query.filters.query !== undefined,
-});
+export const badgeWhere = (organizationId: string, query: Pick<BadgeListQuery, "filters">, forOthers = false) => {
+  const head = ownHead(organizationId, forOthers);
+  return {
+    ...listWhere(BADGES, query, [head.sql], head.params),
+    needsTemplate: query.filters.query !== undefined,
+  };
+};
 
 const count = async (db: Database, sql: string, params: unknown[]): Promise<number> => {
   const [row] = await db.all<{ n: number }>(sql, params);
@@ -173,6 +195,9 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
       postgresBadgeTx(db).issueLookup(organizationId, templateId, recipientKey),
     insertBadge: (badge, recipientKey, exclusive, events, mails) =>
       postgresBadgeTx(db).insertBadge(badge, recipientKey, exclusive, events, mails),
+    grantsFor: (issuerId, templateId) => postgresBadgeTx(db).grantsFor(issuerId, templateId),
+    // An issue on another organization's behalf: its check and write in a transaction of their own.
+    inTransaction: (work) => db.transaction((tx) => work(postgresBadgeTx(tx))),
     appendEvents: appendGrouped,
   };
   const grouped = groupedIssueWrites(db, single);
@@ -181,6 +206,8 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     // Concurrent issues share their lookup statement and, per organization, their write and commit.
     issueLookup: grouped.issueLookup,
     insertBadge: grouped.insertBadge,
+    grantsFor: grouped.grantsFor,
+    inTransaction: grouped.inTransaction,
 
     async listTemplates(organizationId, query, page) {
       const where = listWhere(TEMPLATES, query, ["t.organization_id = ?"], [organizationId]);
@@ -203,7 +230,7 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async listBadges(organizationId, query, page) {
-      const where = badgeWhere(organizationId, query);
+      const where = badgeWhere(organizationId, query, await issuedForOthers(db, organizationId));
       const from = where.needsTemplate ? "badges b join badge_templates t on t.id = b.badge_template_id" : "badges b";
       const order = listOrder(BADGES, query.sort);
       // The page's ids first, over the badges' index alone; only those 50 rows are then joined
@@ -228,8 +255,9 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
 
     // A seek on (organization_id, id) past the cursor: constant cost per page at any depth.
     async badgeFeed(organizationId, query, afterId, limit) {
-      const head = afterId === null ? ["b.organization_id = ?"] : ["b.organization_id = ?", "b.id > ?"];
-      const where = listWhere(BADGES, query, head, afterId === null ? [organizationId] : [organizationId, afterId]);
+      const own = ownHead(organizationId, await issuedForOthers(db, organizationId));
+      const head = afterId === null ? [own.sql] : [own.sql, "b.id > ?"];
+      const where = listWhere(BADGES, query, head, afterId === null ? own.params : [...own.params, afterId]);
       const found = await db.all<BadgeJoinRow>(`${BADGE_FROM} where ${where.sql} order by b.id asc limit ?`, [
         ...where.params,
         limit,
@@ -238,9 +266,10 @@ export const postgresBadgeStore = (db: Database): BadgeStore => {
     },
 
     async getBadge(organizationId, id) {
+      // An organization reads its own badges and those it issued on another's behalf.
       const [row] = await db.all<BadgeJoinRow>(
-        `${BADGE_FROM} where b.id = ?${organizationId === null ? "" : " and b.organization_id = ?"}`,
-        organizationId === null ? [id] : [id, organizationId],
+        `${BADGE_FROM} where b.id = ?${organizationId === null ? "" : " and (b.organization_id = ? or b.issued_by_organization_id = ?)"}`,
+        organizationId === null ? [id] : [id, organizationId, organizationId],
       );
       return row ? badgeViewOf(row) : null;
     },

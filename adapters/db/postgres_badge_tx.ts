@@ -4,6 +4,9 @@ import {
   BADGE_FROM,
   type BadgeJoinRow,
   badgeViewOf,
+  type IssuerJoinRow,
+  ORGANIZATION_SELECT,
+  organizationOf,
   TEMPLATE_COLUMNS,
   type TemplateJoinRow,
   templateFrom,
@@ -14,6 +17,7 @@ import { connectedOrganizations } from "./postgres_connect_store.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
 import { enqueueMails } from "./postgres_mail_outbox.ts";
+import type { IssuerAuthorizationRow } from "./rows.ts";
 import { FOREIGN_KEY_VIOLATION, type Queryable, UNIQUE_VIOLATION, violates } from "./sql.ts";
 import { insertUser, linkBadges } from "./user_rows.ts";
 
@@ -29,6 +33,26 @@ const JSON_COLUMNS = new Set<string>(["skills", "reporting_tags", "alignments"])
 const templateValues = (t: Partial<Record<string, unknown>>, columns: readonly string[]): unknown[] =>
   columns.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(t[c]) : t[c]));
 
+/**
+ * The accepted authorizations of `issuerId` by the owner of `templateId` when another organization
+ * owns it, held (`for share`) so that ending one waits for this transaction, with the issuer's
+ * profile. `covers` (core) decides which of them allow the template.
+ */
+export const grantsFor = async (q: Queryable, issuerId: string, templateId: string) => {
+  const grants = await q.all<IssuerAuthorizationRow>(
+    `select a.id, a.grantor_id, a.issuer_id, a.state, a.all_templates, a.badge_template_ids, a.created_at,
+       a.updated_at, a.accepted_at, a.ended_at, a.ended_by
+     from issuer_authorizations a join badge_templates gt on gt.organization_id = a.grantor_id
+     where a.issuer_id = ? and gt.id = ? and a.state = 'accepted' for share of a`,
+    [issuerId, templateId],
+  );
+  if (grants.length === 0) return { grants, issuer: null };
+  const [row] = await q.all<IssuerJoinRow>(`select ${ORGANIZATION_SELECT} from organizations o where o.id = ?`, [
+    issuerId,
+  ]);
+  return { grants, issuer: row ? organizationOf(row) : null };
+};
+
 /** The `BadgeTx` port on `q`: one transaction, or (issuing outside one) statements that commit on their own. */
 export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   // Issuing one badge is the grouped statements with one row: one SQL text per operation.
@@ -38,10 +62,19 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   },
 
   async insertBadge(badge, recipientKey, exclusive, events, mails = []) {
+    // The events of the organization that issued it on the owner's behalf go in the same
+    // transaction (such a badge is issued only inside one: `inTransaction`, which a refusal
+    // abandons). The organizations' event counters are taken in id order, as `appendEvents` takes
+    // them, so two organizations issuing for each other at once cannot deadlock.
+    const own = events.filter((e) => e.organization_id === badge.organization_id);
+    const others = events.filter((e) => e.organization_id !== badge.organization_id);
+    const othersFirst = others.some((e) => e.organization_id < badge.organization_id);
     try {
+      if (othersFirst) await appendEvents(q, others);
       const [answer] = await writeIssues(q, badge.organization_id, [
-        { organizationId: badge.organization_id, badge, recipientKey, exclusive, events, mails },
+        { organizationId: badge.organization_id, badge, recipientKey, exclusive, events: own, mails },
       ]);
+      if (!othersFirst && answer === "inserted" && others.length > 0) await appendEvents(q, others);
       return answer as NonNullable<typeof answer>;
     } catch (err) {
       // The template was deleted since the lookup.
@@ -49,6 +82,9 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
       throw err;
     }
   },
+
+  grantsFor: (issuerId, templateId) => grantsFor(q, issuerId, templateId),
+  inTransaction: (work) => work(postgresBadgeTx(q)),
 
   async lockBadge(organizationId, id) {
     const [row] = await q.all<BadgeJoinRow>(

@@ -137,6 +137,9 @@ export const postgresImportStore = (db: Database): ImportStore => {
       issueLookup: (o, t, k) => postgresBadgeTx(q).issueLookup(o, t, k),
       insertBadge: (badge, key, exclusive, events, mails) =>
         postgresBadgeTx(q).insertBadge(badge, key, exclusive, events, mails),
+      grantsFor: (issuerId, templateId) => postgresBadgeTx(q).grantsFor(issuerId, templateId),
+      // The import's chunk is a transaction already: an issue on another's behalf joins it.
+      inTransaction: (work) => work(postgresBadgeTx(q)),
       appendEvents: (events) => appendEvents(q, events),
     };
     return {

@@ -27,7 +27,8 @@ const contextOf = (deps: TrpcDeps): IssuingContext => ({
   newSalt: deps.badges.newSalt,
 });
 
-const json = (deps: TrpcDeps, v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, deps.badges.issuing.urls);
+const json = (deps: TrpcDeps, v: BadgeView) =>
+  badgeJson(v.badge, v.template, v.issuer, deps.badges.issuing.urls, v.authorizedIssuer);
 
 /** Earner accounts: the earner's side of badges, for internal tools. */
 export const usersRouter = router({

@@ -146,12 +146,15 @@ export interface NewBadgeContext {
   replaces_badge_id?: string | null;
   /** Keyed digest of the notification link's token, when a notification is sent. */
   accept_token_digest?: string | null;
+  /** The authorized issuer issuing on `organization_id`'s behalf; absent: the owner itself. */
+  issued_by_organization_id?: string | null;
 }
 
 /** The row of a freshly issued badge: pending, public, its own salt. */
 export const newBadgeRecord = (n: NormalizedIssue, ctx: NewBadgeContext): BadgeRecord => ({
   id: ctx.id,
   organization_id: ctx.organization_id,
+  issued_by_organization_id: ctx.issued_by_organization_id ?? null,
   badge_template_id: n.badge_template_id,
   state: "pending",
   public: true,

@@ -18,6 +18,15 @@ export const BADGE_LIST = defineList({
     updated_at: { kind: "date" },
     /** Badges of a template with any of these reporting tags (any case); spelt as clients of such services send it. */
     "badge_templates[reporting_tags]": { kind: "text", list: true },
+    /**
+     * Badges issued on their owner's behalf by an authorized issuer (true), or by the owner itself
+     * (false): for a grantor, those its issuers issued; for an issuer, those it issued for grantors.
+     */
+    on_behalf: { kind: "boolean" },
+    /** Badges belonging to these organizations (an issuer's list holds its grantors' badges too). */
+    organization_id: { kind: "id" },
+    /** Badges issued on their owner's behalf by these organizations. */
+    issued_by_organization_id: { kind: "id" },
   },
   sorts: ["issued_at", "created_at", "updated_at", "issued_to_last_name"],
   defaultSort: [{ key: "issued_at", desc: true }],

@@ -47,7 +47,16 @@ const standardProperties = {
     name: Type.String(),
     skills: Type.Array(Type.String()),
   }),
-  issuer: Type.Object({ name: Type.String(), image_url: Nullable(Type.String()) }),
+  issuer: Type.Object({
+    name: Type.String({ description: "The organization the badge belongs to: its template's owner" }),
+    image_url: Nullable(Type.String()),
+    authorized_issuer: Nullable(
+      Type.Object(
+        { id: Uuid, name: Type.String(), image_url: Nullable(Type.String()) },
+        { description: "The organization that issued it on the owner's behalf (an authorized issuer)" },
+      ),
+    ),
+  }),
 };
 
 export const BadgeStandardShapeSchema = Type.Object(standardProperties);

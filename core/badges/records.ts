@@ -66,7 +66,13 @@ export type BadgeTemplateData = Omit<BadgeTemplateRecord, "badges_count">;
 
 export interface BadgeRecord {
   id: string;
+  /** The organization the badge belongs to: its template's owner, in whose records and lists it is. */
   organization_id: string;
+  /**
+   * The organization that issued it on the owner's behalf (an authorized issuer), which lists it
+   * too; null when the owner issued it itself.
+   */
+  issued_by_organization_id: string | null;
   badge_template_id: string;
   state: BadgeState;
   public: boolean;

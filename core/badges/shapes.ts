@@ -18,12 +18,16 @@ export const fullName = (first: string, middle: string | null, last: string): st
     .filter((s) => s !== "")
     .join(" ");
 
-/** The standard badge shape (docs/interface.md, Event details); `issuer` is the organization owning the template. */
+/**
+ * The standard badge shape (docs/interface.md, Event details); `issuer` is the organization owning
+ * the template, with the organization that issued the badge on its behalf (`authorizedIssuer`), if one did.
+ */
 export const badgeStandardShape = (
   badge: BadgeRecord,
   template: BadgeTemplateData,
   issuer: OrganizationRef,
   urls: ShapeUrls,
+  authorizedIssuer?: OrganizationRef,
 ): BadgeStandardShape => ({
   id: badge.id,
   issued_to: fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name),
@@ -46,7 +50,13 @@ export const badgeStandardShape = (
     name: template.name,
     skills: [...template.skills],
   },
-  issuer: { name: issuer.name, image_url: issuer.image_url },
+  issuer: {
+    name: issuer.name,
+    image_url: issuer.image_url,
+    authorized_issuer: authorizedIssuer
+      ? { id: authorizedIssuer.id, name: authorizedIssuer.name, image_url: authorizedIssuer.image_url }
+      : null,
+  },
 });
 
 export const badgeJson = (
@@ -54,8 +64,9 @@ export const badgeJson = (
   template: BadgeTemplateData,
   issuer: OrganizationRef,
   urls: ShapeUrls,
+  authorizedIssuer?: OrganizationRef,
 ): BadgeJson => ({
-  ...badgeStandardShape(badge, template, issuer, urls),
+  ...badgeStandardShape(badge, template, issuer, urls, authorizedIssuer),
   recipient_email: badge.recipient_email,
   issuer_earner_id: badge.issuer_earner_id,
   locale: badge.locale,

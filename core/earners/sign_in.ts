@@ -152,7 +152,7 @@ export const redeemLink = async (
       }
       const shaped = moved.map((v) => ({
         visibility: v.badge,
-        shape: badgeStandardShape(v.badge, v.template, v.issuer, deps.issuing.urls),
+        shape: badgeStandardShape(v.badge, v.template, v.issuer, deps.issuing.urls, v.authorizedIssuer),
       }));
       await tx.appendEvents([
         ...organizations.map((org) =>

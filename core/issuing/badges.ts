@@ -16,6 +16,7 @@ import {
   newBadgeRecord,
   normalizeEmail,
   normalizeIssue,
+  type OrganizationRef,
   recipientSubjectId,
   replacementIssue,
   setBadgePrivacy,
@@ -25,12 +26,13 @@ import { publicBadgesEventFor, publicBadgesEvents } from "../connect/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import { CoreError, forbidden, orNotFound, type Result, settle, validationFailed } from "../errors/mod.ts";
 import { type BadgeEventType, badgeEvent, type EventRecord } from "../events/mod.ts";
+import { covers } from "../issuer_authorizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { followBadgeChange } from "../workforce/mod.ts";
 import { mintAcceptToken } from "./accept_tokens.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import { pendingBadgeMail } from "./notifications.ts";
-import type { BadgeChangeTx, BadgeView, ConnectedHolders, Earner, IssueWrites } from "./ports.ts";
+import type { BadgeChangeTx, BadgeView, ConnectedHolders, Earner, IssueLookup, IssueWrites } from "./ports.ts";
 
 /** Employers who see the badge's holder's badges follow the change (the rule is workforce's). */
 const follow = (
@@ -59,12 +61,22 @@ const unknownTemplate = (prefix: string, templateId: string): CoreError =>
     { name: "badge_template_unknown", badge_template_id: templateId },
   );
 
-export const badgeEventOf = (kind: BadgeEventType, view: BadgeView, deps: IssuingDeps, ctx: IssuingContext) =>
-  badgeEvent(
-    kind,
-    badgeStandardShape(view.badge, view.template, view.issuer, deps.urls),
-    eventContext(ctx, view.badge.organization_id),
+/**
+ * A badge's event in the records of each organization it concerns: the one it belongs to, and the
+ * one that issued it on that one's behalf, if one did (both follow it from issue to deletion).
+ */
+export const badgeEventsOf = (
+  kind: BadgeEventType,
+  view: BadgeView,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+): EventRecord[] => {
+  const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls, view.authorizedIssuer);
+  const { organization_id, issued_by_organization_id } = view.badge;
+  return [organization_id, ...(issued_by_organization_id ? [issued_by_organization_id] : [])].map((id) =>
+    badgeEvent(kind, shape, eventContext(ctx, id)),
   );
+};
 
 const normalized = (input: BadgeIssueBody, now: Date, prefix = ""): NormalizedIssue => {
   const n = normalizeIssue(input, prefix);
@@ -91,9 +103,20 @@ const mailBudgetTaking = (deps: IssuingDeps, organizationId: string, n: Normaliz
   return taking;
 };
 
+/** What `issueWith` takes beside the request: a replacement's ids, a batch's prefix, the mail budget's answer. */
+interface IssueExtra {
+  id?: string;
+  replaces_badge_id?: string;
+  prefix?: string;
+  mailAllowed?: boolean | Promise<boolean>;
+}
+
 /**
  * Issues one normalized request: checks the template and duplicates, then writes the badge with
- * its `badge.created` event in one atomic write (`writer` is the store, or a transaction).
+ * its `badge.created` event in one atomic write (`writer` is the store, or a transaction). A
+ * template of another organization is issued on that organization's behalf when an accepted
+ * authorization covers it (`covers`): checked and written in one transaction holding the
+ * authorization against being ended meanwhile, so an ended one stops the very next issue.
  */
 const issueWith = async (
   writer: IssueWrites,
@@ -101,19 +124,43 @@ const issueWith = async (
   ctx: IssuingContext,
   organizationId: string,
   n: NormalizedIssue,
-  extra: { id?: string; replaces_badge_id?: string; prefix?: string; mailAllowed?: boolean | Promise<boolean> } = {},
+  extra: IssueExtra = {},
 ): Promise<IssuedBadge> => {
   const prefix = extra.prefix ?? "";
   const key = normalizeEmail(n.recipient_email);
   const look = await writer.issueLookup(organizationId, n.badge_template_id, key);
+  if (look.template && look.issuer) return writeIssue(writer, deps, ctx, organizationId, n, key, look, extra);
+  return writer.inTransaction(async (tx) => {
+    const { grants, issuer } = await tx.grantsFor(organizationId, n.badge_template_id);
+    const grant = grants.find((g) => covers(g, n.badge_template_id));
+    if (!grant || !issuer) throw unknownTemplate(prefix, n.badge_template_id);
+    const owned = await tx.issueLookup(grant.grantor_id, n.badge_template_id, key);
+    return writeIssue(tx, deps, ctx, grant.grantor_id, n, key, owned, extra, issuer);
+  });
+};
+
+/** The write of `issueWith`, for the template's owner `ownerId`, issued by `authorizedIssuer` when another organization issues it. */
+const writeIssue = async (
+  writer: IssueWrites,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  ownerId: string,
+  n: NormalizedIssue,
+  key: string,
+  look: IssueLookup,
+  extra: IssueExtra,
+  authorizedIssuer?: OrganizationRef,
+): Promise<IssuedBadge> => {
+  const prefix = extra.prefix ?? "";
   if (!look.template || !look.issuer) throw unknownTemplate(prefix, n.badge_template_id);
   checkIssue(look.template, look.hasLiveBadge, prefix);
   // Over the organization's mail budget the badge is still issued, without its notification.
   const notify = (await extra.mailAllowed) !== false && !n.suppress_badge_notification_email;
-  const acceptToken = notify ? mintAcceptToken(deps.acceptTokens, ctx.now) : null;
+  const acceptToken = notify ? deps.acceptTokens.newToken() : null;
   const badge = newBadgeRecord(n, {
     id: extra.id ?? ctx.newId(),
-    organization_id: organizationId,
+    organization_id: ownerId,
+    issued_by_organization_id: authorizedIssuer?.id ?? null,
     now: ctx.now,
     recipient_salt: ctx.newSalt(),
     user_id: look.earner?.user_id ?? null,
@@ -121,8 +168,13 @@ const issueWith = async (
     replaces_badge_id: extra.replaces_badge_id ?? null,
     accept_token_digest: acceptToken === null ? null : deps.acceptTokens.digest(acceptToken),
   });
-  const view: BadgeView = { badge, template: look.template, issuer: look.issuer };
-  const events = [badgeEventOf("badge.created", view, deps, ctx)];
+  const view: BadgeView = {
+    badge,
+    template: look.template,
+    issuer: look.issuer,
+    ...(authorizedIssuer ? { authorizedIssuer } : {}),
+  };
+  const events = badgeEventsOf("badge.created", view, deps, ctx);
   const mail = acceptToken === null ? null : pendingBadgeMail(deps, ctx, { view, earner: look.earner, acceptToken });
   const inserted = await writer.insertBadge(
     badge,
@@ -303,7 +355,7 @@ const connectedEvents = async (
   if (!kind || !userId) return [];
   const organizations = await tx.connectedOrganizations([userId]);
   const view = after ?? before;
-  const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls);
+  const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls, view.authorizedIssuer);
   return publicBadgesEvents(kind, userId, shape, organizations, ctx);
 };
 
@@ -346,7 +398,7 @@ const transition = (
             recipient_email: view.badge.recipient_email,
           })
         : [];
-    return { badge, events: (next) => [badgeEventOf("badge.state.changed", next, deps, ctx)], audit };
+    return { badge, events: (next) => badgeEventsOf("badge.state.changed", next, deps, ctx), audit };
   });
 
 export const revokeBadge = (
@@ -379,7 +431,7 @@ export const setPrivacy = (
     if (view.badge.public === isPublic) return null;
     return {
       badge: setBadgePrivacy(view.badge, isPublic, ctx.now),
-      events: (next) => [badgeEventOf("badge.privacy.changed", next, deps, ctx)],
+      events: (next) => badgeEventsOf("badge.privacy.changed", next, deps, ctx),
     };
   });
 
@@ -406,7 +458,7 @@ export const replaceBadge = async (
     await tx.updateBadge(oldNext);
     const replaced: BadgeView = { ...old, badge: oldNext };
     await tx.appendEvents([
-      badgeEventOf("badge.state.changed", replaced, deps, ctx),
+      ...badgeEventsOf("badge.state.changed", replaced, deps, ctx),
       ...(await connectedEvents(tx, deps, ctx, old, replaced)),
     ]);
     await follow(tx, deps, ctx, old, replaced);
@@ -435,7 +487,7 @@ export const deleteBadge = (
     const view = orNotFound(await tx.lockBadge(organizationId, id), "Badge");
     await tx.deleteBadge(id);
     await tx.appendEvents([
-      badgeEventOf("badge.deleted", view, deps, ctx),
+      ...badgeEventsOf("badge.deleted", view, deps, ctx),
       ...(await connectedEvents(tx, deps, ctx, view, null)),
     ]);
     await tx.appendAudit(

@@ -117,7 +117,7 @@ export const pendingBadgeMail = (
   const { view } = issued;
   if (view.badge.suppress_badge_notification_email) return null;
   const kind = notificationKind(issued.earner);
-  const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls);
+  const shape = badgeStandardShape(view.badge, view.template, view.issuer, deps.urls, view.authorizedIssuer);
   const event = pendingBadgeNotificationEvent(
     kind,
     shape,

@@ -10,6 +10,7 @@ import type {
 } from "../badges/mod.ts";
 import type { Page } from "../credentials/mod.ts";
 import type { EventRecord } from "../events/mod.ts";
+import type { IssuerAuthorizationRecord } from "../issuer_authorizations/mod.ts";
 import type { OutboxMail } from "../mail/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { ConnectionTx } from "../workforce/mod.ts";
@@ -20,6 +21,8 @@ export interface BadgeView {
   badge: BadgeRecord;
   template: BadgeTemplateData;
   issuer: OrganizationRef;
+  /** The organization that issued it on `issuer`'s behalf (an authorized issuer); absent when `issuer` did. */
+  authorizedIssuer?: OrganizationRef;
   /** The badge's entry in its organization's status lists, where the store read it. */
   statusIndex?: number;
   /** The achievement's accepted endorsements, signed, where the reader added them. */
@@ -73,6 +76,17 @@ export interface IssueWrites {
     events: EventRecord[],
     mails?: OutboxMail[],
   ): Promise<"inserted" | "duplicate" | "template_gone">;
+  /**
+   * The accepted authorizations of `issuerId` by the owner of `templateId`, another organization,
+   * each held against being ended until the transaction ends (none when no other organization owns
+   * such a template), with the issuer's own profile. Meant inside `inTransaction`.
+   */
+  grantsFor(
+    issuerId: string,
+    templateId: string,
+  ): Promise<{ grants: IssuerAuthorizationRecord[]; issuer: OrganizationRef | null }>;
+  /** Runs `work` in one transaction: this one, inside a transaction; a new one outside. */
+  inTransaction<T>(work: (tx: IssueWrites) => Promise<T>): Promise<T>;
 }
 
 /** A badge's lifecycle inside a transaction: read it locked, then change or remove it. */

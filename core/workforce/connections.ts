@@ -16,6 +16,8 @@ export interface HeldBadge {
   badge: BadgeRecord;
   template: BadgeTemplateData;
   issuer: OrganizationRef;
+  /** The organization that issued it on `issuer`'s behalf, if one did. */
+  authorizedIssuer?: OrganizationRef;
 }
 
 /** What connecting records and accounts reads and writes, inside one transaction. */
@@ -174,7 +176,7 @@ export const visitConnections = (
 
 /** The badges of the account its connected employers see, in their standard shape. */
 export const heldShapes = (held: HeldBadge[], urls: ShapeUrls): BadgeStandardShape[] =>
-  held.map((h) => badgeStandardShape(h.badge, h.template, h.issuer, urls));
+  held.map((h) => badgeStandardShape(h.badge, h.template, h.issuer, urls, h.authorizedIssuer));
 
 /** The earner accepts, rejects or disconnects one employer's connection. */
 export const decideConnection = (

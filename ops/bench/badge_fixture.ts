@@ -22,5 +22,5 @@ export const BADGE: BadgeStandardShape = {
     name: "Rust",
     skills: ["rust"],
   },
-  issuer: { name: "Bench Org", image_url: null },
+  issuer: { name: "Bench Org", image_url: null, authorized_issuer: null },
 };

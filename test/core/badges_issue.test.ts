@@ -130,6 +130,7 @@ t.test("normalizeIssue parses, trims and checks expiry", (t) => {
       organization_id: "o1",
       now: new Date(0),
       recipient_salt: "s",
+      issued_by_organization_id: null,
       user_id: null,
       subject_id: "0b7c3e52-1d9a-4f60-9b2e-6c1d2e3f4a5b",
     });

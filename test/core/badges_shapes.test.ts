@@ -66,6 +66,7 @@ const badge: BadgeRecord = {
   replacement_badge_id: null,
   user_id: "cccccccc-cccc-4ccc-8ccc-cccccccccccc",
   recipient_salt: "pepper",
+  issued_by_organization_id: null,
   subject_id: "0b7c3e52-1d9a-4f60-9b2e-6c1d2e3f4a5b",
   accept_token_digest: null,
   state_updated_at: new Date("2024-01-02T00:00:00.000Z"),
@@ -96,7 +97,7 @@ t.test("the standard badge shape, exactly", (t) => {
       name: "Rust",
       skills: ["rust", "systems"],
     },
-    issuer: { name: "Acme", image_url: "https://acme.example/logo.png" },
+    issuer: { name: "Acme", image_url: "https://acme.example/logo.png", authorized_issuer: null },
   });
   t.ok(Value.Check(BadgeStandardShapeSchema, s));
   const noExpiry = badgeStandardShape({ ...badge, expires_at: null, issued_to_middle_name: null }, template, org, urls);

@@ -196,6 +196,7 @@ const badge: BadgeRecord = {
   replacement_badge_id: null,
   user_id: null,
   recipient_salt: "salt",
+  issued_by_organization_id: null,
   subject_id: "0b7c3e52-1d9a-4f60-9b2e-6c1d2e3f4a5b",
   accept_token_digest: null,
   state_updated_at: T0,

@@ -97,6 +97,8 @@ const fakeStore = (
       outbox.push(...mails);
       return insertAnswer;
     },
+    grantsFor: async () => ({ grants: [], issuer: null }),
+    inTransaction: (work) => work(tx),
     lockBadge: async (_org, id) => {
       const badge = badges.get(id);
       return badge ? { badge, template, issuer: org } : null;
@@ -153,6 +155,8 @@ const fakeStore = (
     },
     issueLookup: tx.issueLookup,
     insertBadge: tx.insertBadge,
+    grantsFor: tx.grantsFor,
+    inTransaction: (work) => store.transaction(work),
     listTemplates: async () => ({ items: [], total: 0 }),
     getTemplate: async () => null,
     listBadges: async () => ({ items: [], total: 0 }),

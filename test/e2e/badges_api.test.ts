@@ -69,7 +69,7 @@ t.test("issue: 201, Location, the full badge JSON, and badge.created in the same
     state: "pending",
     public: true,
     badge_template: { id: tpl.id, image: null, image_url: "https://cdn.example/r.png", name: "Rust", skills: ["rust"] },
-    issuer: { name: "Issuing Org", image_url: null },
+    issuer: { name: "Issuing Org", image_url: null, authorized_issuer: null },
     recipient_email: "Ada@Example.ORG",
     issuer_earner_id: "E-42",
     locale: "en-GB",

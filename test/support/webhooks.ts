@@ -283,7 +283,7 @@ export const BADGE: BadgeStandardShape = {
     name: "Rust",
     skills: ["rust"],
   },
-  issuer: { name: "Acme", image_url: null },
+  issuer: { name: "Acme", image_url: null, authorized_issuer: null },
 };
 
 /** Records `n` badge events in one transaction, as the badges feature does (the outbox). */

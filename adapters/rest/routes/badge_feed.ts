@@ -29,7 +29,7 @@ export const badgeFeedRoutes = (deps: RestDeps, origin: string) => async (plugin
   const onRequest = guard(deps.authenticator, deps.clock, "issued_badges");
   const reads = freshReads<Buffer>();
   const issuing = deps.badges.issuing;
-  const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
+  const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls, v.authorizedIssuer);
 
   app.get("/organizations/:organization_id/high_volume_issued_badge_search", {
     onRequest,

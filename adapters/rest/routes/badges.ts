@@ -47,7 +47,7 @@ export const badgeRoutes = (deps: RestDeps, origin: string) => async (plugin: Fa
   const badges = resourceRoutes(app, origin, onRequest, "badges/:badge_id", ["Badges"]);
   const { base, schema } = badges;
   const issuing = deps.badges.issuing;
-  const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls);
+  const json = (v: BadgeView) => badgeJson(v.badge, v.template, v.issuer, issuing.urls, v.authorizedIssuer);
   const location = (v: BadgeView) => `${deps.baseUrl}/organizations/${v.badge.organization_id}/badges/${v.badge.id}`;
 
   app.post(base, {

@@ -104,7 +104,7 @@ export const meRoutes =
         const slice = views.slice(req.offset, req.offset + req.per);
         const urls = { publicBase: connect.publicUrl };
         return many(
-          slice.map((v) => badgeStandardShape(v.badge, v.template, v.issuer, urls)),
+          slice.map((v) => badgeStandardShape(v.badge, v.template, v.issuer, urls, v.authorizedIssuer)),
           pageMetadata(req, slice.length, views.length, pageUrlFor(origin, request.url)),
         );
       },
