@@ -53,12 +53,12 @@ t.test("the acceptance rate leaves replaced badges out", async (t) => {
 
 t.test("figures and their CSV: every week present, formulas made text", async (t) => {
   const now = new Date("2026-12-09T12:00:00Z");
-  let askedFrom: Date | null = null;
+  const askedFrom: Date[] = [];
   const tpl = { template_id: "t1", template_name: '=cmd|"/c calc"!A1', ...NO_FIGURES, issued: 2, accepted: 1 };
   const figures = await readFigures(
     {
       async figures(_org, from) {
-        askedFrom = from;
+        askedFrom.push(from);
         return {
           total: { ...NO_FIGURES, issued: 2, accepted: 1, median_seconds_to_accept: 5400 },
           templates: [{ ...tpl, median_seconds_to_accept: 5400 }],
@@ -69,7 +69,7 @@ t.test("figures and their CSV: every week present, formulas made text", async (t
     now,
     "org",
   );
-  t.equal(askedFrom?.toISOString(), "2026-09-21T00:00:00.000Z", "twelve weeks back, from a Monday");
+  t.equal(askedFrom[0]?.toISOString(), "2026-09-21T00:00:00.000Z", "twelve weeks back, from a Monday");
   t.equal(figures.weeks.length, 12);
   t.equal(figures.weeks.at(-1)?.week, "2026-W50");
   t.same(figures.weeks[0], { week: "2026-W39", total: NO_FIGURES, templates: [] }, "an empty week at zero");

@@ -64,6 +64,11 @@ t.test("figures: acceptance, time to accept, per template and week, and their CS
 
   const page = await memberPage(org.id, "figures-owner@example.org", "owner");
   await page.goto(`${laurel.origin}/console/${org.id}`);
+  t.equal(
+    (await page.textContent("[data-count=rate] .count-n"))?.trim(),
+    "66.7%",
+    "the dashboard's acceptance rate, from its counters",
+  );
   await look(t, page, "dashboard-figures-link");
   await page.click("a:has-text('Figures: acceptance rate')");
   await page.waitForSelector("h1:has-text('Figures')");
@@ -298,6 +303,7 @@ t.test("the badge table: sorting, 50 or 100 a page, bulk revoke and resend", asy
   await page.click("button:has-text('Revoke…')");
   t.match(await page.textContent("h1"), /Revoke 3 badges\?/);
   t.match(await page.textContent("main"), /the badges matching template “Crane”: 3 badges, counted now/);
+  t.match(await page.textContent("main"), /at most 10,000 badges; these are all of them/, "the bound, said");
   await look(t, page, "bulk-revoke-filter-confirm");
   await page.click("button:has-text('Revoke 3 badges')");
   await page.waitForURL(/bulk=revoke/);

@@ -2,7 +2,14 @@ import type { VNode } from "preact";
 import { BADGE_STATES, badgeUrl, fullName, type ShapeUrls } from "../../../core/badges/mod.ts";
 import { badgePageVisible } from "../../../core/earners/mod.ts";
 import type { EventRecord } from "../../../core/events/mod.ts";
-import type { BadgeView, Dashboard, DeliveryStatus, TemplateView } from "../../../core/issuing/mod.ts";
+import {
+  acceptanceRate,
+  type BadgeView,
+  type Dashboard,
+  type DeliveryStatus,
+  percent,
+  type TemplateView,
+} from "../../../core/issuing/mod.ts";
 import { html, type Node, safeUrl } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
 import type { ConsoleMember } from "./console_deps.ts";
@@ -452,6 +459,7 @@ export const dashboardPage = (
 ) => {
   const { counts, weeks } = data.dashboard;
   const badges = consolePath(member.organizationId, "badges");
+  const figures = `${consolePath(member.organizationId)}/figures`;
   return consoleLayout(
     frame,
     member,
@@ -461,8 +469,10 @@ export const dashboardPage = (
       <ul class="plain counts">${COUNT_LABELS.map(
         ([key, label]) =>
           html`<li class="card count" data-count=${key}><a href=${key === "issued" ? badges : `${badges}?state=${key}`}><span class="count-n">${counts[key].toLocaleString("en-GB")}</span> <span class="count-label">${label}</span></a></li>`,
-      )}</ul></section>`,
-    html`<p class="figures-link"><a href=${`${consolePath(member.organizationId)}/figures`}>Figures: acceptance rate, time to accept, per template and per week (CSV too)</a></p>`,
+      )}
+      <li class="card count" data-count="rate"><a href=${figures}><span class="count-n">${percent(acceptanceRate({ ...counts, median_seconds_to_accept: null })) || "—"}</span> <span class="count-label">Acceptance rate</span></a></li>
+      </ul></section>`,
+    html`<p class="figures-link"><a href=${figures}>Figures: acceptance rate, median time to accept, per template and per week (CSV too)</a></p>`,
     html`<section class="card" aria-labelledby="weeks-h"><h2 id="weeks-h">Issued and accepted per week</h2>
       <p class="legend small"><span class="key key-issued" aria-hidden="true"></span> Issued <span class="key key-accepted" aria-hidden="true"></span> Accepted (and still accepted), by the week of acceptance</p>
       ${weekChart(weeks)}

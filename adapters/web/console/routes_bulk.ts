@@ -161,7 +161,9 @@ export const bulkRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =>
             ? [
                 `${plural(matched, "badge matches", "badges match")}; one bulk action touches at most ${BULK_LIMIT.toLocaleString("en-GB")}, so only the first ${ids.length.toLocaleString("en-GB")} in the list's order are included. Run it again for the rest.`,
               ]
-            : [];
+            : onFilter
+              ? [`One bulk action touches at most ${BULK_LIMIT.toLocaleString("en-GB")} badges; these are all of them.`]
+              : [];
         const fields: Record<string, string> = {
           scope: onFilter ? "filter" : "selection",
           ...Object.fromEntries(Object.entries(filter).map(([k, v]) => [`filter_${k}`, v])),
