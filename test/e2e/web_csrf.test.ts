@@ -64,6 +64,8 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /console/:org/badges/:id/revoke": FORM(404),
   "POST /console/:org/badges/:id/replace": FORM(404),
   "POST /console/:org/badges/:id/delete": FORM(404),
+  "POST /console/:org/badges/bulk/revoke": FORM(404),
+  "POST /console/:org/badges/bulk/resend": FORM(404),
   "POST /console/:org/templates/:id": FORM(404),
   "POST /console/:org/templates/:id/archive": FORM(404),
   "POST /console/:org/templates/:id/unarchive": FORM(404),
