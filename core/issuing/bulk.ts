@@ -33,8 +33,9 @@ export interface BulkResult {
 }
 
 /**
- * The ids a filter matches, in the list's order, at most `limit`, and how many match in all. The
- * ids are read before anything changes, so revoking does not move the pages under the reader.
+ * The ids a filter matches, in the list's default order (newest issued first), at most `limit`,
+ * and how many match in all. The ids are read before anything changes, so revoking does not move
+ * the pages under the reader.
  */
 export const bulkTargets = async (
   deps: IssuingDeps,

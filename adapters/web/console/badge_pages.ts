@@ -125,6 +125,7 @@ export const issuePage = (
         ${input("issue-expires-at", "expires_at", "Expires at (UTC, optional)", f.expires_at, errors, { autocomplete: "off" }, DATE_HINT)}
         ${input("issue-evidence", "evidence", "Evidence links (optional)", f.evidence, errors, { textarea: true }, "One https:// address a line; a name before it with a bar, as in: Final project | https://example.org/work")}
         <label class="check"><input type="checkbox" name="suppress_badge_notification_email" value="true" checked=${f.suppress} /> Do not e-mail the recipient</label>
+        <p class="small">The mail the recipient gets: each template's page under <a href=${consolePath(member.organizationId, "templates")}>Templates</a> previews it (Preview the mail).</p>
         <button type="submit">Issue badge</button>
       </form>`,
   );
@@ -284,7 +285,7 @@ export const badgesPage = (
             ? html`<div class="card bulk-actions" role="group" aria-labelledby="bulk-h"><h2 id="bulk-h" class="h3">With these badges</h2>
               <fieldset class="radios"><legend class="small">Which badges</legend>
                 <label class="check"><input type="radio" name="scope" value="selection" checked /> The badges selected above</label>
-                <label class="check"><input type="radio" name="scope" value="filter" /> Every badge ${filtered ? "the filter matches" : "of the organization"} (${plural(data.total, "badge", "badges")}${data.total > data.bulkLimit ? `; the first ${data.bulkLimit.toLocaleString("en-GB")} in this order` : ""})</label>
+                <label class="check"><input type="radio" name="scope" value="filter" /> Every badge ${filtered ? "the filter matches" : "of the organization"} (${plural(data.total, "badge", "badges")}${data.total > data.bulkLimit ? `; the ${data.bulkLimit.toLocaleString("en-GB")} most recently issued` : ""})</label>
               </fieldset>
               <p class="small muted">You are asked to confirm first. At most ${data.bulkLimit.toLocaleString("en-GB")} badges at once.</p>
               <div class="row bulk-buttons">

@@ -159,7 +159,7 @@ export const bulkRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =>
         const capped =
           matched > ids.length
             ? [
-                `${plural(matched, "badge matches", "badges match")}; one bulk action touches at most ${BULK_LIMIT.toLocaleString("en-GB")}, so only the first ${ids.length.toLocaleString("en-GB")} in the list's order are included. Run it again for the rest.`,
+                `${plural(matched, "badge matches", "badges match")}; one bulk action touches at most ${BULK_LIMIT.toLocaleString("en-GB")}, so only the ${ids.length.toLocaleString("en-GB")} most recently issued are included. Run it again for the rest.`,
               ]
             : onFilter
               ? [`One bulk action touches at most ${BULK_LIMIT.toLocaleString("en-GB")} badges; these are all of them.`]
