@@ -53,6 +53,12 @@ t.test("a template's mail preview: exactly the sent HTML, framed and sandboxed, 
     dialogs.push(d.message());
     void d.dismiss();
   });
+  // The issue form points at the previews.
+  await page.goto(`${laurel.origin}/console/${org.id}/issue`);
+  t.match(
+    await page.textContent("form.issue-form"),
+    /The mail the recipient gets: each template's page under Templates previews it/,
+  );
   await page.goto(`${laurel.origin}/console/${org.id}/templates/${template.id}`);
   await Promise.all([page.waitForNavigation(), page.click("a:has-text('Preview the mail')")]);
   await page.waitForSelector("h1:has-text('The badge mail')");
