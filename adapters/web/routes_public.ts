@@ -144,16 +144,20 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   // pre-fills the address and names the badge; without it the page is the same for every id.
   app.get<{ Querystring: { token?: unknown } }>("/badges/:id/accept", async (request, reply) => {
     const id = uuidParam(request);
-    if (request.earner) return reply.redirect(`/badges/${id}`, 303);
     const token = request.query.token;
     const view = await badgeForAcceptLink(
       deps.earners,
       id,
       typeof token === "string" && token.length <= 200 ? token : null,
     );
+    const signsIn = view !== null && typeof token === "string" && acceptLinkSignsIn(token, deps.clock());
+    // Signed in: the badge page, unless the badge is another account's and the link can switch to it.
+    const signedInAs = request.earner;
+    if (signedInAs && !(signsIn && view?.badge.user_id !== signedInAs.user.id))
+      return reply.redirect(`/badges/${id}`, 303);
     const frame = { ...kit.frame(request, reply, "Sign in to accept your badge"), noindex: true };
     if (view) void reply.header("cache-control", "no-store");
-    if (view && typeof token === "string" && acceptLinkSignsIn(token, deps.clock()))
+    if (view && signsIn && typeof token === "string")
       return kit.page(
         reply,
         200,
@@ -165,6 +169,10 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
             email: view.badge.recipient_email,
             issuer: view.issuer.name,
             badge: view.template.name,
+            signedInAs: signedInAs
+              ? ((signedInAs.user.emails.find((e) => e.primary) ?? signedInAs.user.emails[0])?.email ??
+                "another account")
+              : null,
           },
         ),
       );

@@ -156,7 +156,7 @@ const writeIssue = async (
   checkIssue(look.template, look.hasLiveBadge, prefix);
   // Over the organization's mail budget the badge is still issued, without its notification.
   const notify = (await extra.mailAllowed) !== false && !n.suppress_badge_notification_email;
-  const acceptToken = notify ? deps.acceptTokens.newToken() : null;
+  const acceptToken = notify ? mintAcceptToken(deps.acceptTokens, ctx.now) : null;
   const badge = newBadgeRecord(n, {
     id: extra.id ?? ctx.newId(),
     organization_id: ownerId,

@@ -168,6 +168,26 @@ t.test("the mail's link signs its recipient in: a button press, once, no second 
   t.equal((await again.get("/wallet")).status, 303, "and signs nobody in");
 });
 
+t.test("signed in as another account: the link offers to switch; as the recipient: the badge", async (t) => {
+  const org = await organization(mailed.laurel, "Switching Issuer");
+  const template = await createTemplate(mailed.laurel, org, { name: "Switch Skill", allow_duplicate_badges: true });
+  const first = await issuedWithLink(org, template.id, "kim@example.org");
+  const browser = httpEarner(mailed.laurel.origin, mailed.smtp);
+  await browser.signIn("other@example.org");
+  const offered = await browser.get(first.path);
+  t.equal(offered.status, 200);
+  t.match(offered.text, /signed in as other@example\.org, another account: continuing signs it in as kim@example\.org/);
+  const pressed = await browser.submit(`/badges/${first.id}/continue`, { token: first.token });
+  t.equal(pressed.location, `/badges/${first.id}`);
+  const wallet = await browser.get("/account");
+  t.match(wallet.text, /kim@example\.org/, "now signed in as the recipient");
+  // Signed in as the recipient, a fresh link of theirs goes straight to the badge.
+  const second = await issuedWithLink(org, template.id, "kim@example.org");
+  const straight = await browser.get(second.path);
+  t.equal(straight.status, 303);
+  t.equal(straight.location, `/badges/${second.id}`, "the recipient's own badge: its page");
+});
+
 t.test("an old link names the badge but signs nobody in: the sign-in mail as before", async (t) => {
   const org = await organization(mailed.laurel, "Old Issuer");
   const template = await createTemplate(mailed.laurel, org, { name: "Old Skill", allow_duplicate_badges: true });

@@ -54,7 +54,15 @@ export const linkConfirmPage = (frame: Frame, token: string): VNode =>
  */
 export const badgeLinkPage = (
   frame: Frame,
-  data: { badgeId: string; token: string; email: string; issuer: string; badge: string },
+  data: {
+    badgeId: string;
+    token: string;
+    email: string;
+    issuer: string;
+    badge: string;
+    /** Another account is signed in in this browser (its first address): continuing switches. */
+    signedInAs: string | null;
+  },
 ): VNode =>
   layout(
     frame,
@@ -62,6 +70,7 @@ export const badgeLinkPage = (
       <h1 id="badge-link-h">Your badge is waiting</h1>
       <p>${data.issuer} sent you the badge “${data.badge}”.</p>
       <p>This link was e-mailed to ${html`<strong>${data.email}</strong>`}: continue to see the badge and accept it, with no password and no further e-mail.</p>
+      ${data.signedInAs === null ? null : html`<p class="status warn">This browser is signed in as ${data.signedInAs}, another account: continuing signs it in as ${data.email} instead.</p>`}
       <form method="post" action=${`/badges/${data.badgeId}/continue`} class="stack">
         ${csrfField(frame.csrf)}
         <input type="hidden" name="token" value=${data.token} />
