@@ -258,6 +258,7 @@ t.test("the badge table: sorting, 50 or 100 a page, bulk revoke and resend", asy
   await look(t, page, "bulk-revoke-confirm");
   await page.click("button:has-text('Revoke 2 badges')");
   await page.waitForURL(/bulk=revoke/);
+  t.match(page.url(), /sort=issued_to_last_name/, "back to the table's order");
   t.match(await page.textContent(".notice"), /Revoked 2 badges\./, "the result, after a redirect");
   await look(t, page, "bulk-revoke-done");
   const states = await laurel.db.all<{ id: string; state: string; revocation_reason: string }>(

@@ -259,6 +259,7 @@ export const badgesPage = (
       ? html`<p class="card muted">No badge matches.</p>`
       : html`<form method="post" action=${`${path}/bulk/${mayResend ? "resend" : "revoke"}`} class="bulk-form" id="bulk-form">${csrfField(frame.csrf)}
         ${BADGE_FILTER_KEYS.map((k) => (f[k] ? html`<input type="hidden" name=${`filter_${k}`} value=${f[k]} />` : null))}
+        ${(["sort", "per"] as const).map((k) => (f[k] ? html`<input type="hidden" name=${`view_${k}`} value=${f[k]} />` : null))}
         <div class="table-wrap card"><table class="badge-table">
           <caption class="sr-only">Badges, ${BADGE_SORTS.find((s) => s.value === f.sort)?.label.toLowerCase() ?? "sorted"}</caption>
           <thead><tr>

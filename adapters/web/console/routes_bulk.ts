@@ -60,8 +60,18 @@ export const bulkRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =>
     return filter;
   };
 
-  const listPath = (member: ConsoleMember, filter: Record<string, string>): string => {
-    const q = new URLSearchParams(filter).toString();
+  /** The table's order and page size as the form carried them, to go back to the same view. */
+  const viewOf = (request: FastifyRequest): Record<string, string> => {
+    const view: Record<string, string> = {};
+    for (const key of ["sort", "per"]) {
+      const value = field(request, `view_${key}`).trim();
+      if (/^-?[a-z_]{1,40}$|^\d{2,3}$/.test(value)) view[key] = value;
+    }
+    return view;
+  };
+
+  const listPath = (member: ConsoleMember, filter: Record<string, string>, view: Record<string, string>): string => {
+    const q = new URLSearchParams({ ...filter, ...view }).toString();
     return `${consolePath(member.organizationId, "badges")}${q ? `?${q}` : ""}`;
   };
 
@@ -93,7 +103,8 @@ export const bulkRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =>
       const member = await gate(request, reply, action === "revoke" ? "badges.revoke" : "badges.issue");
       if (!member) return reply;
       const filter = filterOf(request);
-      const back = listPath(member, filter);
+      const view = viewOf(request);
+      const back = listPath(member, filter, view);
       const onFilter = field(request, "scope") === "filter";
       let reason = "";
       if (action === "revoke") {
@@ -167,6 +178,7 @@ export const bulkRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =>
         const fields: Record<string, string> = {
           scope: onFilter ? "filter" : "selection",
           ...Object.fromEntries(Object.entries(filter).map(([k, v]) => [`filter_${k}`, v])),
+          ...Object.fromEntries(Object.entries(view).map(([k, v]) => [`view_${k}`, v])),
           ...(onFilter ? {} : { ids: ids.join(",") }),
           ...(action === "revoke" ? { reason } : {}),
         };
@@ -196,7 +208,7 @@ export const bulkRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =>
         action === "revoke"
           ? await bulkRevoke(b.issuing, ctx(member, request), member.organizationId, scope, ids, { reason })
           : await bulkResend(b.issuing, ctx(member, request), member.organizationId, scope, ids);
-      const q = new URLSearchParams(filter);
+      const q = new URLSearchParams({ ...filter, ...view });
       q.set("bulk", action);
       q.set("changed", String(result.done));
       if (result.skipped) q.set("skipped", String(result.skipped));
