@@ -111,15 +111,22 @@ const record = async (q: Queryable, importId: string, outcomes: RowOutcome[], no
  */
 const targetFacts = async (q: Queryable, organizationId: string, targets: IssueTarget[]): Promise<TargetFacts[]> => {
   if (targets.length === 0) return [];
+  // Another organization's template comes with the importer's accepted authorizations by its owner.
   const found = await q.all<
-    IssueTarget & Pick<BadgeTemplateRow, "state" | "allow_duplicate_badges"> & { held: boolean }
+    IssueTarget &
+      Pick<BadgeTemplateRow, "state" | "allow_duplicate_badges"> &
+      Pick<TargetFacts, "grants"> & { held: boolean; own: boolean | null }
   >(
-    `select p.template, p.key, t.state, t.allow_duplicate_badges,
+    `select p.template, p.key, t.state, t.allow_duplicate_badges, t.organization_id = ? as own,
+       case when t.organization_id <> ? then coalesce((select json_agg(json_build_object('state', a.state,
+           'all_templates', a.all_templates, 'badge_template_ids', a.badge_template_ids))
+         from issuer_authorizations a where a.issuer_id = ? and a.grantor_id = t.organization_id
+           and a.state = 'accepted'), '[]'::json) else '[]'::json end as grants,
        t.id is not null and exists (select 1 from badges b
          where b.recipient_email_key = p.key and b.badge_template_id = t.id and b.state in (${LIVE})) as held
      from jsonb_to_recordset(?::jsonb) as p(template uuid, key text)
-     left join badge_templates t on t.id = p.template and t.organization_id = ?`,
-    [JSON.stringify(targets), organizationId],
+     left join badge_templates t on t.id = p.template`,
+    [organizationId, organizationId, organizationId, JSON.stringify(targets)],
   );
   return found.map((f) => ({
     template: f.template,
@@ -127,6 +134,8 @@ const targetFacts = async (q: Queryable, organizationId: string, targets: IssueT
     state: f.state ?? null,
     allow_duplicate_badges: f.allow_duplicate_badges === true,
     held: f.held === true,
+    own: f.own === true,
+    grants: f.grants ?? [],
   }));
 };
 

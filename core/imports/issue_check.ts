@@ -1,5 +1,6 @@
 import { checkIssue, type TemplateState, UNKNOWN_TEMPLATE_MESSAGE } from "../badges/mod.ts";
 import { type FieldError, resultOf } from "../errors/mod.ts";
+import { covers, type IssuerAuthorizationRecord } from "../issuer_authorizations/mod.ts";
 
 /** The template and recipient of a badge row that passed its own checks (`normalizeEmail`'s key). */
 export interface IssueTarget {
@@ -16,7 +17,14 @@ export interface TargetFacts extends IssueTarget {
   state: TemplateState | null;
   allow_duplicate_badges: boolean;
   held: boolean;
+  /** The template is the importing organization's own; else another's, issued only within an authorization. */
+  own: boolean;
+  /** The importing organization's accepted authorizations by the template's owner, when it is another's. */
+  grants: ReadonlyArray<Pick<IssuerAuthorizationRecord, "state" | "all_templates" | "badge_template_ids">>;
 }
+
+/** Whether the organization may issue the target's template: its own, or one an accepted authorization covers. */
+const mayIssue = (f: TargetFacts): boolean => f.own || f.grants.some((g) => covers(g, f.template));
 
 /** A row found unissuable once the whole file is read, with its problems by column. */
 export interface RowRefusal {
@@ -50,7 +58,7 @@ export const issueRefusals = (
   for (const r of rows) {
     const key = targetKey(r);
     const f = known.get(key);
-    if (!f || f.state === null) {
+    if (!f || f.state === null || !mayIssue(f)) {
       refusals.push({ row: r.row, errors: [{ field: "badge_template_id", message: UNKNOWN_TEMPLATE_MESSAGE }] });
       continue;
     }

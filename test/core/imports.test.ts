@@ -230,6 +230,8 @@ const fact = (over: Partial<TargetFacts> & { key: string }): TargetFacts => ({
   state: "active",
   allow_duplicate_badges: false,
   held: false,
+  own: true,
+  grants: [],
   ...over,
 });
 
@@ -263,6 +265,30 @@ t.test("the issue's refusals, found before anything is issued", async (t) => {
       [[1, "recipient_email", /already has this badge/]],
     ],
     ["held, duplicates allowed", [row(1, "a")], [fact({ key: "a", held: true, allow_duplicate_badges: true })], []],
+    [
+      "another organization's template, no authorization",
+      [row(1, "a")],
+      [fact({ key: "a", own: false })],
+      [[1, "badge_template_id", /no badge template of this organization/]],
+    ],
+    [
+      "another organization's template, an accepted authorization naming it",
+      [row(1, "a")],
+      [fact({ key: "a", own: false, grants: [{ state: "accepted", all_templates: false, badge_template_ids: [T] }] })],
+      [],
+    ],
+    [
+      "another organization's template, an authorization of every template",
+      [row(1, "a")],
+      [fact({ key: "a", own: false, grants: [{ state: "accepted", all_templates: true, badge_template_ids: [] }] })],
+      [],
+    ],
+    [
+      "another organization's template, an authorization naming others",
+      [row(1, "a")],
+      [fact({ key: "a", own: false, grants: [{ state: "accepted", all_templates: false, badge_template_ids: [U] }] })],
+      [[1, "badge_template_id", /no badge template of this organization/]],
+    ],
     [
       "twice in the file",
       [row(1, "a"), row(2, "b"), row(3, "a")],
