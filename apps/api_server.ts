@@ -35,6 +35,7 @@ import {
   postgresOrganizationStore,
   postgresPlatformStore,
   postgresRateCounter,
+  postgresRecommendationStore,
   postgresWorkforceAuthorizationStore,
   recordCredentialUse,
 } from "../adapters/db/mod.ts";
@@ -166,6 +167,7 @@ export const buildApiServer = async (
   // credential of the template (the cache keys credentials by badge, not by template) and its
   // badge pages (dropped with the badge class), on every process.
   const hostedBroadcast = natsHostedInvalidations(nc);
+  const recommendationStore = postgresRecommendationStore(db);
   const endorsements = {
     store: postgresEndorsementStore(db),
     v3Base: `${config.baseUrl}/obi/v3`,
@@ -186,6 +188,11 @@ export const buildApiServer = async (
     publicUrl: config.publicUrl,
     onOrganizationChanged,
     endorsements,
+    recommendations: {
+      store: recommendationStore,
+      mailBudget: badgeWiring.badges.issuing.mailBudget,
+      urls: badgeWiring.badges.issuing.urls,
+    },
     issuerAuthorizations: postgresIssuerAuthorizationStore(db),
     clock,
     newId,
@@ -293,6 +300,7 @@ export const buildApiServer = async (
       equal: secrets.equal,
     },
     externalBadges: externalBadges.deps,
+    recommendations: recommendationStore,
     connect: {
       store: connectStore,
       secrets,

@@ -21,6 +21,7 @@ export {
 export { postgresEarnerStore } from "./postgres_earner_store.ts";
 export { postgresEmployeeStore, postgresInvitationStore } from "./postgres_employee_store.ts";
 export { postgresEndorsementStore } from "./postgres_endorsement_store.ts";
+export { postgresRecommendationStore } from "./postgres_recommendation_store.ts";
 export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export { postgresExportStore } from "./postgres_export_store.ts";

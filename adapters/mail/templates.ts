@@ -181,6 +181,19 @@ const TEMPLATES: { [T in MailContent["template"]]: (c: Content<T>) => MailMessag
       button: { label: "Review the endorsement", link: c.link },
       footer: `You receive this as a member of ${c.organization_name} who may answer endorsements.`,
     }),
+  recommendation: (c) =>
+    message(c.to, {
+      subject: `${c.organization_name} recommends a badge for you: ${c.badge_name}`,
+      from: { name: c.organization_name, image: null },
+      feature: { image: c.badge_image_url, name: c.badge_name, description: c.badge_description },
+      lines: [
+        `${c.organization_name} recommends that you earn the badge "${c.badge_name}" next.`,
+        "Sign in to Laurel with this address to see what it asks for; you can also dismiss the recommendation there.",
+      ],
+      quote: c.message ? { from: c.organization_name, text: c.message } : null,
+      button: { label: "See the recommendation", link: c.link },
+      footer: "You receive this once for this recommendation.",
+    }),
   written: (c) => ({ to: c.to, subject: c.subject, text: c.text, html: c.html }),
 };
 

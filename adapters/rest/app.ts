@@ -41,6 +41,7 @@ import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { obiDataIntegrityRoutes } from "./routes/obi_data_integrity.ts";
 import { operationalRoutes } from "./routes/operational.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
+import { recommendationRoutes } from "./routes/recommendations.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
 import { sharedSerializers } from "./serializers.ts";
 import { strictValidatorCompiler } from "./validator.ts";
@@ -370,6 +371,8 @@ export const buildRestApp = async (
     await api.register(invitationRoutes(deps, origin), { prefix: apiPrefix });
     if (deps.endorsements)
       await api.register(endorsementRoutes(deps, deps.endorsements, origin), { prefix: apiPrefix });
+    if (deps.recommendations)
+      await api.register(recommendationRoutes(deps, deps.recommendations, origin), { prefix: apiPrefix });
     if (deps.issuerAuthorizations)
       await api.register(issuerAuthorizationRoutes(deps, deps.issuerAuthorizations, origin), { prefix: apiPrefix });
     if (deps.connect) await api.register(meRoutes(deps, deps.connect, origin), { prefix: apiPrefix });

@@ -281,6 +281,7 @@ export const resourceRoutes = <K extends string>(
         organizationId: string,
         query: ParsedList<F, S>,
         req: PageRequest,
+        request: FastifyRequest,
       ) => Promise<{ items: V[]; total: number }>,
       toJson: (value: V) => Static<T>,
       options: { description?: string; fresh?: boolean } = {},
@@ -301,7 +302,7 @@ export const resourceRoutes = <K extends string>(
           const query = readListQuery(spec, request);
           const req = pageRequest(query.page, query.per);
           return sendPage(lists, reply, organization_id, request.url, async () =>
-            pageBody(origin, request.url, req, await read(organization_id, query, req), toJson),
+            pageBody(origin, request.url, req, await read(organization_id, query, req, request), toJson),
           );
         },
       });

@@ -13,6 +13,7 @@ import {
 } from "../../core/earners/mod.ts";
 import { validationFailed } from "../../core/errors/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
+import { walletRecommendations } from "../../core/recommendations/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
 import { formProblem } from "./console/form_fields.ts";
 import { EXPORT_CHUNK_BYTES } from "./earner_export.ts";
@@ -20,6 +21,7 @@ import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
 import { messagePage } from "./layout.ts";
 import { accountPage, walletPage } from "./pages/earner_pages.ts";
+import { recommendationNotice, recommendationsSection, recommendationWalletRoutes } from "./recommendation_pages.ts";
 import { field, noticeOf, uuidParam } from "./routes_public.ts";
 import { doneNotice } from "./sent.ts";
 import type { WebKit } from "./web_deps.ts";
@@ -76,12 +78,20 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
       })),
     );
     const frame = { ...kit.frame(request, reply, "Your badges"), noindex: true };
-    const notice = noticeOf(request) ?? connectionNotice(request) ?? externalNotice(request);
+    const notice =
+      noticeOf(request) ?? connectionNotice(request) ?? externalNotice(request) ?? recommendationNotice(request);
     const employers = employersSection(frame, connections);
     const external = deps.externalBadges
       ? externalSection(frame, await deps.externalBadges.store.listForUser(account.user.id), form)
       : null;
-    return kit.page(reply, status, walletPage(frame, { badges, now: deps.clock(), notice, employers, external }, urls));
+    const recommendations = deps.recommendations
+      ? recommendationsSection(frame, await walletRecommendations(deps.recommendations, account.user.id), urls)
+      : null;
+    return kit.page(
+      reply,
+      status,
+      walletPage(frame, { badges, now: deps.clock(), notice, employers, external, recommendations }, urls),
+    );
   };
 
   app.get("/wallet", async (request, reply) => {
@@ -89,6 +99,7 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     return showWallet(request, reply, 200, { error: null, url: "", credential: "" });
   });
   if (deps.externalBadges) await app.register(externalBadgeRoutes(kit, deps.externalBadges, showWallet));
+  if (deps.recommendations) await app.register(recommendationWalletRoutes(kit, deps.recommendations));
 
   const showAccount = (request: FastifyRequest, reply: FastifyReply, status: number, error: string | null) => {
     const notice = doneNotice(ACCOUNT_NOTICES, request);

@@ -6,6 +6,7 @@ import type { EarnerContext, EarnerDeps, ExportDeps } from "../../core/earners/m
 import type { EndorsementStore } from "../../core/endorsements/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { PlatformRecord } from "../../core/ob_api/mod.ts";
+import type { RecommendationStore } from "../../core/recommendations/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
 import type { BadgeImageBaker } from "../rest/mod.ts";
 import type { UploadSlots } from "../uploads/mod.ts";
@@ -30,6 +31,8 @@ export interface WebDeps {
   /** The earner pages' mails: written to the outbox with these ids. */
   mail: { outbox: Pick<MailOutbox, "enqueue">; newId: () => string };
   sha256Hex(input: string): string;
+  /** Recommendations to the earner's addresses, shown and dismissed on the wallet; absent: not offered. */
+  recommendations?: RecommendationStore;
   /** Badges from other issuers on the wallet; absent: not offered. */
   externalBadges?: ExternalBadgeDeps;
   /** The authorization endpoint and connected applications; absent: not offered. */

@@ -44,6 +44,8 @@ export const AUDIT_ACTIONS = [
   "endorsement.accepted",
   "endorsement.rejected",
   "endorsement.withdrawn",
+  "recommendation.created",
+  "recommendation.deleted",
   "issuer_authorization.granted",
   "issuer_authorization.accepted",
   "issuer_authorization.ended",

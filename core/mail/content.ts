@@ -65,6 +65,17 @@ export const MailContent = Type.Union([
     comment: Type.String(),
     link: Type.String(),
   }),
+  Type.Object({
+    template: Type.Literal("recommendation"),
+    to: Type.String(),
+    organization_name: Type.String(),
+    badge_name: Type.String(),
+    badge_description: Type.String(),
+    badge_image_url: Nullable(Type.String()),
+    /** The organization's own words, shown as written. */
+    message: Nullable(Type.String()),
+    link: Type.String(),
+  }),
   /** A message written whole before templates existed (an outbox row from then), sent as written. */
   Type.Object({
     template: Type.Literal("written"),

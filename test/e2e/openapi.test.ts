@@ -9,6 +9,7 @@ import { endorsementScenarios } from "../support/openapi_endorsement_scenarios.t
 import { importScenarios } from "../support/openapi_import_scenarios.ts";
 import { issuerAuthorizationScenarios } from "../support/openapi_issuer_scenarios.ts";
 import { memberScenarios } from "../support/openapi_member_scenarios.ts";
+import { recommendationScenarios } from "../support/openapi_recommendation_scenarios.ts";
 
 /**
  * The OpenAPI 3.1 document at /openapi.json names every route the server has, and
@@ -342,6 +343,12 @@ t.test("real answers validate against the document, for every documented operati
   const memberOperations = await memberScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const importOperations = await importScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const endorsementOperations = await endorsementScenarios({ laurel, call, organizationId: a.organization.id, admin });
+  const recommendationOperations = await recommendationScenarios({
+    laurel,
+    call,
+    organizationId: a.organization.id,
+    admin,
+  });
   const issuerOperations = await issuerAuthorizationScenarios({
     laurel,
     call,
@@ -355,6 +362,7 @@ t.test("real answers validate against the document, for every documented operati
     ...memberOperations,
     ...importOperations,
     ...endorsementOperations,
+    ...recommendationOperations,
     ...issuerOperations,
     "GET /v1/organizations/{organization_id}/events/{event_id}": [
       {

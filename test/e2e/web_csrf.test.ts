@@ -47,6 +47,7 @@ const TABLE: Record<string, Expected | typeof API> = {
   "POST /wallet/employers/:id/accept": FORM(404),
   "POST /wallet/employers/:id/reject": FORM(404),
   "POST /wallet/employers/:id/disconnect": FORM(404),
+  "POST /wallet/recommendations/:id/dismiss": FORM(404),
   "POST /oauth/authorize": FORM(400, 400),
   "POST /sign_in": FORM(422, 422),
   "POST /sign_in/link": FORM(404, 404),
@@ -127,6 +128,8 @@ const TABLE: Record<string, Expected | typeof API> = {
   "PUT /v1/organizations/:organization_id/endorsements/:endorsement_id/accept": API,
   "PUT /v1/organizations/:organization_id/endorsements/:endorsement_id/reject": API,
   "DELETE /v1/organizations/:organization_id/endorsements/:endorsement_id": API,
+  "POST /v1/organizations/:organization_id/recommendations": API,
+  "DELETE /v1/organizations/:organization_id/recommendations/:recommendation_id": API,
 };
 /** Sign-out routes end the session they are sent with: the earner signs in again after them. */
 const ENDS_SESSION = new Set(["POST /sign_out", "POST /sign_out_everywhere"]);

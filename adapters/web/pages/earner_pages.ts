@@ -53,7 +53,14 @@ const walletActions = (frame: Frame, { view, downloads }: WalletBadge, urls: Web
 
 export const walletPage = (
   frame: Frame,
-  data: { badges: WalletBadge[]; now: Date; notice: string | null; employers?: VNode | null; external?: VNode | null },
+  data: {
+    badges: WalletBadge[];
+    now: Date;
+    notice: string | null;
+    employers?: VNode | null;
+    external?: VNode | null;
+    recommendations?: VNode | null;
+  },
   urls: WebUrls,
 ) =>
   layout(
@@ -64,6 +71,7 @@ export const walletPage = (
     data.badges.length === 0
       ? html`<p class="card muted">No badges yet. When an organization sends you one, it appears here.</p>`
       : html`<ul class="grid wallet">${data.badges.map((b) => badgeTile(b.view, urls, walletActions(frame, b, urls, data.now)))}</ul>`,
+    data.recommendations ?? null,
     data.external ?? null,
   );
 
