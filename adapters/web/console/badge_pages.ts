@@ -266,16 +266,16 @@ export const badgesPage = (
             ${bulk ? html`<th scope="col" class="pick"><span class="sr-only">Select</span></th>` : null}
             ${sortHeading(path, f, "recipient", "Recipient")}
             <th scope="col">Template</th>
-            <th scope="col">State</th>
+            <th scope="col" class="col-state">State</th>
             ${sortHeading(path, f, "issued", "Issued")}
             ${sortHeading(path, f, "changed", "Changed", "col-changed")}
           </tr></thead>
           <tbody>${data.badges.map(
             (v) => html`<tr data-badge=${v.badge.id}>
               ${bulk ? html`<td class="pick"><input type="checkbox" name="id" value=${v.badge.id} aria-label=${`Select the badge of ${name(v)}, ${v.template.name}`} /></td>` : null}
-              <td class="recipient"><a href=${`${path}/${v.badge.id}`}>${name(v)}</a><br /><span class="raw small">${v.badge.recipient_email}</span></td>
+              <td class="recipient"><a href=${`${path}/${v.badge.id}`}>${name(v)}</a><br /><span class="raw small">${v.badge.recipient_email}</span><span class="state-inline"> ${stateTag(v.badge.state)}</span></td>
               <td>${v.template.name}</td>
-              <td>${stateTag(v.badge.state)}</td>
+              <td class="col-state">${stateTag(v.badge.state)}</td>
               <td class="nowrap">${when(v.badge.issued_at)}</td>
               <td class="nowrap col-changed">${when(v.badge.updated_at)}</td>
             </tr>`,
