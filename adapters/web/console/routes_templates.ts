@@ -26,6 +26,7 @@ import { pageRequest } from "../../../core/shared/mod.ts";
 import { renderMail } from "../../mail/mod.ts";
 import { storeImage } from "../../rest/mod.ts";
 import { bufferUpload, type MultipartForm } from "../../uploads/mod.ts";
+import { html, renderPage } from "../html.ts";
 import { field } from "../routes_public.ts";
 import { doneNotice, sentValue } from "../sent.ts";
 import { readUploadForm, UPLOAD_PAGE_MAX_BYTES, UPLOAD_ROUTE } from "../upload_forms.ts";
@@ -78,8 +79,6 @@ const MAIL_PREVIEW_CSP = [
   "form-action 'none'",
   "sandbox",
 ].join("; ");
-
-const escapeText = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const templateId = (request: FastifyRequest): string => {
   const sent = sentValue(request.params, "id");
@@ -299,7 +298,10 @@ export const templateRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate
       })
       .type("text/html; charset=utf-8")
       .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeText(mail.subject)}</title></head><body style="margin: 0; background: #ffffff">${mail.html}</body></html>`,
+        // The mail's HTML part as it is sent, whole: renderMail escaped every value in it.
+        renderPage(
+          html`<html lang="en"><head><meta charset="utf-8" /><title>${mail.subject}</title></head><body style="margin: 0; background: #ffffff" dangerouslySetInnerHTML=${{ __html: mail.html }}></body></html>`,
+        ),
       );
   });
 
