@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -31,6 +31,21 @@ export const runtimeDir = (env: { LAUREL_RUNTIME_DIR?: string; XDG_RUNTIME_DIR?:
   return join(tmpdir(), `laurel-${process.getuid?.() ?? "user"}`);
 };
 
+/**
+ * A runtime file tells the CLI where to send the admin token, so only this user's own files, in a
+ * directory no one else may write to, are believed: in a shared temporary directory another user
+ * could otherwise plant one naming a port of theirs.
+ */
+const ownedAndPrivate = (path: string): boolean => {
+  try {
+    const st = statSync(path);
+    const uid = process.getuid?.();
+    return (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+};
+
 const writeAtomically = (path: string, text: string): void => {
   const partial = `${path}.${process.pid}.partial`;
   writeFileSync(partial, text, { mode: 0o600 });
@@ -42,6 +57,7 @@ export const writeRuntimeFiles = (info: RuntimeInfo, dir: string): (() => void) 
   const text = `${JSON.stringify(info, null, 2)}\n`;
   const inDataDir = join(info.data_dir, RUNTIME_FILE);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!ownedAndPrivate(dir)) throw new Error(`${dir} is not this user's own private directory`);
   const inRuntimeDir = join(dir, `${info.pid}.json`);
   writeAtomically(inDataDir, text);
   writeAtomically(inRuntimeDir, text);
@@ -61,6 +77,7 @@ const alive = (pid: number): boolean => {
 };
 
 const readInfo = (path: string): RuntimeInfo | null => {
+  if (!ownedAndPrivate(path)) return null;
   try {
     const info = JSON.parse(readFileSync(path, "utf8")) as RuntimeInfo;
     return Number.isInteger(info.pid) && Number.isInteger(info.admin_port) && typeof info.data_dir === "string"
@@ -86,6 +103,7 @@ export const findRunning = (opts: { dir: string; cwd: string; dataDir?: string }
     const info = readInfo(join(resolve(opts.dataDir), RUNTIME_FILE));
     return info && alive(info.pid) ? { kind: "found", info } : { kind: "none" };
   }
+  if (!ownedAndPrivate(opts.dir)) return { kind: "none" };
   let names: string[];
   try {
     names = readdirSync(opts.dir).filter((n) => /^\d+\.json$/.test(n));
@@ -97,7 +115,7 @@ export const findRunning = (opts: { dir: string; cwd: string; dataDir?: string }
     const path = join(opts.dir, name);
     const info = readInfo(path);
     if (info && alive(info.pid)) running.push(info);
-    else rmSync(path, { force: true });
+    else if (info) rmSync(path, { force: true });
   }
   if (running.length === 1) return { kind: "found", info: running[0] as RuntimeInfo };
   const here = running.filter((r) => r.cwd === opts.cwd);

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import t from "tap";
@@ -121,7 +121,15 @@ t.test("npm start on PGlite: CLI, OAuth application, token, API call", async (t)
   const byPorts = await runTs("apps/cli.ts", ["organizations", "list"], { ...ports, DATA_DIR: dir.path });
   t.equal(byPorts.code, 0, byPorts.stderr);
 
+  // A file others may write (as one planted in a shared directory would be) is not believed.
+  const planted = join(runtime.path, `${process.pid}.json`);
+  writeFileSync(planted, JSON.stringify({ ...written, pid: process.pid, admin_port: 1 }));
+  chmodSync(planted, 0o666);
+  const ignored = await runTs("apps/cli.ts", ["organizations", "list"], { LAUREL_RUNTIME_DIR: runtime.path });
+  t.equal(ignored.code, 0, `a world-writable runtime file is ignored: ${ignored.stderr}`);
+
   // Two running in this directory (this test process stands for the second): the CLI asks which.
+  chmodSync(planted, 0o644);
   writeFileSync(
     join(runtime.path, `${process.pid}.json`),
     JSON.stringify({ ...written, pid: process.pid, data_dir: "/srv/other" }),
