@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { parseAllowedNetworks } from "../core/webhooks/mod.ts";
@@ -136,7 +137,7 @@ export const startDevReceiver = async (opts: {
   const dir = join(opts.dataDir, "dev-receiver");
   const certificates = devCertificates(dir, opts.now);
   let url = "";
-  const server = createServer({ key: certificates.key, cert: certificates.cert }, (req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
@@ -147,12 +148,27 @@ export const startDevReceiver = async (opts: {
       if (req.method === "POST") opts.print(readable(url, req.headers, Buffer.concat(chunks).toString("utf8")));
       res.writeHead(req.method === "POST" ? 200 : 405, { "content-type": "text/plain" }).end("ok\n");
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, "127.0.0.1", () => resolve());
-  });
-  url = `https://localhost:${(server.address() as AddressInfo).port}/`;
+  };
+  const tls = { key: certificates.key, cert: certificates.cert };
+  const listen = (server: Server, port: number, host: string): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve());
+    });
+  const server = createServer(tls, handle);
+  await listen(server, opts.port, "127.0.0.1");
+  const port = (server.address() as AddressInfo).port;
+  // `localhost` may resolve to ::1 first: the same receiver there too, where the machine has IPv6.
+  const servers = [server];
+  const v6 = createServer(tls, handle);
+  if (
+    await listen(v6, port, "::1").then(
+      () => true,
+      () => false,
+    )
+  )
+    servers.push(v6);
+  url = `https://localhost:${port}/`;
   // Trusted beside the system roots: the operator's own CA file too, when there is one.
   const trusted = join(dir, "trusted.pem");
   const own = opts.webhooks.caFile ? `${readFileSync(opts.webhooks.caFile, "utf8").trim()}\n` : "";
@@ -161,11 +177,17 @@ export const startDevReceiver = async (opts: {
   return {
     receiver: {
       url,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
+      close: async () => {
+        await Promise.all(
+          servers.map(
+            (srv) =>
+              new Promise<void>((resolve) => {
+                srv.close(() => resolve());
+                srv.closeAllConnections();
+              }),
+          ),
+        );
+      },
     },
     webhooks: { ...opts.webhooks, caFile: trusted, allowedNetworks: [...opts.webhooks.allowedNetworks, ...loopback] },
   };
