@@ -38,6 +38,8 @@ export interface OpenBadgeCredentialPayload {
       /** The accepted endorsements of the achievement, each a signed `EndorsementCredential` (compact JWS). */
       endorsementJwt?: string[];
     };
+    /** The organization that issued it on the issuer's behalf (an authorized issuer), as a `Profile`. */
+    source?: { id: string; type: ["Profile"]; name: string; url: string };
   };
   evidence?: { id: string; type: ["Evidence"]; name: string; description?: string }[];
   credentialStatus?: StatusListEntry;
@@ -65,7 +67,9 @@ export const subjectUrn = (subjectId: string): string => `urn:uuid:${subjectId}`
  * dereference. The achievement id is the hosted OB 2.0 badge class address: it resolves to a
  * description of the same achievement. The assertion address is not used as the credential id
  * because a v2 document is served there. `statusIndex` is the badge's entry in its
- * organization's status lists.
+ * organization's status lists. A badge issued on its organization's behalf by another
+ * (`authorizedIssuer`) names that one as the subject's `source` (OB 3.0: "the organization that
+ * assessed the achievement on behalf of the issuer"); the issuer stays the badge's organization.
  */
 export const openBadgeCredentialPayload = (
   badge: BadgeRecord,
@@ -75,6 +79,7 @@ export const openBadgeCredentialPayload = (
   urls: V3Urls,
   statusIndex?: number,
   endorsementJwt: readonly string[] = [],
+  authorizedIssuer?: OrganizationRef,
 ): OpenBadgeCredentialPayload => {
   const id = credentialUrl(urls.v3Base, badge.id);
   const issuerId = profileUrl(urls.v3Base, issuer.id);
@@ -118,6 +123,16 @@ export const openBadgeCredentialPayload = (
         ...(template.skills.length > 0 ? { tag: [...template.skills] } : {}),
         ...(endorsementJwt.length > 0 ? { endorsementJwt: [...endorsementJwt] } : {}),
       },
+      ...(authorizedIssuer
+        ? {
+            source: {
+              id: profileUrl(urls.v3Base, authorizedIssuer.id),
+              type: ["Profile"] as ["Profile"],
+              name: authorizedIssuer.name,
+              url: issuerHomepage(authorizedIssuer, urls),
+            },
+          }
+        : {}),
     },
     ...(badge.evidence.length > 0
       ? {

@@ -43,6 +43,7 @@ export const badgeRecords = (deps: {
       urls,
       view.statusIndex,
       view.endorsementJwt,
+      view.authorizedIssuer,
     );
   return {
     assertion: (view) => Buffer.from(JSON.stringify(assertionDocument(view.badge, hex(view), urls.obiBase)), "utf8"),

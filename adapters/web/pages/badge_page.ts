@@ -148,7 +148,7 @@ const share = (view: BadgeView, urls: WebUrls): Node =>
     : null;
 
 export const badgePage = (frame: Frame, data: BadgePageData, urls: WebUrls): VNode => {
-  const { badge, template, issuer } = data.view;
+  const { badge, template, issuer, authorizedIssuer } = data.view;
   const earner = fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name);
   return layout(
     frame,
@@ -156,7 +156,11 @@ export const badgePage = (frame: Frame, data: BadgePageData, urls: WebUrls): VNo
     html`<article class="card badge" aria-labelledby="badge-h">
       <img class="badge-image" src=${safeUrl(templateImageUrl({ publicBase: urls.publicUrl }, template)) ?? urls.defaultImage} alt="" width="160" height="160" />
       <div class="badge-body">
-        <p class="eyebrow">Issued by <a href=${urls.organizationPage(issuer.id)}>${issuer.name}</a></p>
+        ${
+          authorizedIssuer
+            ? html`<p class="eyebrow">Issued by <a href=${urls.organizationPage(authorizedIssuer.id)}>${authorizedIssuer.name}</a> on behalf of <a href=${urls.organizationPage(issuer.id)}>${issuer.name}</a></p>`
+            : html`<p class="eyebrow">Issued by <a href=${urls.organizationPage(issuer.id)}>${issuer.name}</a></p>`
+        }
         <h1 id="badge-h">${template.name}</h1>
         <p class="earner">Earned by <strong>${earner}</strong></p>
         ${statusLine(badgeStatus(badge, data.now), urls)}
