@@ -169,10 +169,8 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
             email: view.badge.recipient_email,
             issuer: view.issuer.name,
             badge: view.template.name,
-            signedInAs: signedInAs
-              ? ((signedInAs.user.emails.find((e) => e.primary) ?? signedInAs.user.emails[0])?.email ??
-                "another account")
-              : null,
+            // The first address is the account's primary one.
+            signedInAs: signedInAs ? (signedInAs.user.emails[0]?.email ?? "another account") : null,
           },
         ),
       );
