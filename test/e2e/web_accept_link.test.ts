@@ -76,6 +76,10 @@ t.test("the accept page names nobody without the mail's token", async (t) => {
   // Once decided, even the mail's link names nobody.
   await mailed.laurel.db.run("update badges set state = 'rejected' where id = ?", [id]);
   t.notMatch((await page(`${url.pathname}${url.search}`)).text, /rita@example\.org/, "not pending: nothing personal");
+  const browser = httpEarner(mailed.laurel.origin, mailed.smtp);
+  await browser.get(`${url.pathname}${url.search}`);
+  t.equal((await browser.submit(`/badges/${id}/continue`, { token })).status, 410, "and it signs nobody in");
+  t.equal((await browser.get("/wallet")).status, 303);
 });
 
 const ACCEPT_LINK = /https?:\/\/\S+\/badges\/[0-9a-f-]+\/accept\?token=[A-Za-z0-9_-]+/;
