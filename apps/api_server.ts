@@ -182,6 +182,7 @@ export const buildApiServer = async (
       await hostedBroadcast(items);
     },
   };
+  const issuerAuthorizations = postgresIssuerAuthorizationStore(db);
   const deps = {
     baseUrl: config.baseUrl,
     authUrl: config.authUrl,
@@ -193,7 +194,7 @@ export const buildApiServer = async (
       mailBudget: badgeWiring.badges.issuing.mailBudget,
       urls: badgeWiring.badges.issuing.urls,
     },
-    issuerAuthorizations: postgresIssuerAuthorizationStore(db),
+    issuerAuthorizations,
     clock,
     newId,
     organizations,
@@ -320,6 +321,7 @@ export const buildApiServer = async (
       templates: badgeWiring.badges.issuing,
       onOrganizationChanged,
       endorsements,
+      issuerAuthorizations,
       organizations,
       apps,
       tokens,

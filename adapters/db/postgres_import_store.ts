@@ -234,6 +234,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
       );
       return rows.map((r) => ({ row: r.row_no, field: r.field, message: r.message, key: rowKey(toJson(r.item)) }));
     },
+    // Rows that passed the check name a template of the organization or of one it issues for.
     async templates(importId) {
       const found = await db.all<
         Pick<BadgeTemplateRow, "id"> & { name: string | null; rows: number; notifying: number }
@@ -244,7 +245,7 @@ export const postgresImportStore = (db: Database): ImportStore => {
                as notifying
            from import_rows r where r.import_id = ? and r.status <> 'invalid' group by 1
          ) x join imports i on i.id = ?
-         left join badge_templates t on t.id = x.id and t.organization_id = i.organization_id
+         left join badge_templates t on t.id = x.id
          order by x.rows desc, t.name`,
         [importId, importId],
       );

@@ -79,6 +79,12 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/endorsements/:id/accept": only(DEVELOPERS, 404),
   "POST /console/:org/endorsements/:id/reject": only(DEVELOPERS, 404),
   "POST /console/:org/endorsements/:id/withdraw": only(DEVELOPERS, 404),
+  "GET /console/:org/issuers": only(EVERY_ROLE, 200),
+  // An empty form names no organization.
+  "POST /console/:org/issuers": only(DEVELOPERS, 422),
+  "POST /console/:org/issuers/:id/end": only(DEVELOPERS, 404),
+  "POST /console/:org/grantors/:id/accept": only(DEVELOPERS, 404),
+  "POST /console/:org/grantors/:id/end": only(DEVELOPERS, 404),
   "GET /console/:org/developers/oauth_applications": only(DEVELOPERS, 200),
   // An empty form: refused as the API would refuse it.
   "POST /console/:org/developers/oauth_applications": only(DEVELOPERS, 422),

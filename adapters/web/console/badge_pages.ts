@@ -71,6 +71,12 @@ const input = (
 };
 
 /** `/console/<org>/issue`: one badge, the API's fields, the API's checks. */
+/** A grantor's active templates this organization may issue on its behalf. */
+export interface OnBehalfTemplates {
+  grantor: { id: string; name: string };
+  templates: Array<{ id: string; name: string }>;
+}
+
 export const issuePage = (
   frame: Frame,
   member: ConsoleMember,
@@ -78,6 +84,8 @@ export const issuePage = (
     templates: TemplateView[];
     /** Draft templates: shown as such, never offered, so that one missing is explained. */
     drafts: TemplateView[];
+    /** Templates of the organizations this one issues for, offered after its own. */
+    onBehalf?: OnBehalfTemplates[];
     form: IssueForm;
     error: string | null;
     fields: FieldMessages;
@@ -102,7 +110,7 @@ export const issuePage = (
     html`<h1>Issue a badge</h1>`,
     html`<p class="muted">To one person. For many at once, ${importLink(member)}.</p>`,
     problem(data.error),
-    data.templates.length === 0
+    data.templates.length === 0 && (data.onBehalf ?? []).length === 0
       ? html`<div class="card"><p class="muted">No active template yet: a template must be active to issue its badge.</p>${drafts}</div>`
       : html`<form method="post" action=${consolePath(member.organizationId, "issue")} class="stack card issue-form" novalidate>
         ${csrfField(frame.csrf)}
@@ -110,6 +118,7 @@ export const issuePage = (
           <label for="issue-template">Badge template</label>
           <select id="issue-template" name="badge_template_id" aria-invalid=${templateError ? "true" : undefined} aria-describedby=${templateError ? "issue-template-error" : undefined}>
             ${data.templates.map((t) => html`<option value=${t.template.id} selected=${t.template.id === f.badge_template_id}>${t.template.name}</option>`)}
+            ${(data.onBehalf ?? []).map((g) => html`<optgroup label=${`On behalf of ${g.grantor.name}`}>${g.templates.map((t) => html`<option value=${t.id} selected=${t.id === f.badge_template_id}>${t.name} (for ${g.grantor.name})</option>`)}</optgroup>`)}
             ${data.drafts.length > 0 ? html`<optgroup label="Drafts (publish one first)">${data.drafts.map((d) => html`<option value=${d.template.id} disabled>${d.template.name} (draft: publish it first)</option>`)}</optgroup>` : null}
           </select>
           ${drafts}
@@ -338,10 +347,12 @@ export const badgePage = (
     recipientEmail: string;
   },
 ) => {
-  const { badge, template } = data.view;
+  const { badge, template, issuer, authorizedIssuer } = data.view;
   const base = `${consolePath(member.organizationId, "badges")}/${badge.id}`;
   const name = fullName(badge.issued_to_first_name, badge.issued_to_middle_name, badge.issued_to_last_name);
-  const live = badge.state === "pending" || badge.state === "accepted";
+  // A badge this organization issued on another's behalf is that one's to change.
+  const own = badge.organization_id === member.organizationId;
+  const live = own && (badge.state === "pending" || badge.state === "accepted");
   const reasonError = data.error !== null;
   return consoleLayout(
     frame,
@@ -355,6 +366,7 @@ export const badgePage = (
       <dl class="facts">
         <div><dt>Recipient</dt><dd class="raw">${badge.recipient_email}</dd></div>
         <div><dt>Issued</dt><dd>${when(badge.issued_at)}</dd></div>
+        ${authorizedIssuer ? html`<div><dt>Issuer</dt><dd>${authorizedIssuer.name}, on behalf of ${issuer.name}</dd></div>` : null}
         <div><dt>Expires</dt><dd>${when(badge.expires_at, "Never")}</dd></div>
         ${badge.revocation_reason ? html`<div><dt>Revocation reason</dt><dd>${badge.revocation_reason}</dd></div>` : null}
         ${badge.replacement_badge_id ? html`<div><dt>Replaced by</dt><dd><a href=${`${consolePath(member.organizationId, "badges")}/${badge.replacement_badge_id}`}>the new badge</a></dd></div>` : null}
@@ -365,7 +377,7 @@ export const badgePage = (
       </dl></section>`,
     html`<section class="card" aria-labelledby="delivery-h"><h2 id="delivery-h">Notification</h2>
       ${deliveryText(data.delivery)}
-      ${badge.state === "pending" && member.allowed("badges.issue") ? postButton(frame, `${base}/resend`, "Resend the notification", { ariaLabel: `Resend the notification to ${badge.recipient_email}` }) : null}
+      ${own && badge.state === "pending" && member.allowed("badges.issue") ? postButton(frame, `${base}/resend`, "Resend the notification", { ariaLabel: `Resend the notification to ${badge.recipient_email}` }) : null}
     </section>`,
     live && (member.allowed("badges.revoke") || member.allowed("badges.replace"))
       ? html`<section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Change</h2>
@@ -391,7 +403,10 @@ export const badgePage = (
         }
       </section>`
       : null,
-    member.allowed("badges.delete")
+    own
+      ? null
+      : html`<p class="small muted">This badge is ${issuer.name}'s: only they revoke, replace or delete it.</p>`,
+    own && member.allowed("badges.delete")
       ? html`<section class="card danger-zone" aria-labelledby="delete-h"><h2 id="delete-h">Delete</h2>
         <p class="small">The badge and its public page disappear for good; its events stay.</p>
         ${postButton(frame, `${base}/delete`, "Delete badge", { cls: "danger" })}</section>`

@@ -10,6 +10,7 @@ import type {
 } from "../../../core/credentials/mod.ts";
 import type { EventStore } from "../../../core/events/mod.ts";
 import type { ImportStore } from "../../../core/imports/mod.ts";
+import type { IssuerAuthorizationStore } from "../../../core/issuer_authorizations/mod.ts";
 import type { BadgeActivityStore, BadgeCounters, BadgeFigures, IssuingDeps } from "../../../core/issuing/mod.ts";
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
 import type { EmployeeStore } from "../../../core/workforce/mod.ts";
@@ -95,4 +96,6 @@ export interface ConsoleDeps {
   employees: EmployeeStore;
   /** Endorsements given and received; absent: the section is not offered. */
   endorsements?: ConsoleEndorsementDeps;
+  /** Authorized issuers, both sides; absent: the section is not offered and the issue form offers only the organization's own templates. */
+  issuerAuthorizations?: IssuerAuthorizationStore;
 }

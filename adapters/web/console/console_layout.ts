@@ -18,7 +18,8 @@ export type ConsoleSection =
   | "webhooks"
   | "audit"
   | "imports"
-  | "endorsements";
+  | "endorsements"
+  | "issuers";
 
 interface SectionLink {
   section: ConsoleSection;
@@ -37,6 +38,7 @@ const SECTIONS: readonly SectionLink[] = [
   { section: "templates", label: "Templates", path: "/templates", action: "templates.read" },
   { section: "members", label: "Members", path: "/members", action: "members.read" },
   { section: "endorsements", label: "Endorsements", path: "/endorsements", action: "profile.read" },
+  { section: "issuers", label: "Authorized issuers", path: "/issuers", action: "templates.read" },
   { section: "imports", label: "Imports", path: "/imports", action: "badges.issue" },
   {
     section: "oauth_applications",

@@ -11,6 +11,7 @@ import {
 import type { CsvReading } from "../../csv/mod.ts";
 import { html, type Node } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
+import type { OnBehalfTemplates } from "./badge_pages.ts";
 import type { ConsoleMember } from "./console_deps.ts";
 import { consoleLayout, consolePath, notice, problem, when } from "./console_layout.ts";
 
@@ -48,6 +49,8 @@ export const PER_ROW = "per-row";
 export interface TemplateChoice {
   templates: Array<{ id: string; name: string }>;
   chosen: string;
+  /** Templates of the organizations this one issues for, offered after its own. */
+  onBehalf?: OnBehalfTemplates[];
 }
 
 const badgeForm = (frame: Frame, member: ConsoleMember, choice: TemplateChoice): Node =>
@@ -60,10 +63,11 @@ const badgeForm = (frame: Frame, member: ConsoleMember, choice: TemplateChoice):
       <select id="import-template" name="badge_template_id" required aria-describedby="import-template-help">
         <option value="" selected=${choice.chosen === ""}>Choose a badge template</option>
         ${choice.templates.map((t) => html`<option value=${t.id} selected=${t.id === choice.chosen}>${t.name}</option>`)}
+        ${(choice.onBehalf ?? []).map((g) => html`<optgroup label=${`On behalf of ${g.grantor.name}`}>${g.templates.map((t) => html`<option value=${t.id} selected=${t.id === choice.chosen}>${t.name} (for ${g.grantor.name})</option>`)}</optgroup>`)}
         <option value=${PER_ROW} selected=${choice.chosen === PER_ROW}>None: each row names its own in a badge_template_id column</option>
       </select>
       <p class="small" id="import-template-help">${
-        choice.templates.length === 0
+        choice.templates.length === 0 && (choice.onBehalf ?? []).length === 0
           ? html`No template is active yet: <a href=${consolePath(member.organizationId, "templates")}>publish one</a> to issue its badge.`
           : html`Every row receives this badge, unless it names another template in its own <code>badge_template_id</code> cell.`
       }</p>

@@ -48,6 +48,7 @@ import { consolePath } from "./console_layout.ts";
 import { type EmployeeFilters, employeePage, employeesPage } from "./employee_pages.ts";
 import { checked, fieldLabel, formProblem, tryForm, typedDateTime } from "./form_fields.ts";
 import type { ConsoleGate } from "./routes_console.ts";
+import { grantorTemplates } from "./routes_issuers.ts";
 
 const NOTICES: Record<string, string> = {
   issued: "Badge issued.",
@@ -165,9 +166,10 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
     refusal = null,
   ) => {
     // Drafts are shown, not offered: a template missing from the list looked like a fault.
-    const [templates, drafts] = await Promise.all([
+    const [templates, drafts, onBehalf] = await Promise.all([
       templatesFor(member, "active"),
       templatesFor(member, "draft", DRAFTS_SHOWN),
+      grantorTemplates(deps.issuerAuthorizations, member),
     ]);
     return kit.page(
       reply,
@@ -175,6 +177,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       issuePage(kit.frame(request, reply, "Issue a badge"), member, {
         templates: templates.items,
         drafts: drafts.items,
+        onBehalf,
         form,
         error: refusal ? formProblem(refusal) : null,
         fields: refusal ? fieldMessages(refusal) : {},

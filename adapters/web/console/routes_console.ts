@@ -15,6 +15,7 @@ import { bulkRoutes } from "./routes_bulk.ts";
 import { endorsementRoutes } from "./routes_endorsements.ts";
 import { figureRoutes } from "./routes_figures.ts";
 import { importRoutes } from "./routes_imports.ts";
+import { issuerRoutes } from "./routes_issuers.ts";
 import { memberRoutes } from "./routes_members.ts";
 import { moreConsoleRoutes } from "./routes_more.ts";
 import { oauthApplicationRoutes } from "./routes_oauth_applications.ts";
@@ -94,6 +95,7 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   await app.register(templateRoutes(kit, deps, gate));
   const endorsements = deps.endorsements;
   if (endorsements) await app.register(endorsementRoutes(kit, { newId: deps.newId, endorsements }, gate));
+  if (deps.issuerAuthorizations) await app.register(issuerRoutes(kit, deps, deps.issuerAuthorizations, gate));
 };
 
 export type ConsoleGate = ReturnType<typeof consoleGate>;

@@ -35,6 +35,7 @@ import {
   readingSentence,
 } from "./import_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
+import { grantorTemplates } from "./routes_issuers.ts";
 
 const ACTION: Record<ImportKind, MemberAction> = { badges: "badges.issue", employees: "employees.write" };
 
@@ -71,9 +72,10 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
   const listPage: MemberPage<
     [chosen: string, error?: string | null, problems?: Array<{ field: string; message: string }>]
   > = async (request, reply, member, status, chosen, error = null, problems = []) => {
-    const [imports, templates] = await Promise.all([
+    const [imports, templates, onBehalf] = await Promise.all([
       store.list(member.organizationId, 50),
       member.allowed("badges.issue") ? activeTemplates(member) : [],
+      member.allowed("badges.issue") ? grantorTemplates(deps.issuerAuthorizations, member) : [],
     ]);
     return kit.page(
       reply,
@@ -81,7 +83,7 @@ export const importRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) 
       importsPage(kit.frame(request, reply, "Imports"), member, {
         imports,
         kinds: importKindsFor(member),
-        templates: { templates, chosen },
+        templates: { templates, chosen, onBehalf },
         error,
         problems,
       }),
