@@ -130,12 +130,15 @@ const issueWith = async (
   const key = normalizeEmail(n.recipient_email);
   const look = await writer.issueLookup(organizationId, n.badge_template_id, key);
   if (look.template && look.issuer) return writeIssue(writer, deps, ctx, organizationId, n, key, look, extra);
+  // The mail budget is a store of its own: settled before the transaction, which on a
+  // one-connection database it would otherwise wait for while the transaction waits for it.
+  const mailAllowed = await extra.mailAllowed;
   return writer.inTransaction(async (tx) => {
     const { grants, issuer } = await tx.grantsFor(organizationId, n.badge_template_id);
     const grant = grants.find((g) => covers(g, n.badge_template_id));
     if (!grant || !issuer) throw unknownTemplate(prefix, n.badge_template_id);
     const owned = await tx.issueLookup(grant.grantor_id, n.badge_template_id, key);
-    return writeIssue(tx, deps, ctx, grant.grantor_id, n, key, owned, extra, issuer);
+    return writeIssue(tx, deps, ctx, grant.grantor_id, n, key, owned, { ...extra, mailAllowed }, issuer);
   });
 };
 
