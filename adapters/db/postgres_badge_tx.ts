@@ -144,8 +144,12 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
       [templateId, JSON.stringify([...byUser.keys()])],
     );
     return held.map((row) => {
-      const { badge } = badgeViewOf(row);
-      return { badge, organizations: byUser.get(badge.user_id ?? "") ?? [] };
+      const { badge, authorizedIssuer } = badgeViewOf(row);
+      return {
+        badge,
+        organizations: byUser.get(badge.user_id ?? "") ?? [],
+        ...(authorizedIssuer ? { authorizedIssuer } : {}),
+      };
     });
   },
 

@@ -132,7 +132,9 @@ export interface ConnectedHolders {
    * The template's badges whose holder has an active connect grant, each with the organizations
    * holding the holder's grants.
    */
-  connectedHolders(templateId: string): Promise<Array<{ badge: BadgeRecord; organizations: string[] }>>;
+  connectedHolders(
+    templateId: string,
+  ): Promise<Array<{ badge: BadgeRecord; organizations: string[]; authorizedIssuer?: OrganizationRef }>>;
 }
 
 /** A change of one badge: the badge, what it records, and who follows its holder. */

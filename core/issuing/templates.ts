@@ -89,12 +89,12 @@ const changeTemplate = (
     const next = change(view.template);
     if (!templateChanged(view.template, next)) return view;
     if ((await tx.updateTemplate(next)) === "slug_taken") throw slugTaken();
-    const shape = (badge: BadgeRecord, template: BadgeTemplateRecord) =>
-      badgeStandardShape(badge, template, view.owner, deps.urls);
-    const retemplated = (await tx.connectedHolders(id)).map(({ badge, organizations }) => ({
+    const shape = (badge: BadgeRecord, template: BadgeTemplateRecord, authorizedIssuer?: OrganizationRef) =>
+      badgeStandardShape(badge, template, view.owner, deps.urls, authorizedIssuer);
+    const retemplated = (await tx.connectedHolders(id)).map(({ badge, organizations, authorizedIssuer }) => ({
       visibility: badge,
-      before: shape(badge, view.template),
-      after: shape(badge, next),
+      before: shape(badge, view.template, authorizedIssuer),
+      after: shape(badge, next, authorizedIssuer),
       organizations,
     }));
     await tx.appendEvents([
