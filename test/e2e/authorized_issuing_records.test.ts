@@ -68,7 +68,10 @@ t.test("the badge page, the OB 3.0 credential and the OB 2.0 assertion of a badg
   const line = page.match(/<p class="eyebrow">(.*?)<\/p>/)?.[1] ?? "";
   t.notMatch(line, "<University", "the names are escaped");
   t.equal(
-    line.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">"),
+    line
+      .replace(/<[^>]+>/g, "")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">"),
     "Issued by Training Partner on behalf of Grantor <University>",
     "the page names both",
   );
