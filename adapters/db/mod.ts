@@ -21,7 +21,6 @@ export {
 export { postgresEarnerStore } from "./postgres_earner_store.ts";
 export { postgresEmployeeStore, postgresInvitationStore } from "./postgres_employee_store.ts";
 export { postgresEndorsementStore } from "./postgres_endorsement_store.ts";
-export { postgresRecommendationStore } from "./postgres_recommendation_store.ts";
 export { appendEvents, EVENTS_CHANNEL } from "./postgres_event_log.ts";
 export { postgresEventFigures, postgresEventStore, postgresOutbox } from "./postgres_event_store.ts";
 export { postgresExportStore } from "./postgres_export_store.ts";
@@ -36,6 +35,7 @@ export { postgresAuditLog, postgresMemberStore } from "./postgres_member_store.t
 export { postgresPlatformStore } from "./postgres_platform_store.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";
+export { postgresRecommendationStore } from "./postgres_recommendation_store.ts";
 export { postgresStatusLists } from "./postgres_status_lists.ts";
 export { postgresWebhookLogPartitions } from "./postgres_webhook_partitions.ts";
 export {
