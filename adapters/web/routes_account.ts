@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   type EarnerAccount,
   exportForLink,
-  isEmailAddress,
   removeEmail,
   requestExport,
   requestLink,
@@ -14,6 +13,7 @@ import {
 import { validationFailed } from "../../core/errors/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
 import { walletRecommendations } from "../../core/recommendations/mod.ts";
+import { isEmailAddress } from "../../core/shared/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
 import { formProblem } from "./console/form_fields.ts";
 import { EXPORT_CHUNK_BYTES } from "./earner_export.ts";

@@ -1,12 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import {
-  isEmailAddress,
-  redeemLink,
-  requestLink,
-  safeNext,
-  signOut,
-  signOutEverywhere,
-} from "../../core/earners/mod.ts";
+import { redeemLink, requestLink, safeNext, signOut, signOutEverywhere } from "../../core/earners/mod.ts";
+import { isEmailAddress } from "../../core/shared/mod.ts";
 import { linkConfirmPage, linkFailedPage, linkSentPage, signInPage } from "./pages/sign_in_pages.ts";
 import { SESSION_COOKIE } from "./session_cookie.ts";
 import type { WebKit } from "./web_deps.ts";

@@ -59,7 +59,6 @@ export {
 } from "./rules.ts";
 export type { LinkRefusal, Redeemed, RedeemedLink } from "./sign_in.ts";
 export {
-  isEmailAddress,
   redeemBadgeLink,
   redeemLink,
   requestLink,

@@ -22,11 +22,6 @@ import {
   sessionActive,
 } from "./rules.ts";
 
-const EMAIL = /^[^\s@<>()"]+@[^\s@<>()"]+\.[^\s@<>()"]+$/;
-
-/** A plausible address (the mail server has the last word); trimmed, at most 254 characters. */
-export const isEmailAddress = (email: string): boolean => email.length <= 254 && EMAIL.test(email);
-
 /**
  * Makes a single-use link for `email` and returns its token to be mailed (only its digest is
  * stored). Known and unknown addresses are treated alike, so the answer reveals nothing.

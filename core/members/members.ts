@@ -1,11 +1,11 @@
 import { type AuditAction, type AuditBy, auditRecord, byCredential, byMember, OPERATOR } from "../audit/mod.ts";
 import { normalizeEmail } from "../badges/mod.ts";
 import type { Context, Page, SecretBox } from "../credentials/mod.ts";
-import { isEmailAddress } from "../earners/mod.ts";
 import { CoreError, forbidden, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import type { MailContent } from "../mail/mod.ts";
 import { type CreateOrganizationInput, newOrganization, type OrganizationRecord } from "../organizations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
+import { isEmailAddress } from "../shared/mod.ts";
 import { type InvitationBudget, takeInvitations } from "../workforce/mod.ts";
 import type { MemberStore, MemberTx } from "./ports.ts";
 import type { InvitationRecord, MembershipRecord, MemberView } from "./records.ts";

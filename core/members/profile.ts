@@ -1,10 +1,9 @@
 import { type Static, Type } from "typebox";
 import { auditRecord } from "../audit/mod.ts";
 import type { Context } from "../credentials/mod.ts";
-import { isEmailAddress } from "../earners/mod.ts";
 import { notFound, validationFailed } from "../errors/mod.ts";
 import type { OrganizationRecord } from "../organizations/mod.ts";
-import { HttpUrl } from "../shared/mod.ts";
+import { HttpUrl, isEmailAddress } from "../shared/mod.ts";
 import { auditByOf, type MemberDeps } from "./members.ts";
 import { actorMay, type MemberActor } from "./rules.ts";
 

@@ -1,4 +1,5 @@
 export { csvLine, neutralizeCell } from "./csv.ts";
+export { isEmailAddress } from "./email.ts";
 export { HttpUrl } from "./http_url.ts";
 export { originOf } from "./origin.ts";
 export type { PageRequest } from "./pagination.ts";

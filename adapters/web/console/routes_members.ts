@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { isEmailAddress } from "../../../core/earners/mod.ts";
 import { validationFailed } from "../../../core/errors/mod.ts";
 import {
   cancelInvitation,
@@ -13,7 +12,7 @@ import {
   type Role,
   removeMember,
 } from "../../../core/members/mod.ts";
-import { pageRequest } from "../../../core/shared/mod.ts";
+import { isEmailAddress, pageRequest } from "../../../core/shared/mod.ts";
 import { field, uuidParam } from "../routes_public.ts";
 import { doneNotice } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
