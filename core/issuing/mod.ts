@@ -1,4 +1,11 @@
 export type { MailBudget, Mailer, MailMessage } from "../mail/mod.ts";
+export {
+  ACCEPT_LINK_SIGN_IN_MS,
+  acceptLinkSignsIn,
+  acceptTokenFromThePast,
+  acceptTokenMintedAt,
+  mintAcceptToken,
+} from "./accept_tokens.ts";
 export type { BadgeActivityStore, DeliveryStatus, QueuedNotification } from "./badge_activity.ts";
 export { BADGE_EVENTS_SHOWN, badgeActivity, deliveryStatus } from "./badge_activity.ts";
 export type { FeedPage } from "./badge_feed.ts";
@@ -18,13 +25,6 @@ export {
   revokeBadge,
   setPrivacy,
 } from "./badges.ts";
-export {
-  ACCEPT_LINK_SIGN_IN_MS,
-  acceptLinkSignsIn,
-  acceptTokenFromThePast,
-  acceptTokenMintedAt,
-  mintAcceptToken,
-} from "./accept_tokens.ts";
 export type { BulkAction, BulkResult, BulkScope } from "./bulk.ts";
 export { BULK_LIMIT, bulkResend, bulkRevoke, bulkTargets } from "./bulk.ts";
 export type { AcceptTokens, IssuingContext, IssuingDeps } from "./context.ts";
