@@ -1,0 +1,40 @@
+export { Pathway, PathwayEarner, pathwayEarnerJson, pathwayJson } from "./json.ts";
+export {
+  archivePathway,
+  checkTransition,
+  createPathway,
+  deletePathway,
+  getPathway,
+  listPathways,
+  newPathway,
+  normalizeMilestones,
+  pathwayEarners,
+  pathwayErrors,
+  publishPathway,
+  updatedPathway,
+  updatePathway,
+} from "./pathways.ts";
+export type { MilestoneProgress, PathwayProgress } from "./progress.ts";
+export { milestoneTemplateIds, pathwayProgress } from "./progress.ts";
+export type {
+  EarnerListQuery,
+  HeldRow,
+  Milestone,
+  PathwayListQuery,
+  PathwayProgressRecord,
+  PathwayRecord,
+  PathwayState,
+  PathwayStore,
+  PathwayTx,
+} from "./records.ts";
+export {
+  CreatePathwayInput,
+  EARNER_LIST,
+  MILESTONE_TEMPLATES_MAX,
+  MILESTONES_MAX,
+  MilestoneInput,
+  PATHWAY_LIST,
+  PATHWAY_STATES,
+  PROGRESS_STATES,
+  UpdatePathwayInput,
+} from "./records.ts";

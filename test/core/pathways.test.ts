@@ -1,0 +1,161 @@
+import t from "tap";
+import { isCoreError } from "../../core/errors/mod.ts";
+import {
+  checkTransition,
+  type Milestone,
+  type PathwayRecord,
+  pathwayErrors,
+  pathwayProgress,
+  updatedPathway,
+} from "../../core/pathways/mod.ts";
+
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+const [A, B, C, D, E, F, DONE] = [1, 2, 3, 4, 5, 6, 9].map(id) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+const now = new Date("2026-12-07T10:00:00.000Z");
+
+/** Three milestones, the second "2 of 3". */
+const MILESTONES: Milestone[] = [
+  { name: "Basics", badge_template_ids: [A], required: 1 },
+  { name: "Practice", badge_template_ids: [B, C, D], required: 2 },
+  { name: "Capstone", badge_template_ids: [E, F], required: 2 },
+];
+
+t.test("progress from the templates held: per milestone, and complete when every one is done", async (t) => {
+  const cases: [string[], number[], number, boolean][] = [
+    [[], [0, 0, 0], 0, false],
+    [[A], [1, 0, 0], 1, false],
+    [[B, D], [0, 2, 0], 1, false],
+    [[A, B, C, D], [1, 3, 0], 2, false],
+    [[A, B, E, F], [1, 1, 2], 2, false],
+    [[A, C, D, E, F], [1, 2, 2], 3, true],
+    [[F, E, D, B, A], [1, 2, 2], 3, true],
+    [[A.toUpperCase(), B, B, C, E, F], [1, 2, 2], 3, true],
+    [[DONE, id(77)], [0, 0, 0], 0, false],
+  ];
+  for (const [held, counts, done, complete] of cases) {
+    const p = pathwayProgress(MILESTONES, held);
+    t.same(
+      p.milestones.map((m) => m.held),
+      counts,
+      `${held.length} held: counts`,
+    );
+    t.equal(p.done, done, `${held.length} held: milestones done`);
+    t.equal(p.complete, complete, `${held.length} held: complete`);
+  }
+  t.equal(pathwayProgress([], [A]).complete, false, "no milestones is never complete");
+});
+
+t.test("validation names each problem by its field", async (t) => {
+  const templates = new Map([
+    [A, "active"],
+    [B, "active"],
+    [C, "archived"],
+    [D, "draft"],
+    [DONE, "active"],
+  ]);
+  t.same(pathwayErrors("Goal", MILESTONES.slice(0, 1), DONE, templates), [], "a valid pathway");
+  const errors = pathwayErrors(
+    " ",
+    [
+      { name: "One", badge_template_ids: [A, A], required: 1 },
+      { name: "Two", badge_template_ids: [B, C, D, E], required: 5 },
+      { name: "Three", badge_template_ids: [DONE], required: 0 },
+    ],
+    D,
+    templates,
+  );
+  t.same(
+    errors.map((e) => e.field),
+    [
+      "name",
+      "milestones[0].badge_template_ids[1]",
+      "milestones[1].badge_template_ids[2]",
+      "milestones[1].badge_template_ids[3]",
+      "milestones[1].required",
+      "milestones[2].required",
+      "completion_badge_template_id",
+    ],
+  );
+  t.same(
+    pathwayErrors("Goal", [{ name: "Self", badge_template_ids: [DONE], required: 1 }], DONE, templates).map(
+      (e) => e.field,
+    ),
+    ["milestones[0].badge_template_ids[0]"],
+    "the completion template is no milestone's",
+  );
+  t.same(
+    pathwayErrors("Goal", MILESTONES.slice(0, 1), id(55), templates).map((e) => e.field),
+    ["completion_badge_template_id"],
+    "an unknown completion template",
+  );
+});
+
+const pathway = (state: PathwayRecord["state"]): PathwayRecord => ({
+  id: id(100),
+  organization_id: id(200),
+  name: "Goal",
+  description: "",
+  state,
+  version: 1,
+  completion_badge_template_id: DONE,
+  milestones: MILESTONES,
+  created_at: now,
+  updated_at: now,
+  published_at: state === "draft" ? null : now,
+});
+
+t.test("transitions: publish a draft, archive a draft or published one, delete only a draft", async (t) => {
+  const allowed: [PathwayRecord["state"], "publish" | "archive" | "delete" | "update", boolean][] = [
+    ["draft", "publish", true],
+    ["published", "publish", false],
+    ["archived", "publish", false],
+    ["draft", "archive", true],
+    ["published", "archive", true],
+    ["archived", "archive", false],
+    ["draft", "delete", true],
+    ["published", "delete", false],
+    ["archived", "delete", false],
+    ["draft", "update", true],
+    ["published", "update", true],
+    ["archived", "update", false],
+  ];
+  for (const [state, action, ok] of allowed) {
+    let error: unknown = null;
+    try {
+      checkTransition(state, action);
+    } catch (e) {
+      error = e;
+    }
+    if (ok) t.equal(error, null, `${action} ${state}`);
+    else t.ok(isCoreError(error) && error.code === "validation_failed", `${action} ${state} refused`);
+  }
+});
+
+t.test("a published pathway's milestones change only by a new version; a draft's in place", async (t) => {
+  const later = new Date(now.getTime() + 1000);
+  const fewer = [{ name: "Basics", badge_template_ids: [A] }];
+  const draft = updatedPathway(pathway("draft"), { milestones: fewer }, later);
+  t.equal(draft.version, 1, "a draft stays version 1");
+  t.same(draft.milestones, [{ name: "Basics", badge_template_ids: [A], required: 1 }], "required defaults to all");
+  const published = pathway("published");
+  const renamed = updatedPathway(published, { name: " New name " }, later);
+  t.match(renamed, { version: 1, name: "New name", state: "published" }, "a name changes in place");
+  const same = updatedPathway(published, { milestones: MILESTONES }, later);
+  t.equal(same.version, 1, "the same milestones are no new version");
+  const next = updatedPathway(published, { milestones: fewer }, later);
+  t.match(next, { version: 2, state: "published", updated_at: later }, "new milestones: version 2");
+  t.equal(
+    updatedPathway(published, { completion_badge_template_id: A }, later).version,
+    2,
+    "so does a new completion template",
+  );
+  t.throws(() => updatedPathway(pathway("archived"), { name: "x" }, later), "an archived pathway does not change");
+});
