@@ -3,6 +3,7 @@ import { earnerBadgesRouter, usersRouter } from "./earners_router.ts";
 import { membersRouter } from "./members_router.ts";
 import { organizationsRouter } from "./organizations_router.ts";
 import { platformsRouter } from "./platforms_router.ts";
+import { recommendationsRouter } from "./recommendations_router.ts";
 import { oauthApplicationsRouter, webhooksRouter } from "./webhooks_router.ts";
 import { workforceRouter } from "./workforce_router.ts";
 
@@ -16,6 +17,7 @@ export const appRouter = router({
   oauthApplications: oauthApplicationsRouter,
   workforce: workforceRouter,
   platforms: platformsRouter,
+  recommendations: recommendationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,6 +5,7 @@ import { type CoreError, type CoreErrorCode, isCoreError, unauthenticated } from
 import type { IssuingDeps } from "../../core/issuing/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { PlatformStore } from "../../core/ob_api/mod.ts";
+import type { RecommendationDeps } from "../../core/recommendations/mod.ts";
 import type { EmployeeStore, WorkforceDeps } from "../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "./webhooks_router.ts";
 
@@ -25,6 +26,8 @@ export interface TrpcDeps extends AuthorizationTokenDeps, OAuthApplicationDeps {
   webhooks: WebhookAdminDeps;
   /** Workforce authorization, employment events and employee records (the CLI's import). */
   workforce: WorkforceDeps & { employees: EmployeeStore };
+  /** Recommendations of templates to people; absent when they are not served. */
+  recommendations?: Pick<RecommendationDeps, "store" | "urls">;
   /** Platforms registered through the Open Badges API; absent when it is not served. */
   obApi?: { platforms: Pick<PlatformStore, "list" | "remove"> };
 }

@@ -1,9 +1,18 @@
 import PostalMime from "postal-mime";
 import t from "tap";
-import { apiClient, createTemplate, eventually, issueBody, organization } from "../support/badges.ts";
+import {
+  apiClient,
+  createTemplate,
+  eventually,
+  issueBody,
+  organization,
+  trpc,
+  trpcFailure,
+} from "../support/badges.ts";
 import { httpEarner } from "../support/earner_http.ts";
 import { startLaurel } from "../support/laurel.ts";
 import { laurelWithMailSink } from "../support/smtp_sink.ts";
+import { trpcQuery } from "../support/webhooks.ts";
 
 /**
  * Recommendations over REST and on the wallet: one or a batch (all or none), for an address or an
@@ -175,4 +184,42 @@ t.test("recommend, fulfil by issuing, dismiss on the wallet, delete; each mailed
   await new Promise((r) => setTimeout(r, 1000));
   const recommendationMails = smtp.mails.slice(before).filter((m) => m.data.includes("recommends a badge for you"));
   t.equal(recommendationMails.length, 4, "four recommendations, four mails; none for the refused batches");
+});
+
+t.test("operators list and delete an organization's recommendations over tRPC", async (t) => {
+  const { laurel } = mailed;
+  const api = apiClient(laurel);
+  const org = await organization(laurel, "Operated Academy");
+  const tpl = await createTemplate(laurel, org, { name: "Soldering" });
+  const made = await api("POST", `/organizations/${org.id}/recommendations`, org.auth, {
+    recommendations: [
+      { badge_template_id: tpl.id, recipient_email: "one@example.org" },
+      { badge_template_id: tpl.id, recipient_email: "two@example.org" },
+    ],
+  });
+  t.equal(made.status, 201);
+  const list = (input: unknown) =>
+    trpcQuery(laurel.adminOrigin, laurel.server.adminToken, "recommendations.list", input) as Promise<Json>;
+  const all = await list({ organization_id: org.id });
+  t.same(all.data.map((r: Json) => r.recipient_email).sort(), ["one@example.org", "two@example.org"]);
+  t.equal(all.metadata.total_count, 2);
+  const one = await list({ organization_id: org.id, recipient_email: "ONE@example.org", state: "open" });
+  t.same(
+    one.data.map((r: Json) => r.recipient_email),
+    ["one@example.org"],
+  );
+  await trpc(laurel, "recommendations.delete", { organization_id: org.id, recommendation_id: one.data[0].id });
+  t.equal((await list({ organization_id: org.id })).metadata.total_count, 1, "deleted");
+  const again = await trpcFailure(laurel, "recommendations.delete", {
+    organization_id: org.id,
+    recommendation_id: one.data[0].id,
+  });
+  t.equal(again.code, "NOT_FOUND");
+  const bad = await trpcFailure(laurel, "recommendations.delete", { organization_id: org.id });
+  t.equal(bad.code, "BAD_REQUEST", "a missing field is the caller's error");
+  const audit = await laurel.db.all<{ actor_kind: string }>(
+    "select actor_kind from audit_log where organization_id = ? and action = 'recommendation.deleted'",
+    [org.id],
+  );
+  t.same(audit, [{ actor_kind: "operator" }], "audited as the operator");
 });
