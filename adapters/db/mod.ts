@@ -32,6 +32,7 @@ export type { EventsListener } from "./postgres_listen.ts";
 export { listenForEvents, listenForExports, listenForMail } from "./postgres_listen.ts";
 export { postgresMailOutbox } from "./postgres_mail_outbox.ts";
 export { postgresAuditLog, postgresMemberStore } from "./postgres_member_store.ts";
+export { postgresPathwayStore } from "./postgres_pathway_store.ts";
 export { postgresPlatformStore } from "./postgres_platform_store.ts";
 export type { CounterState, RateCounter } from "./postgres_rate_counter.ts";
 export { postgresRateCounter } from "./postgres_rate_counter.ts";

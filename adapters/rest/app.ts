@@ -41,6 +41,7 @@ import { cachedNotModified, obiRoutes } from "./routes/obi.ts";
 import { obiDataIntegrityRoutes } from "./routes/obi_data_integrity.ts";
 import { operationalRoutes } from "./routes/operational.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
+import { pathwayRoutes } from "./routes/pathways.ts";
 import { recommendationRoutes } from "./routes/recommendations.ts";
 import { tokenEndpointRoutes } from "./routes/token_endpoint.ts";
 import { sharedSerializers } from "./serializers.ts";
@@ -373,6 +374,7 @@ export const buildRestApp = async (
       await api.register(endorsementRoutes(deps, deps.endorsements, origin), { prefix: apiPrefix });
     if (deps.recommendations)
       await api.register(recommendationRoutes(deps, deps.recommendations, origin), { prefix: apiPrefix });
+    if (deps.pathways) await api.register(pathwayRoutes(deps, deps.pathways, origin), { prefix: apiPrefix });
     if (deps.issuerAuthorizations)
       await api.register(issuerAuthorizationRoutes(deps, deps.issuerAuthorizations, origin), { prefix: apiPrefix });
     if (deps.connect) await api.register(meRoutes(deps, deps.connect, origin), { prefix: apiPrefix });

@@ -18,6 +18,7 @@ import type { IssuerAuthorizationStore } from "../../core/issuer_authorizations/
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { PlatformStore } from "../../core/ob_api/mod.ts";
 import type { Urls } from "../../core/organizations/mod.ts";
+import type { PathwayStore } from "../../core/pathways/mod.ts";
 import type { RecommendationDeps } from "../../core/recommendations/mod.ts";
 import type { Cidr, WebhookCrypto, WebhookSettingsStore } from "../../core/webhooks/mod.ts";
 import type { UploadSlots } from "../uploads/mod.ts";
@@ -83,6 +84,8 @@ export interface RestDeps {
   endorsements?: EndorsementRestDeps;
   /** Recommendations of templates to people; absent, the routes are not served. */
   recommendations?: RecommendationDeps;
+  /** Pathways and their earners' progress; absent, the routes are not served. */
+  pathways?: PathwayStore;
   /** Authorized issuers (organizations issuing others' templates); absent, their routes are not served. */
   issuerAuthorizations?: IssuerAuthorizationStore;
   /** The Open Badges 3.0 API (needs `connect`); absent, it is not served. */

@@ -9,6 +9,7 @@ import { endorsementScenarios } from "../support/openapi_endorsement_scenarios.t
 import { importScenarios } from "../support/openapi_import_scenarios.ts";
 import { issuerAuthorizationScenarios } from "../support/openapi_issuer_scenarios.ts";
 import { memberScenarios } from "../support/openapi_member_scenarios.ts";
+import { pathwayScenarios } from "../support/openapi_pathway_scenarios.ts";
 import { recommendationScenarios } from "../support/openapi_recommendation_scenarios.ts";
 
 /**
@@ -349,6 +350,7 @@ t.test("real answers validate against the document, for every documented operati
     organizationId: a.organization.id,
     admin,
   });
+  const pathwayOperations = await pathwayScenarios({ laurel, call, organizationId: a.organization.id, admin });
   const issuerOperations = await issuerAuthorizationScenarios({
     laurel,
     call,
@@ -363,6 +365,7 @@ t.test("real answers validate against the document, for every documented operati
     ...importOperations,
     ...endorsementOperations,
     ...recommendationOperations,
+    ...pathwayOperations,
     ...issuerOperations,
     "GET /v1/organizations/{organization_id}/events/{event_id}": [
       {

@@ -138,6 +138,11 @@ const TABLE: Record<string, Expected | typeof API> = {
   "DELETE /v1/organizations/:organization_id/grantors/:issuer_authorization_id": API,
   "POST /v1/organizations/:organization_id/recommendations": API,
   "DELETE /v1/organizations/:organization_id/recommendations/:recommendation_id": API,
+  "POST /v1/organizations/:organization_id/pathways": API,
+  "PUT /v1/organizations/:organization_id/pathways/:pathway_id": API,
+  "PUT /v1/organizations/:organization_id/pathways/:pathway_id/publish": API,
+  "PUT /v1/organizations/:organization_id/pathways/:pathway_id/archive": API,
+  "DELETE /v1/organizations/:organization_id/pathways/:pathway_id": API,
 };
 /** Sign-out routes end the session they are sent with: the earner signs in again after them. */
 const ENDS_SESSION = new Set(["POST /sign_out", "POST /sign_out_everywhere"]);

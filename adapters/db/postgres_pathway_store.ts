@@ -1,0 +1,189 @@
+import {
+  type EARNER_LIST,
+  type HeldRow,
+  type Milestone,
+  milestoneTemplateIds,
+  type PATHWAY_LIST,
+  type PathwayProgressRecord,
+  type PathwayRecord,
+  type PathwayState,
+  type PathwayStore,
+  type PathwayTx,
+} from "../../core/pathways/mod.ts";
+import { appendAudit } from "./audit_rows.ts";
+import type { Database } from "./database.ts";
+import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
+import { placeholders, type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+
+const COLUMNS = `id, organization_id, name, description, state, version, completion_badge_template_id, milestones,
+  created_at, updated_at, published_at`;
+
+type PathwayRow = {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  state: PathwayState;
+  version: number | string;
+  completion_badge_template_id: string;
+  milestones: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+  published_at: Date | string | null;
+};
+
+const pathwayOf = (row: PathwayRow): PathwayRecord => ({
+  ...row,
+  version: toNumber(row.version),
+  milestones: toJson<Milestone[]>(row.milestones),
+  created_at: toDate(row.created_at),
+  updated_at: toDate(row.updated_at),
+  published_at: toDateOrNull(row.published_at),
+});
+
+type ProgressRow = Omit<PathwayProgressRecord, "held_template_ids" | "completed_at" | "updated_at"> & {
+  held_template_ids: unknown;
+  completed_at: Date | string | null;
+  updated_at: Date | string;
+};
+
+const progressOf = (row: ProgressRow): PathwayProgressRecord => ({
+  ...row,
+  held_template_ids: toJson<string[]>(row.held_template_ids),
+  completed_at: toDateOrNull(row.completed_at),
+  updated_at: toDate(row.updated_at),
+});
+
+const LIST: ListTable<keyof typeof PATHWAY_LIST.filters, "created_at"> = {
+  filters: { state: "p.state" },
+  sorts: { created_at: "p.created_at" },
+  id: "p.id",
+};
+
+const EARNERS: ListTable<keyof typeof EARNER_LIST.filters, "updated_at"> = {
+  filters: {
+    recipient_email: "g.recipient_email_key",
+    state: (value) => {
+      const states = value.kind === "values" ? value.values : [];
+      const parts = states.map((s) => (s === "completed" ? "g.completed_at is not null" : "g.completed_at is null"));
+      return parts.length === 0 ? "false" : `(${parts.join(" or ")})`;
+    },
+  },
+  sorts: { updated_at: "g.updated_at" },
+  id: "g.recipient_email_key",
+};
+
+/** The row's values in `COLUMNS` order, and the templates its milestones name (the index's column). */
+const values = (p: PathwayRecord) => [
+  p.id,
+  p.organization_id,
+  p.name,
+  p.description,
+  p.state,
+  p.version,
+  p.completion_badge_template_id,
+  JSON.stringify(p.milestones),
+  p.created_at,
+  p.updated_at,
+  p.published_at,
+  JSON.stringify(milestoneTemplateIds(p.milestones)),
+];
+
+const tx = (q: Queryable): PathwayTx => ({
+  async lock(organizationId, id) {
+    const row = await q.one<PathwayRow>(
+      `select ${COLUMNS} from pathways where organization_id = ? and id = ? for update`,
+      [organizationId, id],
+    );
+    return row ? pathwayOf(row) : null;
+  },
+  async insert(p) {
+    await q.run(
+      `insert into pathways (${COLUMNS}, template_ids) values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb)`,
+      values(p),
+    );
+  },
+  async update(p) {
+    const [id, , name, description, state, version, completion, milestones, , updatedAt, publishedAt, templateIds] =
+      values(p);
+    await q.run(
+      `update pathways set name = ?, description = ?, state = ?, version = ?, completion_badge_template_id = ?,
+         milestones = ?::jsonb, updated_at = ?, published_at = ?, template_ids = ?::jsonb where id = ?`,
+      [name, description, state, version, completion, milestones, updatedAt, publishedAt, templateIds, id],
+    );
+  },
+  async delete(id) {
+    await q.run("delete from pathways where id = ?", [id]);
+  },
+  async seedProgress(pathwayId, organizationId, templateIds, at) {
+    if (templateIds.length === 0) return [];
+    const rows = await q.all<{ recipient_email: string; recipient_email_key: string; held_template_ids: unknown }>(
+      `insert into pathway_progress as g (pathway_id, recipient_email_key, recipient_email, held_template_ids, updated_at)
+       select ?, b.recipient_email_key, min(b.recipient_email), jsonb_agg(distinct b.badge_template_id::text), ?
+       from badges b
+       where b.organization_id = ? and b.state = 'accepted'
+         and b.badge_template_id in (${placeholders(templateIds.length)})
+       group by b.recipient_email_key
+       on conflict (pathway_id, recipient_email_key) do update set
+         held_template_ids = (select jsonb_agg(distinct x) from jsonb_array_elements_text(
+           g.held_template_ids || excluded.held_template_ids) as x),
+         updated_at = excluded.updated_at
+       returning g.recipient_email, g.recipient_email_key, g.held_template_ids`,
+      [pathwayId, at, organizationId, ...templateIds],
+    );
+    return rows.map((row): HeldRow => ({ ...row, held_template_ids: toJson<string[]>(row.held_template_ids) }));
+  },
+  async markCompleted(pathwayId, keys, at) {
+    if (keys.length === 0) return;
+    await q.run(
+      `update pathway_progress set completed_at = ?, updated_at = ?
+       where pathway_id = ? and completed_at is null and recipient_email_key in (${placeholders(keys.length)})`,
+      [at, at, pathwayId, ...keys],
+    );
+  },
+  appendAudit: (entries) => appendAudit(q, entries),
+});
+
+/** Pathways and their earners' progress. */
+export const postgresPathwayStore = (db: Database): PathwayStore => ({
+  transaction: (work) => db.transaction((q) => work(tx(q))),
+  async templates(organizationId, ids) {
+    if (ids.length === 0) return new Map();
+    const rows = await db.all<{ id: string; state: string }>(
+      `select id, state from badge_templates where organization_id = ? and id in (${placeholders(ids.length)})`,
+      [organizationId, ...ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.state]));
+  },
+  async list(organizationId, query, page) {
+    const where = listWhere(LIST, query, ["p.organization_id = ?"], [organizationId]);
+    const [items, counted] = await Promise.all([
+      db.all<PathwayRow>(
+        `select ${COLUMNS} from pathways p where ${where.sql} order by ${listOrder(LIST, query.sort)} limit ? offset ?`,
+        [...where.params, page.per, page.offset],
+      ),
+      db.one<{ n: string | number }>(`select count(*) as n from pathways p where ${where.sql}`, where.params),
+    ]);
+    return { items: items.map(pathwayOf), total: toNumber(counted?.n ?? 0) };
+  },
+  async get(organizationId, id) {
+    const row = await db.one<PathwayRow>(`select ${COLUMNS} from pathways where organization_id = ? and id = ?`, [
+      organizationId,
+      id,
+    ]);
+    return row ? pathwayOf(row) : null;
+  },
+  async earners(pathwayId, query, page) {
+    const where = listWhere(EARNERS, query, ["g.pathway_id = ?"], [pathwayId]);
+    const [items, counted] = await Promise.all([
+      db.all<ProgressRow>(
+        `select g.pathway_id, g.recipient_email_key, g.recipient_email, g.held_template_ids, g.completed_at,
+           g.completion_badge_id, g.updated_at
+         from pathway_progress g where ${where.sql} order by ${listOrder(EARNERS, query.sort)} limit ? offset ?`,
+        [...where.params, page.per, page.offset],
+      ),
+      db.one<{ n: string | number }>(`select count(*) as n from pathway_progress g where ${where.sql}`, where.params),
+    ]);
+    return { items: items.map(progressOf), total: toNumber(counted?.n ?? 0) };
+  },
+});

@@ -1,0 +1,155 @@
+import t from "tap";
+import { apiClient, createTemplate, issueBody, organization, trpc } from "../support/badges.ts";
+import { startLaurel, type TestLaurel } from "../support/laurel.ts";
+
+/**
+ * Pathways over REST: created as drafts (each problem named by its field), changed in place while
+ * a draft, published (the earners' progress starts from the badges they accepted), changed only by
+ * a new version once published (the earners keep what they held), archived; only a draft deleted;
+ * the earners' progress read page by page and for one recipient; another organization's is 404.
+ */
+let laurel: TestLaurel;
+let api: ReturnType<typeof apiClient>;
+t.before(async () => {
+  laurel = await startLaurel();
+  api = apiClient(laurel);
+});
+t.teardown(() => laurel.close());
+
+// biome-ignore lint/suspicious/noExplicitAny: REST bodies
+type Json = any;
+
+t.test("create, validate, publish, version, read the earners, archive, delete", async (t) => {
+  const org = await organization(laurel, "Forge Academy");
+  const other = await organization(laurel, "Elsewhere");
+  const [a, b, c, d, done] = await Promise.all(
+    ["Safety", "Welding I", "Welding II", "Welding III", "Master welder"].map((name) =>
+      createTemplate(laurel, org, { name }),
+    ),
+  );
+  const draft = await createTemplate(laurel, org, { name: "Draft", state: "draft" });
+  const foreign = await createTemplate(laurel, other, { name: "Theirs" });
+  const base = `/organizations/${org.id}/pathways`;
+
+  const refused = await api("POST", base, org.auth, {
+    name: "Welder",
+    completion_badge_template_id: draft.id,
+    milestones: [
+      { name: "Basics", badge_template_ids: [a.id, foreign.id] },
+      { name: "Practice", badge_template_ids: [b.id, c.id], required: 3 },
+    ],
+  });
+  t.equal(refused.status, 422, JSON.stringify(refused.body));
+  t.same(
+    refused.body.data.errors.map((e: { field: string }) => e.field),
+    ["milestones[0].badge_template_ids[1]", "milestones[1].required", "completion_badge_template_id"],
+    "each problem named by its field",
+  );
+  const tooMany = await api("POST", base, org.auth, {
+    name: "Welder",
+    completion_badge_template_id: done.id,
+    milestones: Array.from({ length: 21 }, (_, i) => ({ name: `M${i}`, badge_template_ids: [a.id] })),
+  });
+  t.equal(tooMany.status, 422, "at most 20 milestones");
+
+  // Someone holds a milestone badge before the pathway exists: an accepted one counts, a pending one not.
+  const early = await api("POST", `/organizations/${org.id}/badges`, org.auth, issueBody(a.id));
+  t.equal(early.status, 201);
+  await trpc(laurel, "badges.accept", { badge_id: early.body.data.id });
+  const pending = await api(
+    "POST",
+    `/organizations/${org.id}/badges`,
+    org.auth,
+    issueBody(a.id, { recipient_email: "pending@example.org" }),
+  );
+  t.equal(pending.status, 201);
+
+  const made = await api("POST", base, org.auth, {
+    name: "Welder",
+    description: "From safety to mastery",
+    completion_badge_template_id: done.id,
+    milestones: [
+      { name: "Basics", badge_template_ids: [a.id] },
+      { name: "Practice", badge_template_ids: [b.id, c.id, d.id], required: 2 },
+    ],
+  });
+  t.equal(made.status, 201, JSON.stringify(made.body));
+  const p: Json = made.body.data;
+  t.match(p, {
+    state: "draft",
+    version: 1,
+    completion_badge_template_id: done.id,
+    milestones: [
+      { name: "Basics", badge_template_ids: [a.id], required: 1 },
+      { name: "Practice", required: 2 },
+    ],
+    published_at: null,
+  });
+  t.equal(made.headers.get("location"), `${laurel.baseUrl}${base}/${p.id}`);
+  const item = `${base}/${p.id}`;
+
+  const edited = await api("PUT", item, org.auth, { name: "Welder path" });
+  t.match(edited.body.data, { name: "Welder path", version: 1, state: "draft" }, "a draft changes in place");
+  t.same((await api("GET", item, org.auth)).body.data, edited.body.data, "read back as changed");
+  t.equal((await api("GET", `/organizations/${other.id}/pathways/${p.id}`, other.auth)).status, 404);
+  t.equal((await api("GET", item, other.auth)).status, 403, "another organization's credential");
+
+  t.same((await api("GET", `${item}/earners`, org.auth)).body.data, [], "a draft has no earners yet");
+  const published = await api("PUT", `${item}/publish`, org.auth);
+  t.equal(published.status, 200, JSON.stringify(published.body));
+  t.match(published.body.data, { state: "published", version: 1 });
+  t.ok(published.body.data.published_at);
+  t.equal((await api("PUT", `${item}/publish`, org.auth)).status, 422, "published once");
+  t.equal((await api("DELETE", item, org.auth)).status, 422, "a published pathway is archived, not deleted");
+
+  const earners = await api("GET", `${item}/earners`, org.auth);
+  t.equal(earners.status, 200, JSON.stringify(earners.body));
+  t.same(earners.body.metadata.total_count, 1, "the accepted badge counts; the pending one does not");
+  t.match(earners.body.data[0], {
+    recipient_email: "ada@example.org",
+    state: "in_progress",
+    pathway_version: 1,
+    milestones: [
+      { name: "Basics", held: 1, required: 1, done: true },
+      { name: "Practice", held: 0, required: 2, done: false },
+    ],
+    milestones_done: 1,
+    held_badge_template_ids: [a.id],
+    completed_at: null,
+    completion_badge_id: null,
+  });
+  const one = await api("GET", `${item}/earners?recipient_email=ADA@example.org`, org.auth);
+  t.equal(one.body.data.length, 1, "one recipient's progress by address, any case");
+  t.same((await api("GET", `${item}/earners?recipient_email=nobody@example.org`, org.auth)).body.data, []);
+  t.equal((await api("GET", `${item}/earners?state=completed`, org.auth)).body.data.length, 0);
+  t.equal((await api("GET", `${item}/earners?filter[colour]=red`, org.auth)).status, 400, "an unknown filter key");
+
+  // A published pathway's milestones change only by its next version; the earner keeps what they held.
+  const renamed = await api("PUT", item, org.auth, { description: "Now with a capstone" });
+  t.match(renamed.body.data, { version: 1, description: "Now with a capstone" }, "words change in place");
+  const next = await api("PUT", item, org.auth, {
+    milestones: [
+      { name: "Basics", badge_template_ids: [a.id] },
+      { name: "Capstone", badge_template_ids: [d.id] },
+    ],
+  });
+  t.equal(next.status, 200, JSON.stringify(next.body));
+  t.match(next.body.data, { version: 2, state: "published" }, "the next version");
+  const kept = await api("GET", `${item}/earners`, org.auth);
+  t.match(kept.body.data[0], { pathway_version: 2, milestones_done: 1, held_badge_template_ids: [a.id] });
+
+  const archived = await api("PUT", `${item}/archive`, org.auth);
+  t.match(archived.body.data, { state: "archived", version: 2 });
+  t.equal((await api("PUT", item, org.auth, { name: "x" })).status, 422, "an archived pathway does not change");
+  t.equal((await api("PUT", `${item}/archive`, org.auth)).status, 422);
+  t.equal((await api("GET", `${base}?state=archived`, org.auth)).body.metadata.total_count, 1);
+
+  const scrap = await api("POST", base, org.auth, {
+    name: "Scrap",
+    completion_badge_template_id: done.id,
+    milestones: [{ name: "Only", badge_template_ids: [b.id] }],
+  });
+  t.equal((await api("DELETE", `${base}/${scrap.body.data.id}`, org.auth)).status, 204, "a draft is deleted");
+  t.equal((await api("GET", `${base}/${scrap.body.data.id}`, org.auth)).status, 404);
+  t.equal((await api("GET", base, org.auth)).body.metadata.total_count, 1);
+});
