@@ -345,6 +345,20 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
   const claims = ob3Claims(isObj(payload.vc) ? payload.vc : payload, payload);
   if (!claims) return fail("malformed");
   const { issuer, details, credentialId } = claims;
+  const didDocument = typeof issuer.id === "string" ? didWebDocumentUrl(issuer.id) : null;
+  if (didDocument) {
+    const did = issuer.id as string;
+    const named = text(header.kid);
+    const method = named?.startsWith("#") ? `${did}${named}` : named;
+    if (!method?.startsWith(`${did}#`)) return fail("key_unresolved", details);
+    // The DID is its domain's: addresses beside it must be on that domain too.
+    const origin = originOf(didDocument);
+    if (offOrigin(issuer.url, origin) || offOrigin(credentialId, origin)) return fail("id_mismatch", details);
+    const jwk = await didWebKey(deps.documents, did, didDocument, method);
+    if (!jwk) return fail("key_unresolved", details);
+    if (!(await deps.jws.verify(jwt, jwk))) return fail("signature_invalid", details);
+    return ob3AfterSignature(deps, claims, did, emails, now);
+  }
   const kid = httpUrl(header.kid);
   const issuerOrigin = originOf(httpUrl(issuer.id));
   if (!kid || !issuerOrigin || originOf(kid) !== issuerOrigin) return fail("key_unresolved", details);
@@ -356,6 +370,41 @@ export const verifyOb3 = async (deps: VerifyDeps, jwt: string, emails: readonly 
 };
 
 const DID_KEY = /^did:key:(z[1-9A-HJ-NP-Za-km-z]+)$/;
+
+/** `did:web:<host, its port as %3A>[:<path segment>...]`, without a fragment or a query. */
+const DID_WEB = /^did:web:([A-Za-z0-9.-]+(?:%3[Aa]\d{1,5})?)((?::[A-Za-z0-9._~-]+)*)$/;
+
+/**
+ * Where a `did:web` DID's document is (the did:web method): `https://<host>/.well-known/did.json`,
+ * or `https://<host>/<path>/did.json` for a DID with a path. Null for any other DID.
+ *
+ * @example didWebDocumentUrl("did:web:issuer.example:users:ada") // "https://issuer.example/users/ada/did.json"
+ */
+export const didWebDocumentUrl = (did: string): string | null => {
+  const m = DID_WEB.exec(did);
+  if (!m) return null;
+  const host = (m[1] as string).replace(/%3[Aa]/, ":");
+  const path = (m[2] as string).split(":").filter((segment) => segment !== "");
+  return path.length === 0 ? `https://${host}/.well-known/did.json` : `https://${host}/${path.join("/")}/did.json`;
+};
+
+/**
+ * The public key (JWK) of a `did:web` DID's verification method `method`, from the DID document
+ * at `url`: the document must be the DID's own, and the method one it lists for assertions (in
+ * `assertionMethod`, when the document says which) with a `publicKeyJwk`.
+ */
+const didWebKey = async (documents: ExternalDocuments, did: string, url: string, method: string) => {
+  const f = await documents.getJson(url);
+  if (f.outcome !== "answered" || f.status !== 200 || !isObj(f.json) || f.json.id !== did) return null;
+  const absolute = (id: unknown) => (typeof id === "string" && id.startsWith("#") ? `${did}${id}` : id);
+  const listed = (entries: unknown): Obj[] =>
+    (Array.isArray(entries) ? entries : []).flatMap((e) => (isObj(e) ? [e] : []));
+  const methods = [...listed(f.json.verificationMethod), ...listed(f.json.assertionMethod)];
+  const found = methods.find((m) => absolute(m.id) === method);
+  const assertion = f.json.assertionMethod;
+  if (Array.isArray(assertion) && !assertion.some((a) => absolute(isObj(a) ? a.id : a) === method)) return null;
+  return found && isObj(found.publicKeyJwk) ? found.publicKeyJwk : null;
+};
 
 /** The credential's one embedded proof; null when it carries none or several. */
 export const proofOf = (doc: Record<string, unknown>): Obj | null => {

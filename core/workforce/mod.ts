@@ -115,6 +115,7 @@ export type {
 } from "./external_verification.ts";
 export {
   DATA_INTEGRITY_PROOF,
+  didWebDocumentUrl,
   EXTERNAL_BADGE_REASONS,
   EXTERNAL_BADGE_SOURCES,
   EXTERNAL_BADGE_STATUSES,

@@ -8,6 +8,7 @@ import type { EventRecord } from "../../core/events/mod.ts";
 import {
   addExternalBadge,
   type DueExternalBadge,
+  didWebDocumentUrl,
   type EmployeeRecord,
   type Employer,
   type ExternalBadgeContext,
@@ -1135,5 +1136,80 @@ t.test("an employer sees external badges only once the connection is accepted", 
     await codeOf(employeeExternalBadges(m.store, null, page, false)),
     "forbidden",
     "refused before saying whether the employee exists",
+  );
+});
+
+t.test("OB 3.0 with a did:web issuer: the key from the DID's own document, for assertions", async (t) => {
+  const DID = "did:web:issuer.example";
+  const DOC_URL = "https://issuer.example/.well-known/did.json";
+  const METHOD = `${DID}#key-1`;
+  const jwk = await exportJWK(issuerKey.publicKey);
+  const doc = (over: Record<string, unknown> = {}) => ({
+    "@context": ["https://www.w3.org/ns/did/v1"],
+    id: DID,
+    verificationMethod: [{ id: METHOD, type: "JsonWebKey", controller: DID, publicKeyJwk: jwk }],
+    assertionMethod: [METHOD],
+    ...over,
+  });
+  const issuer = { id: DID, type: ["Profile"], name: "Other Academy", url: ORIGIN };
+  const payload = claims({ issuer, iss: DID });
+  const rows: Array<[string, () => Promise<string>, Record<string, unknown> | null, ExternalBadgeReason | null]> = [
+    ["its key, named in full", () => sign(payload, { kid: METHOD }), doc(), null],
+    ["its key, named by its fragment", () => sign(payload, { kid: "#key-1" }), doc(), null],
+    [
+      "a relative id in the document",
+      () => sign(payload, { kid: METHOD }),
+      doc({
+        verificationMethod: [{ id: "#key-1", type: "JsonWebKey", controller: DID, publicKeyJwk: jwk }],
+        assertionMethod: ["#key-1"],
+      }),
+      null,
+    ],
+    ["another DID's key", () => sign(payload, { kid: "did:web:elsewhere.example#key-1" }), doc(), "key_unresolved"],
+    ["a key on a web address", () => sign(payload, { kid: KID }), doc(), "key_unresolved"],
+    ["no document", () => sign(payload, { kid: METHOD }), null, "key_unresolved"],
+    [
+      "a document of another DID",
+      () => sign(payload, { kid: METHOD }),
+      doc({ id: "did:web:elsewhere.example" }),
+      "key_unresolved",
+    ],
+    ["a key not for assertions", () => sign(payload, { kid: METHOD }), doc({ assertionMethod: [] }), "key_unresolved"],
+    [
+      "signed by another key",
+      () => sign(payload, { kid: METHOD, key: strangerKey.privateKey }),
+      doc(),
+      "signature_invalid",
+    ],
+    [
+      "an issuer address on another domain",
+      () => sign(claims({ issuer: { ...issuer, url: "https://www.harvard.edu" }, iss: DID }), { kid: METHOD }),
+      doc(),
+      "id_mismatch",
+    ],
+  ];
+  for (const [name, jwt, served, reason] of rows) {
+    const docs = new Map<string, Fetched>(served ? [[DOC_URL, json(served)]] : []);
+    const v = await verifyOb3(deps(docs), await jwt(), ACCOUNT, NOW);
+    checkVerification(t, name, v, reason, reason === null ? { issuer_origin: DID } : {});
+  }
+  t.same(
+    [
+      "did:web:issuer.example",
+      "did:web:issuer.example%3A8443",
+      "did:web:issuer.example:users:ada",
+      "did:web:issuer.example/../x",
+      "did:web:",
+      "did:key:z6Mk",
+    ].map(didWebDocumentUrl),
+    [
+      DOC_URL,
+      "https://issuer.example:8443/.well-known/did.json",
+      "https://issuer.example/users/ada/did.json",
+      null,
+      null,
+      null,
+    ],
+    "where a did:web DID's document is",
   );
 });

@@ -38,6 +38,19 @@ export const startObIssuer = async (ca: TestCa) => {
   const origin = `https://localhost:${port}`;
   const kid = `${origin}/keys/1`;
   routes.set("/keys/1", { status: 200, json: { ...(await exportJWK(publicKey)), kid, alg: "EdDSA" } });
+  // The same key as a did:web DID's, in its DID document at /.well-known/did.json.
+  const did = `did:web:localhost%3A${port}`;
+  routes.set("/.well-known/did.json", {
+    status: 200,
+    json: {
+      "@context": ["https://www.w3.org/ns/did/v1"],
+      id: did,
+      verificationMethod: [
+        { id: `${did}#key-1`, type: "JsonWebKey", controller: did, publicKeyJwk: await exportJWK(publicKey) },
+      ],
+      assertionMethod: [`${did}#key-1`],
+    },
+  });
   routes.set("/images/1.svg", {
     status: 200,
     headers: { "content-type": "image/svg+xml" },
@@ -96,8 +109,13 @@ export const startObIssuer = async (ca: TestCa) => {
       });
       return `${origin}${path}`;
     },
-    /** An OB 3.0 VC-JWT to `email`, signed with the issuer's key; `claims` replace fields of the credential. */
-    async credential(email: string, claims: Record<string, unknown> = {}): Promise<string> {
+    /** The issuer as a did:web DID (`did:web:localhost%3A<port>`), whose document lists its key. */
+    did,
+    /**
+     * An OB 3.0 VC-JWT to `email`, signed with the issuer's key; `claims` replace fields of the
+     * credential. With `asDid`, the issuer is the did:web DID and the key is named as its method.
+     */
+    async credential(email: string, claims: Record<string, unknown> = {}, asDid = false): Promise<string> {
       const salt = randomUUID().replaceAll("-", "");
       const id = `${origin}/credentials/${randomUUID()}`;
       const payload = {
@@ -130,9 +148,12 @@ export const startObIssuer = async (ca: TestCa) => {
         },
         iss: `${origin}/issuer`,
         jti: id,
+        ...(asDid ? { issuer: { id: did, type: ["Profile"], name: "Other Academy", url: origin }, iss: did } : {}),
         ...claims,
       };
-      return new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", typ: "vc+jwt", kid }).sign(privateKey);
+      return new SignJWT(payload)
+        .setProtectedHeader({ alg: "EdDSA", typ: "vc+jwt", kid: asDid ? `${did}#key-1` : kid })
+        .sign(privateKey);
     },
     close: () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())),
   };
