@@ -9,13 +9,13 @@ import {
 import { type Database, postgresBadgeStore, postgresRateCounter, postgresStatusLists } from "../adapters/db/mod.ts";
 import { type MailLog, sharedMailBudget } from "../adapters/mail/mod.ts";
 import {
-  type BadgeRestDeps,
   type HostedBroadcast,
   type HostedKind,
   type HostedRecordCache,
   hostedRecordCache,
   invalidatingStore,
-} from "../adapters/rest/mod.ts";
+} from "../adapters/obi/mod.ts";
+import type { BadgeRestDeps } from "../adapters/rest/mod.ts";
 import type { Config } from "./config.ts";
 
 export interface BadgeWiring {

@@ -14,13 +14,13 @@ import {
   type BadgeRecords,
   badgeImageBaker,
   badgeRecords,
-  type CredentialSigning,
   type DataIntegrityCredentials,
   type DataIntegritySigning,
   dataIntegrityCredentials,
   endorsementCredentials,
   storedBadgeImages,
-} from "../adapters/rest/mod.ts";
+} from "../adapters/obi/mod.ts";
+import type { CredentialSigning } from "../adapters/rest/mod.ts";
 import { writeEarnerExport } from "../adapters/web/mod.ts";
 import type { BadgeView } from "../core/issuing/mod.ts";
 import { startEarnerExporter } from "../workers/mod.ts";

@@ -15,9 +15,9 @@ import Fastify, {
 import secureJson from "secure-json-parse";
 import { plainFieldMessage, type SchemaIssue } from "../../core/badges/mod.ts";
 import { CoreError, type CoreErrorCode, type FieldError, isCoreError } from "../../core/errors/mod.ts";
+import { codeForStatus, errorBody, restAnswer, UNAVAILABLE_MESSAGE } from "../http/mod.ts";
 import { uploadSlots } from "../uploads/mod.ts";
 import type { RestDeps } from "./deps.ts";
-import { codeForStatus, errorBody, restAnswer, UNAVAILABLE_MESSAGE } from "./errors.ts";
 import { ignoreUnknownParameters } from "./ignored_parameters.ts";
 import { hasDuplicateKeys } from "./json_keys.ts";
 import { isRefusedTextError, refuseUnstorableText } from "./nul_guard.ts";

@@ -2,7 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { byCredential } from "../../core/audit/mod.ts";
 import type { IssuingContext, IssuingDeps } from "../../core/issuing/mod.ts";
 import type { StatusListStore } from "../../core/obi/mod.ts";
-import type { DataIntegritySigning, HostedRecordCache } from "./obi/mod.ts";
+import type { DataIntegritySigning, HostedRecordCache } from "../obi/mod.ts";
 
 /** Signs Open Badges 3.0 credentials (the crypto adapter's `credentialSigner`). */
 export interface CredentialSigning {

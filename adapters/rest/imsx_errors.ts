@@ -1,5 +1,5 @@
 import type { CoreError, CoreErrorCode } from "../../core/errors/mod.ts";
-import { INTERNAL_MESSAGE, RETRY_AFTER_SECONDS } from "./errors.ts";
+import { INTERNAL_MESSAGE, RETRY_AFTER_SECONDS } from "../http/mod.ts";
 
 /** The Open Badges API's error body (`Imsx_StatusInfo`). */
 export interface ImsxStatusInfo {

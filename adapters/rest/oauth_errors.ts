@@ -1,5 +1,5 @@
 import type { CoreError, CoreErrorCode, OAuthErrorCode } from "../../core/errors/mod.ts";
-import { type ErrorBody, errorBody, RETRY_AFTER_SECONDS } from "./errors.ts";
+import { type ErrorBody, errorBody, RETRY_AFTER_SECONDS } from "../http/mod.ts";
 
 /** The RFC 6749 §5.2 body; `temporarily_unavailable` is the name RFC 6749 §4.1.2.1 gives a 503. */
 export interface OAuthErrorBody {

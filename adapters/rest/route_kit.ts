@@ -18,8 +18,8 @@ import { notFound } from "../../core/errors/mod.ts";
 import { type ListSpec, listQuerySchema, type ParsedList } from "../../core/listing/mod.ts";
 import type { OrganizationRecord } from "../../core/organizations/mod.ts";
 import { type PageRequest, pageMetadata, pageRequest } from "../../core/shared/mod.ts";
+import { ErrorBody } from "../http/mod.ts";
 import { Many, many, One, OrganizationParams, one, PageQuery, pageOf, pageUrlFor } from "./envelope.ts";
-import { ErrorBody } from "./errors.ts";
 import { type BodyVersion, type FreshReads, freshReads, keptBodies, sendFreshBody } from "./fresh_reads.ts";
 import { LIST_DESCRIPTION, listValidatorCompiler, readListQuery } from "./list_query.ts";
 

@@ -5,7 +5,7 @@ import { type EarnerExportRecord, type EarnerStore, type ExportStore, exportExpi
 import type { BadgeView } from "../../core/issuing/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
-import type { BadgeImageBaker, BadgeRecords, DataIntegrityCredentials } from "../rest/mod.ts";
+import type { BadgeImageBaker, BadgeRecords, DataIntegrityCredentials } from "../obi/mod.ts";
 
 /** The ZIP goes to the database in pieces of about this size: neither side holds it whole. */
 export const EXPORT_CHUNK_BYTES = 32 * 1024;

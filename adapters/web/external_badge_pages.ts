@@ -14,7 +14,7 @@ import {
   recheckExternalBadge,
   removeExternalBadge,
 } from "../../core/workforce/mod.ts";
-import { readBaked } from "../rest/mod.ts";
+import { readBaked } from "../obi/mod.ts";
 import { bufferUpload } from "../uploads/mod.ts";
 import { pageAnswer } from "./errors.ts";
 import { html } from "./html.ts";

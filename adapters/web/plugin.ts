@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import helmet from "helmet";
 import { type EarnerAccount, sessionAccount } from "../../core/earners/mod.ts";
 import { CoreError, isCoreError } from "../../core/errors/mod.ts";
-import { codeForStatus, errorBody, restAnswer } from "../rest/mod.ts";
+import { codeForStatus, errorBody, restAnswer } from "../http/mod.ts";
 import { isMultipart, lingerUnreadBody, multipartBodies, uploadSlots } from "../uploads/mod.ts";
 import { consoleRoutes } from "./console/routes_console.ts";
 import { earnerMail } from "./earner_mail.ts";

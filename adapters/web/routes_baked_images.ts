@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../core/errors/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
-import { type BadgeImageBaker, IMAGE_CONTENT_TYPE, type ImageType } from "../rest/mod.ts";
+import { type BadgeImageBaker, IMAGE_CONTENT_TYPE, type ImageType } from "../obi/mod.ts";
 import { uuidParam } from "./routes_public.ts";
 import type { WebKit } from "./web_deps.ts";
 

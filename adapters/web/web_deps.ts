@@ -8,7 +8,7 @@ import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { PlatformRecord } from "../../core/ob_api/mod.ts";
 import type { RecommendationStore } from "../../core/recommendations/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
-import type { BadgeImageBaker } from "../rest/mod.ts";
+import type { BadgeImageBaker } from "../obi/mod.ts";
 import type { UploadSlots } from "../uploads/mod.ts";
 import type { ConsoleDeps } from "./console/console_deps.ts";
 import type { EarnerMail } from "./earner_mail.ts";

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { errorBody, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../../adapters/rest/mod.ts";
+import { errorBody, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../../adapters/http/mod.ts";
 import { loopbackCa } from "./loopback_ca.ts";
 import { clusterUrl, type NatsNodeSpec, natsNodeConfig } from "./nats_config.ts";
 import { failoverPostgres, postgresBin } from "./postgres.ts";

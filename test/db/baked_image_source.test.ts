@@ -9,7 +9,7 @@ import {
   DEFAULT_BADGE_IMAGE_SVG,
   readBaked,
   storedBadgeImages,
-} from "../../adapters/rest/obi/mod.ts";
+} from "../../adapters/obi/mod.ts";
 import type { BadgeView } from "../../core/issuing/mod.ts";
 import { hostileSvgs, png, withBadCrc } from "../support/images.ts";
 import { openStoreDatabase } from "../support/store_database.ts";

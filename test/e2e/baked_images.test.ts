@@ -156,7 +156,7 @@ t.test("baked images carry the hosted records, never an older one, and read back
     t.equal(answer?.status(), 422, `${name} refused`);
     t.match(await page.textContent("[role=alert]"), pattern);
   };
-  const plain = readFileSync(new URL("../../adapters/rest/obi/default_badge_image.png", import.meta.url));
+  const plain = readFileSync(new URL("../../adapters/obi/default_badge_image.png", import.meta.url));
   await refuse("plain.png", "image/png", plain, /carries no Open Badges record/);
   await refuse("notes.txt", "text/plain", Buffer.from("hello"), /not a PNG or SVG image/);
   // Past the limit: refused in the browser as it is chosen, and by the server when sent anyway.

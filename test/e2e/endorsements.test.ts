@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import t, { type Test } from "tap";
-import { readBaked } from "../../adapters/rest/mod.ts";
+import { readBaked } from "../../adapters/obi/mod.ts";
 import { apiClient, createTemplate, issueBody, organization, trpc } from "../support/badges.ts";
 import { startLaurel, type TestLaurel } from "../support/laurel.ts";
 import { fetchCredential, fetchIssuerProfile, fetchVcJwt, issuerKeySet, ob3SchemaErrors } from "../support/ob3.ts";

@@ -38,5 +38,9 @@ t.test("a did:web issuer's credential is verified with the key of its DID docume
       true,
     ),
   });
-  t.equal(next.location, "/wallet?done=external_unverified#external", "a key the document does not list is not trusted");
+  t.equal(
+    next.location,
+    "/wallet?done=external_unverified#external",
+    "a key the document does not list is not trusted",
+  );
 });

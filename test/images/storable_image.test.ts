@@ -1,6 +1,6 @@
 import t from "tap";
 import { decodedPng, storableImage } from "../../adapters/images/mod.ts";
-import { DEFAULT_BADGE_IMAGE_PNG, DEFAULT_BADGE_IMAGE_SVG } from "../../adapters/rest/obi/mod.ts";
+import { DEFAULT_BADGE_IMAGE_PNG, DEFAULT_BADGE_IMAGE_SVG } from "../../adapters/obi/mod.ts";
 import { type CoreError, isCoreError } from "../../core/errors/mod.ts";
 import { checkImage } from "../../core/organizations/mod.ts";
 import { badImages, hostileSvgs, interlacedPng, legitimateSvg, png } from "../support/images.ts";

@@ -1,6 +1,6 @@
 import { DOMParser } from "@xmldom/xmldom";
 import t from "tap";
-import { bakeSvg, readBaked } from "../../adapters/rest/obi/mod.ts";
+import { bakeSvg, readBaked } from "../../adapters/obi/mod.ts";
 
 /**
  * OB 3.0 SVG baking as the specification writes it: the `https://purl.imsglobal.org/ob/v3p0`

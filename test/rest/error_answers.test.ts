@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import t from "tap";
+import { restAnswer } from "../../adapters/http/mod.ts";
 import { imsxAnswer } from "../../adapters/rest/imsx_errors.ts";
-import { buildAdminApp, oauthAnswer, restAnswer } from "../../adapters/rest/mod.ts";
+import { buildAdminApp, oauthAnswer } from "../../adapters/rest/mod.ts";
 import { trpcError } from "../../adapters/trpc/mod.ts";
 import { pageAnswer } from "../../adapters/web/mod.ts";
 import { CORE_ERROR_CODES, CoreError, type CoreErrorCode } from "../../core/errors/mod.ts";

@@ -1,5 +1,5 @@
 import t from "tap";
-import { prefersLinkedData } from "../../adapters/rest/obi/mod.ts";
+import { prefersLinkedData } from "../../adapters/obi/mod.ts";
 
 t.test("a status list is JSON-LD only for a client that prefers it to the VC-JWT", async (t) => {
   const table: Array<[string | undefined, boolean]> = [

@@ -19,6 +19,7 @@ import {
   updateTemplate,
 } from "../../../core/issuing/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
+import { decodeImageDataUri, storeImage } from "../../obi/mod.ts";
 import {
   bufferUpload,
   isMultipart,
@@ -31,7 +32,6 @@ import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
 import { One, one } from "../envelope.ts";
 import { guard } from "../guard.ts";
-import { decodeImageDataUri, storeImage } from "../image_uploads.ts";
 import { created, ERRORS, organizationOf, resourceRoutes } from "../route_kit.ts";
 
 /** A 1 MiB image as base64 in a data URI, beside the other fields; or the same as a multipart file. */

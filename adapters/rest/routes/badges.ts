@@ -22,10 +22,10 @@ import {
   replaceBadge,
   revokeBadge,
 } from "../../../core/issuing/mod.ts";
+import { ErrorBody, errorBody } from "../../http/mod.ts";
 import { issuingContext } from "../badge_deps.ts";
 import type { RestDeps } from "../deps.ts";
 import { OrganizationParams, one } from "../envelope.ts";
-import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { NO_LIMITS } from "../rate_limits.ts";
 import { BODY_ERRORS, batchValidator, created, resourceRoutes } from "../route_kit.ts";

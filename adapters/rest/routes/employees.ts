@@ -25,9 +25,9 @@ import {
   updateEmployee,
   upsertEmployees,
 } from "../../../core/workforce/mod.ts";
+import { ErrorBody, errorBody } from "../../http/mod.ts";
 import type { RestDeps } from "../deps.ts";
 import { Many, One, OrganizationParams, one, PageQuery, pageOf } from "../envelope.ts";
-import { ErrorBody, errorBody } from "../errors.ts";
 import { guard } from "../guard.ts";
 import { LIST_DESCRIPTION } from "../list_query.ts";
 import { BODY_ERRORS, batchValidator, created, ERRORS, pageBody, resourceRoutes } from "../route_kit.ts";

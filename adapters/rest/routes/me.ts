@@ -7,9 +7,9 @@ import { type UserCaller, userCaller } from "../../../core/connect/mod.ts";
 import { onPublicProfile } from "../../../core/earners/mod.ts";
 import { type CoreError, forbidden, unauthenticated } from "../../../core/errors/mod.ts";
 import { pageMetadata } from "../../../core/shared/mod.ts";
+import { ErrorBody, restAnswer } from "../../http/mod.ts";
 import type { ConnectRestDeps, RestDeps } from "../deps.ts";
 import { Many, many, One, one, PageQuery, pageOf, pageUrlFor } from "../envelope.ts";
-import { ErrorBody, restAnswer } from "../errors.ts";
 
 const Me = Type.Object({
   id: Type.String({ format: "uuid" }),

@@ -22,10 +22,9 @@ import {
 } from "../../../core/ob_api/mod.ts";
 import { OB_V3_CONTEXT, VC_V2_CONTEXT } from "../../../core/obi/mod.ts";
 import type { ExternalBadgeContext, ExternalBadgeDeps, ExternalBadgeOwner } from "../../../core/workforce/mod.ts";
+import { badgeRecords, endorsementCredentials } from "../../obi/mod.ts";
 import type { ConnectRestDeps, RestDeps } from "../deps.ts";
 import { imsxAnswer, imsxBody } from "../imsx_errors.ts";
-import { endorsementCredentials } from "../obi/endorsement_credentials.ts";
-import { badgeRecords } from "../obi/mod.ts";
 import type { SharedCounter } from "../rate_limits.ts";
 
 /** What the Open Badges API needs beyond the user API's parts. */

@@ -25,13 +25,12 @@ import {
   statusListNumber,
   withAssertionMethod,
 } from "../../../core/obi/mod.ts";
-import type { RestDeps } from "../deps.ts";
-import { ErrorBody, errorBody } from "../errors.ts";
-import { endorsementCredentials } from "../obi/endorsement_credentials.ts";
+import { ErrorBody, errorBody } from "../../http/mod.ts";
 import {
   badgeRecords,
   DEFAULT_BADGE_IMAGE_SVG,
   dataIntegrityCredentials,
+  endorsementCredentials,
   type HostedEntry,
   type HostedKind,
   type HostedRecordCache,
@@ -40,7 +39,8 @@ import {
   matchesIfNoneMatch,
   obiMediaType,
   prefersLinkedData,
-} from "../obi/mod.ts";
+} from "../../obi/mod.ts";
+import type { RestDeps } from "../deps.ts";
 import { ANONYMOUS } from "../rate_limits.ts";
 import { sendSignedJsonLd } from "./obi_data_integrity.ts";
 

@@ -4,8 +4,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { credentialUrl, obiVisibility } from "../../../core/obi/mod.ts";
-import type { RestDeps } from "../deps.ts";
-import { ErrorBody, errorBody } from "../errors.ts";
+import { ErrorBody, errorBody } from "../../http/mod.ts";
 import {
   badgeRecords,
   dataIntegrityCredentials,
@@ -13,7 +12,8 @@ import {
   LD_JSON,
   matchesIfNoneMatch,
   obiMediaType,
-} from "../obi/mod.ts";
+} from "../../obi/mod.ts";
+import type { RestDeps } from "../deps.ts";
 import { ANONYMOUS } from "../rate_limits.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

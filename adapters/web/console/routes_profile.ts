@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { badRequest, fail, isCoreError, notFound, settle, validationFailed } from "../../../core/errors/mod.ts";
 import { updateOrganizationProfile } from "../../../core/members/mod.ts";
 import { checkProfile, IMAGE_MAX_BYTES, type ProfileInput } from "../../../core/organizations/mod.ts";
-import { storeImage } from "../../rest/mod.ts";
+import { storeImage } from "../../obi/mod.ts";
 import { bufferUpload } from "../../uploads/mod.ts";
 import { pageAnswer } from "../errors.ts";
 import { field } from "../routes_public.ts";

@@ -24,7 +24,7 @@ import { parseListQuery } from "../../../core/listing/mod.ts";
 import { IMAGE_MAX_BYTES } from "../../../core/organizations/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
 import { renderMail } from "../../mail/mod.ts";
-import { storeImage } from "../../rest/mod.ts";
+import { storeImage } from "../../obi/mod.ts";
 import { bufferUpload, type MultipartForm } from "../../uploads/mod.ts";
 import { html, renderPage } from "../html.ts";
 import { field } from "../routes_public.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { BadgeView } from "../../../core/issuing/mod.ts";
-import { boundedCache, type CacheLimits, keyBytes } from "../../cache/mod.ts";
-import { sanitizedSvg } from "../../images/mod.ts";
+import type { BadgeView } from "../../core/issuing/mod.ts";
+import { boundedCache, type CacheLimits, keyBytes } from "../cache/mod.ts";
+import { sanitizedSvg } from "../images/mod.ts";
 import type { BadgeRecords } from "./badge_records.ts";
 import { type BakedFormat, bakePng, bakeSvg } from "./baked_images.ts";
 import type { DataIntegrityCredentials } from "./data_integrity_credentials.ts";

@@ -3,7 +3,7 @@ import {
   type EndorsementTarget,
   type EndorsementView,
   endorsementCredentialPayload,
-} from "../../../core/endorsements/mod.ts";
+} from "../../core/endorsements/mod.ts";
 
 interface Signer {
   sign(payload: Record<string, unknown>): Promise<string>;

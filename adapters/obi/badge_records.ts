@@ -1,11 +1,11 @@
-import type { BadgeView } from "../../../core/issuing/mod.ts";
+import type { BadgeView } from "../../core/issuing/mod.ts";
 import {
   assertionDocument,
   assertionUrl,
   type ObiUrls,
   openBadgeCredentialPayload,
   recipientHashInput,
-} from "../../../core/obi/mod.ts";
+} from "../../core/obi/mod.ts";
 
 /** Signs Open Badges 3.0 credentials; the JWT header names `kid`. */
 interface Signer {

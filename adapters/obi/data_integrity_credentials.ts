@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { BadgeView } from "../../../core/issuing/mod.ts";
-import { MULTIKEY_CONTEXT, multikeyUrl, profileUrl } from "../../../core/obi/mod.ts";
-import { boundedCache, type CacheLimits, keyBytes } from "../../cache/mod.ts";
+import type { BadgeView } from "../../core/issuing/mod.ts";
+import { MULTIKEY_CONTEXT, multikeyUrl, profileUrl } from "../../core/obi/mod.ts";
+import { boundedCache, type CacheLimits, keyBytes } from "../cache/mod.ts";
 import type { BadgeRecords } from "./badge_records.ts";
 
 /** Signs a credential with an embedded Data Integrity proof (the crypto adapter's `dataIntegritySigner`). */

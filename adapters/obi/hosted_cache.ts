@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { BadgeStore, BadgeTx } from "../../../core/issuing/mod.ts";
-import { boundedCache, type CacheLimits, keyBytes } from "../../cache/mod.ts";
+import type { BadgeStore, BadgeTx } from "../../core/issuing/mod.ts";
+import { boundedCache, type CacheLimits, keyBytes } from "../cache/mod.ts";
 
 /** One rendered hosted record: the exact bytes sent, so a hit costs no database and no serialization. */
 export interface HostedEntry {

@@ -17,5 +17,7 @@ export type { EndorsementCredentials } from "./endorsement_credentials.ts";
 export { endorsementCredentials } from "./endorsement_credentials.ts";
 export type { HostedBroadcast, HostedEntry, HostedKind, HostedRecordCache } from "./hosted_cache.ts";
 export { hostedRecordCache, invalidatingStore } from "./hosted_cache.ts";
+export type { ImageUploads } from "./image_uploads.ts";
+export { decodeImageDataUri, storeImage } from "./image_uploads.ts";
 export type { ObiMediaType } from "./negotiation.ts";
 export { JSON_TYPE, LD_JSON, matchesIfNoneMatch, obiMediaType, prefersLinkedData } from "./negotiation.ts";
