@@ -1,45 +1,18 @@
 import {
   type EARNER_LIST,
   type HeldRow,
-  type Milestone,
   milestoneTemplateIds,
   type PATHWAY_LIST,
   type PathwayProgressRecord,
   type PathwayRecord,
-  type PathwayState,
   type PathwayStore,
   type PathwayTx,
 } from "../../core/pathways/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
+import { PATHWAY_COLUMNS as COLUMNS, type PathwayRow, pathwayOf } from "./pathway_rows.ts";
 import { placeholders, type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
-
-const COLUMNS = `id, organization_id, name, description, state, version, completion_badge_template_id, milestones,
-  created_at, updated_at, published_at`;
-
-type PathwayRow = {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: string;
-  state: PathwayState;
-  version: number | string;
-  completion_badge_template_id: string;
-  milestones: unknown;
-  created_at: Date | string;
-  updated_at: Date | string;
-  published_at: Date | string | null;
-};
-
-const pathwayOf = (row: PathwayRow): PathwayRecord => ({
-  ...row,
-  version: toNumber(row.version),
-  milestones: toJson<Milestone[]>(row.milestones),
-  created_at: toDate(row.created_at),
-  updated_at: toDate(row.updated_at),
-  published_at: toDateOrNull(row.published_at),
-});
 
 type ProgressRow = Omit<PathwayProgressRecord, "held_template_ids" | "completed_at" | "updated_at"> & {
   held_template_ids: unknown;

@@ -32,6 +32,7 @@ import { followBadgeChange } from "../workforce/mod.ts";
 import { mintAcceptToken } from "./accept_tokens.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import { pendingBadgeMail } from "./notifications.ts";
+import { keepPathwayProgress } from "./pathway_progress.ts";
 import type { BadgeChangeTx, BadgeView, ConnectedHolders, Earner, IssueLookup, IssueWrites } from "./ports.ts";
 
 /** Employers who see the badge's holder's badges follow the change (the rule is workforce's). */
@@ -362,6 +363,24 @@ const connectedEvents = async (
   return publicBadgesEvents(kind, userId, shape, organizations, ctx);
 };
 
+/**
+ * The pathways' progress of the badge's recipient follows the change (`keepPathwayProgress`); a
+ * pathway it completes gets its completion badge through `issueWith` in the same transaction. That
+ * mail is not taken from the organization's budget (a store of its own, not to be waited for inside
+ * a transaction): one per earner and pathway.
+ */
+const keepProgress = (
+  tx: BadgeChangeTx,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  before: BadgeRecord,
+  after: BadgeRecord | null,
+): Promise<void> =>
+  keepPathwayProgress(tx, deps, ctx, before, after, async (writer, organizationId, body) => {
+    const issued = await issueWith(writer, deps, ctx, organizationId, normalized(body, ctx.now), { mailAllowed: true });
+    return issued.view.badge.id;
+  });
+
 const changeBadge = (
   deps: IssuingDeps,
   ctx: IssuingContext,
@@ -380,6 +399,7 @@ const changeBadge = (
     await tx.appendEvents([...result.events(next), ...(await connectedEvents(tx, deps, ctx, view, next))]);
     if (result.audit) await tx.appendAudit(result.audit);
     await follow(tx, deps, ctx, view, next);
+    await keepProgress(tx, deps, ctx, view.badge, result.badge);
     return next;
   });
 
@@ -452,7 +472,7 @@ export const replaceBadge = async (
 ): Promise<{ replaced: BadgeView; issued: IssuedBadge }> => {
   const mailAllowed =
     body.suppress_badge_notification_email || !deps.mailBudget ? true : await deps.mailBudget.take(organizationId);
-  return deps.store.transaction(async (tx: BadgeChangeTx & IssueWrites) => {
+  return deps.store.transaction(async (tx: BadgeChangeTx) => {
     const old = orNotFound(await tx.lockBadge(organizationId, id), "Badge");
     const n = normalized(replacementIssue(old.badge, body), ctx.now);
     const newId = ctx.newId();
@@ -465,6 +485,7 @@ export const replaceBadge = async (
       ...(await connectedEvents(tx, deps, ctx, old, replaced)),
     ]);
     await follow(tx, deps, ctx, old, replaced);
+    await keepProgress(tx, deps, ctx, old.badge, oldNext);
     const issued = await issueWith(tx, deps, ctx, organizationId, n, {
       id: newId,
       replaces_badge_id: old.badge.id,
@@ -497,4 +518,5 @@ export const deleteBadge = (
       auditOf(ctx, organizationId, "badge.deleted", `badge:${id}`, { recipient_email: view.badge.recipient_email }),
     );
     await follow(tx, deps, ctx, view, null);
+    await keepProgress(tx, deps, ctx, view.badge, null);
   });

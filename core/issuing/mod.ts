@@ -66,6 +66,8 @@ export type {
   EarnerChanges,
   IssueLookup,
   IssueWrites,
+  PathwayProgressChanges,
+  PathwayStep,
   TemplateChanges,
   TemplateChangeTx,
   TemplateReads,

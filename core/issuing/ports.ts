@@ -12,6 +12,7 @@ import type { Page } from "../credentials/mod.ts";
 import type { EventRecord } from "../events/mod.ts";
 import type { IssuerAuthorizationRecord } from "../issuer_authorizations/mod.ts";
 import type { OutboxMail } from "../mail/mod.ts";
+import type { PathwayRecord } from "../pathways/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { ConnectionTx } from "../workforce/mod.ts";
 import type { UserRecord } from "./earners.ts";
@@ -116,6 +117,25 @@ export interface EarnerChanges {
   linkBadges(userId: string, emailKeys: string[], now: Date): Promise<number>;
 }
 
+/** A published pathway whose progress a badge change touched, as the change left it (its row locked). */
+export interface PathwayStep {
+  pathway: PathwayRecord;
+  held_template_ids: string[];
+  completed_at: Date | null;
+}
+
+/**
+ * Pathways' progress, kept as badges change (set-based, in the badge's transaction): a template
+ * held is added to, or released from, the recipient's progress on every published pathway naming it.
+ */
+export interface PathwayProgressChanges {
+  holdTemplate(templateId: string, recipientKey: string, recipientEmail: string, at: Date): Promise<PathwayStep[]>;
+  /** Only when no other accepted badge of the template is the recipient's. */
+  releaseTemplate(templateId: string, recipientKey: string, at: Date): Promise<void>;
+  /** Records the pathway completed (with its badge, or null when it could not be issued); false when it was already. */
+  recordCompletion(pathwayId: string, recipientKey: string, badgeId: string | null, at: Date): Promise<boolean>;
+}
+
 /** What every change leaves behind: its events (for webhooks and feeds) and its audit entries. */
 export interface ChangeRecords {
   appendEvents(events: EventRecord[]): Promise<void>;
@@ -138,7 +158,7 @@ export interface ConnectedHolders {
 }
 
 /** A change of one badge: the badge, what it records, and who follows its holder. */
-export type BadgeChangeTx = BadgeChanges & ChangeRecords & ConnectedHolders;
+export type BadgeChangeTx = BadgeChanges & ChangeRecords & ConnectedHolders & PathwayProgressChanges & IssueWrites;
 
 /** A change of one template: the template, what it records, and the holders who follow it. */
 export type TemplateChangeTx = TemplateChanges & ChangeRecords & Pick<ConnectedHolders, "connectedHolders">;
@@ -156,7 +176,8 @@ export interface BadgeTx
     TemplateChanges,
     EarnerChanges,
     ChangeRecords,
-    ConnectedHolders {}
+    ConnectedHolders,
+    PathwayProgressChanges {}
 
 /** Templates as the API, the console and the hosted badge class read them. */
 export interface TemplateReads {

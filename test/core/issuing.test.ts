@@ -98,6 +98,9 @@ const fakeStore = (
       return insertAnswer;
     },
     grantsFor: async () => ({ grants: [], issuer: null }),
+    holdTemplate: async () => [],
+    releaseTemplate: async () => {},
+    recordCompletion: async () => false,
     inTransaction: (work) => work(tx),
     lockBadge: async (_org, id) => {
       const badge = badges.get(id);

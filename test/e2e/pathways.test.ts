@@ -153,3 +153,122 @@ t.test("create, validate, publish, version, read the earners, archive, delete", 
   t.equal((await api("GET", `${base}/${scrap.body.data.id}`, org.auth)).status, 404);
   t.equal((await api("GET", base, org.auth)).body.metadata.total_count, 1);
 });
+
+t.test(
+  "progress kept as badges are accepted and revoked; the completion badge issued once, also when the last two acceptances race",
+  async (t) => {
+    const org = await organization(laurel, "Guild of Makers");
+    const [a, b, c, d, e, done] = await Promise.all(
+      ["Safety", "Saw", "Lathe", "Mill", "Capstone", "Master maker"].map((name) =>
+        createTemplate(laurel, org, { name }),
+      ),
+    );
+    const base = `/organizations/${org.id}/pathways`;
+    const made = await api("POST", base, org.auth, {
+      name: "Maker",
+      completion_badge_template_id: done.id,
+      milestones: [
+        { name: "Basics", badge_template_ids: [a.id] },
+        { name: "Machines", badge_template_ids: [b.id, c.id, d.id], required: 2 },
+        { name: "Capstone", badge_template_ids: [e.id] },
+      ],
+    });
+    t.equal(made.status, 201, JSON.stringify(made.body));
+    const item = `${base}/${made.body.data.id}`;
+    t.equal((await api("PUT", `${item}/publish`, org.auth)).status, 200);
+    const issue = async (template: { id: string }, email: string) => {
+      const res = await api(
+        "POST",
+        `/organizations/${org.id}/badges`,
+        org.auth,
+        issueBody(template.id, { recipient_email: email }),
+      );
+      t.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.data.id as string;
+    };
+    const accept = (badgeId: string) => trpc(laurel, "badges.accept", { badge_id: badgeId });
+    const progress = async (email: string): Promise<Json> =>
+      (await api("GET", `${item}/earners?recipient_email=${encodeURIComponent(email)}`, org.auth)).body.data[0];
+    const completionBadges = async (email: string): Promise<Json[]> =>
+      (
+        await api(
+          "GET",
+          `/organizations/${org.id}/badges?badge_template_id=${done.id}&recipient_email=${encodeURIComponent(email)}&per=100`,
+          org.auth,
+        )
+      ).body.data;
+
+    // In any order: the capstone first, then a machine; a pending badge counts for nothing yet.
+    const ada = "ada@example.org";
+    const capstone = await issue(e, ada);
+    t.equal(await progress(ada), undefined, "a pending badge is no progress");
+    await accept(capstone);
+    t.match(await progress(ada), { milestones_done: 1, state: "in_progress" });
+    const saw = await issue(b, ada);
+    await accept(saw);
+    t.match(await progress(ada), {
+      milestones: [{ held: 0 }, { held: 1, done: false }, { held: 1, done: true }],
+      milestones_done: 1,
+    });
+    const lathe = await issue(c, ada);
+    await accept(lathe);
+    t.match(await progress(ada), { milestones_done: 2, milestones: [{ done: false }, { held: 2, done: true }, {}] });
+
+    // Revoking a milestone badge before completion moves the progress back.
+    const revoked = await api("PUT", `/organizations/${org.id}/badges/${lathe}/revoke`, org.auth, {
+      reason: "Mistake",
+    });
+    t.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    t.match(await progress(ada), { milestones_done: 1, milestones: [{}, { held: 1, done: false }, {}] }, "moved back");
+    t.same(await completionBadges(ada), []);
+
+    const mill = await issue(d, ada);
+    const safety = await issue(a, ada);
+    await accept(mill);
+    t.same(await completionBadges(ada), [], "not complete before the last milestone");
+    await accept(safety);
+    const after = await progress(ada);
+    t.match(after, { state: "completed", milestones_done: 3 });
+    t.ok(after.completed_at);
+    const [completion, ...more] = await completionBadges(ada);
+    t.same(more, [], "one completion badge");
+    t.equal(after.completion_badge_id, completion.id, "the progress names it");
+    t.match(completion, { state: "pending", recipient_email: ada, badge_template: { id: done.id } });
+    const events = await api("GET", `/organizations/${org.id}/events?per=100`, org.auth);
+    const created = events.body.data.filter(
+      (ev: Json) => ev.event_type === "badge.created" && ev.badge?.id === completion.id,
+    );
+    t.equal(created.length, 1, "its badge.created event");
+    // The event's standard shape has no field for it: the badge's evidence says where it came from.
+    t.match(
+      completion.evidence,
+      [{ name: "Pathway completed: Maker", description: new RegExp(made.body.data.id) }],
+      "the badge says it came from the pathway (its evidence)",
+    );
+
+    // The last two acceptances at the same moment: one completion badge.
+    for (const [i, email] of ["race1@example.org", "race2@example.org", "race3@example.org"].entries()) {
+      const first = await issue(a, email);
+      await accept(first);
+      const x = await issue(b, email);
+      const y = await issue(i === 2 ? c : d, email);
+      const z = await issue(e, email);
+      await accept(x);
+      const [one, two] = await Promise.all([accept(y), accept(z)]);
+      t.ok(one && two, "both accepted");
+      const got = await completionBadges(email);
+      t.equal(got.length, 1, `${email}: exactly one completion badge`);
+      t.match(await progress(email), { state: "completed", completion_badge_id: got[0]?.id });
+    }
+    const completed = await api("GET", `${item}/earners?state=completed`, org.auth);
+    t.equal(completed.body.metadata.total_count, 4);
+
+    // After completion, a revoked milestone badge moves the progress back; the completion stays.
+    t.equal(
+      (await api("PUT", `/organizations/${org.id}/badges/${saw}/revoke`, org.auth, { reason: "Redo" })).status,
+      200,
+    );
+    t.match(await progress(ada), { state: "completed", milestones_done: 2 });
+    t.equal((await completionBadges(ada)).length, 1, "never issued twice");
+  },
+);

@@ -1,0 +1,121 @@
+import type { PathwayStep } from "../../core/issuing/mod.ts";
+import type { Milestone, PathwayRecord, PathwayState } from "../../core/pathways/mod.ts";
+import { type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
+
+/**
+ * The pathway rows the pathway store and the badge transaction share: a pathway's columns, and
+ * the two writes that keep an earner's progress as their badges change.
+ */
+export const PATHWAY_COLUMNS = `id, organization_id, name, description, state, version, completion_badge_template_id,
+  milestones, created_at, updated_at, published_at`;
+
+export type PathwayRow = {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  state: PathwayState;
+  version: number | string;
+  completion_badge_template_id: string;
+  milestones: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+  published_at: Date | string | null;
+};
+
+export const pathwayOf = (row: PathwayRow): PathwayRecord => ({
+  id: row.id,
+  organization_id: row.organization_id,
+  name: row.name,
+  description: row.description,
+  state: row.state,
+  version: toNumber(row.version),
+  completion_badge_template_id: row.completion_badge_template_id,
+  milestones: toJson<Milestone[]>(row.milestones),
+  created_at: toDate(row.created_at),
+  updated_at: toDate(row.updated_at),
+  published_at: toDateOrNull(row.published_at),
+});
+
+const P_COLUMNS = PATHWAY_COLUMNS.split(",")
+  .map((c) => `p.${c.trim()}`)
+  .join(", ");
+
+type StepRow = PathwayRow & { held_template_ids: unknown; completed_at: Date | string | null };
+
+const stepOf = (row: StepRow): PathwayStep => ({
+  pathway: pathwayOf(row),
+  held_template_ids: toJson<string[]>(row.held_template_ids),
+  completed_at: toDateOrNull(row.completed_at),
+});
+
+/**
+ * The recipient now holds the template (a badge of it accepted): added to their progress on every
+ * published pathway naming it, the missing rows made, in pathway order (rows locked in one order, so
+ * two changes of one recipient's badges wait for each other rather than deadlock).
+ */
+export const holdTemplate = async (
+  q: Queryable,
+  templateId: string,
+  recipientKey: string,
+  recipientEmail: string,
+  at: Date,
+): Promise<PathwayStep[]> => {
+  const rows = await q.all<StepRow>(
+    `with touched as (
+       insert into pathway_progress as g (pathway_id, recipient_email_key, recipient_email, held_template_ids, updated_at)
+       select p.id, ?, ?, jsonb_build_array(?::text), ?
+       from pathways p where p.state = 'published' and p.template_ids @> jsonb_build_array(?::text)
+       order by p.id
+       on conflict (pathway_id, recipient_email_key) do update set
+         held_template_ids = case when g.held_template_ids @> excluded.held_template_ids then g.held_template_ids
+           else g.held_template_ids || excluded.held_template_ids end,
+         updated_at = excluded.updated_at
+       returning g.pathway_id, g.held_template_ids, g.completed_at)
+     select ${P_COLUMNS}, t.held_template_ids, t.completed_at
+     from touched t join pathways p on p.id = t.pathway_id order by p.id`,
+    [recipientKey, recipientEmail, templateId, at, templateId],
+  );
+  return rows.map(stepOf);
+};
+
+/**
+ * The recipient no longer holds the template (its accepted badge revoked, replaced or deleted, and
+ * no other accepted badge of it left to them): removed from their progress on every published
+ * pathway naming it, the rows locked in pathway order first.
+ */
+export const releaseTemplate = async (
+  q: Queryable,
+  templateId: string,
+  recipientKey: string,
+  at: Date,
+): Promise<void> => {
+  await q.run(
+    `with locked as (
+       select g.pathway_id from pathway_progress g join pathways p on p.id = g.pathway_id
+       where g.recipient_email_key = ? and p.state = 'published' and p.template_ids @> jsonb_build_array(?::text)
+         and g.held_template_ids @> jsonb_build_array(?::text)
+         and not exists (select 1 from badges b where b.badge_template_id = ? and b.recipient_email_key = ?
+           and b.state = 'accepted')
+       order by g.pathway_id for update of g)
+     update pathway_progress g set held_template_ids = g.held_template_ids - ?::text, updated_at = ?
+     from locked l where g.pathway_id = l.pathway_id and g.recipient_email_key = ?`,
+    [recipientKey, templateId, templateId, templateId, recipientKey, templateId, at, recipientKey],
+  );
+};
+
+/** Records the completion (and its badge, when one was issued) unless one is recorded; false then. */
+export const recordCompletion = async (
+  q: Queryable,
+  pathwayId: string,
+  recipientKey: string,
+  badgeId: string | null,
+  at: Date,
+): Promise<boolean> => {
+  const changed = await q.run(
+    `update pathway_progress set completed_at = ?, completion_badge_id = ?, updated_at = ?
+     where pathway_id = ? and recipient_email_key = ? and completed_at is null`,
+    [at, badgeId, at, pathwayId, recipientKey],
+  );
+  return changed > 0;
+};
