@@ -28,7 +28,7 @@ import { PAGE_SIZE, pageRequest } from "../../../core/shared/mod.ts";
 import { EMPLOYEE_LIST, getEmployee, listEmployees } from "../../../core/workforce/mod.ts";
 import { pageAnswer } from "../errors.ts";
 import { field, uuidParam } from "../routes_public.ts";
-import { doneNotice } from "../sent.ts";
+import { doneNotice, sentValue } from "../sent.ts";
 import type { WebKit } from "../web_deps.ts";
 import {
   BADGE_FILTER_KEYS,
@@ -112,11 +112,11 @@ type BadgeListView = Static<typeof BadgeListView>;
 
 /** What a bulk action did, from the query string of the redirect after it; null when it is not one. */
 const bulkSummaryOf = (request: FastifyRequest): BulkSummary | null => {
-  const q = request.query as Record<string, unknown>;
-  const action = q.bulk;
+  const sent = (name: string) => sentValue(request.query, name);
+  const action = sent("bulk");
   if (action !== "revoke" && action !== "resend") return null;
   const n = (v: unknown): number => (typeof v === "string" && /^\d{1,6}$/.test(v) ? Number(v) : 0);
-  return { action, done: n(q.changed), skipped: n(q.skipped), unsent: n(q.unsent) };
+  return { action, done: n(sent("changed")), skipped: n(sent("skipped")), unsent: n(sent("unsent")) };
 };
 
 const nowLocal = (now: Date): string => now.toISOString().slice(0, 16);
