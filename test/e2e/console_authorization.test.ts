@@ -66,6 +66,9 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/templates/:id/archive": only(DEVELOPERS, 404),
   "POST /console/:org/templates/:id/unarchive": only(DEVELOPERS, 404),
   "POST /console/:org/templates/:id/delete": only(DEVELOPERS, 404),
+  // The badge mail's preview, of an unknown template.
+  "GET /console/:org/templates/:id/mail": only(EVERY_ROLE, 404),
+  "GET /console/:org/templates/:id/mail.html": only(EVERY_ROLE, 404),
   "GET /console/:org/members": only(EVERY_ROLE, 200),
   "POST /console/:org/members/invitations": only(DEVELOPERS, 422),
   "POST /console/:org/members/invitations/:id/resend": only(DEVELOPERS, 404),

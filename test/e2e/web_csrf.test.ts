@@ -30,6 +30,8 @@ const TABLE: Record<string, Expected | typeof API> = {
   // Changes nothing and is the same for everyone: no token needed, another site still refused.
   "POST /badges/:id/verify_email": { token: 404, no_token: 404, other_origin: 403, cross_site: 403, signed_out: 404 },
   "POST /badges/:id/accept": FORM(404),
+  // The mail link signs its recipient in: it works signed out (an unknown badge: 404).
+  "POST /badges/:id/continue": FORM(404, 404),
   "POST /badges/:id/reject": FORM(404),
   "POST /badges/:id/privacy": FORM(404),
   "POST /account/name": FORM(422),
