@@ -1,4 +1,4 @@
-import type { PathwayStep } from "../../core/issuing/mod.ts";
+import type { PathwayStep, UncompletedStep } from "../../core/issuing/mod.ts";
 import type { Milestone, PathwayRecord, PathwayState } from "../../core/pathways/mod.ts";
 import { type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
@@ -102,6 +102,47 @@ export const releaseTemplate = async (
      from locked l where g.pathway_id = l.pathway_id and g.recipient_email_key = ?`,
     [recipientKey, templateId, templateId, templateId, recipientKey, templateId, at, recipientKey],
   );
+};
+
+type UncompletedRow = StepRow & {
+  recipient_key: string;
+  recipient_email: string;
+  issued_to_first_name: string;
+  issued_to_middle_name: string | null;
+  issued_to_last_name: string;
+  locale: string | null;
+};
+
+/**
+ * The pathway's progress rows not completed, locked in address order, each with the names of the
+ * earner's latest accepted badge of one of its templates (whom a completion badge names).
+ */
+export const uncompletedProgress = async (q: Queryable, pathwayId: string): Promise<UncompletedStep[]> => {
+  const rows = await q.all<UncompletedRow>(
+    `select ${P_COLUMNS}, g.held_template_ids, g.completed_at, g.recipient_email_key as recipient_key,
+       h.recipient_email, h.issued_to_first_name, h.issued_to_middle_name, h.issued_to_last_name, h.locale
+     from pathway_progress g join pathways p on p.id = g.pathway_id
+       join lateral (select b.recipient_email, b.issued_to_first_name, b.issued_to_middle_name, b.issued_to_last_name,
+           b.locale from badges b
+         where b.recipient_email_key = g.recipient_email_key and b.state = 'accepted'
+           and p.template_ids @> jsonb_build_array(b.badge_template_id::text)
+         order by b.state_updated_at desc, b.id desc limit 1) h on true
+     where g.pathway_id = ? and p.state = 'published' and g.completed_at is null
+     order by g.recipient_email_key
+     for update of g`,
+    [pathwayId],
+  );
+  return rows.map((row) => ({
+    ...stepOf(row),
+    recipient_key: row.recipient_key,
+    holder: {
+      recipient_email: row.recipient_email,
+      issued_to_first_name: row.issued_to_first_name,
+      issued_to_middle_name: row.issued_to_middle_name,
+      issued_to_last_name: row.issued_to_last_name,
+      locale: row.locale,
+    },
+  }));
 };
 
 /** Records the completion (and its badge, when one was issued) unless one is recorded; false then. */

@@ -106,14 +106,6 @@ const tx = (q: Queryable): PathwayTx => ({
     );
     return rows.map((row): HeldRow => ({ ...row, held_template_ids: toJson<string[]>(row.held_template_ids) }));
   },
-  async markCompleted(pathwayId, keys, at) {
-    if (keys.length === 0) return;
-    await q.run(
-      `update pathway_progress set completed_at = ?, updated_at = ?
-       where pathway_id = ? and completed_at is null and recipient_email_key in (${placeholders(keys.length)})`,
-      [at, at, pathwayId, ...keys],
-    );
-  },
   appendAudit: (entries) => appendAudit(q, entries),
 });
 

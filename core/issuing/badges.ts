@@ -32,7 +32,7 @@ import { followBadgeChange } from "../workforce/mod.ts";
 import { mintAcceptToken } from "./accept_tokens.ts";
 import { auditOf, eventContext, type IssuingContext, type IssuingDeps } from "./context.ts";
 import { pendingBadgeMail } from "./notifications.ts";
-import { keepPathwayProgress } from "./pathway_progress.ts";
+import { type CompletionIssuer, completeHeldProgress, keepPathwayProgress } from "./pathway_progress.ts";
 import type { BadgeChangeTx, BadgeView, ConnectedHolders, Earner, IssueLookup, IssueWrites } from "./ports.ts";
 
 /** Employers who see the badge's holder's badges follow the change (the rule is workforce's). */
@@ -369,17 +369,28 @@ const connectedEvents = async (
  * mail is not taken from the organization's budget (a store of its own, not to be waited for inside
  * a transaction): one per earner and pathway.
  */
+const completionIssuer =
+  (deps: IssuingDeps, ctx: IssuingContext): CompletionIssuer =>
+  async (writer, organizationId, body) => {
+    const issued = await issueWith(writer, deps, ctx, organizationId, normalized(body, ctx.now), { mailAllowed: true });
+    return issued.view.badge.id;
+  };
+
 const keepProgress = (
   tx: BadgeChangeTx,
   deps: IssuingDeps,
   ctx: IssuingContext,
   before: BadgeRecord,
   after: BadgeRecord | null,
-): Promise<void> =>
-  keepPathwayProgress(tx, deps, ctx, before, after, async (writer, organizationId, body) => {
-    const issued = await issueWith(writer, deps, ctx, organizationId, normalized(body, ctx.now), { mailAllowed: true });
-    return issued.view.badge.id;
-  });
+): Promise<void> => keepPathwayProgress(tx, deps, ctx, before, after, completionIssuer(deps, ctx));
+
+/**
+ * A pathway just published (or at its new version): the earners who hold every milestone already
+ * are completed, each with its completion badge, once (their progress rows locked, a completion
+ * recorded only where none is). Answers how many were completed.
+ */
+export const completePathwayEarners = (deps: IssuingDeps, ctx: IssuingContext, pathwayId: string): Promise<number> =>
+  deps.store.transaction((tx) => completeHeldProgress(tx, deps, ctx, pathwayId, completionIssuer(deps, ctx)));
 
 const changeBadge = (
   deps: IssuingDeps,

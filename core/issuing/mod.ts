@@ -12,6 +12,7 @@ export type { FeedPage } from "./badge_feed.ts";
 export { feedCursor, searchIssuedBadges } from "./badge_feed.ts";
 export type { BatchResult, IssuedBadge } from "./badges.ts";
 export {
+  completePathwayEarners,
   deleteBadge,
   earnerDecision,
   getBadge,
@@ -61,6 +62,7 @@ export type {
   BadgeTx,
   BadgeView,
   ChangeRecords,
+  CompletionHolder,
   ConnectedHolders,
   Earner,
   EarnerChanges,
@@ -72,6 +74,7 @@ export type {
   TemplateChangeTx,
   TemplateReads,
   TemplateView,
+  UncompletedStep,
 } from "./ports.ts";
 export {
   createTemplate,

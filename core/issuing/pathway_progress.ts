@@ -2,7 +2,7 @@ import { type BadgeIssueBody, type BadgeRecord, normalizeEmail, organizationUrl 
 import { settle } from "../errors/mod.ts";
 import { pathwayProgress } from "../pathways/mod.ts";
 import type { IssuingContext, IssuingDeps } from "./context.ts";
-import type { BadgeChangeTx, IssueWrites, PathwayStep } from "./ports.ts";
+import type { BadgeChangeTx, CompletionHolder, IssueWrites, PathwayStep } from "./ports.ts";
 
 /** What counts toward a pathway: a badge its recipient accepted (pending, rejected, revoked and replaced do not). */
 const holds = (badge: BadgeRecord | null): boolean => badge?.state === "accepted";
@@ -17,7 +17,7 @@ const completionIssue = (
   deps: IssuingDeps,
   ctx: IssuingContext,
   step: PathwayStep,
-  by: BadgeRecord,
+  by: CompletionHolder,
 ): BadgeIssueBody => ({
   badge_template_id: step.pathway.completion_badge_template_id,
   issued_at: ctx.now.toISOString(),
@@ -65,12 +65,51 @@ export const keepPathwayProgress = async (
   }
   const badge = after as BadgeRecord;
   const steps = await tx.holdTemplate(badge.badge_template_id, key, badge.recipient_email, ctx.now);
+  await completeSteps(tx, deps, ctx, steps, key, badge, issue);
+};
+
+/**
+ * Completes each of the recipient's locked progress rows whose every milestone is done and that no
+ * completion is recorded for: its completion badge issued through `issue`, then recorded.
+ */
+const completeSteps = async (
+  tx: BadgeChangeTx,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  steps: readonly PathwayStep[],
+  key: string,
+  holder: CompletionHolder,
+  issue: CompletionIssuer,
+): Promise<void> => {
   for (const step of steps) {
     if (step.completed_at !== null || !pathwayProgress(step.pathway.milestones, step.held_template_ids).complete)
       continue;
     // A completion template archived since, or a live badge of it the recipient holds already:
     // the pathway is completed all the same, without a second badge.
-    const issued = await settle(() => issue(tx, step.pathway.organization_id, completionIssue(deps, ctx, step, badge)));
+    const issued = await settle(() =>
+      issue(tx, step.pathway.organization_id, completionIssue(deps, ctx, step, holder)),
+    );
     await tx.recordCompletion(step.pathway.id, key, issued.ok ? issued.value : null, ctx.now);
   }
+};
+
+/**
+ * Completes the earners who hold every milestone of a pathway already when it is published (or
+ * at its new version), as an acceptance would have: their rows locked, each completed once.
+ */
+export const completeHeldProgress = async (
+  tx: BadgeChangeTx,
+  deps: IssuingDeps,
+  ctx: IssuingContext,
+  pathwayId: string,
+  issue: CompletionIssuer,
+): Promise<number> => {
+  const rows = await tx.uncompletedProgress(pathwayId);
+  let completed = 0;
+  for (const row of rows) {
+    if (!pathwayProgress(row.pathway.milestones, row.held_template_ids).complete) continue;
+    await completeSteps(tx, deps, ctx, [row], row.recipient_key, row.holder, issue);
+    completed += 1;
+  }
+  return completed;
 };

@@ -124,6 +124,21 @@ export interface PathwayStep {
   completed_at: Date | null;
 }
 
+/** Whom a completion badge is issued to: the names and address of one of their accepted badges. */
+export interface CompletionHolder {
+  recipient_email: string;
+  issued_to_first_name: string;
+  issued_to_middle_name: string | null;
+  issued_to_last_name: string;
+  locale: string | null;
+}
+
+/** An earner's progress on a published pathway, not completed, with whom its completion badge would name. */
+export interface UncompletedStep extends PathwayStep {
+  recipient_key: string;
+  holder: CompletionHolder;
+}
+
 /**
  * Pathways' progress, kept as badges change (set-based, in the badge's transaction): a template
  * held is added to, or released from, the recipient's progress on every published pathway naming it.
@@ -132,6 +147,8 @@ export interface PathwayProgressChanges {
   holdTemplate(templateId: string, recipientKey: string, recipientEmail: string, at: Date): Promise<PathwayStep[]>;
   /** Only when no other accepted badge of the template is the recipient's. */
   releaseTemplate(templateId: string, recipientKey: string, at: Date): Promise<void>;
+  /** The pathway's uncompleted progress rows, locked (a published pathway's, of earners holding one of its templates). */
+  uncompletedProgress(pathwayId: string): Promise<UncompletedStep[]>;
   /** Records the pathway completed (with its badge, or null when it could not be issued); false when it was already. */
   recordCompletion(pathwayId: string, recipientKey: string, badgeId: string | null, at: Date): Promise<boolean>;
 }

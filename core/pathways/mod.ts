@@ -1,4 +1,5 @@
 export { Pathway, PathwayEarner, pathwayEarnerJson, pathwayJson } from "./json.ts";
+export type { CompleteHeld } from "./pathways.ts";
 export {
   archivePathway,
   checkTransition,

@@ -3,7 +3,7 @@ import type { Context } from "../credentials/mod.ts";
 import { type FieldError, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
 import { actorMay, auditByOf, type MemberActor } from "../members/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
-import { milestoneTemplateIds, pathwayProgress } from "./progress.ts";
+import { milestoneTemplateIds } from "./progress.ts";
 import type {
   CreatePathwayInput,
   EarnerListQuery,
@@ -139,16 +139,17 @@ const checkTemplates = async (store: PathwayStore, record: PathwayRecord): Promi
 
 /**
  * Brings the earners' progress up to the pathway's templates (the badges accepted now), once, at
- * publication and at each new version; from then on it is kept as badges change. Those complete
- * are marked so.
+ * publication and at each new version; from then on it is kept as badges change.
  */
 const seedProgress = async (tx: PathwayTx, record: PathwayRecord, now: Date): Promise<void> => {
-  const rows = await tx.seedProgress(record.id, record.organization_id, milestoneTemplateIds(record.milestones), now);
-  const complete = rows
-    .filter((r) => pathwayProgress(record.milestones, r.held_template_ids).complete)
-    .map((r) => r.recipient_email_key);
-  if (complete.length > 0) await tx.markCompleted(record.id, complete, now);
+  await tx.seedProgress(record.id, record.organization_id, milestoneTemplateIds(record.milestones), now);
 };
+
+/**
+ * After a publication or a new version has committed: completes the earners who hold every
+ * milestone already (issuing's `completePathwayEarners`, given by the caller), as an acceptance would.
+ */
+export type CompleteHeld = (pathway: PathwayRecord) => Promise<unknown>;
 
 const audit = (ctx: Context, actor: MemberActor, clientAddress: string | null, action: AuditAction, p: PathwayRecord) =>
   auditRecord(ctx, auditByOf(actor, clientAddress), p.organization_id, action, `pathway:${p.id}`, {
@@ -215,7 +216,7 @@ const change = async (
   });
 };
 
-export const updatePathway = (
+export const updatePathway = async (
   store: PathwayStore,
   ctx: Context,
   actor: MemberActor,
@@ -223,32 +224,60 @@ export const updatePathway = (
   organizationId: string,
   id: string,
   input: UpdatePathwayInput,
-): Promise<PathwayRecord> =>
-  change(store, ctx, actor, clientAddress, organizationId, id, "pathway.updated", async (tx, current) => {
-    const next = updatedPathway(current, input, ctx.now);
-    await checkTemplates(store, next);
-    await tx.update(next);
-    if (next.state === "published" && next.version !== current.version) await seedProgress(tx, next, ctx.now);
-    return next;
-  });
+  completeHeld?: CompleteHeld,
+): Promise<PathwayRecord> => {
+  let versioned = false;
+  const next = await change(
+    store,
+    ctx,
+    actor,
+    clientAddress,
+    organizationId,
+    id,
+    "pathway.updated",
+    async (tx, current) => {
+      const next = updatedPathway(current, input, ctx.now);
+      await checkTemplates(store, next);
+      await tx.update(next);
+      versioned = next.state === "published" && next.version !== current.version;
+      if (versioned) await seedProgress(tx, next, ctx.now);
+      return next;
+    },
+  );
+  if (versioned && completeHeld) await completeHeld(next);
+  return next;
+};
 
 /** draft → published: the completion template must still be active; the earners' progress starts. */
-export const publishPathway = (
+export const publishPathway = async (
   store: PathwayStore,
   ctx: Context,
   actor: MemberActor,
   clientAddress: string | null,
   organizationId: string,
   id: string,
-): Promise<PathwayRecord> =>
-  change(store, ctx, actor, clientAddress, organizationId, id, "pathway.published", async (tx, current) => {
-    checkTransition(current.state, "publish");
-    await checkTemplates(store, current);
-    const next: PathwayRecord = { ...current, state: "published", published_at: ctx.now, updated_at: ctx.now };
-    await tx.update(next);
-    await seedProgress(tx, next, ctx.now);
-    return next;
-  });
+  completeHeld?: CompleteHeld,
+): Promise<PathwayRecord> => {
+  const next = await change(
+    store,
+    ctx,
+    actor,
+    clientAddress,
+    organizationId,
+    id,
+    "pathway.published",
+    async (tx, current) => {
+      checkTransition(current.state, "publish");
+      await checkTemplates(store, current);
+      const next: PathwayRecord = { ...current, state: "published", published_at: ctx.now, updated_at: ctx.now };
+      await tx.update(next);
+      await seedProgress(tx, next, ctx.now);
+      return next;
+    },
+  );
+  if (completeHeld) await completeHeld(next);
+  return next;
+};
 
 /** draft or published → archived: kept and read, its progress no longer kept. */
 export const archivePathway = (

@@ -98,8 +98,6 @@ export interface PathwayTx {
    * (accepted badges of the organization), making the rows that are missing; returns the rows it touched.
    */
   seedProgress(pathwayId: string, organizationId: string, templateIds: readonly string[], at: Date): Promise<HeldRow[]>;
-  /** Sets `completed_at` of those earners' progress where it is not set yet. */
-  markCompleted(pathwayId: string, recipientEmailKeys: readonly string[], at: Date): Promise<void>;
   appendAudit(entries: readonly AuditRecord[]): Promise<void>;
 }
 

@@ -100,6 +100,7 @@ const fakeStore = (
     grantsFor: async () => ({ grants: [], issuer: null }),
     holdTemplate: async () => [],
     releaseTemplate: async () => {},
+    uncompletedProgress: async () => [],
     recordCompletion: async () => false,
     inTransaction: (work) => work(tx),
     lockBadge: async (_org, id) => {

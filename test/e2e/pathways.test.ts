@@ -272,3 +272,46 @@ t.test(
     t.equal((await completionBadges(ada)).length, 1, "never issued twice");
   },
 );
+
+t.test("earners complete at publication, or at a new version, get their completion badge then, once", async (t) => {
+  const org = await organization(laurel, "Early Birds");
+  const [x, y, done] = await Promise.all(
+    ["First", "Second", "Both"].map((name) => createTemplate(laurel, org, { name })),
+  );
+  const accepted = async (template: { id: string }, email: string) => {
+    const res = await api(
+      "POST",
+      `/organizations/${org.id}/badges`,
+      org.auth,
+      issueBody(template.id, { recipient_email: email }),
+    );
+    t.equal(res.status, 201, JSON.stringify(res.body));
+    await trpc(laurel, "badges.accept", { badge_id: res.body.data.id });
+  };
+  await accepted(x, "both@example.org");
+  await accepted(y, "both@example.org");
+  await accepted(x, "half@example.org");
+  const base = `/organizations/${org.id}/pathways`;
+  const made = await api("POST", base, org.auth, {
+    name: "Early",
+    completion_badge_template_id: done.id,
+    milestones: [
+      { name: "One", badge_template_ids: [x.id] },
+      { name: "Two", badge_template_ids: [y.id] },
+    ],
+  });
+  const item = `${base}/${made.body.data.id}`;
+  const completions = async () =>
+    (await api("GET", `/organizations/${org.id}/badges?badge_template_id=${done.id}&per=100`, org.auth)).body.data.map(
+      (b: Json) => b.recipient_email,
+    );
+  t.equal((await api("PUT", `${item}/publish`, org.auth)).status, 200);
+  t.same(await completions(), ["both@example.org"], "complete at publication: its badge issued");
+  const earners = (await api("GET", `${item}/earners?state=completed`, org.auth)).body.data;
+  t.match(earners, [{ recipient_email: "both@example.org", completion_badge_id: /./ }]);
+
+  const next = await api("PUT", item, org.auth, { milestones: [{ name: "One", badge_template_ids: [x.id] }] });
+  t.match(next.body.data, { version: 2 });
+  t.same((await completions()).sort(), ["both@example.org", "half@example.org"], "complete at the new version");
+  t.equal((await api("GET", `${item}/earners?state=completed`, org.auth)).body.metadata.total_count, 2);
+});

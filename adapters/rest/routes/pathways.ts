@@ -1,8 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { completePathwayEarners } from "../../../core/issuing/mod.ts";
 import { listQuerySchema } from "../../../core/listing/mod.ts";
 import {
   archivePathway,
+  type CompleteHeld,
   CreatePathwayInput,
   createPathway,
   deletePathway,
@@ -21,6 +23,7 @@ import {
   updatePathway,
 } from "../../../core/pathways/mod.ts";
 import { pageRequest } from "../../../core/shared/mod.ts";
+import { issuingContext } from "../badge_deps.ts";
 import { type RestDeps, requestContext } from "../deps.ts";
 import { Many, One, one } from "../envelope.ts";
 import { guard } from "../guard.ts";
@@ -39,6 +42,11 @@ export const pathwayRoutes =
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const onRequest = guard(deps.authenticator, deps.clock, "pathways");
     const routes = resourceRoutes(app, origin, onRequest, "pathways/:pathway_id", ["Pathways"]);
+    /** The earners complete at a publication or a new version get their completion badges, as any badge is issued. */
+    const completeHeld =
+      (request: FastifyRequest): CompleteHeld =>
+      (pathway) =>
+        completePathwayEarners(deps.badges.issuing, issuingContext(deps, request), pathway.id);
 
     routes.list(
       "List the organization's pathways, newest first",
@@ -96,6 +104,7 @@ export const pathwayRoutes =
                 p.organization_id,
                 p.pathway_id,
                 request.body,
+                completeHeld(request),
               ),
             ),
           );
@@ -116,10 +125,12 @@ export const pathwayRoutes =
         }),
         handler: async (request) => {
           const p = request.params;
-          const run = action === "publish" ? publishPathway : archivePathway;
           const ctx = requestContext(deps, request);
+          const args = [store, ctx, requestActor(request), request.ip, p.organization_id, p.pathway_id] as const;
           return one(
-            pathwayJson(await run(store, ctx, requestActor(request), request.ip, p.organization_id, p.pathway_id)),
+            pathwayJson(
+              await (action === "publish" ? publishPathway(...args, completeHeld(request)) : archivePathway(...args)),
+            ),
           );
         },
       });
