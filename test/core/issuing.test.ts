@@ -25,6 +25,7 @@ import {
   issueBadge,
   newUserRecord,
   notificationKind,
+  type PathwayStep,
   pendingBadgeContent,
   replaceBadge,
   revokeBadge,
@@ -176,7 +177,7 @@ const fakeStore = (
     urls: { publicBase: "https://laurel.example" },
     acceptTokens: fakeAcceptTokens(),
   };
-  return { deps, badges, events, outbox, audits };
+  return { deps, badges, events, outbox, audits, tx };
 };
 
 const body = {
@@ -387,3 +388,86 @@ t.test(
     t.equal(quiet.audits.length, 0, "without an actor (an earner's own action) nothing is recorded");
   },
 );
+
+t.test("pathways: an acceptance holds the template, a revocation releases it, a completion issues once", async (t) => {
+  const { deps, badges, tx, events } = fakeStore({});
+  const held: string[] = [];
+  const released: string[] = [];
+  const recorded: (string | null)[] = [];
+  const step = (completed_at: Date | null, required: number): PathwayStep => ({
+    pathway: {
+      id: "99999999-9999-4999-8999-999999999999",
+      organization_id: org.id,
+      name: "Systems path",
+      description: "",
+      state: "published",
+      version: 3,
+      completion_badge_template_id: template.id,
+      milestones: [{ name: "Rust", badge_template_ids: [template.id, "other"], required }],
+      created_at: NOW,
+      updated_at: NOW,
+      published_at: NOW,
+    },
+    held_template_ids: [template.id],
+    completed_at,
+  });
+  let steps: PathwayStep[] = [];
+  tx.holdTemplate = async (templateId, key) => {
+    held.push(`${templateId} ${key}`);
+    return steps;
+  };
+  tx.releaseTemplate = async (templateId, key) => {
+    released.push(`${templateId} ${key}`);
+  };
+  tx.recordCompletion = async (_pathway, _key, badgeId) => {
+    recorded.push(badgeId);
+    return true;
+  };
+  const issue = async () =>
+    (await issueBadge(deps, ctx(), org.id, { ...body, recipient_email: "Ada@Example.org" })).view.badge.id;
+
+  // A pathway not complete yet (2 of 2 needed, 1 held), and one completed already: nothing issued.
+  steps = [step(null, 2), step(NOW, 1)];
+  const first = await issue();
+  t.same(held, [], "a pending badge holds nothing");
+  await earnerDecision(deps, ctx(), first, "accept");
+  t.same(held, [`${template.id} ada@example.org`], "accepted: held, by the normalized address");
+  t.same(recorded, [], "no completion");
+  await revokeBadge(deps, ctx(), org.id, first, { reason: "mistake" });
+  t.same(released, [`${template.id} ada@example.org`], "revoked: released");
+
+  // Complete now: the completion badge is issued through the same issue, with its event, and recorded.
+  steps = [step(null, 1)];
+  const count = badges.size;
+  const second = await issue();
+  const eventsBefore = events.length;
+  await earnerDecision(deps, ctx(), second, "accept");
+  t.equal(badges.size, count + 2, "the accepted badge and the completion badge");
+  t.equal(recorded.length, 1);
+  const completion = badges.get(recorded[0] as string);
+  t.match(completion, {
+    state: "pending",
+    recipient_email: "Ada@Example.org",
+    issued_to_first_name: "Ada",
+    evidence: [
+      { name: "Pathway completed: Systems path", description: /99999999-9999-4999-8999-999999999999 \(version 3\)/ },
+    ],
+  });
+  t.ok(
+    events.slice(eventsBefore).some((e) => e.event_type === "badge.created"),
+    "its badge.created event, as any issue's",
+  );
+
+  // A reject of a pending badge changes nothing held; a rejected issue of the completion is recorded without a badge.
+  const third = await issue();
+  await earnerDecision(deps, ctx(), third, "reject");
+  t.equal(held.length, 2, "a rejection holds nothing");
+  const fourth = await issue();
+  const lookup = tx.issueLookup;
+  tx.issueLookup = async (...args) => ({ ...(await lookup(...args)), hasLiveBadge: true });
+  const size = badges.size;
+  await earnerDecision(deps, ctx(), fourth, "accept");
+  t.equal(badges.size, size, "a live completion badge held already: no second one");
+  t.same(recorded.slice(1), [null], "completed all the same, without a badge; the acceptance stands");
+  t.equal(badges.get(fourth)?.state, "accepted");
+});
