@@ -27,6 +27,8 @@ export interface IssueForm {
   issued_at: string;
   expires_at: string;
   evidence: string;
+  /** This badge's own message in its mail (the template's when empty). */
+  notification_message: string;
   suppress: boolean;
 }
 
@@ -133,6 +135,7 @@ export const issuePage = (
         ${input("issue-issued-at", "issued_at", "Issued at (UTC)", f.issued_at, errors, { required: true, autocomplete: "off" }, DATE_HINT)}
         ${input("issue-expires-at", "expires_at", "Expires at (UTC, optional)", f.expires_at, errors, { autocomplete: "off" }, DATE_HINT)}
         ${input("issue-evidence", "evidence", "Evidence links (optional)", f.evidence, errors, { textarea: true }, "One https:// address a line; a name before it with a bar, as in: Final project | https://example.org/work")}
+        ${input("issue-message", "notification_message", "A message in the recipient's mail (optional)", f.notification_message, errors, { textarea: true, maxlength: 2000 }, "Shown in the badge mail as your words, instead of the template's message; empty: the template's.")}
         <label class="check"><input type="checkbox" name="suppress_badge_notification_email" value="true" checked=${f.suppress} /> Do not e-mail the recipient</label>
         <p class="small">The mail the recipient gets: each template's page under <a href=${consolePath(member.organizationId, "templates")}>Templates</a> previews it (Preview the mail).</p>
         <button type="submit">Issue badge</button>

@@ -198,6 +198,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       issued_at: nowLocal(kit.deps.clock()),
       expires_at: "",
       evidence: "",
+      notification_message: "",
       suppress: false,
     });
   });
@@ -214,6 +215,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       issued_at: field(request, "issued_at"),
       expires_at: field(request, "expires_at"),
       evidence: field(request, "evidence"),
+      notification_message: field(request, "notification_message"),
       suppress: field(request, "suppress_badge_notification_email") === "true",
     };
     try {
@@ -228,6 +230,7 @@ export const badgeRoutes = (kit: WebKit, deps: ConsoleDeps, gate: ConsoleGate) =
       if (form.expires_at.trim()) input.expires_at = typedDateTime(form.expires_at);
       const evidence = evidenceOf(form.evidence);
       if (evidence.length > 0) input.evidence = evidence;
+      if (form.notification_message.trim()) input.notification_message = form.notification_message;
       if (form.suppress) input.suppress_badge_notification_email = true;
       const body = checked<BadgeIssueBody>(BadgeIssueBody, input, "badge");
       const issued = await issueBadge(b.issuing, ctx(member, request), member.organizationId, body, { audit: true });
