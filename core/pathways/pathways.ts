@@ -91,8 +91,14 @@ export const checkTransition = (state: PathwayState, action: keyof typeof TRANSI
     );
 };
 
-const sameMilestones = (a: readonly Milestone[], b: readonly Milestone[]): boolean =>
-  JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether two lists of milestones are the same goal: names, counts and templates (a set: their
+ * order is not a change), whatever order the keys of a stored record came back in.
+ */
+const sameMilestones = (a: readonly Milestone[], b: readonly Milestone[]): boolean => {
+  const key = (m: Milestone) => JSON.stringify([m.name, m.required, [...m.badge_template_ids].sort()]);
+  return a.length === b.length && a.every((m, i) => b[i] !== undefined && key(m) === key(b[i]));
+};
 
 /**
  * The pathway after `input`: a draft changes in place; a published one keeps its name and

@@ -150,6 +150,21 @@ t.test("a published pathway's milestones change only by a new version; a draft's
   t.match(renamed, { version: 1, name: "New name", state: "published" }, "a name changes in place");
   const same = updatedPathway(published, { milestones: MILESTONES }, later);
   t.equal(same.version, 1, "the same milestones are no new version");
+  // As a store gives them back (jsonb orders an object's keys its own way) and as a form sends them (by name).
+  const stored = {
+    ...published,
+    milestones: MILESTONES.map((m) => ({
+      required: m.required,
+      name: m.name,
+      badge_template_ids: m.badge_template_ids,
+    })),
+  };
+  const reordered = MILESTONES.map((m) => ({ ...m, badge_template_ids: [...m.badge_template_ids].reverse() }));
+  t.equal(
+    updatedPathway(stored, { milestones: reordered }, later).version,
+    1,
+    "nor are they in another key or template order",
+  );
   const next = updatedPathway(published, { milestones: fewer }, later);
   t.match(next, { version: 2, state: "published", updated_at: later }, "new milestones: version 2");
   t.equal(
