@@ -323,6 +323,7 @@ export const buildApiServer = async (
       templates: badgeWiring.badges.issuing,
       onOrganizationChanged,
       endorsements,
+      pathways: deps.pathways,
       issuerAuthorizations,
       organizations,
       apps,

@@ -77,6 +77,17 @@ const TABLE: Record<string, Expected> = {
   "POST /console/:org/members/:id/remove": only(DEVELOPERS, 404),
   "GET /console/:org/audit": only(DEVELOPERS, 200),
   // Endorsements speak for the organization as its profile does: read by every role, given and answered by owners and admins.
+  // Pathways: read under templates.read, changed under templates.write, as the API's; ids that name none.
+  "GET /console/:org/pathways": only(EVERY_ROLE, 200),
+  "GET /console/:org/pathways/new": only(DEVELOPERS, 200),
+  // An empty form: refused as the API would refuse it.
+  "POST /console/:org/pathways": only(DEVELOPERS, 422),
+  "GET /console/:org/pathways/:id": only(EVERY_ROLE, 404),
+  "POST /console/:org/pathways/:id": only(DEVELOPERS, 404),
+  "POST /console/:org/pathways/:id/publish": only(DEVELOPERS, 404),
+  "POST /console/:org/pathways/:id/archive": only(DEVELOPERS, 404),
+  "POST /console/:org/pathways/:id/delete": only(DEVELOPERS, 404),
+  "GET /console/:org/pathways/:id/earners": only(EVERY_ROLE, 404),
   "GET /console/:org/endorsements": only(EVERY_ROLE, 200),
   "POST /console/:org/endorsements": only(DEVELOPERS, 422),
   "POST /console/:org/endorsements/:id/accept": only(DEVELOPERS, 404),

@@ -13,6 +13,7 @@ import type { ImportStore } from "../../../core/imports/mod.ts";
 import type { IssuerAuthorizationStore } from "../../../core/issuer_authorizations/mod.ts";
 import type { BadgeActivityStore, BadgeCounters, BadgeFigures, IssuingDeps } from "../../../core/issuing/mod.ts";
 import type { MemberAction, MemberActor, MemberDeps, OrganizationSignup, Role } from "../../../core/members/mod.ts";
+import type { PathwayStore } from "../../../core/pathways/mod.ts";
 import type { EmployeeStore } from "../../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "../../trpc/mod.ts";
 import type { ConsoleEndorsementDeps } from "./routes_endorsements.ts";
@@ -96,6 +97,8 @@ export interface ConsoleDeps {
   employees: EmployeeStore;
   /** Endorsements given and received; absent: the section is not offered. */
   endorsements?: ConsoleEndorsementDeps;
+  /** Pathways, as `/organizations/<org>/pathways` keeps them; absent: the section is not offered. */
+  pathways?: PathwayStore;
   /** Authorized issuers, both sides; absent: the section is not offered and the issue form offers only the organization's own templates. */
   issuerAuthorizations?: IssuerAuthorizationStore;
 }

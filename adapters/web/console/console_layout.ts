@@ -19,6 +19,7 @@ export type ConsoleSection =
   | "audit"
   | "imports"
   | "endorsements"
+  | "pathways"
   | "issuers";
 
 interface SectionLink {
@@ -36,6 +37,7 @@ const SECTIONS: readonly SectionLink[] = [
   { section: "employees", label: "Employees", path: "/employees", action: "employees.read" },
   { section: "profile", label: "Profile", path: "/profile", action: "profile.read" },
   { section: "templates", label: "Templates", path: "/templates", action: "templates.read" },
+  { section: "pathways", label: "Pathways", path: "/pathways", action: "templates.read" },
   { section: "members", label: "Members", path: "/members", action: "members.read" },
   { section: "endorsements", label: "Endorsements", path: "/endorsements", action: "profile.read" },
   { section: "issuers", label: "Authorized issuers", path: "/issuers", action: "templates.read" },

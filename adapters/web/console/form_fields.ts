@@ -29,7 +29,8 @@ const words = (parts: string[]): string =>
  * "the URL of alignment 1" (lists count from 1 on a page).
  */
 export const fieldLabel = (field: string): string => {
-  const parts = field.split(".");
+  // Core names list items with brackets as well (`milestones[1].required`).
+  const parts = field.replace(/\[(\d+)\]/g, ".$1").split(".");
   const at = parts.findLastIndex((p) => /^\d+$/.test(p));
   if (at < 0) return `the ${words(parts)}`;
   const item = `${words(parts.slice(0, at)).replace(/s$/, "")} ${Number(parts[at]) + 1}`;

@@ -19,6 +19,7 @@ import { issuerRoutes } from "./routes_issuers.ts";
 import { memberRoutes } from "./routes_members.ts";
 import { moreConsoleRoutes } from "./routes_more.ts";
 import { oauthApplicationRoutes } from "./routes_oauth_applications.ts";
+import { pathwayRoutes } from "./routes_pathways.ts";
 import { profileRoutes } from "./routes_profile.ts";
 import { templateRoutes } from "./routes_templates.ts";
 import { webhookRoutes } from "./routes_webhooks.ts";
@@ -95,6 +96,7 @@ export const consoleRoutes = (kit: WebKit, deps: ConsoleDeps) => async (app: Fas
   await app.register(templateRoutes(kit, deps, gate));
   const endorsements = deps.endorsements;
   if (endorsements) await app.register(endorsementRoutes(kit, { newId: deps.newId, endorsements }, gate));
+  if (deps.pathways) await app.register(pathwayRoutes(kit, deps, deps.pathways, gate));
   if (deps.issuerAuthorizations) await app.register(issuerRoutes(kit, deps, deps.issuerAuthorizations, gate));
 };
 
