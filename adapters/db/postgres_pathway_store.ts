@@ -1,17 +1,20 @@
 import {
+  type AccountPathwayRow,
   type EARNER_LIST,
   type HeldRow,
   milestoneTemplateIds,
   type PATHWAY_LIST,
   type PathwayProgressRecord,
   type PathwayRecord,
+  type PathwayShown,
   type PathwayStore,
+  type PathwayTemplateRef,
   type PathwayTx,
 } from "../../core/pathways/mod.ts";
 import { appendAudit } from "./audit_rows.ts";
 import type { Database } from "./database.ts";
 import { type ListTable, listOrder, listWhere } from "./list_sql.ts";
-import { PATHWAY_COLUMNS as COLUMNS, type PathwayRow, pathwayOf } from "./pathway_rows.ts";
+import { PATHWAY_COLUMNS as COLUMNS, PATHWAY_COLUMNS, type PathwayRow, pathwayOf } from "./pathway_rows.ts";
 import { placeholders, type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 type ProgressRow = Omit<PathwayProgressRecord, "held_template_ids" | "completed_at" | "updated_at"> & {
@@ -109,6 +112,31 @@ const tx = (q: Queryable): PathwayTx => ({
   appendAudit: (entries) => appendAudit(q, entries),
 });
 
+const P_COLUMNS = PATHWAY_COLUMNS.split(",")
+  .map((c) => `p.${c.trim()}`)
+  .join(", ");
+
+/** The templates the pathways name (milestones and completion), by pathway. */
+const templatesOf = async (db: Database, pathways: readonly PathwayRecord[]): Promise<PathwayTemplateRef[]> => {
+  const ids = [
+    ...new Set(pathways.flatMap((p) => [...milestoneTemplateIds(p.milestones), p.completion_badge_template_id])),
+  ];
+  if (ids.length === 0) return [];
+  return db.all<PathwayTemplateRef>(
+    `select id, name, image, image_url from badge_templates where id in (${placeholders(ids.length)})`,
+    ids,
+  );
+};
+
+const shownOf = (
+  p: PathwayRecord,
+  organizationName: string,
+  templates: readonly PathwayTemplateRef[],
+): PathwayShown => {
+  const named = new Set([...milestoneTemplateIds(p.milestones), p.completion_badge_template_id]);
+  return { pathway: p, organization_name: organizationName, templates: templates.filter((t) => named.has(t.id)) };
+};
+
 /** Pathways and their earners' progress. */
 export const postgresPathwayStore = (db: Database): PathwayStore => ({
   transaction: (work) => db.transaction((q) => work(tx(q))),
@@ -150,5 +178,40 @@ export const postgresPathwayStore = (db: Database): PathwayStore => ({
       db.one<{ n: string | number }>(`select count(*) as n from pathway_progress g where ${where.sql}`, where.params),
     ]);
     return { items: items.map(progressOf), total: toNumber(counted?.n ?? 0) };
+  },
+  async shown(id) {
+    const row = await db.one<PathwayRow & { organization_name: string }>(
+      `select ${P_COLUMNS}, o.name as organization_name from pathways p join organizations o on o.id = p.organization_id
+       where p.id = ?`,
+      [id],
+    );
+    if (!row) return null;
+    const pathway = pathwayOf(row);
+    return shownOf(pathway, row.organization_name, await templatesOf(db, [pathway]));
+  },
+  async forAccount(userId) {
+    const rows = await db.all<
+      PathwayRow & { organization_name: string; held_template_ids: unknown; completed_at: Date | string | null }
+    >(
+      `select ${P_COLUMNS}, o.name as organization_name, held.held_template_ids, held.completed_at
+       from (select g.pathway_id, coalesce(jsonb_agg(distinct x.id) filter (where x.id is not null), '[]'::jsonb)
+               as held_template_ids, min(g.completed_at) as completed_at
+             from pathway_progress g left join lateral jsonb_array_elements_text(g.held_template_ids) as x(id) on true
+             where g.recipient_email_key in (select e.email_key from user_emails e where e.user_id = ? and e.confirmed)
+             group by g.pathway_id) held
+         join pathways p on p.id = held.pathway_id and p.state = 'published'
+         join organizations o on o.id = p.organization_id
+       order by p.name, p.id limit 100`,
+      [userId],
+    );
+    const pathways = rows.map(pathwayOf);
+    const templates = await templatesOf(db, pathways);
+    return rows.map(
+      (row, i): AccountPathwayRow => ({
+        ...shownOf(pathways[i] as PathwayRecord, row.organization_name, templates),
+        held_template_ids: toJson<string[]>(row.held_template_ids),
+        completed_at: toDateOrNull(row.completed_at),
+      }),
+    );
   },
 });

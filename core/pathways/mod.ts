@@ -18,14 +18,17 @@ export {
 export type { MilestoneProgress, PathwayProgress } from "./progress.ts";
 export { milestoneTemplateIds, pathwayProgress } from "./progress.ts";
 export type {
+  AccountPathwayRow,
   EarnerListQuery,
   HeldRow,
   Milestone,
   PathwayListQuery,
   PathwayProgressRecord,
   PathwayRecord,
+  PathwayShown,
   PathwayState,
   PathwayStore,
+  PathwayTemplateRef,
   PathwayTx,
 } from "./records.ts";
 export {
@@ -39,3 +42,5 @@ export {
   PROGRESS_STATES,
   UpdatePathwayInput,
 } from "./records.ts";
+export type { MilestoneView, PathwayPageView, WalletMilestone, WalletPathway } from "./views.ts";
+export { publicPathway, walletPathways } from "./views.ts";

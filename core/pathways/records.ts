@@ -86,6 +86,30 @@ export interface HeldRow {
   held_template_ids: string[];
 }
 
+/** A template a pathway names, as its pages show it: its name and picture (stored image or address). */
+export interface PathwayTemplateRef {
+  id: string;
+  name: string;
+  image: string | null;
+  image_url: string | null;
+}
+
+/** A pathway as its store reads it for the pages: its organization's name and the templates it names. */
+export interface PathwayShown {
+  pathway: PathwayRecord;
+  organization_name: string;
+  /** The milestones' templates and the completion template (any state). */
+  templates: PathwayTemplateRef[];
+}
+
+/** A published pathway on which one of an account's confirmed addresses has a progress row. */
+export interface AccountPathwayRow extends PathwayShown {
+  /** The templates held, over all the account's addresses. */
+  held_template_ids: string[];
+  /** The first completion of any of its addresses; null while none. */
+  completed_at: Date | null;
+}
+
 /** One transaction changing a pathway. */
 export interface PathwayTx {
   /** The pathway, locked until the transaction ends; null when the organization has none of that id. */
@@ -116,6 +140,10 @@ export interface PathwayStore {
     query: EarnerListQuery,
     page: PageRequest,
   ): Promise<{ items: PathwayProgressRecord[]; total: number }>;
+  /** A pathway of any organization and state, with what its pages show; null when there is none. */
+  shown(id: string): Promise<PathwayShown | null>;
+  /** The published pathways with a progress row of any of the account's confirmed addresses. */
+  forAccount(userId: string): Promise<AccountPathwayRow[]>;
 }
 
 const Uuid = Type.String({ format: "uuid" });
