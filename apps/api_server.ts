@@ -304,6 +304,7 @@ export const buildApiServer = async (
     },
     externalBadges: externalBadges.deps,
     recommendations: recommendationStore,
+    pathways: deps.pathways,
     connect: {
       store: connectStore,
       secrets,

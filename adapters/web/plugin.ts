@@ -16,6 +16,7 @@ import { PAGE_FOR_CODE, pageAnswer } from "./errors.ts";
 import { renderPage } from "./html.ts";
 import { type Frame, messagePage } from "./layout.ts";
 import { pageCache } from "./page_cache.ts";
+import { pathwayPublicRoutes } from "./pathway_pages.ts";
 import { accountRoutes } from "./routes_account.ts";
 import { badgeFeedRoutes } from "./routes_badge_feed.ts";
 import { bakedImageRoutes } from "./routes_baked_images.ts";
@@ -194,6 +195,7 @@ export const webPlugin = (deps: WebDeps) => async (app: FastifyInstance) => {
   });
 
   await app.register(publicRoutes(kit));
+  if (deps.pathways) await app.register(pathwayPublicRoutes(kit, deps.pathways));
   await app.register(badgeFeedRoutes(kit));
   if (deps.bakedImages) await app.register(bakedImageRoutes(kit, deps.bakedImages));
   await app.register(signInRoutes(kit));

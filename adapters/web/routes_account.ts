@@ -12,6 +12,7 @@ import {
 } from "../../core/earners/mod.ts";
 import { validationFailed } from "../../core/errors/mod.ts";
 import { bakedImageVisible } from "../../core/obi/mod.ts";
+import { walletPathways } from "../../core/pathways/mod.ts";
 import { walletRecommendations } from "../../core/recommendations/mod.ts";
 import { isEmailAddress } from "../../core/shared/mod.ts";
 import { visitConnections } from "../../core/workforce/mod.ts";
@@ -21,6 +22,7 @@ import { connectionNotice, employersSection } from "./employer_pages.ts";
 import { type ExternalForm, externalBadgeRoutes, externalNotice, externalSection } from "./external_badge_pages.ts";
 import { messagePage } from "./layout.ts";
 import { accountPage, walletPage } from "./pages/earner_pages.ts";
+import { walletPathwaysSection } from "./pathway_pages.ts";
 import { recommendationNotice, recommendationsSection, recommendationWalletRoutes } from "./recommendation_pages.ts";
 import { field, noticeOf, uuidParam } from "./routes_public.ts";
 import { doneNotice } from "./sent.ts";
@@ -87,10 +89,13 @@ export const accountRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
     const recommendations = deps.recommendations
       ? recommendationsSection(frame, await walletRecommendations(deps.recommendations, account.user.id), urls)
       : null;
+    const pathways = deps.pathways
+      ? walletPathwaysSection(await walletPathways(deps.pathways, account.user.id), urls)
+      : null;
     return kit.page(
       reply,
       status,
-      walletPage(frame, { badges, now: deps.clock(), notice, employers, external, recommendations }, urls),
+      walletPage(frame, { badges, now: deps.clock(), notice, employers, external, recommendations, pathways }, urls),
     );
   };
 

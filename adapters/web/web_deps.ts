@@ -6,6 +6,7 @@ import type { EarnerContext, EarnerDeps, ExportDeps } from "../../core/earners/m
 import type { EndorsementStore } from "../../core/endorsements/mod.ts";
 import type { MailOutbox } from "../../core/mail/mod.ts";
 import type { PlatformRecord } from "../../core/ob_api/mod.ts";
+import type { PathwayStore } from "../../core/pathways/mod.ts";
 import type { RecommendationStore } from "../../core/recommendations/mod.ts";
 import type { ConnectionStore, ExternalBadgeDeps } from "../../core/workforce/mod.ts";
 import type { BadgeImageBaker } from "../obi/mod.ts";
@@ -33,6 +34,8 @@ export interface WebDeps {
   sha256Hex(input: string): string;
   /** Recommendations to the earner's addresses, shown and dismissed on the wallet; absent: not offered. */
   recommendations?: RecommendationStore;
+  /** Pathways: their public pages and the wallet's "Your pathways"; absent: not offered. */
+  pathways?: Pick<PathwayStore, "shown" | "forAccount">;
   /** Badges from other issuers on the wallet; absent: not offered. */
   externalBadges?: ExternalBadgeDeps;
   /** The authorization endpoint and connected applications; absent: not offered. */

@@ -157,6 +157,7 @@ const TABLE: Record<string, Row> = {
   "GET /badges/:id/image.svg": PUBLIC,
   "POST /badges/:id/verify_email": PUBLIC,
   "GET /organizations/:id": PUBLIC,
+  "GET /pathways/:id": PUBLIC,
   "GET /users/:who": PUBLIC,
   /** The earner's public badge feed (404 for a private profile). */
   "GET /users/:who/badges": PUBLIC,

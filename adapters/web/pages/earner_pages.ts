@@ -60,6 +60,7 @@ export const walletPage = (
     employers?: VNode | null;
     external?: VNode | null;
     recommendations?: VNode | null;
+    pathways?: VNode | null;
   },
   urls: WebUrls,
 ) =>
@@ -71,6 +72,7 @@ export const walletPage = (
     data.badges.length === 0
       ? html`<p class="card muted">No badges yet. When an organization sends you one, it appears here.</p>`
       : html`<ul class="grid wallet">${data.badges.map((b) => badgeTile(b.view, urls, walletActions(frame, b, urls, data.now)))}</ul>`,
+    data.pathways ?? null,
     data.recommendations ?? null,
     data.external ?? null,
   );
