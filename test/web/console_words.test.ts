@@ -57,6 +57,12 @@ t.test("a refused form reads as one sentence", (t) => {
   t.equal(fieldLabel("criteria_url"), "the criteria URL");
   t.equal(fieldLabel("alignments.0.url"), "the URL of alignment 1");
   t.equal(fieldLabel("evidence.2"), "evidence 3");
+  t.equal(fieldLabel("milestones[1].required"), "the required of milestone 2", "core's brackets");
+  t.equal(
+    fieldLabel("milestones[0].badge_template_ids[2]"),
+    "badge template ID 3 of milestone 1",
+    "an item in an item, the outer one last",
+  );
   t.equal(
     formProblem(
       validationFailed("Check the template", [

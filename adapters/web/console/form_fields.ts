@@ -21,17 +21,19 @@ export const checked = <T>(schema: TSchema, input: unknown, what: string): T => 
 const words = (parts: string[]): string =>
   parts
     .flatMap((p) => p.split("_"))
-    .map((w) => (w === "url" || w === "id" ? w.toUpperCase() : w))
+    .map((w) => (w === "url" || w === "id" ? w.toUpperCase() : w === "ids" ? "IDs" : w))
     .join(" ");
 
 /**
  * A field's name as a person reads it: `criteria_url` is "the criteria URL", `alignments.0.url`
- * "the URL of alignment 1" (lists count from 1 on a page).
+ * "the URL of alignment 1" (lists count from 1 on a page), core's `milestones[1].required` "the
+ * required of milestone 2".
  */
 export const fieldLabel = (field: string): string => {
   // Core names list items with brackets as well (`milestones[1].required`).
   const parts = field.replace(/\[(\d+)\]/g, ".$1").split(".");
-  const at = parts.findLastIndex((p) => /^\d+$/.test(p));
+  // The outermost item first: `milestones.0.badge_template_ids.2` is "badge template ID 3 of milestone 1".
+  const at = parts.findIndex((p) => /^\d+$/.test(p));
   if (at < 0) return `the ${words(parts)}`;
   const item = `${words(parts.slice(0, at)).replace(/s$/, "")} ${Number(parts[at]) + 1}`;
   return at === parts.length - 1 ? item : `${fieldLabel(parts.slice(at + 1).join("."))} of ${item}`;
