@@ -10,14 +10,13 @@ import {
 } from "../../core/pathways/mod.ts";
 import { html, safeUrl } from "./html.ts";
 import { type Frame, layout } from "./layout.ts";
+import { pathwayPage } from "./pages/pathway_list.ts";
 import { uuidParam } from "./routes_public.ts";
 import type { WebUrls } from "./urls.ts";
 import type { WebKit } from "./web_deps.ts";
 
 /** What the pathway pages read: a pathway with its templates, and an account's progress. */
-export type PathwayPagesStore = Pick<PathwayStore, "shown" | "forAccount">;
-
-export const pathwayPage = (id: string): string => `/pathways/${id}`;
+export type PathwayPagesStore = Pick<PathwayStore, "shown" | "forAccount" | "list">;
 
 const imageOf = (t: PathwayTemplateRef, urls: WebUrls): string =>
   safeUrl(templateImageUrl({ publicBase: urls.publicUrl }, t)) ?? urls.defaultImage;

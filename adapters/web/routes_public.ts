@@ -15,9 +15,11 @@ import type { EndorsementTarget } from "../../core/endorsements/mod.ts";
 import { notFound } from "../../core/errors/mod.ts";
 import { acceptLinkSignsIn, type BadgeView } from "../../core/issuing/mod.ts";
 import { bakedImageVisible, recipientHashInput } from "../../core/obi/mod.ts";
+import { organizationPathways } from "../../core/pathways/mod.ts";
 import { renderPage, safeUrl } from "./html.ts";
 import type { Frame } from "./layout.ts";
 import { type BadgePageData, badgePage } from "./pages/badge_page.ts";
+import { organizationPathwaysSection } from "./pages/pathway_list.ts";
 import { organizationPage, profilePage } from "./pages/public_pages.ts";
 import { badgeLinkPage, signInPage } from "./pages/sign_in_pages.ts";
 import { doneNotice, sentValue } from "./sent.ts";
@@ -236,10 +238,13 @@ export const publicRoutes = (kit: WebKit) => async (app: FastifyInstance) => {
   app.get("/organizations/:id", async (request, reply) => {
     const data = await issuerPage(deps.earners, uuidParam(request));
     const endorsements = await endorsementsOf("organization", data.issuer.id);
+    const pathways = deps.pathways
+      ? organizationPathwaysSection(await organizationPathways(deps.pathways, data.issuer.id))
+      : null;
     return kit.page(
       reply,
       200,
-      organizationPage(kit.frame(request, reply, data.issuer.name), { ...data, endorsements }, urls),
+      organizationPage(kit.frame(request, reply, data.issuer.name), { ...data, endorsements, pathways }, urls),
     );
   });
 

@@ -34,8 +34,8 @@ export interface WebDeps {
   sha256Hex(input: string): string;
   /** Recommendations to the earner's addresses, shown and dismissed on the wallet; absent: not offered. */
   recommendations?: RecommendationStore;
-  /** Pathways: their public pages and the wallet's "Your pathways"; absent: not offered. */
-  pathways?: Pick<PathwayStore, "shown" | "forAccount">;
+  /** Pathways: their public pages, the organization page's list and the wallet's "Your pathways"; absent: not offered. */
+  pathways?: Pick<PathwayStore, "shown" | "forAccount" | "list">;
   /** Badges from other issuers on the wallet; absent: not offered. */
   externalBadges?: ExternalBadgeDeps;
   /** The authorization endpoint and connected applications; absent: not offered. */

@@ -43,4 +43,4 @@ export {
   UpdatePathwayInput,
 } from "./records.ts";
 export type { MilestoneView, PathwayPageView, WalletMilestone, WalletPathway } from "./views.ts";
-export { publicPathway, walletPathways } from "./views.ts";
+export { ORGANIZATION_PATHWAYS_MAX, organizationPathways, publicPathway, walletPathways } from "./views.ts";

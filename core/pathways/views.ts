@@ -1,6 +1,12 @@
 import { notFound } from "../errors/mod.ts";
 import { milestoneTemplateIds, pathwayProgress } from "./progress.ts";
-import type { PathwayShown, PathwayStore, PathwayTemplateRef } from "./records.ts";
+import {
+  PATHWAY_LIST,
+  type PathwayRecord,
+  type PathwayShown,
+  type PathwayStore,
+  type PathwayTemplateRef,
+} from "./records.ts";
 
 export interface MilestoneView {
   name: string;
@@ -98,4 +104,21 @@ export const walletPathways = async (
     return [{ ...view, milestones, done: progress.done, completed, next: completed ? [] : [...next.values()] }];
   });
   return shown.sort((a, b) => Number(a.completed) - Number(b.completed) || a.name.localeCompare(b.name));
+};
+
+/** The most pathways an organization's public page lists. */
+export const ORGANIZATION_PATHWAYS_MAX = 50;
+
+/** An organization's published pathways, as its public page lists them: newest first. */
+export const organizationPathways = async (
+  store: Pick<PathwayStore, "list">,
+  organizationId: string,
+): Promise<PathwayRecord[]> => {
+  const query = {
+    filters: { state: { kind: "values" as const, values: ["published"] } },
+    sort: [...PATHWAY_LIST.defaultSort],
+    page: 1,
+  };
+  const { items } = await store.list(organizationId, query, { page: 1, per: ORGANIZATION_PATHWAYS_MAX, offset: 0 });
+  return items;
 };

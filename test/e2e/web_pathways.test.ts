@@ -5,10 +5,10 @@ import { look, startBrowserLaurel } from "../support/console.ts";
 /**
  * Pathways on the pages, in Chromium: the public page of a published pathway (its organization,
  * its milestones in order with "N of M required" and their templates' pictures, the completion
- * badge; nobody's progress), a draft's or an unknown id's the 404 page; the wallet's "Your
- * pathways" (each pathway the earner started, milestones done or not, what is next, a completed one
- * marked, one they hold nothing of absent); hostile names shown as text; axe and screenshots at
- * phone and desktop width.
+ * badge; nobody's progress), a draft's or an unknown id's the 404 page, the organization's page
+ * linking its published ones; the wallet's "Your pathways" (each pathway the earner started,
+ * milestones done or not, what is next, a completed one marked, one they hold nothing of absent);
+ * hostile names shown as text; axe and screenshots at phone and desktop width.
  */
 const HOSTILE = '"><img src=x onerror=alert(1)>';
 const { laurel, browser, flows } = await startBrowserLaurel(t);
@@ -99,6 +99,17 @@ t.test("a pathway's public page and the earner's progress on the wallet", async 
   t.notMatch(text, /grace|Hopper/i, "nobody's progress or name");
   t.equal(await anon.locator("img[src=x]").count(), 0, "no markup of theirs");
   await look(t, anon, "pathway", "public");
+
+  // The organization's page lists its published pathways, each linked; not the draft.
+  await anon.goto(`${laurel.origin}/organizations/${org.id}`);
+  const listed = anon.locator("section:has(#pathways-h) h3 a");
+  t.same(
+    (await listed.evaluateAll((as) => as.map((a) => a.getAttribute("href")))).sort(),
+    [welder, short, untouched].map((id) => `/pathways/${id}`).sort(),
+    "the published pathways, linked; not the draft",
+  );
+  t.equal(await anon.locator("img[src=x]").count(), 0, "no markup of theirs");
+  await look(t, anon, "organization-pathways", "public");
 
   for (const id of [draft, "00000000-0000-4000-8000-000000000000"]) {
     const missing = await anon.goto(`${laurel.origin}/pathways/${id}`);

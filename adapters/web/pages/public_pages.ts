@@ -10,7 +10,12 @@ import { endorsementList } from "./endorsement_list.ts";
 
 export const organizationPage = (
   frame: Frame,
-  data: { issuer: OrganizationRef; templates: TemplateView[]; endorsements?: readonly EndorsementView[] },
+  data: {
+    issuer: OrganizationRef;
+    templates: TemplateView[];
+    endorsements?: readonly EndorsementView[];
+    pathways?: VNode | null;
+  },
   urls: WebUrls,
 ): VNode => {
   const { issuer, templates } = data;
@@ -42,6 +47,7 @@ export const organizationPage = (
             )}</ul>`
       }
     </section>`,
+    data.pathways ?? null,
   );
 };
 
