@@ -1,5 +1,6 @@
 import type { PathwayStep, UncompletedStep } from "../../core/issuing/mod.ts";
 import type { Milestone, PathwayRecord, PathwayState } from "../../core/pathways/mod.ts";
+import type { RecommendationRecord } from "../../core/recommendations/mod.ts";
 import { type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts";
 
 /**
@@ -7,7 +8,7 @@ import { type Queryable, toDate, toDateOrNull, toJson, toNumber } from "./sql.ts
  * the two writes that keep an earner's progress as their badges change.
  */
 export const PATHWAY_COLUMNS = `id, organization_id, name, description, state, version, completion_badge_template_id,
-  milestones, created_at, updated_at, published_at`;
+  milestones, created_at, updated_at, published_at, recommend_next`;
 
 export type PathwayRow = {
   id: string;
@@ -21,6 +22,7 @@ export type PathwayRow = {
   created_at: Date | string;
   updated_at: Date | string;
   published_at: Date | string | null;
+  recommend_next: boolean;
 };
 
 export const pathwayOf = (row: PathwayRow): PathwayRecord => ({
@@ -35,6 +37,7 @@ export const pathwayOf = (row: PathwayRow): PathwayRecord => ({
   created_at: toDate(row.created_at),
   updated_at: toDate(row.updated_at),
   published_at: toDateOrNull(row.published_at),
+  recommend_next: row.recommend_next === true,
 });
 
 const P_COLUMNS = PATHWAY_COLUMNS.split(",")
@@ -143,6 +146,27 @@ export const uncompletedProgress = async (q: Queryable, pathwayId: string): Prom
       locale: row.locale,
     },
   }));
+};
+
+/**
+ * A pathway's recommendations of its next milestone's templates: written where the template is
+ * the organization's and active and no recommendation of it to the address is (the unique index
+ * of recommendations), in template order; the others skipped.
+ */
+export const recommendTemplates = async (q: Queryable, records: readonly RecommendationRecord[]): Promise<void> => {
+  if (records.length === 0) return;
+  await q.run(
+    `insert into recommendations (id, organization_id, badge_template_id, recipient_email, recipient_email_key,
+       employee_id, message, created_at, dismissed_at, notified_at)
+     select x.id, x.organization_id, x.badge_template_id, x.recipient_email, x.recipient_email_key,
+       null, null, x.created_at, null, null
+     from jsonb_to_recordset(?::jsonb) as x(id uuid, organization_id uuid, badge_template_id uuid,
+       recipient_email text, recipient_email_key text, created_at timestamptz)
+     join badge_templates t on t.id = x.badge_template_id and t.organization_id = x.organization_id and t.state = 'active'
+     order by x.badge_template_id, x.recipient_email_key
+     on conflict (organization_id, badge_template_id, recipient_email_key) do nothing`,
+    [JSON.stringify(records)],
+  );
 };
 
 /** Records the completion (and its badge, when one was issued) unless one is recorded; false then. */

@@ -13,7 +13,13 @@ import {
   templateViewOf,
 } from "./badge_rows.ts";
 import { lookupIssues, writeIssues } from "./grouped_issues.ts";
-import { holdTemplate, recordCompletion, releaseTemplate, uncompletedProgress } from "./pathway_rows.ts";
+import {
+  holdTemplate,
+  recommendTemplates,
+  recordCompletion,
+  releaseTemplate,
+  uncompletedProgress,
+} from "./pathway_rows.ts";
 import { connectedOrganizations } from "./postgres_connect_store.ts";
 import { connectionTx } from "./postgres_connection_store.ts";
 import { appendEvents } from "./postgres_event_log.ts";
@@ -210,5 +216,6 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
     holdTemplate(q, templateId, recipientKey, recipientEmail, at),
   releaseTemplate: (templateId, recipientKey, at) => releaseTemplate(q, templateId, recipientKey, at),
   uncompletedProgress: (pathwayId) => uncompletedProgress(q, pathwayId),
+  recommendTemplates: (records) => recommendTemplates(q, records),
   recordCompletion: (pathwayId, recipientKey, badgeId, at) => recordCompletion(q, pathwayId, recipientKey, badgeId, at),
 });

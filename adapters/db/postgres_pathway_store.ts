@@ -62,6 +62,7 @@ const values = (p: PathwayRecord) => [
   p.created_at,
   p.updated_at,
   p.published_at,
+  p.recommend_next,
   JSON.stringify(milestoneTemplateIds(p.milestones)),
 ];
 
@@ -75,17 +76,17 @@ const tx = (q: Queryable): PathwayTx => ({
   },
   async insert(p) {
     await q.run(
-      `insert into pathways (${COLUMNS}, template_ids) values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb)`,
+      `insert into pathways (${COLUMNS}, template_ids) values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb)`,
       values(p),
     );
   },
   async update(p) {
-    const [id, , name, description, state, version, completion, milestones, , updatedAt, publishedAt, templateIds] =
+    const [id, , name, description, state, version, completion, milestones, , updatedAt, publishedAt, recommend, ids] =
       values(p);
     await q.run(
       `update pathways set name = ?, description = ?, state = ?, version = ?, completion_badge_template_id = ?,
-         milestones = ?::jsonb, updated_at = ?, published_at = ?, template_ids = ?::jsonb where id = ?`,
-      [name, description, state, version, completion, milestones, updatedAt, publishedAt, templateIds, id],
+         milestones = ?::jsonb, updated_at = ?, published_at = ?, recommend_next = ?, template_ids = ?::jsonb where id = ?`,
+      [name, description, state, version, completion, milestones, updatedAt, publishedAt, recommend, ids, id],
     );
   },
   async delete(id) {

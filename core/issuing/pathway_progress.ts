@@ -1,6 +1,7 @@
 import { type BadgeIssueBody, type BadgeRecord, normalizeEmail, organizationUrl } from "../badges/mod.ts";
 import { settle } from "../errors/mod.ts";
-import { pathwayProgress } from "../pathways/mod.ts";
+import { nextMilestone, pathwayProgress } from "../pathways/mod.ts";
+import type { RecommendationRecord } from "../recommendations/mod.ts";
 import type { IssuingContext, IssuingDeps } from "./context.ts";
 import type { BadgeChangeTx, CompletionHolder, IssueWrites, PathwayStep } from "./ports.ts";
 
@@ -65,7 +66,47 @@ export const keepPathwayProgress = async (
   }
   const badge = after as BadgeRecord;
   const steps = await tx.holdTemplate(badge.badge_template_id, key, badge.recipient_email, ctx.now);
+  await recommendNext(tx, ctx, steps, badge);
   await completeSteps(tx, deps, ctx, steps, key, badge, issue);
+};
+
+/**
+ * On the pathways set to `recommend_next`: when the template just held makes another milestone
+ * the recipient's next one not done, its templates they do not hold are recommended to them, as
+ * core/recommendations records them (one per template and person; existing ones, a dismissed one
+ * included, skipped). In the badge's transaction, so without the hourly mail budget (a store a
+ * transaction must not wait on): no mail, shown in the wallet's "Recommended for you".
+ */
+const recommendNext = async (
+  tx: BadgeChangeTx,
+  ctx: IssuingContext,
+  steps: readonly PathwayStep[],
+  badge: BadgeRecord,
+): Promise<void> => {
+  const records: RecommendationRecord[] = [];
+  for (const step of steps) {
+    if (!step.pathway.recommend_next || step.completed_at !== null) continue;
+    const held = step.held_template_ids;
+    const before = held.filter((id) => id !== badge.badge_template_id.toLowerCase());
+    const next = nextMilestone(step.pathway.milestones, held);
+    if (next < 0 || next === nextMilestone(step.pathway.milestones, before)) continue;
+    for (const templateId of step.pathway.milestones[next]?.badge_template_ids ?? []) {
+      if (held.includes(templateId)) continue;
+      records.push({
+        id: ctx.newId(),
+        organization_id: step.pathway.organization_id,
+        badge_template_id: templateId,
+        recipient_email: badge.recipient_email,
+        recipient_email_key: normalizeEmail(badge.recipient_email),
+        employee_id: null,
+        message: null,
+        created_at: ctx.now,
+        dismissed_at: null,
+        notified_at: null,
+      });
+    }
+  }
+  if (records.length > 0) await tx.recommendTemplates(records);
 };
 
 /**

@@ -13,6 +13,7 @@ import type { EventRecord } from "../events/mod.ts";
 import type { IssuerAuthorizationRecord } from "../issuer_authorizations/mod.ts";
 import type { OutboxMail } from "../mail/mod.ts";
 import type { PathwayRecord } from "../pathways/mod.ts";
+import type { RecommendationRecord } from "../recommendations/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import type { ConnectionTx } from "../workforce/mod.ts";
 import type { UserRecord } from "./earners.ts";
@@ -149,6 +150,12 @@ export interface PathwayProgressChanges {
   releaseTemplate(templateId: string, recipientKey: string, at: Date): Promise<void>;
   /** The pathway's uncompleted progress rows, locked (a published pathway's, of earners holding one of its templates). */
   uncompletedProgress(pathwayId: string): Promise<UncompletedStep[]>;
+  /**
+   * Recommendations made by a pathway (`recommend_next`): written where none of the template and
+   * address is yet (one per template and person, a dismissed one included) and the template is
+   * the organization's and active; others skipped silently. No mail: see pathway_progress.ts.
+   */
+  recommendTemplates(records: readonly RecommendationRecord[]): Promise<void>;
   /** Records the pathway completed (with its badge, or null when it could not be issued); false when it was already. */
   recordCompletion(pathwayId: string, recipientKey: string, badgeId: string | null, at: Date): Promise<boolean>;
 }

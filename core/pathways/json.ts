@@ -19,6 +19,7 @@ export const Pathway = Type.Object({
   milestones: Type.Array(
     Type.Object({ name: Type.String(), badge_template_ids: Type.Array(Uuid), required: Type.Integer() }),
   ),
+  recommend_next: Type.Boolean(),
   created_at: Time,
   updated_at: Time,
   published_at: Nullable(Time),
@@ -34,6 +35,7 @@ export const pathwayJson = (p: PathwayRecord): Pathway => ({
   version: p.version,
   completion_badge_template_id: p.completion_badge_template_id,
   milestones: p.milestones.map((m) => ({ ...m, badge_template_ids: [...m.badge_template_ids] })),
+  recommend_next: p.recommend_next,
   created_at: isoMillis(p.created_at),
   updated_at: isoMillis(p.updated_at),
   published_at: isoMillisOrNull(p.published_at),

@@ -16,7 +16,7 @@ export {
   updatePathway,
 } from "./pathways.ts";
 export type { MilestoneProgress, PathwayProgress } from "./progress.ts";
-export { milestoneTemplateIds, pathwayProgress } from "./progress.ts";
+export { milestoneTemplateIds, nextMilestone, pathwayProgress } from "./progress.ts";
 export type {
   AccountPathwayRow,
   EarnerListQuery,

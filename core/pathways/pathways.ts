@@ -117,6 +117,7 @@ export const updatedPathway = (current: PathwayRecord, input: UpdatePathwayInput
     description: input.description?.trim() ?? current.description,
     milestones,
     completion_badge_template_id: completion,
+    recommend_next: input.recommend_next ?? current.recommend_next,
     version: current.state === "published" && changed ? current.version + 1 : current.version,
     updated_at: now,
   };
@@ -131,6 +132,7 @@ export const newPathway = (ctx: Context, organizationId: string, input: CreatePa
   version: 1,
   completion_badge_template_id: input.completion_badge_template_id.toLowerCase(),
   milestones: normalizeMilestones(input.milestones),
+  recommend_next: input.recommend_next ?? false,
   created_at: ctx.now,
   updated_at: ctx.now,
   published_at: null,

@@ -29,6 +29,10 @@ export const pathwayProgress = (milestones: readonly Milestone[], held: Iterable
   return { milestones: each, done, complete: each.length > 0 && done === each.length };
 };
 
+/** The index of the first milestone not done with `held`, or -1 when every one is. */
+export const nextMilestone = (milestones: readonly Milestone[], held: Iterable<string>): number =>
+  pathwayProgress(milestones, held).milestones.findIndex((m) => !m.done);
+
 /** Every template a pathway's milestones name, each once. */
 export const milestoneTemplateIds = (milestones: readonly Milestone[]): string[] => [
   ...new Set(milestones.flatMap((m) => m.badge_template_ids)),

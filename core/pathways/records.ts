@@ -37,6 +37,11 @@ export interface PathwayRecord {
   /** An active template of the organization: the badge an earner completing every milestone receives. */
   completion_badge_template_id: string;
   milestones: Milestone[];
+  /**
+   * A setting: when an earner's next milestone not done changes (a badge accepted), its templates
+   * they do not hold are recommended to them (core/recommendations' one per template and person).
+   */
+  recommend_next: boolean;
   created_at: Date;
   updated_at: Date;
   published_at: Date | null;
@@ -160,6 +165,11 @@ export const MilestoneInput = Type.Object(
 );
 export type MilestoneInput = Static<typeof MilestoneInput>;
 
+const RecommendNext = Type.Boolean({
+  description:
+    "Recommend an earner's next milestone's templates they do not hold when it becomes their next (default false; a setting, no new version)",
+});
+
 const Milestones = Type.Array(MilestoneInput, { minItems: 1, maxItems: MILESTONES_MAX });
 
 export const CreatePathwayInput = Type.Object(
@@ -168,6 +178,7 @@ export const CreatePathwayInput = Type.Object(
     description: Type.Optional(Type.String({ maxLength: PATHWAY_DESCRIPTION_MAX })),
     completion_badge_template_id: Uuid,
     milestones: Milestones,
+    recommend_next: Type.Optional(RecommendNext),
   },
   { additionalProperties: false },
 );
@@ -179,6 +190,7 @@ export const UpdatePathwayInput = Type.Object(
     description: Type.Optional(Type.String({ maxLength: PATHWAY_DESCRIPTION_MAX })),
     completion_badge_template_id: Type.Optional(Uuid),
     milestones: Type.Optional(Milestones),
+    recommend_next: Type.Optional(RecommendNext),
   },
   {
     additionalProperties: false,

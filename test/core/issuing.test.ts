@@ -102,6 +102,7 @@ const fakeStore = (
     holdTemplate: async () => [],
     releaseTemplate: async () => {},
     uncompletedProgress: async () => [],
+    recommendTemplates: async () => {},
     recordCompletion: async () => false,
     inTransaction: (work) => work(tx),
     lockBadge: async (_org, id) => {
@@ -404,6 +405,7 @@ t.test("pathways: an acceptance holds the template, a revocation releases it, a 
       version: 3,
       completion_badge_template_id: template.id,
       milestones: [{ name: "Rust", badge_template_ids: [template.id, "other"], required }],
+      recommend_next: false,
       created_at: NOW,
       updated_at: NOW,
       published_at: NOW,
@@ -470,4 +472,58 @@ t.test("pathways: an acceptance holds the template, a revocation releases it, a 
   t.equal(badges.size, size, "a live completion badge held already: no second one");
   t.same(recorded.slice(1), [null], "completed all the same, without a badge; the acceptance stands");
   t.equal(badges.get(fourth)?.state, "accepted");
+});
+
+t.test("pathways: recommend_next recommends the new next milestone's templates not held, without mail", async (t) => {
+  const { deps, tx } = fakeStore({});
+  const [X, Y] = ["aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"];
+  const made: { template: string; to: string; notified: Date | null }[] = [];
+  tx.recommendTemplates = async (records) => {
+    for (const r of records)
+      made.push({ template: r.badge_template_id, to: r.recipient_email_key, notified: r.notified_at });
+  };
+  const step = (recommend_next: boolean, held: string[]): PathwayStep => ({
+    pathway: {
+      id: "99999999-9999-4999-8999-999999999999",
+      organization_id: org.id,
+      name: "Systems path",
+      description: "",
+      state: "published",
+      version: 1,
+      completion_badge_template_id: "cccccccc-cccc-4ccc-8ccc-cccccccccccc",
+      milestones: [
+        { name: "Rust", badge_template_ids: [template.id], required: 1 },
+        { name: "Next", badge_template_ids: [X, Y], required: 2 },
+      ],
+      recommend_next,
+      created_at: NOW,
+      updated_at: NOW,
+      published_at: NOW,
+    },
+    held_template_ids: held,
+    completed_at: null,
+  });
+  let steps: PathwayStep[] = [];
+  tx.holdTemplate = async () => steps;
+  const accept = async () => {
+    const b = await issueBadge(deps, ctx(), org.id, { ...body, recipient_email: "Ada@Example.org" });
+    await earnerDecision(deps, ctx(), b.view.badge.id, "accept");
+  };
+
+  steps = [step(false, [template.id])];
+  await accept();
+  t.same(made, [], "the setting off: nothing recommended");
+
+  steps = [step(true, [template.id, Y])];
+  await accept();
+  t.same(
+    made,
+    [{ template: X, to: "ada@example.org", notified: null }],
+    "the next milestone's template not held, to the normalized address, not mailed",
+  );
+
+  made.length = 0;
+  steps = [step(true, [template.id, X, Y])];
+  await accept();
+  t.same(made, [], "every milestone done: no next one");
 });

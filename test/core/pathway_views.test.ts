@@ -30,6 +30,7 @@ const pathway = (over: Partial<PathwayRecord> = {}): PathwayRecord => ({
     { name: "Basics", badge_template_ids: [A], required: 1 },
     { name: "Practice", badge_template_ids: [B, C, D], required: 2 },
   ],
+  recommend_next: false,
   created_at: new Date(0),
   updated_at: new Date(0),
   published_at: new Date(0),

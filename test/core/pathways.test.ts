@@ -107,6 +107,7 @@ const pathway = (state: PathwayRecord["state"]): PathwayRecord => ({
   version: 1,
   completion_badge_template_id: DONE,
   milestones: MILESTONES,
+  recommend_next: false,
   created_at: now,
   updated_at: now,
   published_at: state === "draft" ? null : now,

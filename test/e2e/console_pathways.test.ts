@@ -60,6 +60,7 @@ t.test("create, refuse, publish, progress, new version, archive, delete", async 
   await admin.fill("#m0-required", "3");
   await admin.fill("#m1-name", "Finishing");
   await admin.check(`input[name=m1_templates][value="${varnish.id}"]`);
+  await admin.check("input[name=recommend_next]");
   await look(t, admin, "pathway-new");
   await flows.click(admin, "Create pathway");
   t.match(
@@ -92,6 +93,7 @@ t.test("create, refuse, publish, progress, new version, archive, delete", async 
     "as the API reads it (the empty rows ignored, an empty count is all)",
   );
   t.equal(got.body.data.state, "draft");
+  t.equal(got.body.data.recommend_next, true, "the setting, as the API reads it");
 
   await flows.click(admin, "", "button:has-text('Publish')");
   t.match(await admin.textContent("[role=status]"), /published/);
@@ -112,6 +114,20 @@ t.test("create, refuse, publish, progress, new version, archive, delete", async 
   t.match(await admin.textContent("main"), "In progress");
   await look(t, admin, "pathway-earners");
 
+  // Bo's lathe badge accepted makes Finishing his next milestone: its varnish is recommended to him, once, unmailed.
+  const recommended = () =>
+    laurel.db.all<{ badge_template_id: string; recipient_email_key: string; notified_at: Date | null }>(
+      "select badge_template_id, recipient_email_key, notified_at from recommendations where organization_id = ?::uuid order by created_at",
+      [org.id],
+    );
+  await award(lathe, "Bo@Example.org");
+  await award(saw, "bo@example.org");
+  t.same(
+    await recommended(),
+    [{ badge_template_id: varnish.id, recipient_email_key: "bo@example.org", notified_at: null }],
+    "the next milestone's template, once, to the normalized address, without mail",
+  );
+
   // Her varnish badge accepted completes the pathway: its completion badge is issued.
   await award(varnish, "ada@example.org");
   await admin.reload();
@@ -121,6 +137,7 @@ t.test("create, refuse, publish, progress, new version, archive, delete", async 
     [master.id],
   );
   t.equal(completions[0]?.n, 1, "one completion badge");
+  t.equal((await recommended()).length, 1, "a completion recommends nothing");
 
   // The name changes in place; a third milestone makes version 2.
   await admin.goto(`${laurel.origin}/console/${org.id}/pathways/${id}`);

@@ -39,6 +39,7 @@ import { M20261207040Endorsements } from "./m20261207_040_endorsements.ts";
 import { M20261207041AuthorizedIssuers } from "./m20261207_041_authorized_issuers.ts";
 import { M20261207044Recommendations } from "./m20261207_044_recommendations.ts";
 import { M20261207045Pathways } from "./m20261207_045_pathways.ts";
+import { M20261207046PathwayRecommendNext } from "./m20261207_046_pathway_recommend_next.ts";
 
 /** Every migration, in order. A new one is appended here (names never change once released). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -82,4 +83,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: "m20261207_041_authorized_issuers", class: M20261207041AuthorizedIssuers },
   { name: "m20261207_044_recommendations", class: M20261207044Recommendations },
   { name: "m20261207_045_pathways", class: M20261207045Pathways },
+  { name: "m20261207_046_pathway_recommend_next", class: M20261207046PathwayRecommendNext },
 ];

@@ -27,12 +27,19 @@ export interface PathwayForm {
   description: string;
   completion: string;
   milestones: MilestoneForm[];
+  recommendNext: boolean;
 }
 
 /** Empty rows offered below the milestones typed, so one more can be added without a script. */
 const SPARE_ROWS = 2;
 
-export const emptyPathwayForm: PathwayForm = { name: "", description: "", completion: "", milestones: [] };
+export const emptyPathwayForm: PathwayForm = {
+  name: "",
+  description: "",
+  completion: "",
+  milestones: [],
+  recommendNext: false,
+};
 
 export const pathwayForm = (p: PathwayRecord): PathwayForm => ({
   name: p.name,
@@ -43,6 +50,7 @@ export const pathwayForm = (p: PathwayRecord): PathwayForm => ({
     templateIds: [...m.badge_template_ids],
     required: String(m.required),
   })),
+  recommendNext: p.recommend_next,
 });
 
 /** The rows the form shows: those typed, then spare ones, never more than a pathway may have. */
@@ -165,11 +173,14 @@ export const pathwayEditPage = (
           </select>
           <p class="small">Fill in as many milestones as the pathway has, in order; rows left empty are ignored. Save to get more empty rows.</p>
           ${milestoneRows(data.form).map((row, i) => milestoneFieldset(row, i, choices))}
+          <label class="check"><input type="checkbox" name="recommend_next" value="on" checked=${data.form.recommendNext} aria-describedby="recommend-next-help" /> Recommend each earner's next milestone</label>
+          <p class="small" id="recommend-next-help">When a badge an earner accepts makes another milestone their next one, its templates they do not hold are recommended to them (shown in their wallet, not mailed; once per template and person).</p>
           <button type="submit">${p ? "Save pathway" : "Create pathway"}</button>
         </form>`
       : p
         ? html`${p.description ? html`<p>${p.description}</p>` : null}
           <p>Completion badge: ${templateName(p.completion_badge_template_id)}</p>
+          <p>${p.recommend_next ? "Recommends each earner's next milestone." : "Does not recommend earners' next milestones."}</p>
           <section aria-labelledby="milestones-h"><h2 id="milestones-h">Milestones</h2><ol>${p.milestones.map(
             (m) => html`<li>${m.name}: ${m.required} of ${m.badge_template_ids.map(templateName).join(", ")}</li>`,
           )}</ol></section>`

@@ -71,6 +71,7 @@ const sentForm = (request: FastifyRequest, rows: number): PathwayForm => {
     description: field(request, "description").slice(0, 4000),
     completion: field(request, "completion_badge_template_id").trim(),
     milestones,
+    recommendNext: field(request, "recommend_next") === "on",
   };
 };
 
@@ -84,6 +85,7 @@ const inputOf = (form: PathwayForm) => ({
     badge_template_ids: m.templateIds,
     ...(m.required === "" ? {} : { required: /^\d+$/.test(m.required) ? Number(m.required) : m.required }),
   })),
+  recommend_next: form.recommendNext,
 });
 
 /**
