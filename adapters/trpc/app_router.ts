@@ -2,6 +2,7 @@ import { router } from "./context.ts";
 import { earnerBadgesRouter, usersRouter } from "./earners_router.ts";
 import { membersRouter } from "./members_router.ts";
 import { organizationsRouter } from "./organizations_router.ts";
+import { issuerAuthorizationsRouter, pathwaysRouter } from "./pathways_router.ts";
 import { platformsRouter } from "./platforms_router.ts";
 import { recommendationsRouter } from "./recommendations_router.ts";
 import { oauthApplicationsRouter, webhooksRouter } from "./webhooks_router.ts";
@@ -18,6 +19,8 @@ export const appRouter = router({
   workforce: workforceRouter,
   platforms: platformsRouter,
   recommendations: recommendationsRouter,
+  pathways: pathwaysRouter,
+  issuerAuthorizations: issuerAuthorizationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

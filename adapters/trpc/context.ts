@@ -2,9 +2,11 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import type { AuthorizationTokenDeps, OAuthApplicationDeps, OrganizationStore } from "../../core/credentials/mod.ts";
 import { type CoreError, type CoreErrorCode, isCoreError, unauthenticated } from "../../core/errors/mod.ts";
+import type { IssuerAuthorizationStore } from "../../core/issuer_authorizations/mod.ts";
 import type { IssuingDeps } from "../../core/issuing/mod.ts";
 import type { MemberDeps } from "../../core/members/mod.ts";
 import type { PlatformStore } from "../../core/ob_api/mod.ts";
+import type { PathwayStore } from "../../core/pathways/mod.ts";
 import type { RecommendationDeps } from "../../core/recommendations/mod.ts";
 import type { EmployeeStore, WorkforceDeps } from "../../core/workforce/mod.ts";
 import type { WebhookAdminDeps } from "./webhooks_router.ts";
@@ -28,6 +30,10 @@ export interface TrpcDeps extends AuthorizationTokenDeps, OAuthApplicationDeps {
   workforce: WorkforceDeps & { employees: EmployeeStore };
   /** Recommendations of templates to people; absent when they are not served. */
   recommendations?: Pick<RecommendationDeps, "store" | "urls">;
+  /** Pathways and their earners' progress; absent when they are not served. */
+  pathways?: PathwayStore;
+  /** Organizations authorized to issue others' templates; absent when they are not served. */
+  issuerAuthorizations?: IssuerAuthorizationStore;
   /** Platforms registered through the Open Badges API; absent when it is not served. */
   obApi?: { platforms: Pick<PlatformStore, "list" | "remove"> };
 }

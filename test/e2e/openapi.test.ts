@@ -39,7 +39,7 @@ const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch"
 
 /** The earners' web pages (HTML, not API), at the root of PUBLIC_URL. */
 const WEB_PAGES =
-  /^\/(badges|organizations|users|sign_in|sign_out|sign_out_everywhere|wallet|account|assets|console|images)(\/|$)|^\*$|^\/\*?$/;
+  /^\/(badges|organizations|pathways|users|sign_in|sign_out|sign_out_everywhere|wallet|account|assets|console|images)(\/|$)|^\*$|^\/\*?$/;
 
 /** Routes that are not part of the public API and need not be documented. */
 const undocumented = (path: string): boolean =>
