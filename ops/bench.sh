@@ -10,7 +10,8 @@
 # (employee lists and the CSV import; prints its figures), limits.ts
 # (request limits on and off side by side), replication.ts (R1 against R3 streams on a three-node
 # local cluster), scale.ts (relay poll, idle relay, /metrics figures and a filtered walk over
-# 1,000,000 organizations and badges; prints its figures). Each full
+# 1,000,000 organizations and badges; prints its figures), pathways.ts (an acceptance's cost with
+# pathways naming its template against none; prints its figures). Each full
 # run writes its section of docs/benchmarks.md. About 5 minutes in all on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,7 @@ bash ops/build.sh
 export LAUREL_DIST=1
 # A benchmark that misses a target exits non-zero; the others still run, and the run says which.
 missed=""
-for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console dashboard employees imports limits replication scale}; do
+for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console dashboard employees imports limits replication scale pathways}; do
   echo "== ops/bench/$bench.ts"
   node "ops/bench/$bench.ts" || missed="$missed $bench"
 done
