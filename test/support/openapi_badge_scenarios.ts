@@ -19,11 +19,21 @@ export interface BadgeScenario {
   requestBody?: unknown;
 }
 
-type Call = (
+/** How a scenario sends its request: the OpenAPI test's recording fetch. */
+export type ScenarioCall = (
   method: string,
   url: string,
   opts?: { auth?: string | null; body?: string; type?: string | null },
 ) => Promise<ScenarioAnswer>;
+type Call = ScenarioCall;
+
+/** One scenario: its name, the status it must answer, how it runs, and the body it sends (documented). */
+export const scenario = (
+  name: string,
+  status: number,
+  run: () => Promise<ScenarioAnswer>,
+  requestBody?: unknown,
+): BadgeScenario => ({ name, status, run, ...(requestBody === undefined ? {} : { requestBody }) });
 
 export const badgeScenarios = async (ctx: {
   laurel: TestLaurel;

@@ -1,13 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { accessTokenKeys, loadServerKeys } from "../../adapters/crypto/mod.ts";
 import type { TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import type { BadgeScenario, ScenarioCall as Call } from "./openapi_badge_scenarios.ts";
 
 /**
  * Real answers of the user API for the OpenAPI test: an earner, a grant and a token family written

@@ -1,12 +1,6 @@
 import { trpc } from "./badges.ts";
 import type { TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import { type BadgeScenario, type ScenarioCall as Call, scenario } from "./openapi_badge_scenarios.ts";
 
 /** Real successes and errors of the employee operations, for the OpenAPI test. */
 export const employeeScenarios = async (ctx: {
@@ -35,12 +29,6 @@ export const employeeScenarios = async (ctx: {
   };
   const shown = await create("doc-1");
   const deletable = await create("doc-2");
-  const scenario = (name: string, status: number, run: () => Promise<ScenarioAnswer>, requestBody?: unknown) => ({
-    name,
-    status,
-    run,
-    ...(requestBody === undefined ? {} : { requestBody }),
-  });
   const post = (url: string, body: unknown) => () => call("POST", url, { auth: admin, body: json(body) });
   return {
     [`POST ${org}`]: [

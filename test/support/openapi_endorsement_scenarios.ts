@@ -1,11 +1,5 @@
 import { basic, type TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import { type BadgeScenario, type ScenarioCall as Call, scenario } from "./openapi_badge_scenarios.ts";
 
 /**
  * Real successes and errors of the endorsement operations, for the OpenAPI test: three other
@@ -50,12 +44,6 @@ export const endorsementScenarios = async (ctx: {
   const dropped = await endorse(e, ctx.organizationId);
   const withdrawn = await call("DELETE", `${endorsements(e.id)}/${dropped.id}`, { auth: e.auth });
   if (withdrawn.status !== 204) throw new Error(`setup withdrawal: ${withdrawn.status} ${withdrawn.text}`);
-  const scenario = (name: string, status: number, run: () => Promise<ScenarioAnswer>, requestBody?: unknown) => ({
-    name,
-    status,
-    run,
-    ...(requestBody === undefined ? {} : { requestBody }),
-  });
   const body = { target_kind: "organization", target_id: b.id, comment: "Reliable" };
   return {
     [`POST ${org}/endorsements`]: [

@@ -1,11 +1,5 @@
 import type { TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import type { BadgeScenario, ScenarioCall as Call } from "./openapi_badge_scenarios.ts";
 
 /** Real successes and errors of the CSV import operations (badges and employees), for the OpenAPI test. */
 export const importScenarios = async (ctx: {

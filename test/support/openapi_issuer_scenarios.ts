@@ -1,11 +1,5 @@
 import { basic, type TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import { type BadgeScenario, type ScenarioCall as Call, scenario } from "./openapi_badge_scenarios.ts";
 
 /**
  * Real successes and errors of the authorized-issuer operations, for the OpenAPI test: the
@@ -45,12 +39,6 @@ export const issuerAuthorizationScenarios = async (ctx: {
   const given = await grant(mine, p1.id);
   const toAccept = await grant(g1, ctx.organizationId);
   const received = await grant(g2, ctx.organizationId);
-  const scenario = (name: string, status: number, run: () => Promise<ScenarioAnswer>, requestBody?: unknown) => ({
-    name,
-    status,
-    run,
-    ...(requestBody === undefined ? {} : { requestBody }),
-  });
   const body = { issuer_organization_id: p2.id, badge_template_ids: null };
   return {
     [`POST ${org}/issuers`]: [

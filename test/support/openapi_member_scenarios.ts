@@ -1,12 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import { type BadgeScenario, type ScenarioCall as Call, scenario } from "./openapi_badge_scenarios.ts";
 
 /**
  * Members of an organization as accepting an invitation leaves them: an account with a confirmed
@@ -51,12 +45,6 @@ export const memberScenarios = async (ctx: {
   };
   const pending = await invite("pending.doc@example.org");
   const cancelled = await invite("cancelled.doc@example.org");
-  const scenario = (name: string, status: number, run: () => Promise<ScenarioAnswer>, requestBody?: unknown) => ({
-    name,
-    status,
-    run,
-    ...(requestBody === undefined ? {} : { requestBody }),
-  });
   return {
     [`GET ${org}/memberships/{membership_id}`]: [
       scenario("found", 200, () => call("GET", `${base}/memberships/${shown.id}`, { auth: admin })),

@@ -1,11 +1,5 @@
 import type { TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import { type BadgeScenario, type ScenarioCall as Call, scenario } from "./openapi_badge_scenarios.ts";
 
 /**
  * Real successes and errors of the pathway operations, for the OpenAPI test: two templates of the
@@ -45,12 +39,6 @@ export const pathwayScenarios = async (ctx: {
   const [kept, published, gone, live] = [await draft(), await draft(), await draft(), await draft()];
   const setup = await call("PUT", `${live}/publish`, { auth: admin });
   if (setup.status !== 200) throw new Error(`setup publish: ${setup.status} ${setup.text}`);
-  const scenario = (name: string, status: number, run: () => Promise<ScenarioAnswer>, requestBody?: unknown) => ({
-    name,
-    status,
-    run,
-    ...(requestBody === undefined ? {} : { requestBody }),
-  });
   const unknown = `${base}/pathways/00000000-0000-4000-8000-000000000000`;
   const change = { description: "Changed" };
   const wrong = { ...body, milestones: [{ name: "Step", badge_template_ids: [step], required: 2 }] };

@@ -1,11 +1,5 @@
 import type { TestLaurel } from "./laurel.ts";
-import type { BadgeScenario, ScenarioAnswer } from "./openapi_badge_scenarios.ts";
-
-type Call = (
-  method: string,
-  url: string,
-  opts?: { auth?: string | null; body?: string; type?: string | null },
-) => Promise<ScenarioAnswer>;
+import { type BadgeScenario, type ScenarioCall as Call, scenario } from "./openapi_badge_scenarios.ts";
 
 /**
  * Real successes and errors of the recommendation operations, for the OpenAPI test: a template of
@@ -39,12 +33,6 @@ export const recommendationScenarios = async (ctx: {
   });
   if (made.status !== 201) throw new Error(`setup recommendations: ${made.status} ${made.text}`);
   const [read, gone] = (JSON.parse(made.text) as { data: Array<{ id: string }> }).data;
-  const scenario = (name: string, status: number, run: () => Promise<ScenarioAnswer>, requestBody?: unknown) => ({
-    name,
-    status,
-    run,
-    ...(requestBody === undefined ? {} : { requestBody }),
-  });
   const one = { badge_template_id: templateId, recipient_email: "new@example.org", message: "Next step" };
   const unknown = "00000000-0000-4000-8000-000000000000";
   return {
