@@ -18,7 +18,8 @@ export const REVOCATIONS: Channel<typeof RevocationSchema> = {
 export const natsRevocationBroadcast = (nc: NatsConnection, local: (r: Revocation) => void): RevocationBroadcast => {
   const send = async (r: Revocation): Promise<void> => {
     local(r);
-    // Flushed before the HTTP answer goes out, so peers hear of it before the caller can try again.
+    // Flushed before the HTTP answer goes out: the message has reached NATS, and peers apply it
+    // when they read it (usually well within a millisecond; never later than their 30 s cache).
     await broadcastJson(nc, REVOCATIONS, r);
   };
   return {

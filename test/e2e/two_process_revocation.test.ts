@@ -3,8 +3,24 @@ import { basic, type OrganizationWithToken, spawnTwoServers, trpcMutation } from
 
 /**
  * Two API processes on one PostgreSQL and one NATS: a credential revoked through one stops working
- * on the other at once, even though the other had it cached.
+ * on the other as soon as the broadcast arrives, even though the other had it cached.
+ *
+ * The revoking process flushes the broadcast to NATS before it answers, but the peer reads it from
+ * its own socket: on a loaded machine the caller's next request can reach the peer first. The peer's
+ * answer is therefore awaited for up to two seconds (the cache alone would keep it for 30).
  */
+const PEER_DELAY_MS = 2_000;
+
+/** The status `request` answers once it stops being `was`, or `was` if it still is after the delay. */
+const statusAfterBroadcast = async (request: () => Promise<Response>, was: number): Promise<number> => {
+  const deadline = Date.now() + PEER_DELAY_MS;
+  for (;;) {
+    const res = await request();
+    await res.arrayBuffer();
+    if (res.status !== was || Date.now() > deadline) return res.status;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
 t.test("rotation and application deletion reach every API process", async (t) => {
   // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).
   const { a, b, adminToken, close } = await spawnTwoServers("https://laurel.example");
@@ -25,7 +41,7 @@ t.test("rotation and application deletion reach every API process", async (t) =>
   const rotated = await fetch(`${a.origin}${tokens}/rotate`, { method: "POST", headers: { authorization: old } });
   t.equal(rotated.status, 201, "rotated through A");
   const fresh = basic(((await rotated.json()) as { data: { token: string } }).data.token);
-  t.equal((await get(b.origin, tokens, old)).status, 401, "B refuses the old token at once");
+  t.equal(await statusAfterBroadcast(() => get(b.origin, tokens, old), 200), 401, "B refuses the old token");
   t.equal((await get(a.origin, tokens, old)).status, 401, "so does A");
   t.equal((await get(b.origin, tokens, fresh)).status, 200, "B accepts the new token");
 
@@ -53,11 +69,11 @@ t.test("rotation and application deletion reach every API process", async (t) =>
     headers: { authorization: fresh },
   });
   t.equal(deleted.status, 204, "application deleted through A");
-  t.equal((await get(b.origin, tokens, bearer)).status, 401, "B refuses the access token at once");
+  t.equal(await statusAfterBroadcast(() => get(b.origin, tokens, bearer), 200), 401, "B refuses the access token");
   t.equal((await get(a.origin, tokens, bearer)).status, 401, "so does A");
 });
 
-t.test("a revoked badge stops revalidating on every API process at once", async (t) => {
+t.test("a revoked badge stops revalidating on every API process", async (t) => {
   // Both behind one public address, as behind a load balancer: same issuer, same keys (DATA_DIR).
   const { a, b, adminToken, close } = await spawnTwoServers("https://laurel.example");
   t.teardown(close);
@@ -92,6 +108,6 @@ t.test("a revoked badge stops revalidating on every API process at once", async 
 
   const revoked = await post(`/badges/${badge.body.data.id}/revoke`, { reason: "Withdrawn" }, "PUT");
   t.equal(revoked.status, 200, "revoked through A");
-  const after = await fetch(url, { headers: { "if-none-match": etag } });
-  t.equal(after.status, 410, "B answers the revocation at once, not a 304");
+  const after = await statusAfterBroadcast(() => fetch(url, { headers: { "if-none-match": etag } }), 304);
+  t.equal(after, 410, "B answers the revocation, not a 304");
 });
