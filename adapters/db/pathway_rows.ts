@@ -52,10 +52,18 @@ const stepOf = (row: StepRow): PathwayStep => ({
   completed_at: toDateOrNull(row.completed_at),
 });
 
+/** The one or two organizations a badge counts for (core's `countsFor`), as two placeholders' values. */
+const twoOrganizations = (countsFor: readonly string[]): [string, string] => {
+  const [owner, issuer] = countsFor;
+  if (!owner) throw new Error("a badge counts for its organization at least");
+  return [owner, issuer ?? owner];
+};
+
 /**
  * The recipient now holds the template (a badge of it accepted): added to their progress on every
- * published pathway naming it, the missing rows made, in pathway order (rows locked in one order, so
- * two changes of one recipient's badges wait for each other rather than deadlock).
+ * published pathway naming it of the organizations the badge counts for, the missing rows made, in
+ * pathway order (rows locked in one order, so two changes of one recipient's badges wait for each
+ * other rather than deadlock).
  */
 export const holdTemplate = async (
   q: Queryable,
@@ -63,12 +71,14 @@ export const holdTemplate = async (
   recipientKey: string,
   recipientEmail: string,
   at: Date,
+  countsFor: readonly string[],
 ): Promise<PathwayStep[]> => {
   const rows = await q.all<StepRow>(
     `with touched as (
        insert into pathway_progress as g (pathway_id, recipient_email_key, recipient_email, held_template_ids, updated_at)
        select p.id, ?, ?, jsonb_build_array(?::text), ?
        from pathways p where p.state = 'published' and p.template_ids @> jsonb_build_array(?::text)
+         and p.organization_id in (?, ?)
        order by p.id
        on conflict (pathway_id, recipient_email_key) do update set
          held_template_ids = case when g.held_template_ids @> excluded.held_template_ids then g.held_template_ids
@@ -77,33 +87,47 @@ export const holdTemplate = async (
        returning g.pathway_id, g.held_template_ids, g.completed_at)
      select ${P_COLUMNS}, t.held_template_ids, t.completed_at
      from touched t join pathways p on p.id = t.pathway_id order by p.id`,
-    [recipientKey, recipientEmail, templateId, at, templateId],
+    [recipientKey, recipientEmail, templateId, at, templateId, ...twoOrganizations(countsFor)],
   );
   return rows.map(stepOf);
 };
 
 /**
- * The recipient no longer holds the template (its accepted badge revoked, replaced or deleted, and
- * no other accepted badge of it left to them): removed from their progress on every published
- * pathway naming it, the rows locked in pathway order first.
+ * The recipient no longer holds the template (its accepted badge revoked, replaced or deleted):
+ * removed from their progress on every published pathway naming it of the organizations the badge
+ * counted for, where no other accepted badge of it that counts for the pathway's organization is
+ * theirs; the rows locked in pathway order first.
  */
 export const releaseTemplate = async (
   q: Queryable,
   templateId: string,
   recipientKey: string,
   at: Date,
+  countsFor: readonly string[],
 ): Promise<void> => {
   await q.run(
     `with locked as (
        select g.pathway_id from pathway_progress g join pathways p on p.id = g.pathway_id
        where g.recipient_email_key = ? and p.state = 'published' and p.template_ids @> jsonb_build_array(?::text)
+         and p.organization_id in (?, ?)
          and g.held_template_ids @> jsonb_build_array(?::text)
          and not exists (select 1 from badges b where b.badge_template_id = ? and b.recipient_email_key = ?
-           and b.state = 'accepted')
+           and b.state = 'accepted'
+           and (b.organization_id = p.organization_id or b.issued_by_organization_id = p.organization_id))
        order by g.pathway_id for update of g)
      update pathway_progress g set held_template_ids = g.held_template_ids - ?::text, updated_at = ?
      from locked l where g.pathway_id = l.pathway_id and g.recipient_email_key = ?`,
-    [recipientKey, templateId, templateId, templateId, recipientKey, templateId, at, recipientKey],
+    [
+      recipientKey,
+      templateId,
+      ...twoOrganizations(countsFor),
+      templateId,
+      templateId,
+      recipientKey,
+      templateId,
+      at,
+      recipientKey,
+    ],
   );
 };
 
@@ -118,7 +142,8 @@ type UncompletedRow = StepRow & {
 
 /**
  * The pathway's progress rows not completed, locked in address order, each with the names of the
- * earner's latest accepted badge of one of its templates (whom a completion badge names).
+ * earner's latest accepted badge of one of its templates that counts for its organization (whom a
+ * completion badge names).
  */
 export const uncompletedProgress = async (q: Queryable, pathwayId: string): Promise<UncompletedStep[]> => {
   const rows = await q.all<UncompletedRow>(
@@ -129,6 +154,7 @@ export const uncompletedProgress = async (q: Queryable, pathwayId: string): Prom
            b.locale from badges b
          where b.recipient_email_key = g.recipient_email_key and b.state = 'accepted'
            and p.template_ids @> jsonb_build_array(b.badge_template_id::text)
+           and (b.organization_id = p.organization_id or b.issued_by_organization_id = p.organization_id)
          order by b.state_updated_at desc, b.id desc limit 1) h on true
      where g.pathway_id = ? and p.state = 'published' and g.completed_at is null
      order by g.recipient_email_key

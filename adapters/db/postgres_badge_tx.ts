@@ -212,9 +212,10 @@ export const postgresBadgeTx = (q: Queryable): BadgeTx => ({
   appendEvents: (events) => appendEvents(q, events),
   appendAudit: (entries) => appendAudit(q, entries),
   employment: connectionTx(q),
-  holdTemplate: (templateId, recipientKey, recipientEmail, at) =>
-    holdTemplate(q, templateId, recipientKey, recipientEmail, at),
-  releaseTemplate: (templateId, recipientKey, at) => releaseTemplate(q, templateId, recipientKey, at),
+  holdTemplate: (templateId, recipientKey, recipientEmail, at, countsFor) =>
+    holdTemplate(q, templateId, recipientKey, recipientEmail, at, countsFor),
+  releaseTemplate: (templateId, recipientKey, at, countsFor) =>
+    releaseTemplate(q, templateId, recipientKey, at, countsFor),
   uncompletedProgress: (pathwayId) => uncompletedProgress(q, pathwayId),
   recommendTemplates: (records) => recommendTemplates(q, records),
   recordCompletion: (pathwayId, recipientKey, badgeId, at) => recordCompletion(q, pathwayId, recipientKey, badgeId, at),

@@ -98,7 +98,7 @@ const tx = (q: Queryable): PathwayTx => ({
       `insert into pathway_progress as g (pathway_id, recipient_email_key, recipient_email, held_template_ids, updated_at)
        select ?, b.recipient_email_key, min(b.recipient_email), jsonb_agg(distinct b.badge_template_id::text), ?
        from badges b
-       where b.organization_id = ? and b.state = 'accepted'
+       where (b.organization_id = ? or b.issued_by_organization_id = ?) and b.state = 'accepted'
          and b.badge_template_id in (${placeholders(templateIds.length)})
        group by b.recipient_email_key
        on conflict (pathway_id, recipient_email_key) do update set
@@ -106,7 +106,7 @@ const tx = (q: Queryable): PathwayTx => ({
            g.held_template_ids || excluded.held_template_ids) as x),
          updated_at = excluded.updated_at
        returning g.recipient_email, g.recipient_email_key, g.held_template_ids`,
-      [pathwayId, at, organizationId, ...templateIds],
+      [pathwayId, at, organizationId, organizationId, ...templateIds],
     );
     return rows.map((row): HeldRow => ({ ...row, held_template_ids: toJson<string[]>(row.held_template_ids) }));
   },
@@ -142,12 +142,24 @@ const shownOf = (
 export const postgresPathwayStore = (db: Database): PathwayStore => ({
   transaction: (work) => db.transaction((q) => work(tx(q))),
   async templates(organizationId, ids) {
-    if (ids.length === 0) return new Map();
-    const rows = await db.all<{ id: string; state: string }>(
-      `select id, state from badge_templates where organization_id = ? and id in (${placeholders(ids.length)})`,
-      [organizationId, ...ids],
+    const grants = (
+      await db.all<{ grantor_id: string; all_templates: boolean; badge_template_ids: unknown }>(
+        `select grantor_id, all_templates, badge_template_ids from issuer_authorizations
+         where issuer_id = ? and state = 'accepted'`,
+        [organizationId],
+      )
+    ).map((g) => ({ ...g, state: "accepted" as const, badge_template_ids: toJson<string[]>(g.badge_template_ids) }));
+    if (ids.length === 0) return { templates: new Map(), grants };
+    const owners = [organizationId, ...new Set(grants.map((g) => g.grantor_id))];
+    const rows = await db.all<{ id: string; state: string; organization_id: string }>(
+      `select id, state, organization_id from badge_templates
+       where organization_id in (${placeholders(owners.length)}) and id in (${placeholders(ids.length)})`,
+      [...owners, ...ids],
     );
-    return new Map(rows.map((r) => [r.id, r.state]));
+    return {
+      templates: new Map(rows.map((r) => [r.id, { state: r.state, organization_id: r.organization_id }])),
+      grants,
+    };
   },
   async list(organizationId, query, page) {
     const where = listWhere(LIST, query, ["p.organization_id = ?"], [organizationId]);

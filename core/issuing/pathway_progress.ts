@@ -1,6 +1,6 @@
 import { type BadgeIssueBody, type BadgeRecord, normalizeEmail, organizationUrl } from "../badges/mod.ts";
 import { settle } from "../errors/mod.ts";
-import { nextMilestone, pathwayProgress } from "../pathways/mod.ts";
+import { countsFor, nextMilestone, pathwayProgress } from "../pathways/mod.ts";
 import type { RecommendationRecord } from "../recommendations/mod.ts";
 import type { IssuingContext, IssuingDeps } from "./context.ts";
 import type { BadgeChangeTx, CompletionHolder, IssueWrites, PathwayStep } from "./ports.ts";
@@ -43,7 +43,8 @@ export type CompletionIssuer = (tx: IssueWrites, organizationId: string, body: B
 /**
  * Keeps the pathways' progress of a badge's recipient as the badge changes from `before` to
  * `after` (null: deleted), in the badge's transaction: a template held (accepted) is added to or
- * released from their progress on every published pathway naming it. A pathway whose every
+ * released from their progress on every published pathway naming it whose organization the badge
+ * counts for. A pathway whose every
  * milestone is now done, and not completed before, is completed, with its completion badge issued
  * through `issue`. The progress rows stay locked until the transaction ends, and the completion is
  * recorded only where none is, so two acceptances at once complete a pathway once.
@@ -61,11 +62,11 @@ export const keepPathwayProgress = async (
   if (was === is) return;
   const key = normalizeEmail(before.recipient_email);
   if (!is) {
-    await tx.releaseTemplate(before.badge_template_id, key, ctx.now);
+    await tx.releaseTemplate(before.badge_template_id, key, ctx.now, countsFor(before));
     return;
   }
   const badge = after as BadgeRecord;
-  const steps = await tx.holdTemplate(badge.badge_template_id, key, badge.recipient_email, ctx.now);
+  const steps = await tx.holdTemplate(badge.badge_template_id, key, badge.recipient_email, ctx.now, countsFor(badge));
   await recommendNext(tx, ctx, steps, badge);
   await completeSteps(tx, deps, ctx, steps, key, badge, issue);
 };

@@ -145,9 +145,19 @@ export interface UncompletedStep extends PathwayStep {
  * held is added to, or released from, the recipient's progress on every published pathway naming it.
  */
 export interface PathwayProgressChanges {
-  holdTemplate(templateId: string, recipientKey: string, recipientEmail: string, at: Date): Promise<PathwayStep[]>;
-  /** Only when no other accepted badge of the template is the recipient's. */
-  releaseTemplate(templateId: string, recipientKey: string, at: Date): Promise<void>;
+  /** On the pathways of the organizations in `countsFor` (core/pathways' `countsFor` of the badge). */
+  holdTemplate(
+    templateId: string,
+    recipientKey: string,
+    recipientEmail: string,
+    at: Date,
+    countsFor: readonly string[],
+  ): Promise<PathwayStep[]>;
+  /**
+   * On the pathways of the organizations in `countsFor`, each only when no other accepted badge of
+   * the template that counts for it is the recipient's.
+   */
+  releaseTemplate(templateId: string, recipientKey: string, at: Date, countsFor: readonly string[]): Promise<void>;
   /** The pathway's uncompleted progress rows, locked (a published pathway's, of earners holding one of its templates). */
   uncompletedProgress(pathwayId: string): Promise<UncompletedStep[]>;
   /**

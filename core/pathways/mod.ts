@@ -16,7 +16,7 @@ export {
   updatePathway,
 } from "./pathways.ts";
 export type { MilestoneProgress, PathwayProgress } from "./progress.ts";
-export { milestoneTemplateIds, nextMilestone, pathwayProgress } from "./progress.ts";
+export { countsFor, milestoneTemplateIds, nextMilestone, pathwayProgress } from "./progress.ts";
 export type {
   AccountPathwayRow,
   EarnerListQuery,
@@ -28,6 +28,7 @@ export type {
   PathwayShown,
   PathwayState,
   PathwayStore,
+  PathwayTemplateFacts,
   PathwayTemplateRef,
   PathwayTx,
 } from "./records.ts";

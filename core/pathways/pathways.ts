@@ -1,6 +1,7 @@
 import { type AuditAction, auditRecord } from "../audit/mod.ts";
 import type { Context } from "../credentials/mod.ts";
 import { type FieldError, notFound, orNotFound, validationFailed } from "../errors/mod.ts";
+import { covers } from "../issuer_authorizations/mod.ts";
 import { actorMay, auditByOf, type MemberActor } from "../members/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 import { milestoneTemplateIds } from "./progress.ts";
@@ -14,6 +15,7 @@ import type {
   PathwayRecord,
   PathwayState,
   PathwayStore,
+  PathwayTemplateFacts,
   PathwayTx,
   UpdatePathwayInput,
 } from "./records.ts";
@@ -32,18 +34,25 @@ export const normalizeMilestones = (input: readonly MilestoneInput[]): Milestone
 
 /**
  * The field errors of a pathway's milestones and completion template, named as the request names
- * them (`milestones[1].required`, `milestones[0].badge_template_ids[2]`): `templates` maps the
- * organization's templates among those named to their state. Milestone templates must be the
- * organization's (any state but draft); the completion template must be its and active, and no
- * milestone's (earning it would count toward itself).
+ * them (`milestones[1].required`, `milestones[0].badge_template_ids[2]`). Milestone templates must
+ * be the organization's or covered by an accepted authorization from their owner (`facts.grants`),
+ * in any state but draft; the completion template must be the organization's own and active (it
+ * issues it), and no milestone's (earning it would count toward itself).
  */
 export const pathwayErrors = (
+  organizationId: string,
   name: string,
   milestones: readonly Milestone[],
   completionTemplateId: string,
-  templates: ReadonlyMap<string, string>,
+  facts: PathwayTemplateFacts,
 ): FieldError[] => {
   const errors: FieldError[] = [];
+  const nameable = (id: string) => {
+    const t = facts.templates.get(id);
+    if (!t) return undefined;
+    const own = t.organization_id === organizationId;
+    return own || facts.grants.some((g) => g.grantor_id === t.organization_id && covers(g, id)) ? t : undefined;
+  };
   if (name.trim() === "") errors.push({ field: "name", message: "must not be blank" });
   milestones.forEach((m, i) => {
     const field = (f: string) => `milestones[${i}].${f}`;
@@ -51,9 +60,13 @@ export const pathwayErrors = (
     const seen = new Set<string>();
     m.badge_template_ids.forEach((id, j) => {
       const at = field(`badge_template_ids[${j}]`);
-      const state = templates.get(id);
+      const state = nameable(id)?.state;
       if (seen.has(id)) errors.push({ field: at, message: "names a template twice in one milestone" });
-      else if (state === undefined) errors.push({ field: at, message: "names no badge template of this organization" });
+      else if (state === undefined)
+        errors.push({
+          field: at,
+          message: "names no badge template of this organization or of an organization it is authorized to issue for",
+        });
       else if (state === "draft") errors.push({ field: at, message: "is a draft template (publish it first)" });
       else if (id === completionTemplateId)
         errors.push({ field: at, message: "is the pathway's completion template, which cannot be a milestone" });
@@ -65,10 +78,10 @@ export const pathwayErrors = (
         message: `must be between 1 and the milestone's ${m.badge_template_ids.length} templates`,
       });
   });
-  const completion = templates.get(completionTemplateId);
-  if (completion === undefined)
+  const completion = facts.templates.get(completionTemplateId);
+  if (completion === undefined || completion.organization_id !== organizationId)
     errors.push({ field: "completion_badge_template_id", message: "names no badge template of this organization" });
-  else if (completion !== "active")
+  else if (completion.state !== "active")
     errors.push({ field: "completion_badge_template_id", message: "must be an active template (publish it first)" });
   return errors;
 };
@@ -140,8 +153,14 @@ export const newPathway = (ctx: Context, organizationId: string, input: CreatePa
 
 const checkTemplates = async (store: PathwayStore, record: PathwayRecord): Promise<void> => {
   const ids = [...milestoneTemplateIds(record.milestones), record.completion_badge_template_id];
-  const templates = await store.templates(record.organization_id, [...new Set(ids)]);
-  const errors = pathwayErrors(record.name, record.milestones, record.completion_badge_template_id, templates);
+  const facts = await store.templates(record.organization_id, [...new Set(ids)]);
+  const errors = pathwayErrors(
+    record.organization_id,
+    record.name,
+    record.milestones,
+    record.completion_badge_template_id,
+    facts,
+  );
   if (errors.length > 0) throw validationFailed("Invalid pathway", errors);
 };
 

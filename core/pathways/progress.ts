@@ -1,5 +1,12 @@
 import type { Milestone } from "./records.ts";
 
+/**
+ * The organizations whose pathways a badge counts toward: the one whose it is and the one that
+ * issued it on its behalf. Not a grantor's other issuers: their badges are not in its lists.
+ */
+export const countsFor = (badge: { organization_id: string; issued_by_organization_id: string | null }): string[] =>
+  badge.issued_by_organization_id ? [badge.organization_id, badge.issued_by_organization_id] : [badge.organization_id];
+
 export interface MilestoneProgress {
   /** How many of the milestone's templates the earner holds. */
   held: number;

@@ -1,11 +1,15 @@
 import { type Static, Type } from "typebox";
 import type { AuditRecord } from "../audit/mod.ts";
+import type { IssuerAuthorizationRecord } from "../issuer_authorizations/mod.ts";
 import { defineList, type ListQuery } from "../listing/mod.ts";
 import type { PageRequest } from "../shared/mod.ts";
 
 /**
- * A pathway is a goal of milestones: each a set of the organization's badge templates of which the
- * earner must hold `required`. `draft` → `published` (earners' progress is kept from then on) →
+ * A pathway is a goal of milestones: each a set of badge templates of which the earner must hold
+ * `required`, the organization's own or those of an organization it issues for (a grantor). A
+ * badge counts toward the pathways of the organization whose it is and of the one that issued it
+ * on its behalf (`countsFor`), so a grantor's badges count only where the pathway's organization
+ * issued them: its earners' progress never shows what it could not see in its own badge list. `draft` → `published` (earners' progress is kept from then on) →
  * `archived` (kept, read-only). A published pathway's milestones (and its completion template)
  * change only by a new version: the same pathway, `version` + 1, still published; the earners'
  * progress is their held templates, so they keep what they had against the new milestones.
@@ -124,16 +128,24 @@ export interface PathwayTx {
   delete(id: string): Promise<void>;
   /**
    * Adds, to each earner's progress on the pathway, the templates of `templateIds` they hold now
-   * (accepted badges of the organization), making the rows that are missing; returns the rows it touched.
+   * (accepted badges that count for the organization: `countsFor`), making the rows that are
+   * missing; returns the rows it touched.
    */
   seedProgress(pathwayId: string, organizationId: string, templateIds: readonly string[], at: Date): Promise<HeldRow[]>;
   appendAudit(entries: readonly AuditRecord[]): Promise<void>;
 }
 
+/** What a pathway's check needs of the templates it names. */
+export interface PathwayTemplateFacts {
+  /** The templates among those named that are the organization's or its grantors', with their state and owner. */
+  templates: ReadonlyMap<string, { state: string; organization_id: string }>;
+  /** The organization's authorizations as an issuer (which of its grantors' templates it may name). */
+  grants: readonly Pick<IssuerAuthorizationRecord, "grantor_id" | "state" | "all_templates" | "badge_template_ids">[];
+}
+
 export interface PathwayStore {
   transaction<T>(work: (tx: PathwayTx) => Promise<T>): Promise<T>;
-  /** The organization's templates among `ids`, with their state. */
-  templates(organizationId: string, ids: readonly string[]): Promise<Map<string, string>>;
+  templates(organizationId: string, ids: readonly string[]): Promise<PathwayTemplateFacts>;
   list(
     organizationId: string,
     query: PathwayListQuery,

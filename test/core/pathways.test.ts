@@ -2,6 +2,7 @@ import t from "tap";
 import { isCoreError } from "../../core/errors/mod.ts";
 import {
   checkTransition,
+  countsFor,
   type Milestone,
   type PathwayRecord,
   pathwayErrors,
@@ -53,16 +54,25 @@ t.test("progress from the templates held: per milestone, and complete when every
   t.equal(pathwayProgress([], [A]).complete, false, "no milestones is never complete");
 });
 
+const ORG = id(200);
+const GRANTOR = id(300);
+const OTHER = id(400);
+
 t.test("validation names each problem by its field", async (t) => {
-  const templates = new Map([
-    [A, "active"],
-    [B, "active"],
-    [C, "archived"],
-    [D, "draft"],
-    [DONE, "active"],
-  ]);
-  t.same(pathwayErrors("Goal", MILESTONES.slice(0, 1), DONE, templates), [], "a valid pathway");
+  const own = (state: string) => ({ state, organization_id: ORG });
+  const facts = {
+    templates: new Map([
+      [A, own("active")],
+      [B, own("active")],
+      [C, own("archived")],
+      [D, own("draft")],
+      [DONE, own("active")],
+    ]),
+    grants: [],
+  };
+  t.same(pathwayErrors(ORG, "Goal", MILESTONES.slice(0, 1), DONE, facts), [], "a valid pathway");
   const errors = pathwayErrors(
+    ORG,
     " ",
     [
       { name: "One", badge_template_ids: [A, A], required: 1 },
@@ -70,7 +80,7 @@ t.test("validation names each problem by its field", async (t) => {
       { name: "Three", badge_template_ids: [DONE], required: 0 },
     ],
     D,
-    templates,
+    facts,
   );
   t.same(
     errors.map((e) => e.field),
@@ -85,22 +95,70 @@ t.test("validation names each problem by its field", async (t) => {
     ],
   );
   t.same(
-    pathwayErrors("Goal", [{ name: "Self", badge_template_ids: [DONE], required: 1 }], DONE, templates).map(
+    pathwayErrors(ORG, "Goal", [{ name: "Self", badge_template_ids: [DONE], required: 1 }], DONE, facts).map(
       (e) => e.field,
     ),
     ["milestones[0].badge_template_ids[0]"],
     "the completion template is no milestone's",
   );
   t.same(
-    pathwayErrors("Goal", MILESTONES.slice(0, 1), id(55), templates).map((e) => e.field),
+    pathwayErrors(ORG, "Goal", MILESTONES.slice(0, 1), id(55), facts).map((e) => e.field),
     ["completion_badge_template_id"],
     "an unknown completion template",
   );
 });
 
+t.test("a grantor's templates: nameable in milestones while a grant covers them, never the completion", async (t) => {
+  const G1 = id(31);
+  const G2 = id(32);
+  const templates = new Map([
+    [A, { state: "active", organization_id: ORG }],
+    [DONE, { state: "active", organization_id: ORG }],
+    [G1, { state: "active", organization_id: GRANTOR }],
+    [G2, { state: "active", organization_id: GRANTOR }],
+    [id(41), { state: "active", organization_id: OTHER }],
+  ]);
+  const grant = (g: Partial<{ state: "pending" | "accepted" | "ended"; all_templates: boolean; ids: string[] }>) => ({
+    grantor_id: GRANTOR,
+    state: g.state ?? "accepted",
+    all_templates: g.all_templates ?? false,
+    badge_template_ids: g.ids ?? [],
+  });
+  const milestone = (ids: string[]) => [{ name: "Mixed", badge_template_ids: ids, required: 1 }];
+  const fields = (ids: string[], grants: ReturnType<typeof grant>[], completion = DONE) =>
+    pathwayErrors(ORG, "Goal", milestone(ids), completion, { templates, grants }).map((e) => e.field);
+  const cases: [string, string[], ReturnType<typeof grant>[], string[], string?][] = [
+    ["every template granted", [A, G1, G2], [grant({ all_templates: true })], []],
+    ["the listed one granted", [A, G1], [grant({ ids: [G1] })], []],
+    ["one not listed", [A, G2], [grant({ ids: [G1] })], ["milestones[0].badge_template_ids[1]"]],
+    [
+      "a pending grant",
+      [G1],
+      [grant({ state: "pending", all_templates: true })],
+      ["milestones[0].badge_template_ids[0]"],
+    ],
+    ["an ended grant", [G1], [grant({ state: "ended", all_templates: true })], ["milestones[0].badge_template_ids[0]"]],
+    ["no grant", [G1], [], ["milestones[0].badge_template_ids[0]"]],
+    [
+      "a template of an organization that granted nothing",
+      [id(41)],
+      [grant({ all_templates: true })],
+      ["milestones[0].badge_template_ids[0]"],
+    ],
+    ["a grantor's template as completion", [A], [grant({ all_templates: true })], ["completion_badge_template_id"], G1],
+  ];
+  for (const [name, ids, grants, expected, completion] of cases)
+    t.same(fields(ids, grants, completion), expected, name);
+});
+
+t.test("a badge counts for its organization and for the one that issued it on its behalf", async (t) => {
+  t.same(countsFor({ organization_id: ORG, issued_by_organization_id: null }), [ORG]);
+  t.same(countsFor({ organization_id: GRANTOR, issued_by_organization_id: ORG }), [GRANTOR, ORG]);
+});
+
 const pathway = (state: PathwayRecord["state"]): PathwayRecord => ({
   id: id(100),
-  organization_id: id(200),
+  organization_id: ORG,
   name: "Goal",
   description: "",
   state,

@@ -206,3 +206,45 @@ t.test("create, refuse, publish, progress, new version, archive, delete", async 
     "audited as the API's changes are",
   );
 });
+
+t.test("a grantor's templates are offered as milestones to the organization that issues them", async (t) => {
+  const api = apiClient(laurel);
+  const grantor = await organization(laurel, "Timber Board");
+  const school = await organization(laurel, "Carpentry School");
+  const board = await createTemplate(laurel, grantor, { name: "Board certified" });
+  const hidden = await createTemplate(laurel, grantor, { name: "Board only" });
+  const own = await createTemplate(laurel, school, { name: "School bench" });
+  const done = await createTemplate(laurel, school, { name: "School master" });
+  const granted = await api("POST", `/organizations/${grantor.id}/issuers`, grantor.auth, {
+    issuer_organization_id: school.id,
+    badge_template_ids: [board.id],
+  });
+  await api("PUT", `/organizations/${school.id}/grantors/${granted.body.data.id}/accept`, school.auth);
+
+  const admin = await signedIn(school.id, "admin@carpentry.example", "admin");
+  await admin.goto(`${laurel.origin}/console/${school.id}/pathways/new`);
+  const offered = `input[name=m0_templates][value="${board.id}"]`;
+  t.equal(await admin.locator(offered).count(), 1, "the granted template is offered");
+  t.match(await admin.locator(`label:has(${offered})`).textContent(), "Board certified (for Timber Board)");
+  t.equal(await admin.locator(`input[value="${hidden.id}"]`).count(), 0, "a template not granted is not");
+  t.equal(
+    await admin.locator(`#pathway-completion option[value="${board.id}"]`).count(),
+    0,
+    "nor is it a completion badge",
+  );
+  await admin.fill("#pathway-name", "Board route");
+  await admin.selectOption("#pathway-completion", done.id);
+  await admin.fill("#m0-name", "Certified");
+  await admin.check(offered);
+  await admin.fill("#m1-name", "Bench");
+  await admin.check(`input[name=m1_templates][value="${own.id}"]`);
+  await flows.click(admin, "Create pathway");
+  t.match(await admin.textContent("[role=status]"), /created/);
+  await look(t, admin, "pathway-grantor-template");
+  const listed = await api("GET", `/organizations/${school.id}/pathways`, school.auth);
+  t.same(
+    listed.body.data[0].milestones.map((m: { badge_template_ids: string[] }) => m.badge_template_ids),
+    [[board.id], [own.id]],
+    "saved with the grantor's template",
+  );
+});

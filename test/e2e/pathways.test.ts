@@ -315,3 +315,114 @@ t.test("earners complete at publication, or at a new version, get their completi
   t.same((await completions()).sort(), ["both@example.org", "half@example.org"], "complete at the new version");
   t.equal((await api("GET", `${item}/earners?state=completed`, org.auth)).body.metadata.total_count, 2);
 });
+
+t.test(
+  "milestones may name a grantor's templates: its badges count where the pathway's organization issued them",
+  async (t) => {
+    const grantor = await organization(laurel, "Grantor Guild");
+    const issuer = await organization(laurel, "Partner School");
+    const theirs = await createTemplate(laurel, grantor, { name: "Guild safety" });
+    const notGranted = await createTemplate(laurel, grantor, { name: "Guild secret" });
+    const own = await createTemplate(laurel, issuer, { name: "School practice" });
+    const done = await createTemplate(laurel, issuer, { name: "School graduate" });
+    const base = `/organizations/${issuer.id}/pathways`;
+    const body = (ids: string[], completion = done.id) => ({
+      name: "Guild path",
+      completion_badge_template_id: completion,
+      milestones: [
+        { name: "Safety", badge_template_ids: ids },
+        { name: "Practice", badge_template_ids: [own.id] },
+      ],
+    });
+    const fields = (res: { body: Json }) => res.body.data.errors.map((e: { field: string }) => e.field);
+
+    const before = await api("POST", base, issuer.auth, body([theirs.id]));
+    t.equal(before.status, 422, "no authorization: the grantor's template is not the issuer's to name");
+    t.same(fields(before), ["milestones[0].badge_template_ids[0]"]);
+    const granted = await api("POST", `/organizations/${grantor.id}/issuers`, grantor.auth, {
+      issuer_organization_id: issuer.id,
+      badge_template_ids: [theirs.id],
+    });
+    t.equal(granted.status, 201);
+    t.equal((await api("POST", base, issuer.auth, body([theirs.id]))).status, 422, "not while pending");
+    const accepted = await api(
+      "PUT",
+      `/organizations/${issuer.id}/grantors/${granted.body.data.id}/accept`,
+      issuer.auth,
+    );
+    t.equal(accepted.status, 200);
+    t.same(fields(await api("POST", base, issuer.auth, body([notGranted.id]))), [
+      "milestones[0].badge_template_ids[0]",
+    ]);
+    t.same(
+      fields(await api("POST", base, issuer.auth, body([own.id], theirs.id))),
+      ["completion_badge_template_id"],
+      "the completion badge is the organization's own",
+    );
+    const refusedForGrantor = await api("POST", `/organizations/${grantor.id}/pathways`, grantor.auth, {
+      ...body([theirs.id]),
+      completion_badge_template_id: theirs.id,
+    });
+    t.equal(refusedForGrantor.status, 422, "the grantor may not name the issuer's templates");
+
+    // Before publication: one badge of the grantor's template issued by the partner, one by the grantor itself.
+    const issue = async (org: typeof issuer, templateId: string, email: string) => {
+      const res = await api(
+        "POST",
+        `/organizations/${org.id}/badges`,
+        org.auth,
+        issueBody(templateId, { recipient_email: email }),
+      );
+      t.equal(res.status, 201, JSON.stringify(res.body));
+      await trpc(laurel, "badges.accept", { badge_id: res.body.data.id });
+      return res.body.data.id as string;
+    };
+    await issue(issuer, theirs.id, "early@example.org");
+    await issue(grantor, theirs.id, "guild-only@example.org");
+    const made = await api("POST", base, issuer.auth, body([theirs.id]));
+    t.equal(made.status, 201, JSON.stringify(made.body));
+    const item = `${base}/${made.body.data.id}`;
+    t.equal((await api("PUT", `${item}/publish`, issuer.auth)).status, 200);
+    const earners = async () =>
+      Object.fromEntries(
+        (await api("GET", `${item}/earners?per=100`, issuer.auth)).body.data.map((e: Json) => [
+          e.recipient_email,
+          e.milestones.map((m: Json) => m.done),
+        ]),
+      );
+    t.same(await earners(), { "early@example.org": [true, false] }, "seeded from the partner's own issues only");
+
+    // After publication: accepted badges of each issuer.
+    await issue(issuer, theirs.id, "ada@example.org");
+    await issue(grantor, theirs.id, "grace@example.org");
+    t.same(
+      await earners(),
+      { "early@example.org": [true, false], "ada@example.org": [true, false] },
+      "the grantor's own badge to grace is not in the partner's records, so not in its pathway",
+    );
+    // Grace also earns the partner's template: her progress starts there, without the grantor's badge.
+    await issue(issuer, own.id, "grace@example.org");
+    t.same((await earners())["grace@example.org"], [false, true]);
+    // Ada completes: the completion badge is the partner's.
+    await issue(issuer, own.id, "ada@example.org");
+    const completed = await api("GET", `${item}/earners?state=completed`, issuer.auth);
+    t.match(completed.body.data, [{ recipient_email: "ada@example.org", completion_badge_id: /./ }]);
+    const completion = await api(
+      "GET",
+      `/organizations/${issuer.id}/badges/${completed.body.data[0].completion_badge_id}`,
+      issuer.auth,
+    );
+    t.equal(completion.status, 200, "the completion badge is in the partner's own records");
+    t.equal(completion.body.data.badge_template.id, done.id);
+
+    // Revoked by the grantor (whose badge it is): the partner's pathway lets the milestone go for early.
+    const early = (
+      await api("GET", `/organizations/${grantor.id}/badges?filter=recipient_email::early@example.org`, grantor.auth)
+    ).body.data[0].id;
+    const revoked = await api("PUT", `/organizations/${grantor.id}/badges/${early}/revoke`, grantor.auth, {
+      reason: "Withdrawn",
+    });
+    t.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    t.same((await earners())["early@example.org"], [false, false], "progress moved back");
+  },
+);

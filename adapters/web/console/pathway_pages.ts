@@ -9,6 +9,7 @@ import {
 import type { PageRequest } from "../../../core/shared/mod.ts";
 import { html } from "../html.ts";
 import { csrfField, type Frame } from "../layout.ts";
+import type { OnBehalfTemplates } from "./badge_pages.ts";
 import type { ConsoleMember } from "./console_deps.ts";
 import { consoleLayout, consolePath, notice, postButton, problem, when } from "./console_layout.ts";
 import { listStatus, pager } from "./console_paging.ts";
@@ -105,7 +106,12 @@ export const pathwaysPage = (
 
 const templateLabel = (t: BadgeTemplateRecord) => (t.state === "active" ? t.name : `${t.name} (${t.state})`);
 
-const milestoneFieldset = (row: MilestoneForm, i: number, choices: BadgeTemplateRecord[]) => {
+const milestoneFieldset = (
+  row: MilestoneForm,
+  i: number,
+  choices: BadgeTemplateRecord[],
+  grantors: readonly OnBehalfTemplates[],
+) => {
   const id = (f: string) => `m${i}-${f}`;
   return html`<fieldset class="stack milestone"><legend>Milestone ${i + 1}</legend>
     <label for=${id("name")}>Name</label>
@@ -114,6 +120,12 @@ const milestoneFieldset = (row: MilestoneForm, i: number, choices: BadgeTemplate
       ${choices.map(
         (t) =>
           html`<label class="check"><input type="checkbox" name=${`m${i}_templates`} value=${t.id} checked=${row.templateIds.includes(t.id)} /> ${templateLabel(t)}</label>`,
+      )}
+      ${grantors.flatMap((g) =>
+        g.templates.map(
+          (t) =>
+            html`<label class="check"><input type="checkbox" name=${`m${i}_templates`} value=${t.id} checked=${row.templateIds.includes(t.id)} /> ${t.name} (for ${g.grantor.name})</label>`,
+        ),
       )}
     </fieldset>
     <label for=${id("required")}>How many of them are required</label>
@@ -124,7 +136,8 @@ const milestoneFieldset = (row: MilestoneForm, i: number, choices: BadgeTemplate
 
 /**
  * The form creating a pathway (`pathway` null) or changing one. `templates` are the organization's
- * active templates and any the pathway names already (kept ticked when they were archived since).
+ * active templates and any the pathway names already (kept ticked when they were archived since);
+ * `grantors`' active templates, which the organization issues on their behalf, may be milestones too.
  */
 export const pathwayEditPage = (
   frame: Frame,
@@ -132,6 +145,7 @@ export const pathwayEditPage = (
   data: {
     pathway: PathwayRecord | null;
     templates: BadgeTemplateRecord[];
+    grantors: readonly OnBehalfTemplates[];
     form: PathwayForm;
     error: string | null;
     notice: string | null;
@@ -143,7 +157,10 @@ export const pathwayEditPage = (
   const base = pathwaysPath(member);
   const chosen = new Set([data.form.completion, ...data.form.milestones.flatMap((m) => m.templateIds)]);
   const choices = data.templates.filter((t) => t.state === "active" || chosen.has(t.id));
-  const templateName = (id: string) => data.templates.find((t) => t.id === id)?.name ?? id;
+  const templateName = (id: string) =>
+    data.templates.find((t) => t.id === id)?.name ??
+    data.grantors.flatMap((g) => g.templates).find((t) => t.id === id)?.name ??
+    id;
   const completionChoices = data.templates.filter((t) => t.state === "active" || t.id === data.form.completion);
   return consoleLayout(
     frame,
@@ -172,7 +189,7 @@ export const pathwayEditPage = (
             ${completionChoices.map((t) => html`<option value=${t.id} selected=${t.id === data.form.completion}>${templateLabel(t)}</option>`)}
           </select>
           <p class="small">Fill in as many milestones as the pathway has, in order; rows left empty are ignored. Save to get more empty rows.</p>
-          ${milestoneRows(data.form).map((row, i) => milestoneFieldset(row, i, choices))}
+          ${milestoneRows(data.form).map((row, i) => milestoneFieldset(row, i, choices, data.grantors))}
           <label class="check"><input type="checkbox" name="recommend_next" value="on" checked=${data.form.recommendNext} aria-describedby="recommend-next-help" /> Recommend each earner's next milestone</label>
           <p class="small" id="recommend-next-help">When a badge an earner accepts makes another milestone their next one, its templates they do not hold are recommended to them (shown in their wallet, not mailed; once per template and person).</p>
           <button type="submit">${p ? "Save pathway" : "Create pathway"}</button>

@@ -41,6 +41,7 @@ import {
   pathwaysPage,
 } from "./pathway_pages.ts";
 import type { ConsoleGate } from "./routes_console.ts";
+import { grantorTemplates } from "./routes_issuers.ts";
 
 const NOTICES: Record<string, string> = {
   created: "Pathway created as a draft: publish it to start keeping earners' progress.",
@@ -50,7 +51,10 @@ const NOTICES: Record<string, string> = {
   deleted: "Pathway deleted.",
 };
 
-/** The templates the form offers: the organization's, by name (a pathway names at most 20 × 50). */
+/**
+ * The templates the form offers: the organization's, by name (a pathway names at most 20 × 50),
+ * then its grantors' active templates that it may issue.
+ */
 const TEMPLATES_SHOWN = 500;
 const PATHWAYS_PER_PAGE = 25;
 const EARNERS_PER_PAGE = 50;
@@ -167,6 +171,7 @@ export const pathwayRoutes =
         pathwayEditPage(kit.frame(request, reply, pathway ? pathway.name : "New pathway"), member, {
           pathway,
           templates: await templates(member),
+          grantors: await grantorTemplates(deps.issuerAuthorizations, member),
           form: extra.form ?? (pathway ? pathwayForm(pathway) : emptyPathwayForm),
           error: extra.error ?? null,
           notice: doneNotice(NOTICES, request),
