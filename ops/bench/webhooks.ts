@@ -33,6 +33,7 @@
 // BENCH_CATCHUP_EVENTS (10000),
 // BENCH_WRITE_DOCS=0|1 (default: write the `webhooks` section of docs/benchmarks.md only on a full run:
 // every phase at its default size), BENCH_VERBOSE=1 (echo the servers' output),
+// BENCH_SUMMARY_FILE (a JSON file of the one-worker drain, its floor and the raw loop, for ops/bench/real.ts),
 // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_RAW_IN_FLIGHT (the raw loop's requests
 // in flight, 50 by default, the bar the drain is compared with; 8 shows what the per-destination cap alone allows).
 
@@ -1192,6 +1193,15 @@ const main = async (): Promise<void> => {
     log(
       `  ${n0(c.heldInDatabase)} waiting when the receiver came back; delivered in ${c.seconds.toFixed(1)} s: ${formatRps(c.rate)} deliveries/s` +
         (drainRate ? ` = ${((100 * c.rate) / drainRate).toFixed(0)}% of the drain rate (target: at least 50%)` : ""),
+    );
+  }
+  // For `ops/bench/real.ts`, which reads the drain against its floor from this run.
+  if (env.BENCH_SUMMARY_FILE) {
+    const oneWorker = r.drains?.find((d) => d.processes === 1 && d.shipped)?.result.rate ?? null;
+    const floor = r.skeletons?.find((k) => k.kind === "post")?.rate ?? null;
+    writeFileSync(
+      env.BENCH_SUMMARY_FILE,
+      JSON.stringify({ drain_1_worker_eps: oneWorker, floor_eps: floor, raw_eps: r.raw?.rate ?? null }),
     );
   }
   const section = renderSection(r, m);
