@@ -11,7 +11,8 @@
 # (request limits on and off side by side), replication.ts (R1 against R3 streams on a three-node
 # local cluster), scale.ts (relay poll, idle relay, /metrics figures and a filtered walk over
 # 1,000,000 organizations and badges; prints its figures), pathways.ts (an acceptance's cost with
-# pathways naming its template against none; prints its figures). Each full
+# pathways naming its template against none; prints its figures), real.ts (varied list reads, the
+# webhook drain at its floor and 200 destinations with slow and dead ones; ends with a JSON line). Each full
 # run writes its section of docs/benchmarks.md. About 5 minutes in all on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +42,7 @@ bash ops/build.sh
 export LAUREL_DIST=1
 # A benchmark that misses a target exits non-zero; the others still run, and the run says which.
 missed=""
-for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console dashboard employees imports limits replication scale pathways}; do
+for bench in ${BENCH_ONLY:-run badges webhooks lists web idle console dashboard employees imports limits replication scale pathways real}; do
   echo "== ops/bench/$bench.ts"
   node "ops/bench/$bench.ts" || missed="$missed $bench"
 done
