@@ -36,7 +36,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { Agent, request } from "undici";
+import { EVENTS_STREAM, WEBHOOK_CONSUMER } from "../../adapters/bus/jetstream_webhooks.ts";
 import { startLocalNats } from "../../adapters/bus/mod.ts";
 import { uuidv7 } from "../../adapters/crypto/mod.ts";
 import { appendEvents, type Database, openDatabase } from "../../adapters/db/mod.ts";
@@ -237,6 +240,21 @@ const recordEvents = async (db: Database, organizationIds: readonly string[]): P
   return events.map((e) => e.id);
 };
 
+/**
+ * A loaded machine can make the pool's connect time out: the batch is recorded again (new ids, a
+ * new commit time), up to three times.
+ */
+const recordWithRetry = async (db: Database, organizationIds: readonly string[]): Promise<string[]> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await recordEvents(db, organizationIds);
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await delay(100);
+    }
+  }
+};
+
 interface Committed {
   at: number;
   kind: Kind;
@@ -272,13 +290,16 @@ const steady = async (
     if (upTo <= next) continue;
     const batch: Organization[] = [];
     for (; next < upTo; next++) batch.push(organizations[next % organizations.length] as Organization);
-    const p = recordEvents(
+    const p = recordWithRetry(
       s.db,
       batch.map((o) => o.id),
     ).then((ids) => {
       const at = now();
       ids.forEach((id, i) => void committed.set(id, { at, kind: (batch[i] as Organization).kind }));
     });
+    // Awaited later (or never, on an earlier failure): a rejection must not end the process before
+    // the servers are stopped.
+    p.catch(() => undefined);
     inFlight.push(p);
     if (inFlight.length > 20) await inFlight.shift();
   }
@@ -420,7 +441,7 @@ export const fairness = async (started: RunningServer[]): Promise<FairnessFigure
     const dataDir = join(dir, "data");
     const laurel = await startLaurelServer(database.url, nats.url, dataDir);
     started.push(laurel.server);
-    db = await openDatabase({ databaseUrl: database.url, dataDir, migrate: false, pool: { min: 1, max: 8 } });
+    db = await openDatabase({ databaseUrl: database.url, dataDir, migrate: false, pool: { min: 1, max: 16 } });
     agent = new Agent({ connections: 4, connect: { ca: readFileSync(ca.caFile, "utf8") } });
     const s: Stack = {
       db,
@@ -552,6 +573,21 @@ export const fairness = async (started: RunningServer[]): Promise<FairnessFigure
     let opening: Promise<unknown> | undefined;
     const dead = organizations.filter((o) => o.kind === "dead");
     const mixedCpu = cpuS();
+    // Where the events wait: not yet handed to a worker (pending), or handed out and not yet
+    // acknowledged (in a worker's slots, waiting for a destination, or NAKed to come back later).
+    const mixedStart = now();
+    const nc = await connect({ servers: s.natsUrl });
+    const jsm = await jetstreamManager(nc);
+    const queueSamples: string[] = [];
+    const sampler = setInterval(() => {
+      jsm.consumers.info(EVENTS_STREAM, WEBHOOK_CONSUMER).then(
+        (i) =>
+          void queueSamples.push(
+            `${((now() - mixedStart) / 1000).toFixed(0)} s: ${i.num_pending} pending, ${i.num_ack_pending} handed out`,
+          ),
+        () => undefined,
+      );
+    }, 5_000);
     const mixed = await steady(s, organizations, mixedRate, SECONDS, (elapsedS) => {
       if (!opening && elapsedS >= DEAD_S) {
         opening = control(s, "POST", "/open").then(() => {
@@ -560,6 +596,9 @@ export const fairness = async (started: RunningServer[]): Promise<FairnessFigure
         });
       }
     });
+    clearInterval(sampler);
+    await nc.close();
+    log(`  the events queue during the run: ${queueSamples.join("; ")}`);
     if (!opening) {
       opening = control(s, "POST", "/open").then(() => {
         cameBack = now();
@@ -618,6 +657,20 @@ export const fairness = async (started: RunningServer[]): Promise<FairnessFigure
     // Not cleared: the whole backlog over the time waited, more than the true rate (a bound from above).
     const backlogEps = backlog.length / ((lastReceipt - cameBack) / 1000);
     const after = await counters();
+    // How the backlog came back: all at once after the comeback (released), or each at its own retry time.
+    const sinceComeback = backlogTimes.map((t) => (t - cameBack) / 1000).sort((a, b) => a - b);
+    const [tries] = await s.db.all<{ mean: string; most: number; before: string }>(
+      `select avg(d.attempts_count) as mean, max(d.attempts_count) as most,
+         (select count(*) from webhook_attempts a join webhook_deliveries x on x.id = a.delivery_id
+          where x.organization_id = any(?::uuid[]) and a.started_at < ?) as before
+       from webhook_deliveries d where d.organization_id = any(?::uuid[]) and d.status = 'succeeded'`,
+      [`{${dead.map((o) => o.id).join(",")}}`, new Date(cameBack), `{${dead.map((o) => o.id).join(",")}}`],
+    );
+    log(
+      `  the backlog's receipts after the comeback: p10 ${f1(percentile(sinceComeback, 10))} s, p50 ${f1(percentile(sinceComeback, 50))} s, ` +
+        `p90 ${f1(percentile(sinceComeback, 90))} s; the dead destinations' delivered deliveries took ${Number(tries?.mean ?? 0).toFixed(2)} attempts ` +
+        `on average (at most ${tries?.most ?? 0}); ${tries?.before ?? 0} attempts to them before the comeback`,
+    );
     log(
       `  ${backlogTimes.length}/${backlog.length} backlogged events received ${f1((lastReceipt - cameBack) / 1000)} s after the comeback` +
         `${cleared ? "" : " (NOT cleared: the rate is a bound from above)"}: ${f1(backlogEps)} events/s; ` +
