@@ -403,6 +403,7 @@ const scrapeCounter = async (port: number, name: string): Promise<number> => {
 };
 
 export const fairness = async (started: RunningServer[]): Promise<FairnessFigures> => {
+  const ownFrom = started.length;
   const dir = mkdtempSync(join(tmpdir(), "laurel-bench-fairness-"));
   const database = await createBenchDatabase(benchAdminUrl());
   const nats = await startLocalNats({ storeDir: join(dir, "nats") });
@@ -713,7 +714,8 @@ export const fairness = async (started: RunningServer[]): Promise<FairnessFigure
     return figures;
   } finally {
     await agent?.close();
-    for (const server of started.splice(0).reverse()) await server.stop().catch(() => undefined);
+    // Only the servers this run started: a caller's own stay as they are.
+    for (const server of started.splice(ownFrom).reverse()) await server.stop().catch(() => undefined);
     await db?.close();
     await nats.stop();
     await database.drop();
