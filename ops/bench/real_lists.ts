@@ -19,9 +19,11 @@
 // the REST adapter's list grammar and read through the postgres badge store (its listBadges and
 // listTemplates, which the list routes call) over a `Database` that records each statement with
 // its `?` numbered as adapters/db/sql.ts numbers them. Meanwhile a spy on pg's Pool records what
-// pg is actually handed, and the two must match. The store reads a filter's count once and then
-// only the organization's change sequence while it has not moved; each URL is read twice and the
-// second read's statements (the steady state Laurel is measured in) are those captured. The peer
+// pg is actually handed, and the two must match. A badge list is three statements: whether the
+// organization ever issued on another's behalf, then its page and its count sent together; a
+// template list is its page and its count sent together. The store counts a filter once and then
+// reads only the organization's change sequence while it has not moved; each URL is read twice and
+// the second read's statements (the steady state Laurel is measured in) are those captured. The peer
 // authenticates nothing and builds its body with Laurel's row and JSON functions (see its header);
 // before timing, every URL's answer from Laurel is checked (200, the captured item count and total)
 // and the peer's body must be the same JSON.
@@ -590,7 +592,7 @@ export const variedLists = async (
       `${set.length} distinct URLs (${badgeLists} badge lists, ${set.length - badgeLists} template lists; ${bearer} Bearer, ${set.length - bearer} Basic), statements captured in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
     );
 
-    const dir = mkdtempSync(join(tmpdir(), "laurel-bench-real-lists-"));
+    const dir = mkdtempSync(join(tmpdir(), "laurel-bench-list-statements-"));
     try {
       const file = join(dir, "statements.json");
       const content: CapturedFile = { origin: laurel.origin, requests: [...captured.values()].map((c) => c.request) };
