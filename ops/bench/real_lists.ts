@@ -532,106 +532,120 @@ export const variedLists = async (
   if (REQUESTS <= settings.connections * 2)
     throw new Error(`BENCH_REAL_REQUESTS must exceed twice BENCH_CONNECTIONS (${settings.connections})`);
   const bench = { name: "real-lists", title: "varied list reads against a pg peer running the same statements" };
-  return withBenchLaurel(started, bench, async (laurel, databaseUrl) => {
-    const now = performance.now();
-    const orgs: Organization[] = [];
-    for (let i = 0; i < ORGS; i++) orgs.push(await makeOrganization(laurel, i));
-    log(`${ORGS} organizations with ${TEMPLATES} templates each in ${((performance.now() - now) / 1000).toFixed(1)} s`);
-    const db = new pg.Client({ connectionString: databaseUrl });
-    await db.connect();
-    try {
-      const t0 = performance.now();
-      for (const [i, org] of orgs.entries()) await generateBadges(db, org, i);
-      // As autovacuum would soon after a bulk load: statistics, and the visibility map the lists'
-      // index-only scans rely on.
-      await db.query("vacuum analyze badges");
-      await db.query("vacuum analyze badge_templates");
+  // withBenchLaurel stops every server of the list it is given: it gets this run's own, and
+  // `started` (which the process stops on a signal) holds them too while they run.
+  const own: RunningServer[] = [];
+  const ownFrom = started.length;
+  try {
+    return await withBenchLaurel(own, bench, async (laurel, databaseUrl) => {
+      started.push(laurel.server);
+      const now = performance.now();
+      const orgs: Organization[] = [];
+      for (let i = 0; i < ORGS; i++) orgs.push(await makeOrganization(laurel, i));
       log(
-        `${(ORGS * BADGES).toLocaleString("en-US")} badges generated in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        `${ORGS} organizations with ${TEMPLATES} templates each in ${((performance.now() - now) / 1000).toFixed(1)} s`,
       );
-    } finally {
-      await db.end();
-    }
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        const t0 = performance.now();
+        for (const [i, org] of orgs.entries()) await generateBadges(db, org, i);
+        // As autovacuum would soon after a bulk load: statistics, and the visibility map the lists'
+        // index-only scans rely on.
+        await db.query("vacuum analyze badges");
+        await db.query("vacuum analyze badge_templates");
+        log(
+          `${(ORGS * BADGES).toLocaleString("en-US")} badges generated in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        );
+      } finally {
+        await db.end();
+      }
 
-    // Distinct URLs with items, drawn until each kind has its share of REQUESTS.
-    const rng = seeded(52);
-    const set: Planned[] = [];
-    const captured = new Map<string, Captured>();
-    const tried = new Set<string>();
-    const wanted = {
-      badges: Math.round(REQUESTS * BADGE_SHARE),
-      templates: REQUESTS - Math.round(REQUESTS * BADGE_SHARE),
-    };
-    const t1 = performance.now();
-    for (let round = 0; wanted.badges + wanted.templates > 0; round++) {
-      if (round > 50) throw new Error(`only ${set.length} distinct non-empty list URLs found`);
-      const batch: Planned[] = [];
-      for (const kind of ["badges", "templates"] as const) {
-        for (let n = 0; n < wanted[kind]; ) {
-          const p = candidate(rng, orgs, kind);
-          if (tried.has(p.path)) continue;
-          tried.add(p.path);
-          batch.push(p);
-          n++;
+      // Distinct URLs with items, drawn until each kind has its share of REQUESTS.
+      const rng = seeded(52);
+      const set: Planned[] = [];
+      const captured = new Map<string, Captured>();
+      const tried = new Set<string>();
+      const wanted = {
+        badges: Math.round(REQUESTS * BADGE_SHARE),
+        templates: REQUESTS - Math.round(REQUESTS * BADGE_SHARE),
+      };
+      const t1 = performance.now();
+      for (let round = 0; wanted.badges + wanted.templates > 0; round++) {
+        if (round > 50) throw new Error(`only ${set.length} distinct non-empty list URLs found`);
+        const batch: Planned[] = [];
+        for (const kind of ["badges", "templates"] as const) {
+          for (let n = 0; n < wanted[kind]; ) {
+            const p = candidate(rng, orgs, kind);
+            if (tried.has(p.path)) continue;
+            tried.add(p.path);
+            batch.push(p);
+            n++;
+          }
+        }
+        for (const [path, c] of await captureAll(databaseUrl, batch)) {
+          if (c.items === 0) continue;
+          const p = batch.find((b) => b.path === path) as Planned;
+          captured.set(path, c);
+          set.push(p);
+          wanted[p.kind]--;
         }
       }
-      for (const [path, c] of await captureAll(databaseUrl, batch)) {
-        if (c.items === 0) continue;
-        const p = batch.find((b) => b.path === path) as Planned;
-        captured.set(path, c);
-        set.push(p);
-        wanted[p.kind]--;
+      // The set in a shuffled order, so the checks and the first round mix kinds and organizations.
+      const order = rng.shuffled(set.length);
+      set.splice(0, set.length, ...order.map((i) => set[i] as Planned));
+      const badgeLists = set.filter((p) => p.kind === "badges").length;
+      const bearer = set.filter((p) => p.auth.startsWith("Bearer ")).length;
+      log(
+        `${set.length} distinct URLs (${badgeLists} badge lists, ${set.length - badgeLists} template lists; ${bearer} Bearer, ${set.length - bearer} Basic), statements captured in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+      );
+
+      const dir = mkdtempSync(join(tmpdir(), "laurel-bench-list-statements-"));
+      try {
+        const file = join(dir, "statements.json");
+        const content: CapturedFile = { origin: laurel.origin, requests: [...captured.values()].map((c) => c.request) };
+        writeFileSync(file, JSON.stringify(content));
+        const peer = await startPeer("list statements (pg)", "list_statement_server.ts", {
+          DATABASE_URL: databaseUrl,
+          STATEMENTS: file,
+        });
+        own.push(peer);
+        started.push(peer);
+
+        const checked = await checkAll(laurel.origin, peer.url, set, captured);
+        log(
+          `checked: every URL answered 200 by Laurel with the store's item count and total; the peer's bodies are the same JSON (${checked.sameBytes} of ${set.length} byte for byte)`,
+        );
+        log(
+          `- ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s each, Laurel then the peer`,
+        );
+        const l = await drive({ origin: laurel.origin, bytes: checked.laurel }, set, settings, [laurel.server, peer]);
+        log(
+          `- Laurel: ${Math.round(l.rps).toLocaleString("en-US")} req/s, p99 ${l.p99.toFixed(2)} ms (${l.requests} requests)`,
+        );
+        const p = await drive({ origin: peer.url, bytes: checked.peer }, set, settings, [laurel.server, peer]);
+        log(
+          `- peer:   ${Math.round(p.rps).toLocaleString("en-US")} req/s, p99 ${p.p99.toFixed(2)} ms (${p.requests} requests)`,
+        );
+        const ratio = l.rps / p.rps;
+        log(
+          `Laurel / peer: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "PASS" : "MISS"})`,
+        );
+        return {
+          laurel_rps: l.rps,
+          peer_rps: p.rps,
+          ratio,
+          p99_laurel_ms: l.p99,
+          p99_peer_ms: p.p99,
+          requests: set.length,
+        };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-    }
-    // The set in a shuffled order, so the checks and the first round mix kinds and organizations.
-    const order = rng.shuffled(set.length);
-    set.splice(0, set.length, ...order.map((i) => set[i] as Planned));
-    const badgeLists = set.filter((p) => p.kind === "badges").length;
-    const bearer = set.filter((p) => p.auth.startsWith("Bearer ")).length;
-    log(
-      `${set.length} distinct URLs (${badgeLists} badge lists, ${set.length - badgeLists} template lists; ${bearer} Bearer, ${set.length - bearer} Basic), statements captured in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
-    );
-
-    const dir = mkdtempSync(join(tmpdir(), "laurel-bench-list-statements-"));
-    try {
-      const file = join(dir, "statements.json");
-      const content: CapturedFile = { origin: laurel.origin, requests: [...captured.values()].map((c) => c.request) };
-      writeFileSync(file, JSON.stringify(content));
-      const peer = await startPeer("list statements (pg)", "list_statement_server.ts", {
-        DATABASE_URL: databaseUrl,
-        STATEMENTS: file,
-      });
-      started.push(peer);
-
-      const checked = await checkAll(laurel.origin, peer.url, set, captured);
-      log(
-        `checked: every URL answered 200 by Laurel with the store's item count and total; the peer's bodies are the same JSON (${checked.sameBytes} of ${set.length} byte for byte)`,
-      );
-      log(
-        `- ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s each, Laurel then the peer`,
-      );
-      const l = await drive({ origin: laurel.origin, bytes: checked.laurel }, set, settings, [laurel.server, peer]);
-      log(
-        `- Laurel: ${Math.round(l.rps).toLocaleString("en-US")} req/s, p99 ${l.p99.toFixed(2)} ms (${l.requests} requests)`,
-      );
-      const p = await drive({ origin: peer.url, bytes: checked.peer }, set, settings, [laurel.server, peer]);
-      log(
-        `- peer:   ${Math.round(p.rps).toLocaleString("en-US")} req/s, p99 ${p.p99.toFixed(2)} ms (${p.requests} requests)`,
-      );
-      const ratio = l.rps / p.rps;
-      log(`Laurel / peer: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "PASS" : "MISS"})`);
-      return {
-        laurel_rps: l.rps,
-        peer_rps: p.rps,
-        ratio,
-        p99_laurel_ms: l.p99,
-        p99_peer_ms: p.p99,
-        requests: set.length,
-      };
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    });
+  } finally {
+    started.splice(ownFrom);
+  }
 };
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
