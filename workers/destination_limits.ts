@@ -13,6 +13,9 @@ const MIN_HAND_OVERS = 16;
 
 interface Destination {
   inFlight: number;
+  /** When the destination last went from no request in flight to one, and last freed a slot. */
+  busySince: number;
+  freedAt: number;
   /** Deliveries waiting for a slot, oldest first, each with the time it stops waiting. */
   waiters: Array<{ grant: (granted: boolean) => void; until: number }>;
   /** The timer that drops waiters past their time (set while any wait). */
@@ -55,6 +58,8 @@ export const destinationLimits = (
       }
       d = {
         inFlight: 0,
+        busySince: 0,
+        freedAt: 0,
         waiters: [],
         averageMs: FIRST_GUESS_MS,
         handOvers: undefined,
@@ -99,11 +104,20 @@ export const destinationLimits = (
   const paceMs = (d: Destination): number => {
     const byTime = d.averageMs / capacity;
     const n = Math.min(d.handOverCount, HAND_OVERS);
-    if (n < MIN_HAND_OVERS || !d.handOvers) return byTime;
+    if (n < MIN_HAND_OVERS || !d.handOvers) return Math.max(byTime, stalledMs(d) / capacity);
     const newest = d.handOvers[(d.handOverCount - 1) % HAND_OVERS] as number;
     const oldest = d.handOvers[(d.handOverCount - n) % HAND_OVERS] as number;
-    return Math.min(byTime, (newest - oldest) / (n - 1));
+    return Math.max(Math.min(byTime, (newest - oldest) / (n - 1)), stalledMs(d) / capacity);
   };
+  /**
+   * How long the destination has kept every request of this process without freeing a slot: a
+   * floor under every guess of the pace. The average learns only from answers, about 20% a time,
+   * so a receiver that takes 10 s looked fast for half a minute while deliveries queued for it and
+   * held the worker's slots; ten seconds without an answer say at once that a slot will not come
+   * free sooner. A stall of this process itself ends with its first answer handled, which frees a
+   * slot.
+   */
+  const stalledMs = (d: Destination): number => (d.inFlight === 0 ? 0 : now() - Math.max(d.busySince, d.freedAt));
 
   const waitLimitMs = 2 * policy.maxWaitSeconds * 1000;
   /** Drops the waiters whose time is over, then waits for the next oldest one's. */
@@ -131,11 +145,11 @@ export const destinationLimits = (
       const d = get(dest);
       if (failing(d)) {
         if (d.inFlight >= capacity || !takeToken(d)) return false;
-        d.inFlight++;
+        if (d.inFlight++ === 0) d.busySince = now();
         return true;
       }
       if (d.inFlight < capacity) {
-        d.inFlight++;
+        if (d.inFlight++ === 0) d.busySince = now();
         return true;
       }
       const expectedWaitMs = (d.waiters.length + 1) * paceMs(d);
@@ -151,6 +165,7 @@ export const destinationLimits = (
     /** Hands the slot to the next waiter, or frees it. */
     release(dest: string): void {
       const d = get(dest);
+      d.freedAt = d.touched;
       const next = d.waiters.shift();
       if (next) {
         const ring = d.handOvers ?? new Float64Array(HAND_OVERS);
@@ -188,6 +203,10 @@ export const destinationLimits = (
       d.heldBack.clear();
       return released;
     },
+    /** Whether `dest` counts as failing (attempts after `failingAfter` failures in a row). */
+    isFailing(dest: string): boolean {
+      return failing(get(dest));
+    },
     /** Changes when `observe` releases held-back deliveries of `dest`. */
     recoveries(dest: string): number {
       return get(dest).recoveries;
@@ -207,7 +226,9 @@ export const destinationLimits = (
     putOffMs(dest: string, random: number): number {
       const d = get(dest);
       const t = now();
-      const spacingMs = failing(d) ? 1000 / policy.failingAttemptsPerSecond : d.averageMs / capacity;
+      const spacingMs = failing(d)
+        ? 1000 / policy.failingAttemptsPerSecond
+        : Math.max(d.averageMs, stalledMs(d)) / capacity;
       d.horizon = Math.max(d.horizon, t) + spacingMs;
       return Math.round(1000 * putOffSeconds((d.horizon - t) / 1000, random, policy));
     },

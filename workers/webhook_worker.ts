@@ -96,6 +96,9 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
+/** An attempt concluded; `heldBackAt`: failed, its retry held back from the destination's recoveries count then. */
+type Posted = Concluded & { heldBackAt?: number };
+
 /** How long a second copy of a message under way in this process waits before it comes back. */
 const COPY_BACK_MS = 1_000;
 
@@ -119,13 +122,22 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     progress: DeliveryProgress,
     target: Target,
     webhookUrl: string,
-  ): Promise<Concluded | null> => {
+  ): Promise<Posted | null> => {
     const done = await postAttempt(deps, event, deliveryId, progress, target.secrets, webhookUrl);
-    if (done && target.destination) {
-      const released = limits.observe(target.destination, done.result.durationMs, done.classification.succeeded);
-      if (released.length > 0) releaseHeldBack(target.destination, released, done.now);
-    }
-    return done;
+    if (!done || !target.destination) return done;
+    const released = limits.observe(target.destination, done.result.durationMs, done.classification.succeeded);
+    if (released.length > 0) releaseHeldBack(target.destination, released, done.now);
+    if (done.classification.succeeded || !limits.isFailing(target.destination)) return done;
+    // A failed attempt to a failing destination (an outage, not one event its receiver refuses:
+    // that one keeps its backoff) has its retry wait for the destination to answer again, as a
+    // put-off does: the first success releases it, rather than its place in the schedule (hours).
+    limits.heldBack(target.destination, event.organization_id);
+    return { ...done, heldBackAt: limits.recoveries(target.destination) };
+  };
+  /** After a failed attempt's retry is written: a recovery that came while it was written missed it. */
+  const releaseIfRecovered = (destination: string | null, organizationId: string, done: Posted): void => {
+    if (destination && done.heldBackAt !== undefined && limits.recoveries(destination) !== done.heldBackAt)
+      void releaseLate({ destination, organizationId });
   };
 
   /** The destination answered again: its held-back deliveries become due (the scheduler sends them). */
@@ -222,7 +234,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     try {
       const got = slotFor(destination, event.organization_id, () => ({ deliveryId: event.event_id, create: event }), m);
       if (got !== true && !(await got)) return;
-      let done: Concluded | null;
+      let done: Posted | null;
       try {
         // Only a message that came back can find its delivery made (a relay publishing an event
         // twice is dropped by JetStream's msgID window).
@@ -238,6 +250,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       }
       if (done) {
         await books.recordFirst({ event, attempt: done.attempt, progress: done.progress });
+        releaseIfRecovered(destination, event.organization_id, done);
         count(event, done);
       }
       m.ack();
@@ -261,7 +274,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
     }
     let held: ClaimedDelivery | undefined;
     let reason: NotDeliveredReason | null = null;
-    let done: Concluded | null = null;
+    let done: Posted | null = null;
     try {
       held = await books.claim(request);
       if (!held) return m.ack();
@@ -300,6 +313,7 @@ export const startWebhookWorker = (deps: WebhookWorkerDeps, options: WebhookWork
       attempt: done.attempt,
       progress: done.progress,
     });
+    releaseIfRecovered(destination, organizationId, done);
     count(held.record, done);
     m.ack();
   };

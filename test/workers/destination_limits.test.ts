@@ -28,8 +28,8 @@ t.test("a full destination queues in arrival order and hands slots over on relea
 });
 
 t.test("a waiter past its time gives up (false), later waiters keep their own deadline", async (t) => {
-  const limits = destinationLimits(1, policy);
-  t.equal(limits.acquire("a"), true);
+  const limits = destinationLimits(4, policy);
+  for (let i = 0; i < 4; i++) t.equal(limits.acquire("a"), true);
   const first = limits.acquire("a") as Promise<boolean>;
   await new Promise((r) => setTimeout(r, 60));
   const second = limits.acquire("a") as Promise<boolean>;
@@ -133,6 +133,34 @@ t.test("a stall of the worker itself does not put a saturated healthy destinatio
   for (let i = 0; i < 50; i++) slow.release("s");
   await Promise.all([...waiting, ...queued, ...slowWaiting]);
 });
+
+t.test(
+  "a destination that keeps every request without answering is put off before its average learns it",
+  async (t) => {
+    let clock = 1_000;
+    const limits = destinationLimits(8, DESTINATION_POLICY, () => clock);
+    t.same(
+      Array.from({ length: 8 }, () => limits.acquire("slow")),
+      Array(8).fill(true),
+      "eight requests out to a receiver never heard from (a fast first guess)",
+    );
+    const early = limits.acquire("slow");
+    t.type(early, Promise, "at once, a ninth waits: nothing says it is slow yet");
+    clock += 500;
+    t.type(limits.acquire("slow"), Promise, "half a second: a pace of 500 ms / 8 slots, so one more may wait");
+    clock += 7_500;
+    t.equal(limits.acquire("slow"), false, "eight seconds without an answer: the next is put off, not queued");
+    t.ok(limits.putOffMs("slow", 0.5) >= 1_000, "behind a pace of at least 8 s / 8 slots");
+    // A healthy destination beside it is untouched.
+    t.equal(limits.acquire("fast"), true);
+    // The first answer frees a slot: the pace is the answers' again.
+    limits.observe("slow", 8_000, true);
+    limits.release("slow");
+    t.equal(await early, true, "the waiter got the freed slot");
+    for (let i = 0; i < 9; i++) limits.release("slow");
+    limits.release("fast");
+  },
+);
 
 t.test("put-offs while a destination fails are released at its first success, once", async (t) => {
   const limits = destinationLimits(2, policy);
