@@ -226,11 +226,14 @@ export const destinationLimits = (
     putOffMs(dest: string, random: number): number {
       const d = get(dest);
       const t = now();
-      const spacingMs = failing(d)
-        ? 1000 / policy.failingAttemptsPerSecond
-        : Math.max(d.averageMs, stalledMs(d)) / capacity;
+      const stalled = stalledMs(d);
+      const spacingMs = failing(d) ? 1000 / policy.failingAttemptsPerSecond : Math.max(d.averageMs, stalled) / capacity;
       d.horizon = Math.max(d.horizon, t) + spacingMs;
-      return Math.round(1000 * putOffSeconds((d.horizon - t) / 1000, random, policy));
+      // Not back before the destination has had as long again as it has kept every request: a
+      // delivery put off from a receiver silent for 2 s returning every 0.2 s would cost a
+      // message round trip each time for nothing, and those round trips took the CPU the healthy
+      // destinations' deliveries needed.
+      return Math.round(1000 * putOffSeconds(Math.max(d.horizon - t, stalled) / 1000, random, policy));
     },
     /** Put-offs this long or shorter stay in the bus. */
     shortPutOffMs: policy.shortPutOffSeconds * 1000,
