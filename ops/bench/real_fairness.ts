@@ -31,8 +31,7 @@
 // (10000), BENCH_FAIR_DRAIN_WARMUP (3000), BENCH_FAIR_TICK_MS (10), BENCH_FAIR_SLOW_COUNT and
 // BENCH_FAIR_DEAD_COUNT (10 each; 0 to see one kind's effect alone), BENCH_VERBOSE=1 (echo the servers' output).
 
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,6 +59,7 @@ import {
   failIfExited,
   freePort,
   laurelEntry,
+  makeCa,
   processCpuMs,
   type RunningServer,
   rssKiB,
@@ -104,50 +104,6 @@ const benchStart = performance.now();
 const log = (m: string): void =>
   void process.stdout.write(`${m} [${((performance.now() - benchStart) / 1000).toFixed(0)} s]\n`);
 const now = (): number => performance.timeOrigin + performance.now();
-
-/** A CA and a `localhost` certificate, made with the openssl CLI for this run only (as webhooks.ts makes them). */
-const makeCa = (dir: string): { caFile: string; keyFile: string; certFile: string } => {
-  const p = (f: string): string => join(dir, f);
-  const run = (args: string[]): void => void execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  run([
-    "req",
-    "-x509",
-    ...ec,
-    "-keyout",
-    p("ca.key"),
-    "-out",
-    p("ca.pem"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Laurel Bench CA",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  ]);
-  run(["req", ...ec, "-keyout", p("server.key"), "-out", p("server.csr"), "-subj", "/CN=localhost"]);
-  writeFileSync(p("ext.cnf"), "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n");
-  run([
-    "x509",
-    "-req",
-    "-in",
-    p("server.csr"),
-    "-CA",
-    p("ca.pem"),
-    "-CAkey",
-    p("ca.key"),
-    "-CAcreateserial",
-    "-out",
-    p("server.pem"),
-    "-days",
-    "2",
-    "-extfile",
-    p("ext.cnf"),
-  ]);
-  return { caFile: p("ca.pem"), keyFile: p("server.key"), certFile: p("server.pem") };
-};
 
 const f1 = (v: number): string => (Number.isFinite(v) ? v.toFixed(1) : String(v));
 

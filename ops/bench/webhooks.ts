@@ -58,6 +58,7 @@ import {
   freePort,
   laurelEntry,
   machineInfo,
+  makeCa,
   markdownTable,
   processCpuMs,
   REPO_ROOT,
@@ -118,50 +119,6 @@ const freshDatabase = async (admin: string): Promise<string> => {
   const database = await createBenchDatabase(admin);
   cleanups.push(() => database.drop());
   return database.url;
-};
-
-/** A CA and a `localhost` certificate, made with the openssl CLI for this run only. */
-const makeCa = (dir: string): { caFile: string; keyFile: string; certFile: string } => {
-  const p = (f: string): string => join(dir, f);
-  const run = (args: string[]): void => void execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  run([
-    "req",
-    "-x509",
-    ...ec,
-    "-keyout",
-    p("ca.key"),
-    "-out",
-    p("ca.pem"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Laurel Bench CA",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  ]);
-  run(["req", ...ec, "-keyout", p("server.key"), "-out", p("server.csr"), "-subj", "/CN=localhost"]);
-  writeFileSync(p("ext.cnf"), "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n");
-  run([
-    "x509",
-    "-req",
-    "-in",
-    p("server.csr"),
-    "-CA",
-    p("ca.pem"),
-    "-CAkey",
-    p("ca.key"),
-    "-CAcreateserial",
-    "-out",
-    p("server.pem"),
-    "-days",
-    "2",
-    "-extfile",
-    p("ext.cnf"),
-  ]);
-  return { caFile: p("ca.pem"), keyFile: p("server.key"), certFile: p("server.pem") };
 };
 
 interface Stack {
