@@ -107,9 +107,7 @@ export const previewBadgeContent = (
 /**
  * The pending-badge notification of a badge being issued, as an outbox mail written with the badge
  * (null when the issuer suppressed it). Its `pending_badge_notification.*` event is recorded when
- * the mail server accepts the message, as the badge's events are, in the records of the badge's
- * organization and of the one that issued it on its behalf; the kind follows the account owning
- * the address now.
+ * the mail server accepts the message; the kind follows the account owning the address now.
  */
 export const pendingBadgeMail = (
   deps: Pick<IssuingDeps, "urls">,
@@ -131,13 +129,7 @@ export const pendingBadgeMail = (
     kind: "pending_badge_notification",
     organization_id: view.badge.organization_id,
     content: pendingBadgeContent(view, kind, deps.urls, issued.acceptToken),
-    sent_event: {
-      event_type: event.event_type,
-      detail: event.detail,
-      ...(view.badge.issued_by_organization_id
-        ? { also_organization_ids: [view.badge.issued_by_organization_id] }
-        : {}),
-    },
+    sent_event: { event_type: event.event_type, detail: event.detail },
     created_at: ctx.now,
   };
 };

@@ -42,11 +42,8 @@ export interface OutboxMail {
   organization_id: string | null;
   /** What it says; the templates render it when it is sent. */
   content: MailContent;
-  /**
-   * Recorded as an event of the organization once the mail server accepted the message, and of each
-   * of `also_organization_ids` (an organization that issued the badge on its behalf follows it too).
-   */
-  sent_event: { event_type: EventType; detail: Record<string, unknown>; also_organization_ids?: string[] } | null;
+  /** Recorded as an event of the organization once the mail server accepted the message. */
+  sent_event: { event_type: EventType; detail: Record<string, unknown> } | null;
   created_at: Date;
 }
 
@@ -121,16 +118,17 @@ export const sendDueMail = async (
     await deps.outbox.retryAt(mail.id, attempts, at, describe(err));
     return "retry";
   }
-  const sent = mail.sent_event;
   const events: EventRecord[] =
-    sent && mail.organization_id
-      ? [mail.organization_id, ...(sent.also_organization_ids ?? [])].map((organizationId) => ({
-          id: ctx.newEventId(),
-          organization_id: organizationId,
-          event_type: sent.event_type,
-          occurred_at: ctx.now,
-          detail: sent.detail,
-        }))
+    mail.sent_event && mail.organization_id
+      ? [
+          {
+            id: ctx.newEventId(),
+            organization_id: mail.organization_id,
+            event_type: mail.sent_event.event_type,
+            occurred_at: ctx.now,
+            detail: mail.sent_event.detail,
+          },
+        ]
       : [];
   await deps.outbox.markSent(mail.id, events);
   return "sent";
