@@ -1,4 +1,4 @@
-// Fairness between many webhook destinations (issue 52, item 2), with everything real: PostgreSQL, a
+// Fairness between many webhook destinations, with everything real: PostgreSQL, a
 // local nats-server, Laurel's API server and two worker processes, and 200 HTTPS receivers
 // (ops/bench/peers/fair_receivers.ts, one process, one port each: the workers key a destination by
 // scheme://host:port) behind a CA made by openssl for this run.
@@ -681,7 +681,7 @@ export const fairness = async (started: RunningServer[]): Promise<FairnessFigure
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   runBenchProcess(async (started) => {
-    logBenchHeader("fairness between many webhook destinations (issue 52, item 2)");
+    logBenchHeader("fairness between many webhook destinations");
     log(
       `${SECONDS} s per run, ${RATE} events/s, ${WORKERS} worker processes, grace ${GRACE_S} s, dead receivers back after ${DEAD_S} s`,
     );

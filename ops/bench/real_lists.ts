@@ -1,4 +1,4 @@
-// Benchmark of varied list reads (issue 52, item 1): Laurel's badge and badge template lists under a
+// Benchmark of varied list reads: Laurel's badge and badge template lists under a
 // stream of distinct requests, against a plain node:http + `pg` peer running the same statements.
 //
 // Data: BENCH_REAL_ORGS organizations (default 10), each with 30 badge templates made over the API
